@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs everything the tests and the main job need on a fresh Debian machine. Idempotent:
+# each step checks before it acts and says what it did. Run through `make deps`.
+set -euo pipefail
+
+CACHE="${QUAL_CACHE:-$HOME/.cache/trtmc-qual}"
+APT_PACKAGES=(
+  # reference ASR family: the real recognizer, its models and its recorded test data
+  libpocketsphinx-dev libsphinxbase-dev pocketsphinx pocketsphinx-en-us pocketsphinx-testdata
+  # metrics parity (NIST sclite), synthetic probe clips, audio checks
+  sctk espeak-ng sox
+  # containers: engine and offline base image
+  docker.io debootstrap
+  # cgo
+  pkg-config gcc
+)
+
+step() { printf '[deps] %s\n' "$*"; }
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  step "apt: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  step "apt: all ${#APT_PACKAGES[@]} packages present"
+fi
+
+step "go: downloading modules"
+go mod download
+command -v ginkgo >/dev/null || [ -x "$(go env GOPATH)/bin/ginkgo" ] || go install github.com/onsi/ginkgo/v2/ginkgo
+
+# Python tools used only by the parity tests (jiwer, scikit-image), in a throwaway venv.
+VENV="$CACHE/parity-venv"
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import jiwer, skimage' 2>/dev/null; then
+  step "python: building parity venv at $VENV"
+  mkdir -p "$CACHE"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q --disable-pip-version-check jiwer==4.0.0 scikit-image==0.26.0
+else
+  step "python: parity venv ready at $VENV"
+fi
