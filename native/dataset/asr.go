@@ -1,0 +1,122 @@
+// Package dataset reads the pinned datasets in golden/ and materializes them as files: every
+// source is checked against its sha256 before use, and every materialized clip against the
+// sha256 of the WAV the suite sends, so a changed input cannot pass unnoticed.
+package dataset
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/trtmc-qual/trtmc-qual/native/audio"
+)
+
+// ASRClip is one pinned recording.
+type ASRClip struct {
+	ID           string  `json:"id"`
+	Source       string  `json:"source"`               // where the recording comes from (a Debian package path)
+	SourceSHA256 string  `json:"source_sha256"`        // of the source file as shipped
+	SourceFormat string  `json:"source_format"`        // "wav", or "raw-s16le" wrapped into a WAV here
+	File         string  `json:"file,omitempty"`       // committed derived clip (repo-relative), when the source needed resampling or is synthetic
+	Derivation   string  `json:"derivation,omitempty"` // the exact command that made File
+	SampleRate   int     `json:"sample_rate"`
+	Duration     float64 `json:"duration_s"`
+	Gold         string  `json:"gold"`
+	Synthetic    bool    `json:"synthetic"`
+	SHA256       string  `json:"wav_sha256"` // of the materialized WAV the suite sends
+}
+
+// ASRSet is a checkpoint's pinned selection.
+type ASRSet struct {
+	Name       string    `json:"name"`
+	Checkpoint string    `json:"checkpoint"`
+	Notes      string    `json:"notes"`
+	Clips      []ASRClip `json:"clips"`
+	Path       string    `json:"-"`
+}
+
+// Materialized is a clip written to disk.
+type Materialized struct {
+	ASRClip
+	Path string
+}
+
+// ReadASR reads a dataset pin file.
+func ReadASR(path string) (ASRSet, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ASRSet{}, fmt.Errorf("read dataset: %w", err)
+	}
+	var s ASRSet
+	if err := json.Unmarshal(data, &s); err != nil {
+		return ASRSet{}, fmt.Errorf("dataset %s: %w", path, err)
+	}
+	if len(s.Clips) == 0 {
+		return ASRSet{}, fmt.Errorf("dataset %s has no clips", path)
+	}
+	s.Path = path
+	return s, nil
+}
+
+// Materialize writes every clip as a WAV into dir. root is the repository root, against which
+// committed clip files resolve.
+func (s ASRSet) Materialize(root, dir string) ([]Materialized, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("materialize %s: %w", s.Name, err)
+	}
+	out := make([]Materialized, 0, len(s.Clips))
+	for _, c := range s.Clips {
+		wav, err := c.wavBytes(root)
+		if err != nil {
+			return nil, fmt.Errorf("dataset %s clip %s: %w", s.Name, c.ID, err)
+		}
+		if got := sha256Hex(wav); got != c.SHA256 {
+			return nil, fmt.Errorf("dataset %s clip %s: materialized WAV has sha256 %s, pinned %s", s.Name, c.ID, got, c.SHA256)
+		}
+		path := filepath.Join(dir, c.ID+".wav")
+		if err := os.WriteFile(path, wav, 0o644); err != nil {
+			return nil, fmt.Errorf("write clip: %w", err)
+		}
+		out = append(out, Materialized{ASRClip: c, Path: path})
+	}
+	return out, nil
+}
+
+func (c ASRClip) wavBytes(root string) ([]byte, error) {
+	if c.File != "" && c.Synthetic {
+		return os.ReadFile(filepath.Join(root, c.File))
+	}
+	src, err := os.ReadFile(c.Source)
+	if err != nil {
+		return nil, fmt.Errorf("source recording missing (is its Debian package installed? run `make deps`): %w", err)
+	}
+	if got := sha256Hex(src); got != c.SourceSHA256 {
+		return nil, fmt.Errorf("source %s has sha256 %s, pinned %s", c.Source, got, c.SourceSHA256)
+	}
+	if c.File != "" { // derived from a verified source by the recorded command
+		return os.ReadFile(filepath.Join(root, c.File))
+	}
+	switch c.SourceFormat {
+	case "wav":
+		return src, nil
+	case "raw-s16le":
+		pcm := make([]int16, len(src)/2)
+		for i := range pcm {
+			pcm[i] = int16(binary.LittleEndian.Uint16(src[2*i:]))
+		}
+		return audio.EncodePCM16(pcm, 1, c.SampleRate), nil
+	}
+	return nil, fmt.Errorf("unknown source format %q", c.SourceFormat)
+}
+
+func sha256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// SHA256Hex is the hex sha256 of b.
+func SHA256Hex(b []byte) string { return sha256Hex(b) }

@@ -1,0 +1,57 @@
+// Package family is the contract between the runtime and a model family: a family builds a
+// bundle from its manifest, loads a bundle into a task.Model, and owns the correctness gate.
+package family
+
+import (
+	"context"
+
+	"github.com/trtmc-qual/trtmc-qual/native/bundle"
+	"github.com/trtmc-qual/trtmc-qual/native/manifest"
+	"github.com/trtmc-qual/trtmc-qual/native/task"
+)
+
+// Family is one model family.
+type Family interface {
+	Name() string
+	// Build packs everything the profile needs into bundle sections.
+	Build(m manifest.Manifest) (bundle.Header, map[string][]byte, error)
+	// Load turns a bundle into a model serving its Tasks.
+	Load(b *bundle.Bundle, opts LoadOptions) (task.Model, error)
+	// Gate runs the family's unchanged criteria for one testcase on exactly this bundle.
+	Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest, tc manifest.Testcase, env GateEnv) (GateResult, error)
+}
+
+// LoadOptions tune a loaded model.
+type LoadOptions struct {
+	Lanes int // concurrent calls the model serves (decoder instances, worker slots)
+}
+
+// GateEnv says where the gate finds the repository's golden data.
+type GateEnv struct {
+	Root    string // repository root: dataset and reference paths in manifests are relative to it
+	WorkDir string // scratch space
+}
+
+// GateResult is a gate's verdict with every figure it computed.
+type GateResult struct {
+	Family     string             `json:"family"`
+	Profile    string             `json:"profile"`
+	Testcase   string             `json:"testcase"`
+	BundleSHA  string             `json:"bundle_sha256"`
+	Thresholds map[string]float64 `json:"thresholds"`
+	Figures    map[string]float64 `json:"figures"`
+	Passed     bool               `json:"passed"`
+	Failures   []string           `json:"failures,omitempty"`
+	Items      []GateItem         `json:"items"`
+}
+
+// GateItem is one input's outcome.
+type GateItem struct {
+	ID        string  `json:"id"`
+	Output    string  `json:"output"`
+	Reference string  `json:"reference"`
+	Gold      string  `json:"gold,omitempty"`
+	Distance  float64 `json:"distance"`
+	Passed    bool    `json:"passed"`
+	Detail    string  `json:"detail,omitempty"`
+}

@@ -1,0 +1,156 @@
+// Package manifest reads family-owned manifests and threshold files in TRTMC's schema: one JSON
+// file per profile under <family>/manifests/, and per-testcase gates under <family>/thresholds/.
+// The reference target names a Debian source package and version where TRTMC names hf_id and
+// hf_revision; both identify the checkpoint.
+package manifest
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Manifest is one profile of one checkpoint.
+type Manifest struct {
+	Name      string `json:"name"`
+	Bundle    string `json:"bundle"`
+	Family    string `json:"family"`
+	Task      string `json:"task"`
+	Precision string `json:"precision"`
+
+	HFID          string `json:"hf_id,omitempty"`
+	HFRevision    string `json:"hf_revision,omitempty"`
+	SourcePackage string `json:"source_package,omitempty"`
+	SourceVersion string `json:"source_version,omitempty"`
+
+	// Profile markings, as TRTMC spells them.
+	CITier          string `json:"ci_tier,omitempty"`         // "l0_only" marks a reduced profile
+	L0Replacement   bool   `json:"l0_replacement,omitempty"`  // reduced stand-in for a full profile
+	AccuracySource  string `json:"accuracy_source,omitempty"` // "none": random weights
+	VariantOf       string `json:"variant_of,omitempty"`      // a settings/precision variant of another profile
+	Quantization    string `json:"quantization,omitempty"`
+	TensorParallel  int    `json:"tensor_parallel_size,omitempty"`
+	ContextParallel int    `json:"context_parallel_size,omitempty"`
+	BundleMode      string `json:"bundle_mode,omitempty"` // declared mode; never decides the workload
+
+	Build     map[string]any `json:"build"`
+	Testcases []Testcase     `json:"testcases"`
+
+	Path string `json:"-"` // where it was read from
+}
+
+// Testcase names a gate's inputs and settings.
+type Testcase struct {
+	Name               string         `json:"name"`
+	Dataset            string         `json:"dataset,omitempty"`   // path relative to the repository root
+	Reference          string         `json:"reference,omitempty"` // reference outputs, relative to the repository root
+	ReferencePrecision string         `json:"reference_precision,omitempty"`
+	Premerge           bool           `json:"premerge,omitempty"`
+	Settings           map[string]any `json:"settings,omitempty"`
+}
+
+// Checkpoint identifies the model a profile belongs to (source@version or hf_id@revision).
+func (m Manifest) Checkpoint() (id, revision string) {
+	if m.HFID != "" {
+		return m.HFID, m.HFRevision
+	}
+	return m.SourcePackage, m.SourceVersion
+}
+
+// Read parses one manifest and checks its required fields.
+func Read(path string) (Manifest, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Manifest{}, fmt.Errorf("read manifest: %w", err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return Manifest{}, fmt.Errorf("manifest %s: %w", path, err)
+	}
+	m.Path = path
+	var missing []string
+	for field, v := range map[string]string{"name": m.Name, "bundle": m.Bundle, "family": m.Family, "task": m.Task, "precision": m.Precision} {
+		if v == "" {
+			missing = append(missing, field)
+		}
+	}
+	if len(m.Testcases) == 0 {
+		missing = append(missing, "testcases")
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return Manifest{}, fmt.Errorf("manifest %s: missing required fields %s", path, strings.Join(missing, ", "))
+	}
+	return m, nil
+}
+
+// ReadDir reads every *.json manifest in dir, sorted by name.
+func ReadDir(dir string) ([]Manifest, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, fmt.Errorf("list manifests in %s: %w", dir, err)
+	}
+	sort.Strings(paths)
+	var out []Manifest
+	for _, p := range paths {
+		m, err := Read(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// Thresholds is a testcase's gate: TRTMC's threshold_overrides object.
+type Thresholds struct {
+	Overrides map[string]float64 `json:"threshold_overrides"`
+	Path      string             `json:"-"`
+}
+
+// ThresholdsPath is where a testcase's thresholds live beside the manifests.
+func ThresholdsPath(m Manifest, testcase string) string {
+	return filepath.Join(filepath.Dir(filepath.Dir(m.Path)), "thresholds", testcase+".json")
+}
+
+// ReadThresholds reads a testcase's thresholds.
+func ReadThresholds(path string) (Thresholds, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Thresholds{}, fmt.Errorf("read thresholds: %w", err)
+	}
+	var t Thresholds
+	if err := json.Unmarshal(data, &t); err != nil {
+		return Thresholds{}, fmt.Errorf("thresholds %s: %w", path, err)
+	}
+	if len(t.Overrides) == 0 {
+		return Thresholds{}, fmt.Errorf("thresholds %s: no threshold_overrides", path)
+	}
+	t.Path = path
+	return t, nil
+}
+
+// Limit returns a named threshold, or an error naming the file when it is absent (a gate must
+// never run with a missing bound).
+func (t Thresholds) Limit(name string) (float64, error) {
+	v, ok := t.Overrides[name]
+	if !ok {
+		return 0, fmt.Errorf("thresholds %s: no %q bound", t.Path, name)
+	}
+	return v, nil
+}
+
+// String reads a string build setting.
+func (m Manifest) String(key string) string {
+	s, _ := m.Build[key].(string)
+	return s
+}
+
+// Number reads a numeric build setting (JSON numbers decode as float64).
+func (m Manifest) Number(key string) (float64, bool) {
+	v, ok := m.Build[key].(float64)
+	return v, ok
+}
