@@ -22,3 +22,4 @@ test: ## run the whole test suite
 
 bench: ## run the benchmarks and print their figures
 	bash harness/metrics/bench.sh
+	go test -run '^$$' -bench . -benchtime 3x ./native/families/sphinx/

@@ -13,7 +13,7 @@ var jiwerCases = []struct {
 	ref, hyp   string
 	h, s, d, i int
 }{
-	{"hello world", "hello duck", 1, 1, 0, 0},           // jiwer README example
+	{"hello world", "hello duck", 1, 1, 0, 0},             // jiwer README example
 	{"i like python", "i like monthy python", 3, 0, 0, 1}, // insertion
 	{"the cat sat on the mat", "the cat sat on mat", 5, 0, 1, 0},
 	{"a b", "b c", 0, 2, 0, 0}, // tie: two substitutions beat delete+insert

@@ -8,7 +8,7 @@ import (
 func TestTRTMCFamilyNormalizer(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"Hello, World!", "hello world"},
-		{"  don't   STOP  ", "don't stop"},           // inner apostrophe kept
+		{"  don't   STOP  ", "don't stop"},             // inner apostrophe kept
 		{"version 3.5, please.", "version 3.5 please"}, // inner dot kept, edge comma stripped
 		{"«Straße»", "strasse"},                        // full casefold, not just lowercase
 		{"-- ... !!", ""},                              // punctuation-only words vanish
@@ -24,8 +24,8 @@ func TestTRTMCFamilyNormalizer(t *testing.T) {
 func TestGoldWERNormalizer(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"Hello, World!", "hello world"},
-		{"don't  Stop", "don't stop"},           // apostrophe kept
-		{"it’s", "it's"},                        // typographic apostrophe folded to ASCII
+		{"don't  Stop", "don't stop"},                 // apostrophe kept
+		{"it’s", "it's"},                              // typographic apostrophe folded to ASCII
 		{"version 3.5, please.", "version 35 please"}, // every other punctuation mark removed
 		{"well-known", "wellknown"},
 		{"  ", ""},
