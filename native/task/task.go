@@ -161,3 +161,20 @@ func (e *InvalidInputError) Error() string { return e.Message }
 func Invalid(code, format string, args ...any) error {
 	return &InvalidInputError{Code: code, Message: fmt.Sprintf(format, args...)}
 }
+
+// TextGeneration is text-only chat. No reference family implements it; it is named so that a
+// text-only chat request is refused by capability like any other.
+const TextGeneration Name = "text_generation"
+
+// AudioQuestion is one audio_text_to_text input: a clip and a question about it.
+type AudioQuestion struct {
+	Audio     Audio
+	Question  string
+	MaxTokens int
+}
+
+// AudioAnswerer is the audio_text_to_text Task (audio question answering).
+type AudioAnswerer interface {
+	AudioSpec() AudioSpec
+	Answer(ctx context.Context, q AudioQuestion) (string, error)
+}

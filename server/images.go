@@ -1,0 +1,157 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"image"
+	"image/png"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/trtmc-qual/trtmc-qual/native/task"
+)
+
+// imageRequest is the body of /v1/images/generations. Pointers tell "absent" from zero.
+type imageRequest struct {
+	Prompt         *string  `json:"prompt"`
+	Model          string   `json:"model"`
+	Size           string   `json:"size"`
+	N              *int     `json:"n"`
+	Seed           *int64   `json:"seed"`
+	Steps          *int     `json:"num_inference_steps"`
+	Guidance       *float64 `json:"guidance_scale"`
+	NegativePrompt string   `json:"negative_prompt"`
+	ResponseFormat string   `json:"response_format"`
+	Stream         bool     `json:"stream"`
+}
+
+// parseSize reads "WxH".
+func parseSize(s string) (int, int, error) {
+	w, h, ok := strings.Cut(s, "x")
+	wi, err1 := strconv.Atoi(w)
+	hi, err2 := strconv.Atoi(h)
+	if !ok || err1 != nil || err2 != nil || wi <= 0 || hi <= 0 {
+		return 0, 0, badRequest(CodeInvalidValue, "size %q is not WIDTHxHEIGHT", s)
+	}
+	return wi, hi, nil
+}
+
+// toTaskRequest fills what the client left out from the family's declared defaults. A seed left
+// out is 0, so that an unseeded request is still reproducible.
+func (req imageRequest) toTaskRequest(spec task.ImageSpec) (task.ImageRequest, error) {
+	out := task.ImageRequest{NegativePrompt: req.NegativePrompt, Guidance: -1, Count: 1}
+	if req.Prompt == nil || strings.TrimSpace(*req.Prompt) == "" {
+		return out, badRequest(CodeMissingField, "field \"prompt\" is required and must not be blank")
+	}
+	out.Prompt = *req.Prompt
+	if req.Size != "" {
+		var err error
+		if out.Width, out.Height, err = parseSize(req.Size); err != nil {
+			return out, err
+		}
+	}
+	if req.N != nil {
+		out.Count = *req.N
+	}
+	if req.Seed != nil {
+		out.Seed = *req.Seed
+	}
+	if req.Steps != nil {
+		if *req.Steps <= 0 {
+			return out, badRequest(CodeInvalidValue, "num_inference_steps must be positive, got %d", *req.Steps)
+		}
+		out.Steps = *req.Steps
+	}
+	if req.Guidance != nil {
+		if *req.Guidance < 0 {
+			return out, badRequest(CodeInvalidValue, "guidance_scale must not be negative, got %v", *req.Guidance)
+		}
+		out.Guidance = *req.Guidance
+	}
+	return task.FillImageDefaults(spec, out), nil
+}
+
+func (s *Server) generateImages(x *exchange) (*reply, error) {
+	var req imageRequest
+	if err := decodeStrict(x.r.Body, &req); err != nil {
+		return nil, err
+	}
+	m, err := s.lookupModel(x, req.Model)
+	if err != nil {
+		return nil, err
+	}
+	format := req.ResponseFormat
+	if format == "" {
+		format = "b64_json"
+	}
+	if format != "b64_json" && format != "url" {
+		return nil, badRequest(CodeInvalidValue, "response_format %q is not one of b64_json, url", format)
+	}
+	if req.Stream {
+		return nil, badRequest(CodeUnsupportedOption, "stream cannot be honored: images are returned whole")
+	}
+	gen, err := capability[task.ImageGenerator](m, task.TextToImage)
+	if err != nil {
+		return nil, err
+	}
+	treq, err := req.toTaskRequest(gen.ImageSpec())
+	if err != nil {
+		return nil, err
+	}
+	x.rec.InputSHA256 = imageInputSHA(treq)
+	var imgs []*image.NRGBA
+	err = s.callTask(x, m, string(task.TextToImage), func(ctx context.Context) error {
+		var terr error
+		imgs, terr = gen.GenerateImage(ctx, treq)
+		return terr
+	})
+	if err != nil {
+		return nil, err
+	}
+	guidance, seed := treq.Guidance, treq.Seed
+	out := &RecordOutput{Steps: treq.Steps, Guidance: &guidance, Seed: &seed, Precision: gen.ImageSpec().Precision, Count: len(imgs)}
+	data := make([]map[string]any, 0, len(imgs))
+	for _, img := range imgs {
+		var buf bytes.Buffer
+		if err := png.Encode(&buf, img); err != nil {
+			return nil, fmt.Errorf("encode png: %w", err)
+		}
+		out.Images = append(out.Images, RecordImage{SHA256: task.ImageSHA256(img), Width: img.Bounds().Dx(), Height: img.Bounds().Dy()})
+		item, err := s.imageItem(x, format, buf.Bytes())
+		if err != nil {
+			return nil, err
+		}
+		data = append(data, item)
+	}
+	x.rec.Output = out
+	return &reply{status: http.StatusOK, json: map[string]any{"created": time.Now().Unix(), "data": data,
+		"size": fmt.Sprintf("%dx%d", treq.Width, treq.Height), "model": m.name}}, nil
+}
+
+func (s *Server) imageItem(x *exchange, format string, pngBytes []byte) (map[string]any, error) {
+	if format == "b64_json" {
+		return map[string]any{"b64_json": base64.StdEncoding.EncodeToString(pngBytes)}, nil
+	}
+	name, expires, err := s.artifacts.put(pngBytes)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"url": s.baseURL(x.r) + "/v1/artifacts/" + name, "expires_at": expires.Unix()}, nil
+}
+
+func (s *Server) baseURL(r *http.Request) string {
+	if s.cfg.PublicURL != "" {
+		return strings.TrimRight(s.cfg.PublicURL, "/")
+	}
+	return "http://" + r.Host
+}
+
+// imageInputSHA identifies the request's inputs: prompt and every setting.
+func imageInputSHA(r task.ImageRequest) string {
+	return sha256Hex(fmt.Sprintf("t2i:v1\x00%s\x00%s\x00%dx%d\x00steps=%d\x00guidance=%g\x00seed=%d\x00n=%d",
+		r.Prompt, r.NegativePrompt, r.Width, r.Height, r.Steps, r.Guidance, r.Seed, r.Count))
+}

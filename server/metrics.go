@@ -1,0 +1,49 @@
+package server
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// metrics are the server's Prometheus series, on a registry of its own (no global state).
+type metrics struct {
+	registry *prometheus.Registry
+	requests *prometheus.CounterVec
+	errors   *prometheus.CounterVec
+	taskCall *prometheus.HistogramVec
+}
+
+func newMetrics(queueDepth func() map[string]int64) *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "trtmc_requests_total", Help: "Requests by route, model and status.",
+		}, []string{"route", "model", "status"}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "trtmc_errors_total", Help: "Error responses by stable error code.",
+		}, []string{"code"}),
+		taskCall: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "trtmc_task_call_seconds", Help: "Wall time of one public Task call (public_task_call_wall).",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 16),
+		}, []string{"model", "task"}),
+	}
+	depth := prometheus.NewDesc("trtmc_queue_depth", "Requests waiting for a lane.", []string{"model"}, nil)
+	m.registry.MustRegister(m.requests, m.errors, m.taskCall,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		gaugeFunc{desc: depth, values: queueDepth})
+	return m
+}
+
+// gaugeFunc reports the queue depth of every model at scrape time.
+type gaugeFunc struct {
+	desc   *prometheus.Desc
+	values func() map[string]int64
+}
+
+func (g gaugeFunc) Describe(ch chan<- *prometheus.Desc) { ch <- g.desc }
+
+func (g gaugeFunc) Collect(ch chan<- prometheus.Metric) {
+	for model, v := range g.values() {
+		ch <- prometheus.MustNewConstMetric(g.desc, prometheus.GaugeValue, float64(v), model)
+	}
+}

@@ -1,0 +1,161 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/native/audio"
+	"github.com/trtmc-qual/trtmc-qual/native/task"
+)
+
+// transcriptionForm is the parsed multipart body of /v1/audio/transcriptions.
+type transcriptionForm struct {
+	file           []byte
+	model          string
+	language       string
+	responseFormat string
+	temperature    string
+	prompt         string
+}
+
+// maxFieldBytes bounds every non-file form field.
+const maxFieldBytes = 64 << 10
+
+// parseTranscriptionForm reads the multipart body part by part, so that duplicate and unknown
+// fields are refused by name rather than silently merged or ignored.
+func (s *Server) parseTranscriptionForm(r *http.Request) (transcriptionForm, error) {
+	var f transcriptionForm
+	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
+		return f, badRequest(CodeInvalidMultipart, "body must be multipart/form-data with a boundary (got %q)", r.Header.Get("Content-Type"))
+	}
+	mr := multipart.NewReader(r.Body, params["boundary"])
+	seen := map[string]bool{}
+	fields := map[string]*string{"model": &f.model, "language": &f.language, "response_format": &f.responseFormat,
+		"temperature": &f.temperature, "prompt": &f.prompt}
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return f, bodyError(err, CodeInvalidMultipart, "malformed multipart body: %v", err)
+		}
+		name := part.FormName()
+		if seen[name] {
+			return f, badRequest(CodeDuplicateField, "field %q appears more than once", name)
+		}
+		seen[name] = true
+		switch dst, ok := fields[name]; {
+		case name == "file":
+			if f.file, err = readLimited(part, s.cfg.MaxAudioBytes); err != nil {
+				return f, bodyError(err, CodeInvalidMultipart, "reading file: %v", err)
+			}
+		case ok:
+			v, err := readLimited(part, maxFieldBytes)
+			if err != nil {
+				return f, bodyError(err, CodeInvalidMultipart, "reading field %q: %v", name, err)
+			}
+			*dst = string(v)
+		default:
+			return f, badRequest(CodeUnknownField, "unknown field %q (accepted: file, model, language, response_format, temperature, prompt)", name)
+		}
+	}
+	if !seen["file"] {
+		return f, badRequest(CodeMissingField, "field \"file\" (the audio clip) is required")
+	}
+	return f, nil
+}
+
+// errTooLarge marks a part over its limit.
+var errTooLarge = errors.New("too large")
+
+func readLimited(r io.Reader, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, errTooLarge
+	}
+	return data, nil
+}
+
+// bodyError turns a body read failure into 413 when a limit was hit, else the given 400.
+func bodyError(err error, code, format string, args ...any) error {
+	var maxErr *http.MaxBytesError
+	if errors.As(err, &maxErr) || errors.Is(err, errTooLarge) {
+		return newError(http.StatusRequestEntityTooLarge, CodeRequestTooLarge, "request body over the limit")
+	}
+	return badRequest(code, format, args...)
+}
+
+func (s *Server) transcribe(x *exchange) (*reply, error) {
+	form, err := s.parseTranscriptionForm(x.r)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.lookupModel(x, form.model)
+	if err != nil {
+		return nil, err
+	}
+	format := form.responseFormat
+	if format == "" {
+		format = "json"
+	}
+	if format != "json" && format != "text" && format != "verbose_json" {
+		return nil, badRequest(CodeInvalidValue, "response_format %q is not one of json, text, verbose_json", format)
+	}
+	if form.temperature != "" {
+		t, err := strconv.ParseFloat(form.temperature, 64)
+		if err != nil {
+			return nil, badRequest(CodeInvalidValue, "temperature %q is not a number", form.temperature)
+		}
+		if t != 0 {
+			return nil, badRequest(CodeUnsupportedOption, "temperature %v cannot be honored: %s decodes deterministically (only 0)", t, m.name)
+		}
+	}
+	if strings.TrimSpace(form.prompt) != "" {
+		return nil, badRequest(CodeUnsupportedOption, "prompt cannot be honored: %s takes no decoding prompt", m.name)
+	}
+	clip, err := audio.DecodeWAV(form.file)
+	if err != nil {
+		return nil, err
+	}
+	x.rec.InputSHA256 = clip.SHA256()
+	tr, err := capability[task.Transcriber](m, task.SpeechTranscription)
+	if err != nil {
+		return nil, err
+	}
+	if err := audio.Validate(clip, tr.AudioSpec()); err != nil {
+		return nil, err
+	}
+	var out task.Transcript
+	err = s.callTask(x, m, string(task.SpeechTranscription), func(ctx context.Context) error {
+		var terr error
+		out, terr = tr.Transcribe(ctx, clip, task.TranscribeConfig{Language: form.language})
+		return terr
+	})
+	if err != nil {
+		return nil, err
+	}
+	x.rec.Output = &RecordOutput{Text: out.Text, AudioSeconds: clip.Seconds()}
+	switch format {
+	case "text":
+		return &reply{status: http.StatusOK, raw: []byte(out.Text), contentType: "text/plain; charset=utf-8"}, nil
+	case "verbose_json":
+		lang := form.language
+		if lang == "" {
+			lang, _ = m.bundle.Header.Settings["language"].(string)
+		}
+		return &reply{status: http.StatusOK, json: map[string]any{"task": "transcribe", "language": lang,
+			"duration": clip.Seconds(), "text": out.Text, "model": m.name}}, nil
+	}
+	return &reply{status: http.StatusOK, json: map[string]any{"text": out.Text}}, nil
+}
