@@ -382,6 +382,6 @@ func (s *Server) callTask(x *exchange, m *servedModel, taskName string, fn func(
 // authorized and recorded like every other request.
 func (s *Server) scrape(x *exchange) (*reply, error) {
 	rec := httptest.NewRecorder()
-	promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}).ServeHTTP(rec, x.r)
+	promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{DisableCompression: true}).ServeHTTP(rec, x.r)
 	return &reply{status: rec.Code, raw: rec.Body.Bytes(), contentType: rec.Header().Get("Content-Type")}, nil
 }

@@ -1,0 +1,162 @@
+// Package servertest starts the real trtmc-server binary on loopback for tests and benchmarks,
+// and builds the reference bundles it serves.
+package servertest
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/trtmc-qual/trtmc-qual/native/manifest"
+	"github.com/trtmc-qual/trtmc-qual/native/registry"
+)
+
+// RepoRoot is the checkout root.
+func RepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// BuildBinary compiles a command of this module (e.g. "server/cmd/trtmc-server") into dir.
+func BuildBinary(tb testing.TB, pkg, dir string) string {
+	tb.Helper()
+	bin := filepath.Join(dir, filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", bin, "./"+pkg)
+	cmd.Dir = RepoRoot()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return bin
+}
+
+// BuildBundle builds a reference profile's bundle into dir.
+func BuildBundle(tb testing.TB, family, profile, dir string) string {
+	tb.Helper()
+	m, err := manifest.Read(filepath.Join(RepoRoot(), "native", "families", family, "manifests", profile+".json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := filepath.Join(dir, profile+".bundle")
+	if _, err := registry.Build(m, out); err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// Process is a running trtmc-server.
+type Process struct {
+	URL     string
+	Records string
+	// StartupRecords is how many records the readiness polling left before Start returned.
+	StartupRecords int
+	cmd     *exec.Cmd
+	stderr  *strings.Builder
+	done    chan error
+}
+
+// Start runs the binary with the bundles and extra flags on a free loopback port and waits for
+// /health/ready. The process is stopped (SIGTERM, then kill) at test cleanup.
+func Start(tb testing.TB, bin string, bundles []string, extra ...string) *Process {
+	tb.Helper()
+	port := freePort(tb)
+	records := filepath.Join(tb.TempDir(), "records.jsonl")
+	args := []string{"--addr", fmt.Sprintf("127.0.0.1:%d", port), "--records", records}
+	for _, b := range bundles {
+		args = append(args, "--bundle", b)
+	}
+	p := &Process{URL: fmt.Sprintf("http://127.0.0.1:%d", port), Records: records, stderr: &strings.Builder{}, done: make(chan error, 1)}
+	p.cmd = exec.Command(bin, append(args, extra...)...)
+	p.cmd.Stderr = p.stderr
+	if err := p.cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	go func() { p.done <- p.cmd.Wait() }()
+	tb.Cleanup(func() { p.Stop(tb) })
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for {
+		resp, err := http.Get(p.URL + "/health/ready")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				p.StartupRecords = len(p.RecordLines(tb))
+				return p
+			}
+		}
+		select {
+		case err := <-p.done:
+			p.done <- err
+			tb.Fatalf("trtmc-server exited before ready: %v\n%s", err, p.stderr)
+		case <-ctx.Done():
+			tb.Fatalf("trtmc-server not ready after 60s\n%s", p.stderr)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Stop sends SIGTERM and waits for a clean exit; it returns the exit error.
+func (p *Process) Stop(tb testing.TB) error {
+	if p.cmd.ProcessState != nil {
+		return nil
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-p.done:
+		p.done <- err
+		return err
+	case <-time.After(90 * time.Second):
+		p.cmd.Process.Kill()
+		tb.Errorf("trtmc-server did not stop on SIGTERM\n%s", p.stderr)
+		return fmt.Errorf("killed")
+	}
+}
+
+// Wait returns the exit error once the process has exited.
+func (p *Process) Wait() error {
+	err := <-p.done
+	p.done <- err
+	return err
+}
+
+// Signal sends a signal to the process.
+func (p *Process) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
+
+// Stderr is what the server logged.
+func (p *Process) Stderr() string { return p.stderr.String() }
+
+// RecordLines reads the records file as lines.
+func (p *Process) RecordLines(tb testing.TB) []string {
+	tb.Helper()
+	f, err := os.Open(p.Records)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	return lines
+}
+
+func freePort(tb testing.TB) int {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
