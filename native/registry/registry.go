@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
+	"github.com/trtmc-qual/trtmc-qual/native/families/procdiff"
 	"github.com/trtmc-qual/trtmc-qual/native/families/sphinx"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
@@ -14,7 +15,7 @@ import (
 
 // Families returns every family the reference runtime ships, by name.
 func Families() map[string]family.Family {
-	fams := []family.Family{sphinx.Family{}}
+	fams := []family.Family{sphinx.Family{}, procdiff.Family{}}
 	out := make(map[string]family.Family, len(fams))
 	for _, f := range fams {
 		out[f.Name()] = f
