@@ -59,9 +59,9 @@ type Process struct {
 	Records string
 	// StartupRecords is how many records the readiness polling left before Start returned.
 	StartupRecords int
-	cmd     *exec.Cmd
-	stderr  *strings.Builder
-	done    chan error
+	cmd            *exec.Cmd
+	stderr         *strings.Builder
+	done           chan error
 }
 
 // Start runs the binary with the bundles and extra flags on a free loopback port and waits for

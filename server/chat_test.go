@@ -1,0 +1,97 @@
+package server
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/native/audio"
+	"github.com/trtmc-qual/trtmc-qual/native/bundle"
+	"github.com/trtmc-qual/trtmc-qual/native/task"
+)
+
+// fakeAnswerer is a test double for a future audio_text_to_text family: it proves the chat
+// route dispatches audio parts by capability and runs the Task, the day a family provides it.
+type fakeAnswerer struct{}
+
+func (fakeAnswerer) Tasks() []task.Info { return []task.Info{{Name: task.AudioTextToText}} }
+func (f fakeAnswerer) Task(n task.Name) (any, error) {
+	if n == task.AudioTextToText {
+		return f, nil
+	}
+	return nil, &task.UnsupportedCapabilityError{Model: "fake-qa", Task: n, Has: []task.Name{task.AudioTextToText}}
+}
+func (fakeAnswerer) Close() error { return nil }
+func (fakeAnswerer) AudioSpec() task.AudioSpec {
+	return task.AudioSpec{SampleRate: 16000, Channels: 1, MaxSeconds: 30}
+}
+func (fakeAnswerer) Answer(_ context.Context, q task.AudioQuestion) (string, error) {
+	return fmt.Sprintf("%d samples; you asked: %s", len(q.Audio.Samples), q.Question), nil
+}
+
+func newTestServer(t *testing.T, models map[string]task.Model) *Server {
+	t.Helper()
+	s, err := New(Config{Bundles: []string{"unused"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, m := range models {
+		b := &bundle.Bundle{Header: bundle.Header{Profile: name}, SHA256: strings.Repeat("0", 64)}
+		s.models[name] = newServedModel("memory", b, m, 1, 4)
+		s.order = append(s.order, name)
+	}
+	s.ready.Store(true)
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestChatDispatchesAudioPartsByCapability(t *testing.T) {
+	s := newTestServer(t, map[string]task.Model{"fake-qa": fakeAnswerer{}})
+	wav := base64.StdEncoding.EncodeToString(audio.EncodePCM16(make([]int16, 1600), 1, 16000))
+	body := `{"model":"fake-qa","messages":[{"role":"user","content":[{"type":"text","text":"what is said?"},{"type":"input_audio","input_audio":{"data":"` + wav + `","format":"wav"}}]}],"max_completion_tokens":16}`
+	req := httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(body))
+	w := httptest.NewRecorder()
+	s.Handler().ServeHTTP(w, req)
+	if w.Code != 200 {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	var out struct {
+		Choices []struct {
+			Message struct{ Content string }
+		}
+		Timing Timing `json:"trtmc_timing"`
+	}
+	json.Unmarshal(w.Body.Bytes(), &out)
+	if len(out.Choices) != 1 || out.Choices[0].Message.Content != "1600 samples; you asked: what is said?" {
+		t.Fatalf("answer: %s", w.Body)
+	}
+	// Text-only chat needs text_generation, which the fake lacks.
+	req = httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(`{"model":"fake-qa","messages":[{"role":"user","content":"hi"}]}`))
+	w = httptest.NewRecorder()
+	s.Handler().ServeHTTP(w, req)
+	if w.Code != 400 || !strings.Contains(w.Body.String(), `"unsupported_capability"`) || !strings.Contains(w.Body.String(), "text_generation") {
+		t.Fatalf("text-only chat: %d %s", w.Code, w.Body)
+	}
+}
+
+func TestCheckDuplicateKeys(t *testing.T) {
+	cases := map[string]bool{
+		`{"a":1,"b":2}`:                       false,
+		`{"a":1,"a":2}`:                       true,
+		`{"a":{"x":1,"x":2}}`:                 true,
+		`{"a":[{"x":1},{"x":2}],"b":{"x":1}}`: false,
+		`[{"a":1,"a":1}]`:                     true,
+		`{"a":{"b":1},"c":3,"a":0}`:           true,
+	}
+	for in, dup := range cases {
+		err := checkDuplicateKeys([]byte(in))
+		if (err != nil) != dup {
+			t.Errorf("%s: err %v, want duplicate=%v", in, err, dup)
+		}
+	}
+}

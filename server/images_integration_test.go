@@ -1,0 +1,150 @@
+package server_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
+	"github.com/trtmc-qual/trtmc-qual/server"
+	st "github.com/trtmc-qual/trtmc-qual/server/servertest"
+)
+
+func imageBundle(t *testing.T, profile string) string {
+	t.Helper()
+	path := filepath.Join(sharedDir(t), profile+".bundle")
+	if _, err := os.Stat(path); err != nil {
+		st.BuildBundle(t, "procdiff", profile, sharedDir(t))
+	}
+	return path
+}
+
+func imageRequest(t *testing.T, url, body string) st.Response {
+	t.Helper()
+	return st.Do(t, st.JSONPost(t, url+"/v1/images/generations", body))
+}
+
+// TestHTTPImagesEqualNativeCLI: for every pinned prompt, the PNG served over HTTP decodes to the
+// same pixels as `trtmc-native generate-image` with the same settings.
+func TestHTTPImagesEqualNativeCLI(t *testing.T) {
+	f := setup(t)
+	small := imageBundle(t, "procdiff-small")
+	p := st.Start(t, f.server, []string{small})
+	prompts, err := dataset.ReadPrompts(filepath.Join(st.RepoRoot(), "golden", "t2i", "prompts.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pr := range prompts {
+		body, _ := json.Marshal(map[string]any{"model": "procdiff-small", "prompt": pr.Prompt, "negative_prompt": pr.NegativePrompt,
+			"seed": pr.Seed, "size": "256x256", "num_inference_steps": 20, "guidance_scale": 3.5, "response_format": "b64_json", "n": 1})
+		r := imageRequest(t, p.URL, string(body))
+		if r.Status != 200 {
+			t.Fatalf("%s: %d %s", pr.ID, r.Status, r.Body)
+		}
+		data := r.JSON["data"].([]any)[0].(map[string]any)
+		pngBytes, err := base64.StdEncoding.DecodeString(data["b64_json"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		httpImg, err := metrics.DecodePNG(pngBytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), pr.ID+".png")
+		args := []string{"generate-image", small, "--prompt", pr.Prompt, "--seed", fmt.Sprint(pr.Seed), "--width", "256", "--height", "256",
+			"--steps", "20", "--guidance", "3.5", "--output", out}
+		if pr.NegativePrompt != "" {
+			args = append(args, "--negative-prompt", pr.NegativePrompt)
+		}
+		if msg, err := exec.Command(f.native, args...).CombinedOutput(); err != nil {
+			t.Fatalf("native: %v %s", err, msg)
+		}
+		nativeBytes, _ := os.ReadFile(out)
+		nativeImg, err := metrics.DecodePNG(nativeBytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mse, err := metrics.MSE(httpImg, nativeImg); err != nil || mse != 0 {
+			t.Errorf("%s: HTTP and native pixels differ (MSE %v, err %v)", pr.ID, mse, err)
+		}
+	}
+	if err := p.Stop(t); err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range readRecords(t, p)[p.StartupRecords:] {
+		o := rec.Output
+		if rec.Status != 200 || o == nil || len(o.Images) != 1 || len(o.Images[0].SHA256) != 64 || o.Images[0].Width != 256 ||
+			o.Steps != 20 || *o.Guidance != 3.5 || o.Precision != "fp32" || o.Count != 1 || rec.InputSHA256 == "" {
+			t.Errorf("image record incomplete: %+v", rec)
+		}
+	}
+}
+
+func TestImageURLArtifactsServeAndExpire(t *testing.T) {
+	f := setup(t)
+	l0 := imageBundle(t, "procdiff-small-l0")
+	p := st.Start(t, f.server, []string{l0}, "--artifact-ttl", "2s")
+	r := imageRequest(t, p.URL, `{"model":"procdiff-small-l0","prompt":"a red kite","response_format":"url","n":2,"seed":3}`)
+	if r.Status != 200 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	items := r.JSON["data"].([]any)
+	if len(items) != 2 {
+		t.Fatalf("n=2 gave %d images", len(items))
+	}
+	url := items[0].(map[string]any)["url"].(string)
+	if !strings.HasPrefix(url, p.URL+"/v1/artifacts/") || items[0].(map[string]any)["expires_at"] == nil {
+		t.Fatalf("url item %v", items[0])
+	}
+	got := st.Do(t, get(t, url))
+	if got.Status != 200 || got.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("artifact: %d %s", got.Status, got.Header)
+	}
+	if _, err := metrics.DecodePNG(got.Body); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2100 * time.Millisecond)
+	if gone := st.Do(t, get(t, url)); gone.Status != http.StatusGone || gone.ErrorCode() != server.CodeArtifactExpired {
+		t.Errorf("expired artifact: %d %s", gone.Status, gone.Body)
+	}
+}
+
+func TestImageRouteRejectsWhatTheBundleCannotHonor(t *testing.T) {
+	f := setup(t)
+	base := imageBundle(t, "procdiff-small-l0")
+	p := st.Start(t, f.server, []string{base})
+	cases := map[string]struct {
+		body string
+		code string
+	}{
+		"size":          {`{"model":"procdiff-small-l0","prompt":"x","size":"512x512"}`, "unsupported_size"},
+		"size syntax":   {`{"model":"procdiff-small-l0","prompt":"x","size":"big"}`, server.CodeInvalidValue},
+		"steps":         {`{"model":"procdiff-small-l0","prompt":"x","num_inference_steps":500}`, "unsupported_steps"},
+		"steps zero":    {`{"model":"procdiff-small-l0","prompt":"x","num_inference_steps":0}`, server.CodeInvalidValue},
+		"guidance":      {`{"model":"procdiff-small-l0","prompt":"x","guidance_scale":99}`, "unsupported_guidance"},
+		"n":             {`{"model":"procdiff-small-l0","prompt":"x","n":9}`, "unsupported_n"},
+		"no prompt":     {`{"model":"procdiff-small-l0"}`, server.CodeMissingField},
+		"stream":        {`{"model":"procdiff-small-l0","prompt":"x","stream":true}`, server.CodeUnsupportedOption},
+		"format":        {`{"model":"procdiff-small-l0","prompt":"x","response_format":"jpeg"}`, server.CodeInvalidValue},
+		"transcription": {"", server.CodeUnsupportedCapability},
+	}
+	for name, c := range cases {
+		var r st.Response
+		if name == "transcription" {
+			r = st.Do(t, transcription(t, p.URL, "procdiff-small-l0", cardsClip(t, "001")))
+		} else {
+			r = imageRequest(t, p.URL, c.body)
+		}
+		if r.Status != 400 || r.ErrorCode() != c.code {
+			t.Errorf("%s: %d %q, want 400 %q (%s)", name, r.Status, r.ErrorCode(), c.code, r.Body)
+		}
+	}
+}
