@@ -1,0 +1,23 @@
+#!/bin/sh
+# Runs one `aiperf profile` inside the AIPerf image and leaves everything in /out:
+# the artifact directory as a tar, AIPerf's stdout/stderr, and its exit code. The container
+# exits when this does; the suite copies /out back. Exports finish after the CLI exits, so this
+# waits for the results-ready marker and for the raw export to stop growing before packing.
+set -u
+mkdir -p /out /artifacts
+aiperf profile "$@" >/out/aiperf.stdout 2>/out/aiperf.stderr
+code=$?
+echo "$code" >/out/exit_code
+i=0
+while [ ! -f /artifacts/.aiperf_results_ready.json ] && [ "$i" -lt 120 ]; do sleep 0.5; i=$((i+1)); done
+last=-1
+for _ in $(seq 1 60); do
+  size=$(stat -c %s /artifacts/profile_export_raw.jsonl 2>/dev/null || echo 0)
+  [ "$size" = "$last" ] && break
+  last=$size
+  sleep 0.5
+done
+tar -C /artifacts -cf /out/artifacts.tar .
+cat /out/aiperf.stdout
+cat /out/aiperf.stderr >&2
+exit "$code"

@@ -1,0 +1,96 @@
+package images
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// serverDockerfile: the reference target's server image. The base already carries the
+// PocketSphinx runtime libraries when it was built here; a user-given base gets them from apt.
+const serverDockerfile = `FROM %s
+RUN (dpkg -s libpocketsphinx3 >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libpocketsphinx3 >/dev/null && rm -rf /var/lib/apt/lists/*)) \
+ && useradd --system --uid 10001 --create-home qual \
+ && mkdir -p /bundles /data /records && chown qual /records /data
+COPY trtmc-server trtmc-native /usr/local/bin/
+USER qual
+EXPOSE 8000
+ENTRYPOINT ["/usr/local/bin/trtmc-server"]
+`
+
+// Server builds the trtmc-server image from binaries built on the host.
+func (b *Builder) Server(ctx context.Context, base, serverBin, nativeBin string) (string, error) {
+	return b.build(ctx, "trtmc-qual/trtmc-server", buildContext{
+		dockerfile: fmt.Sprintf(serverDockerfile, base),
+		files:      map[string]string{"trtmc-server": serverBin, "trtmc-native": nativeBin},
+	})
+}
+
+// aiperfDockerfile installs AIPerf with --no-index from the wheelhouse, seeds the offline
+// tokenizer cache, and checks the installed version during the build.
+const aiperfDockerfile = `FROM %s
+COPY wheels /tmp/wheels
+RUN python3 -m venv /opt/aiperf \
+ && /opt/aiperf/bin/pip install -q --no-index --find-links /tmp/wheels aiperf==%s \
+ && rm -rf /tmp/wheels
+ENV PATH=/opt/aiperf/bin:$PATH HF_HOME=/opt/hf HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+COPY make_tokenizer.py run-profile.sh /opt/qual/
+RUN python /opt/qual/make_tokenizer.py /opt/hf \
+ && test "$(python -c 'import importlib.metadata as m; print(m.version("aiperf"))')" = "%s" \
+ && useradd --system --uid 10002 --create-home aiperf \
+ && mkdir -p /artifacts /out /data && chown aiperf /artifacts /out /data
+USER aiperf
+WORKDIR /home/aiperf
+ENTRYPOINT ["/bin/sh", "/opt/qual/run-profile.sh"]
+`
+
+// AIPerf builds the AIPerf image from the wheelhouse; scriptDir holds make_tokenizer.py and
+// run-profile.sh.
+func (b *Builder) AIPerf(ctx context.Context, base, wheelhouse, scriptDir string) (string, error) {
+	return b.build(ctx, "trtmc-qual/aiperf", buildContext{
+		dockerfile: fmt.Sprintf(aiperfDockerfile, base, AIPerfVersion, AIPerfVersion),
+		files: map[string]string{"make_tokenizer.py": filepath.Join(scriptDir, "make_tokenizer.py"),
+			"run-profile.sh": filepath.Join(scriptDir, "run-profile.sh")},
+		dirs: map[string]string{"wheels": wheelhouse},
+	})
+}
+
+// wheelPlatform pins the wheels to the image's interpreter (Debian bookworm's CPython 3.11 on
+// x86_64), whatever Python the host has.
+var wheelPlatform = []string{"--only-binary=:all:", "--python-version", "3.11", "--implementation", "cp",
+	"--abi", "cp311", "--abi", "abi3", "--abi", "none", "--platform", "manylinux_2_36_x86_64",
+	"--platform", "manylinux_2_28_x86_64", "--platform", "manylinux_2_17_x86_64", "--platform", "manylinux2014_x86_64", "--platform", "any"}
+
+// Wheelhouse fills (once) a directory with aiperf==AIPerfVersion and its dependencies as wheels.
+// A marker names what the directory holds; with it present the download is skipped.
+func (b *Builder) Wheelhouse(ctx context.Context) (string, error) {
+	dir := filepath.Join(b.cacheDir(), "wheels", "aiperf-"+AIPerfVersion+"-cp311")
+	marker := filepath.Join(dir, ".complete")
+	want := "aiperf==" + AIPerfVersion + " " + strings.Join(wheelPlatform, " ")
+	if got, err := os.ReadFile(marker); err == nil && string(got) == want {
+		b.step("wheelhouse: %s (cached)", dir)
+		return dir, nil
+	}
+	pip, err := exec.LookPath("pip3")
+	if err != nil {
+		if pip, err = exec.LookPath("pip"); err != nil {
+			return "", fmt.Errorf("no pip on this machine to fill the AIPerf wheelhouse: install python3-pip")
+		}
+	}
+	start := time.Now()
+	b.step("wheelhouse: pip download aiperf==%s into %s ...", AIPerfVersion, dir)
+	args := append([]string{"download", "-q", "--disable-pip-version-check", "-d", dir}, wheelPlatform...)
+	if err := b.run(ctx, nil, pip, append(args, "aiperf=="+AIPerfVersion)...); err != nil {
+		return "", fmt.Errorf("AIPerf wheelhouse: %w", err)
+	}
+	if err := os.WriteFile(marker, []byte(want), 0o644); err != nil {
+		return "", err
+	}
+	entries, _ := os.ReadDir(dir)
+	b.step("wheelhouse: %d files in %.0fs", len(entries)-1, time.Since(start).Seconds())
+	return dir, nil
+}

@@ -1,0 +1,222 @@
+// Package images builds the suite's container images on a machine with no registry: a Debian
+// base from debootstrap + docker import (or one the user names), the trtmc-server image, and an
+// AIPerf image installed offline from a wheelhouse. Every image is tagged by a hash of its
+// inputs, so a second run finds it and builds nothing.
+package images
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// AIPerfVersion is the only AIPerf the suite runs; the image and the suite both check it.
+const AIPerfVersion = "0.13.0"
+
+// Builder builds images with the docker CLI and reports progress to Log.
+type Builder struct {
+	Log      io.Writer
+	CacheDir string // wheelhouse and scratch (default $QUAL_CACHE or ~/.cache/trtmc-qual)
+	// BaseImage is used as the base when set ($QUAL_BASE_IMAGE); else a debootstrap base.
+	BaseImage string
+}
+
+func (b *Builder) step(format string, args ...any) {
+	fmt.Fprintf(b.Log, "[images] "+format+"\n", args...)
+}
+
+// run executes a command, streaming its output to the log only when it fails.
+func (b *Builder) run(ctx context.Context, env []string, name string, args ...string) error {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		tail := string(out)
+		if len(tail) > 4000 {
+			tail = "…" + tail[len(tail)-4000:]
+		}
+		return fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, tail)
+	}
+	return nil
+}
+
+// Exists reports whether the engine has an image with this reference.
+func Exists(ctx context.Context, ref string) bool {
+	return exec.CommandContext(ctx, "docker", "image", "inspect", ref).Run() == nil
+}
+
+func hashOf(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:%s\n", len(p), p)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// debootstrap inputs: changing any of them changes the base tag.
+const (
+	baseSuite   = "bookworm"
+	baseMirror  = "http://deb.debian.org/debian"
+	baseInclude = "python3,python3-venv,ca-certificates,libpocketsphinx3,libsphinxbase3"
+)
+
+// Base returns the base image: the user's, or a cached debootstrap build.
+func (b *Builder) Base(ctx context.Context) (string, error) {
+	if b.BaseImage != "" {
+		if !Exists(ctx, b.BaseImage) {
+			b.step("pulling QUAL_BASE_IMAGE %s", b.BaseImage)
+			if err := b.run(ctx, nil, "docker", "pull", b.BaseImage); err != nil {
+				return "", fmt.Errorf("QUAL_BASE_IMAGE %s is not present and cannot be pulled: %w", b.BaseImage, err)
+			}
+		}
+		b.step("base: %s (QUAL_BASE_IMAGE)", b.BaseImage)
+		return b.BaseImage, nil
+	}
+	tag := "trtmc-qual/base:" + baseSuite + "-" + hashOf(baseSuite, baseMirror, baseInclude, "minbase")
+	if Exists(ctx, tag) {
+		b.step("base: %s (cached)", tag)
+		return tag, nil
+	}
+	if _, err := exec.LookPath("debootstrap"); err != nil {
+		return "", fmt.Errorf("no base image and no debootstrap to build one: run `make deps` or set QUAL_BASE_IMAGE")
+	}
+	start := time.Now()
+	dir, err := os.MkdirTemp(b.cacheDir(), "rootfs-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
+	b.step("base: debootstrap --variant=minbase %s (%s) ...", baseSuite, baseInclude)
+	if err := b.run(ctx, nil, "debootstrap", "--variant=minbase", "--include="+baseInclude, baseSuite, dir, baseMirror); err != nil {
+		return "", fmt.Errorf("debootstrap: %w", err)
+	}
+	b.step("base: debootstrap done in %.0fs; docker import ...", time.Since(start).Seconds())
+	cmd := exec.CommandContext(ctx, "bash", "-c", fmt.Sprintf("tar -C %q -c . | docker import - %s", dir, tag))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("docker import: %w\n%s", err, out)
+	}
+	b.step("base: built %s in %.0fs", tag, time.Since(start).Seconds())
+	return tag, nil
+}
+
+func (b *Builder) cacheDir() string {
+	dir := b.CacheDir
+	if dir == "" {
+		dir = os.Getenv("QUAL_CACHE")
+	}
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache", "trtmc-qual")
+	}
+	os.MkdirAll(dir, 0o755)
+	return dir
+}
+
+// buildContext is a docker build context: a Dockerfile and files to copy in.
+type buildContext struct {
+	dockerfile string
+	files      map[string]string // name in context -> host path
+	dirs       map[string]string // name in context -> host directory
+}
+
+// build runs `docker build` when no image with the inputs' tag exists.
+func (b *Builder) build(ctx context.Context, repo string, bc buildContext) (string, error) {
+	parts := []string{bc.dockerfile}
+	names := make([]string, 0, len(bc.files))
+	for n := range bc.files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		sum, err := fileSHA(bc.files[n])
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, n, sum)
+	}
+	dirNames := make([]string, 0, len(bc.dirs))
+	for n := range bc.dirs {
+		dirNames = append(dirNames, n)
+	}
+	sort.Strings(dirNames)
+	for _, n := range dirNames {
+		entries, err := os.ReadDir(bc.dirs[n])
+		if err != nil {
+			return "", err
+		}
+		for _, e := range entries {
+			info, _ := e.Info()
+			parts = append(parts, n+"/"+e.Name(), fmt.Sprint(info.Size()))
+		}
+	}
+	tag := repo + ":" + hashOf(parts...)
+	if Exists(ctx, tag) {
+		b.step("%s: %s (cached)", repo, tag)
+		return tag, nil
+	}
+	start := time.Now()
+	dir, err := os.MkdirTemp(b.cacheDir(), "context-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
+	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte(bc.dockerfile), 0o644); err != nil {
+		return "", err
+	}
+	for n, src := range bc.files {
+		if err := copyFile(src, filepath.Join(dir, n)); err != nil {
+			return "", err
+		}
+	}
+	for n, src := range bc.dirs {
+		if err := os.Symlink(src, filepath.Join(dir, n)); err != nil {
+			return "", err
+		}
+	}
+	b.step("%s: docker build %s ...", repo, tag)
+	// Context via tar with -h, so the wheelhouse symlink is followed rather than copied twice.
+	cmd := exec.CommandContext(ctx, "bash", "-c", fmt.Sprintf("tar -C %q -ch . | docker build -t %s -", dir, tag))
+	cmd.Env = append(os.Environ(), "DOCKER_BUILDKIT=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tail := string(out)
+		if len(tail) > 4000 {
+			tail = "…" + tail[len(tail)-4000:]
+		}
+		return "", fmt.Errorf("docker build %s: %w\n%s", tag, err, tail)
+	}
+	b.step("%s: built %s in %.0fs", repo, tag, time.Since(start).Seconds())
+	return tag, nil
+}
+
+func fileSHA(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func copyFile(src, dst string) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	info, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, info.Mode().Perm())
+}
