@@ -5,6 +5,14 @@
 # waits for the results-ready marker and for the raw export to stop growing before packing.
 set -u
 mkdir -p /out /artifacts
+version=$(python -c 'import importlib.metadata as m; print(m.version("aiperf"))')
+echo "$version" >/out/aiperf_version
+if [ -n "${QUAL_AIPERF_VERSION:-}" ] && [ "$version" != "$QUAL_AIPERF_VERSION" ]; then
+  echo "refusing to run: aiperf $version installed, $QUAL_AIPERF_VERSION required" | tee /out/aiperf.stderr >&2
+  echo 3 >/out/exit_code
+  tar -C /artifacts -cf /out/artifacts.tar .
+  exit 3
+fi
 aiperf profile "$@" >/out/aiperf.stdout 2>/out/aiperf.stderr
 code=$?
 echo "$code" >/out/exit_code

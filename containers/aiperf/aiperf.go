@@ -1,0 +1,227 @@
+// Package aiperf is a testcontainers-go module that runs one `aiperf profile` (a pip-installed
+// aiperf==0.13.0) in its own container and brings back the whole artifact directory, AIPerf's
+// stdout and stderr, its exit code and its version.
+package aiperf
+
+import (
+	"archive/tar"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/testcontainers/testcontainers-go"
+	"github.com/testcontainers/testcontainers-go/network"
+	"github.com/testcontainers/testcontainers-go/wait"
+
+	"github.com/trtmc-qual/trtmc-qual/containers/images"
+)
+
+// Endpoint types of AIPerf 0.13.0 the suite uses.
+const (
+	AudioTranscription = "audio_transcription"
+	ImageGeneration    = "image_generation"
+	Chat               = "chat"
+)
+
+// OfflineTokenizer is the tokenizer the AIPerf image seeds into its HF cache (see
+// make_tokenizer.py). AIPerf 0.13.0 refuses --tokenizer with audio_transcription.
+const OfflineTokenizer = "trtmc-qual/byte-tokenizer"
+
+// Profile is one AIPerf run.
+type Profile struct {
+	Model          string
+	URL            string // as the AIPerf container reaches the server
+	EndpointType   string
+	Inputs         []map[string]any  // single_turn JSONL rows
+	Media          map[string]string // container path -> host path, for files the rows name
+	RequestCount   int
+	WarmupCount    int
+	Concurrency    int
+	Seed           int
+	TimeoutSeconds float64
+	ExtraInputs    map[string]any
+	APIKey         string
+}
+
+// Args is the `aiperf profile` command line for the profile.
+func (p Profile) Args() ([]string, error) {
+	args := []string{"-m", p.Model, "--url", p.URL, "--endpoint-type", p.EndpointType,
+		"--input-file", "/data/input.jsonl", "--custom-dataset-type", "single_turn",
+		"--request-count", strconv.Itoa(p.RequestCount), "--warmup-request-count", strconv.Itoa(p.WarmupCount),
+		"--concurrency", strconv.Itoa(max(1, p.Concurrency)), "--random-seed", strconv.Itoa(p.Seed),
+		"--request-timeout-seconds", strconv.FormatFloat(p.TimeoutSeconds, 'f', -1, 64),
+		"--export-level", "raw", "--ui-type", "none", "--no-server-metrics", "--no-gpu-telemetry",
+		"--artifact-dir", "/artifacts"}
+	if p.EndpointType != AudioTranscription {
+		args = append(args, "--tokenizer", OfflineTokenizer)
+	}
+	if len(p.ExtraInputs) > 0 {
+		extra, err := json.Marshal(p.ExtraInputs)
+		if err != nil {
+			return nil, fmt.Errorf("extra inputs: %w", err)
+		}
+		args = append(args, "--extra-inputs", string(extra))
+	}
+	if p.APIKey != "" {
+		args = append(args, "--api-key", p.APIKey)
+	}
+	return args, nil
+}
+
+// Result is what one run left.
+type Result struct {
+	Dir         string   // host directory: artifacts/, aiperf.stdout, aiperf.stderr, command.json
+	ArtifactDir string   // Dir/artifacts
+	ExitCode    int      // AIPerf's exit code
+	Version     string   // installed aiperf version, as the container reported it
+	Command     []string // the full command line
+}
+
+type options struct {
+	nw      *testcontainers.DockerNetwork
+	timeout time.Duration
+}
+
+// Option configures Run.
+type Option func(*options)
+
+// WithNetwork puts the AIPerf container on the run's network only: with an internal network it
+// reaches the server and nothing else.
+func WithNetwork(nw *testcontainers.DockerNetwork) Option { return func(o *options) { o.nw = nw } }
+
+// WithTimeout bounds the whole run.
+func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
+
+// Run runs the profile and copies everything out into outDir.
+func Run(ctx context.Context, image string, p Profile, outDir string, opts ...Option) (*Result, error) {
+	o := options{timeout: 30 * time.Minute}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	args, err := p.Args()
+	if err != nil {
+		return nil, err
+	}
+	var input strings.Builder
+	for _, row := range p.Inputs {
+		line, err := json.Marshal(row)
+		if err != nil {
+			return nil, fmt.Errorf("input row: %w", err)
+		}
+		input.Write(append(line, '\n'))
+	}
+	files := []testcontainers.ContainerFile{{Reader: strings.NewReader(input.String()), ContainerFilePath: "/data/input.jsonl", FileMode: 0o644}}
+	for dst, src := range p.Media {
+		files = append(files, testcontainers.ContainerFile{HostFilePath: src, ContainerFilePath: dst, FileMode: 0o644})
+	}
+	customizers := []testcontainers.ContainerCustomizer{
+		testcontainers.WithCmd(args...),
+		testcontainers.WithFiles(files...),
+		testcontainers.WithEnv(map[string]string{"QUAL_AIPERF_VERSION": images.AIPerfVersion}),
+		testcontainers.WithWaitStrategy(wait.ForExit().WithExitTimeout(o.timeout)),
+	}
+	if o.nw != nil {
+		customizers = append(customizers, network.WithNetwork([]string{"aiperf"}, o.nw))
+	}
+	ctr, err := testcontainers.Run(ctx, image, customizers...)
+	if ctr != nil {
+		defer ctr.Terminate(context.WithoutCancel(ctx))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("run aiperf container: %w", err)
+	}
+	res := &Result{Dir: outDir, ArtifactDir: filepath.Join(outDir, "artifacts"), Command: append([]string{"aiperf", "profile"}, args...)}
+	if err := collect(ctx, ctr, res); err != nil {
+		return res, err
+	}
+	if res.Version != images.AIPerfVersion {
+		return res, fmt.Errorf("the AIPerf container runs aiperf %q; the suite requires %s", res.Version, images.AIPerfVersion)
+	}
+	return res, nil
+}
+
+// collect copies /out from the exited container.
+func collect(ctx context.Context, ctr *testcontainers.DockerContainer, res *Result) error {
+	if err := os.MkdirAll(res.ArtifactDir, 0o755); err != nil {
+		return err
+	}
+	read := func(name string) ([]byte, error) {
+		rc, err := ctr.CopyFileFromContainer(ctx, "/out/"+name)
+		if err != nil {
+			return nil, fmt.Errorf("copy /out/%s from the AIPerf container: %w", name, err)
+		}
+		defer rc.Close()
+		return io.ReadAll(rc)
+	}
+	for _, name := range []string{"aiperf.stdout", "aiperf.stderr"} {
+		data, err := read(name)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(res.Dir, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	code, err := read("exit_code")
+	if err != nil {
+		return err
+	}
+	if res.ExitCode, err = strconv.Atoi(strings.TrimSpace(string(code))); err != nil {
+		return fmt.Errorf("AIPerf exit code %q: %w", code, err)
+	}
+	version, err := read("aiperf_version")
+	if err != nil {
+		return err
+	}
+	res.Version = strings.TrimSpace(string(version))
+	archive, err := read("artifacts.tar")
+	if err != nil {
+		return err
+	}
+	if err := untar(strings.NewReader(string(archive)), res.ArtifactDir); err != nil {
+		return err
+	}
+	cmd, _ := json.MarshalIndent(map[string]any{"command": res.Command, "exit_code": res.ExitCode, "aiperf_version": res.Version}, "", " ")
+	return os.WriteFile(filepath.Join(res.Dir, "command.json"), cmd, 0o644)
+}
+
+// untar extracts regular files and directories, refusing paths that leave dst.
+func untar(r io.Reader, dst string) error {
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read artifacts archive: %w", err)
+		}
+		target := filepath.Join(dst, filepath.Clean("/"+h.Name))
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(target, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+				return err
+			}
+			f, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+			if err != nil {
+				return err
+			}
+			_, err = io.Copy(f, tr)
+			f.Close()
+			if err != nil {
+				return err
+			}
+		}
+	}
+}

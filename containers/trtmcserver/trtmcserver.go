@@ -1,0 +1,230 @@
+// Package trtmcserver is a testcontainers-go module for a model server that keeps TRTMC's
+// serving contract: the reference trtmc-server image by default, or a TRTMC serving image with
+// its own command. Run starts it and waits for /health/ready.
+package trtmcserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/testcontainers/testcontainers-go"
+	tcexec "github.com/testcontainers/testcontainers-go/exec"
+	"github.com/testcontainers/testcontainers-go/network"
+	"github.com/testcontainers/testcontainers-go/wait"
+
+	"github.com/trtmc-qual/trtmc-qual/containers/gpu"
+	"github.com/trtmc-qual/trtmc-qual/server"
+)
+
+// Paths inside the container.
+const (
+	Port        = "8000/tcp"
+	BundleDir   = "/bundles"
+	DataDir     = "/data"
+	RecordsPath = "/records/records.jsonl"
+	apiKeyPath  = "/tmp/qual-api-key"
+)
+
+type options struct {
+	bundles        []string
+	files          []testcontainers.ContainerFile
+	lanes, queue   int
+	apiKey         string
+	env            map[string]string
+	gpu            gpu.Request
+	nw             *testcontainers.DockerNetwork
+	alias          string
+	startupTimeout time.Duration
+	command        []string
+}
+
+// Option configures Run.
+type Option func(*options)
+
+// WithBundles copies bundle files into /bundles and serves each.
+func WithBundles(hostPaths ...string) Option {
+	return func(o *options) { o.bundles = append(o.bundles, hostPaths...) }
+}
+
+// WithFile copies a host file into the container (clips for native runs go under /data).
+func WithFile(hostPath, containerPath string) Option {
+	return func(o *options) {
+		o.files = append(o.files, testcontainers.ContainerFile{HostFilePath: hostPath, ContainerFilePath: containerPath, FileMode: 0o644})
+	}
+}
+
+// WithLanes sets concurrent Task calls per model and the queue bound.
+func WithLanes(lanes, queue int) Option { return func(o *options) { o.lanes, o.queue = lanes, queue } }
+
+// WithAPIKey turns on bearer-key auth.
+func WithAPIKey(key string) Option { return func(o *options) { o.apiKey = key } }
+
+// WithEnv adds environment variables.
+func WithEnv(env map[string]string) Option {
+	return func(o *options) {
+		for k, v := range env {
+			o.env[k] = v
+		}
+	}
+}
+
+// WithGPU asks for GPU passthrough ("none", "all", "auto" or device ids).
+func WithGPU(r gpu.Request) Option { return func(o *options) { o.gpu = r } }
+
+// WithNetwork attaches the container to a per-run network under an alias.
+func WithNetwork(nw *testcontainers.DockerNetwork, alias string) Option {
+	return func(o *options) { o.nw, o.alias = nw, alias }
+}
+
+// WithStartupTimeout bounds the wait for readiness (model loading can be slow).
+func WithStartupTimeout(d time.Duration) Option { return func(o *options) { o.startupTimeout = d } }
+
+// WithCommand replaces the reference server's command line (for a TRTMC serving image).
+func WithCommand(args ...string) Option { return func(o *options) { o.command = args } }
+
+// Container is a running server.
+type Container struct {
+	*testcontainers.DockerContainer
+	alias   string
+	bundles map[string]string // host path -> container path
+	GPU     gpu.Decision
+}
+
+// BundlePath is where a host bundle was copied in the container.
+func (c *Container) BundlePath(hostPath string) string { return c.bundles[hostPath] }
+
+// Run starts the server image and waits until /health/ready answers 200.
+func Run(ctx context.Context, image string, opts ...Option) (*Container, error) {
+	o := options{lanes: 2, queue: 64, env: map[string]string{}, gpu: gpu.Request{Mode: "none"}, alias: "trtmc-server", startupTimeout: 5 * time.Minute}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	c := &Container{alias: o.alias, bundles: map[string]string{}}
+	files := append([]testcontainers.ContainerFile(nil), o.files...)
+	args := []string{"--addr", "0.0.0.0:8000", "--records", RecordsPath, "--lanes", fmt.Sprint(o.lanes), "--queue", fmt.Sprint(o.queue)}
+	for _, b := range o.bundles {
+		dst := path.Join(BundleDir, path.Base(b))
+		c.bundles[b] = dst
+		files = append(files, testcontainers.ContainerFile{HostFilePath: b, ContainerFilePath: dst, FileMode: 0o644})
+		args = append(args, "--bundle", dst)
+	}
+	if o.apiKey != "" {
+		files = append(files, testcontainers.ContainerFile{Reader: strings.NewReader(o.apiKey), ContainerFilePath: apiKeyPath, FileMode: 0o644})
+		args = append(args, "--api-key-file", apiKeyPath)
+	}
+	if o.command != nil {
+		args = o.command
+	}
+	hasNvidia := false
+	if o.gpu.Mode != "none" {
+		var err error
+		if hasNvidia, err = gpu.EngineHasNvidia(ctx); err != nil {
+			return nil, err
+		}
+	}
+	decision, err := gpu.Decide(o.gpu, hasNvidia)
+	if err != nil {
+		return nil, err
+	}
+	c.GPU = decision
+	customizers := []testcontainers.ContainerCustomizer{
+		testcontainers.WithCmd(args...),
+		testcontainers.WithExposedPorts(Port),
+		testcontainers.WithFiles(files...),
+		testcontainers.WithEnv(o.env),
+		testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
+			hc.DeviceRequests = decision.Requests
+		}),
+		// An HTTP probe from the host: it needs no shell in the image (TRTMC's may have none).
+		testcontainers.WithWaitStrategy(wait.ForHTTP("/health/ready").WithPort(Port).
+			WithStartupTimeout(o.startupTimeout).WithPollInterval(200 * time.Millisecond)),
+	}
+	if o.nw != nil {
+		customizers = append(customizers, network.WithNetwork([]string{o.alias}, o.nw), network.WithBridgeNetwork())
+	}
+	ctr, err := testcontainers.Run(ctx, image, customizers...)
+	c.DockerContainer = ctr
+	if err != nil {
+		return c, fmt.Errorf("start %s: %w", image, err)
+	}
+	return c, nil
+}
+
+// BaseURL is the server's address from the host.
+func (c *Container) BaseURL(ctx context.Context) (string, error) {
+	ep, err := c.PortEndpoint(ctx, Port, "http")
+	if err != nil {
+		return "", fmt.Errorf("server endpoint: %w", err)
+	}
+	return ep, nil
+}
+
+// InternalURL is the server's address from other containers on the run's network.
+func (c *Container) InternalURL() string { return "http://" + c.alias + ":8000" }
+
+// ServingInfo reads /v1/serving/info.
+func (c *Container) ServingInfo(ctx context.Context, apiKey string) (server.ServingInfo, error) {
+	var info server.ServingInfo
+	base, err := c.BaseURL(ctx)
+	if err != nil {
+		return info, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/serving/info", nil)
+	if err != nil {
+		return info, err
+	}
+	if apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+apiKey)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return info, fmt.Errorf("serving info: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return info, fmt.Errorf("serving info: HTTP %d", resp.StatusCode)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&info); err != nil {
+		return info, fmt.Errorf("serving info: %w", err)
+	}
+	return info, nil
+}
+
+// Records copies the records JSONL out (works while running and after the container stopped).
+func (c *Container) Records(ctx context.Context) ([]byte, error) {
+	rc, err := c.CopyFileFromContainer(ctx, RecordsPath)
+	if err != nil {
+		return nil, fmt.Errorf("copy records: %w", err)
+	}
+	defer rc.Close()
+	return io.ReadAll(rc)
+}
+
+// LogText returns the container's stdout and stderr.
+func (c *Container) LogText(ctx context.Context) (string, error) {
+	rc, err := c.Logs(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(rc)
+	return string(data), err
+}
+
+// Exec runs a command in the container and returns its exit code and combined output
+// (the native runs of the suite go through here: trtmc-native in the server image).
+func (c *Container) ExecOutput(ctx context.Context, cmd ...string) (int, string, error) {
+	code, r, err := c.Exec(ctx, cmd, tcexec.Multiplexed())
+	if err != nil {
+		return code, "", fmt.Errorf("exec %v: %w", cmd, err)
+	}
+	data, err := io.ReadAll(r)
+	return code, string(data), err
+}

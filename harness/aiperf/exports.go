@@ -1,0 +1,152 @@
+// Package aiperf reads AIPerf 0.13.0's exports: the raw per-request records
+// (profile_export_raw.jsonl, with request headers, status and response bodies) and the
+// per-request metrics (profile_export.jsonl), joined to each other by x_request_id.
+package aiperf
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Phases AIPerf tags records with.
+const (
+	PhaseWarmup    = "warmup"
+	PhaseProfiling = "profiling"
+)
+
+// Metadata is the per-request metadata AIPerf writes in both exports.
+type Metadata struct {
+	XRequestID     string `json:"x_request_id"`
+	XCorrelationID string `json:"x_correlation_id"`
+	ConversationID string `json:"conversation_id"`
+	TurnIndex      int    `json:"turn_index"`
+	SessionNum     int    `json:"session_num"`
+	RequestStartNS int64  `json:"request_start_ns"`
+	RequestEndNS   int64  `json:"request_end_ns"`
+	Phase          string `json:"benchmark_phase"`
+	WasCancelled   bool   `json:"was_cancelled"`
+}
+
+// RawRecord is one line of profile_export_raw.jsonl.
+type RawRecord struct {
+	Metadata       Metadata          `json:"metadata"`
+	RequestHeaders map[string]string `json:"request_headers"`
+	Status         int               `json:"status"`
+	Responses      []struct {
+		Text        string `json:"text"`
+		ContentType string `json:"content_type"`
+	} `json:"responses"`
+	Payload map[string]any  `json:"payload"`
+	Error   json.RawMessage `json:"error"`
+	Line    int             `json:"-"` // 1-based line in the export, for failure messages
+}
+
+// HeaderRequestID is the X-Request-ID AIPerf sent (the join key).
+func (r RawRecord) HeaderRequestID() string {
+	for k, v := range r.RequestHeaders {
+		if strings.EqualFold(k, "X-Request-ID") {
+			return v
+		}
+	}
+	return ""
+}
+
+// ResponseBody is the concatenated response text.
+func (r RawRecord) ResponseBody() string {
+	out := ""
+	for _, resp := range r.Responses {
+		out += resp.Text
+	}
+	return out
+}
+
+// HasError says AIPerf recorded an error for the request.
+func (r RawRecord) HasError() bool {
+	return len(r.Error) > 0 && string(r.Error) != "null"
+}
+
+// MetricRecord is one line of profile_export.jsonl.
+type MetricRecord struct {
+	Metadata Metadata `json:"metadata"`
+	Metrics  map[string]struct {
+		Value any    `json:"value"`
+		Unit  string `json:"unit"`
+	} `json:"metrics"`
+	Error json.RawMessage `json:"error"`
+}
+
+// LatencyMS is AIPerf's request_latency in milliseconds (false when absent).
+func (m MetricRecord) LatencyMS() (float64, bool) {
+	v, ok := m.Metrics["request_latency"]
+	if !ok {
+		return 0, false
+	}
+	f, ok := v.Value.(float64)
+	if !ok {
+		return 0, false
+	}
+	switch v.Unit {
+	case "ms", "":
+		return f, true
+	case "ns":
+		return f / 1e6, true
+	case "s", "sec":
+		return f * 1e3, true
+	}
+	return 0, false
+}
+
+// Exports are one artifact directory's per-request records.
+type Exports struct {
+	Dir     string
+	Raw     []RawRecord
+	Metrics []MetricRecord
+}
+
+// Read loads both per-request exports of an artifact directory.
+func Read(dir string) (Exports, error) {
+	e := Exports{Dir: dir}
+	if err := readJSONL(filepath.Join(dir, "profile_export_raw.jsonl"), func(line int, data []byte) error {
+		var r RawRecord
+		if err := json.Unmarshal(data, &r); err != nil {
+			return err
+		}
+		r.Line = line
+		e.Raw = append(e.Raw, r)
+		return nil
+	}); err != nil {
+		return e, err
+	}
+	err := readJSONL(filepath.Join(dir, "profile_export.jsonl"), func(_ int, data []byte) error {
+		var m MetricRecord
+		if err := json.Unmarshal(data, &m); err != nil {
+			return err
+		}
+		e.Metrics = append(e.Metrics, m)
+		return nil
+	})
+	return e, err
+}
+
+func readJSONL(path string, each func(line int, data []byte) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("AIPerf export: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 256<<20)
+	for n := 1; sc.Scan(); n++ {
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		if err := each(n, sc.Bytes()); err != nil {
+			return fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+	}
+	return sc.Err()
+}
