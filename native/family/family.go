@@ -13,6 +13,9 @@ import (
 // Family is one model family.
 type Family interface {
 	Name() string
+	// Capabilities are the Tasks every bundle of the family implements, declared by the family
+	// (TRTMC: tasks + default task), whatever mode a manifest declares.
+	Capabilities() []task.Name
 	// Build packs everything the profile needs into bundle sections.
 	Build(m manifest.Manifest) (bundle.Header, map[string][]byte, error)
 	// Load turns a bundle into a model serving its Tasks.

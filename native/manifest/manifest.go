@@ -24,7 +24,12 @@ type Manifest struct {
 	HFID          string `json:"hf_id,omitempty"`
 	HFRevision    string `json:"hf_revision,omitempty"`
 	SourcePackage string `json:"source_package,omitempty"`
+	SourceModel   string `json:"source_model,omitempty"` // the model within the package
 	SourceVersion string `json:"source_version,omitempty"`
+
+	// Older TRTMC manifests name the workload with task_strategy instead of task.
+	TaskStrategy    string `json:"task_strategy,omitempty"`
+	RuntimeStrategy string `json:"runtime_strategy,omitempty"`
 
 	// Profile markings, as TRTMC spells them.
 	CITier          string `json:"ci_tier,omitempty"`         // "l0_only" marks a reduced profile
@@ -39,6 +44,10 @@ type Manifest struct {
 	Build     map[string]any `json:"build"`
 	Testcases []Testcase     `json:"testcases"`
 
+	// Top is every top-level field as read: TRTMC keeps build settings (image_height,
+	// video_num_frames, ...) at the top level.
+	Top map[string]any `json:"-"`
+
 	Path string `json:"-"` // where it was read from
 }
 
@@ -50,14 +59,28 @@ type Testcase struct {
 	ReferencePrecision string         `json:"reference_precision,omitempty"`
 	Premerge           bool           `json:"premerge,omitempty"`
 	Settings           map[string]any `json:"settings,omitempty"`
+	VideoNumFrames     int            `json:"video_num_frames,omitempty"`
+	InputImage         string         `json:"test_input_image,omitempty"` // image editing takes an input image
 }
 
-// Checkpoint identifies the model a profile belongs to (source@version or hf_id@revision).
+// Checkpoint identifies the model a profile belongs to: hf_id at hf_revision, or the source
+// package (and the model within it) at the package version.
 func (m Manifest) Checkpoint() (id, revision string) {
 	if m.HFID != "" {
 		return m.HFID, m.HFRevision
 	}
+	if m.SourceModel != "" {
+		return m.SourcePackage + "/" + m.SourceModel, m.SourceVersion
+	}
 	return m.SourcePackage, m.SourceVersion
+}
+
+// TaskString is the workload the manifest declares (task, or the older task_strategy).
+func (m Manifest) TaskString() string {
+	if m.Task != "" {
+		return m.Task
+	}
+	return m.TaskStrategy
 }
 
 // Read parses one manifest and checks its required fields.
@@ -71,8 +94,11 @@ func Read(path string) (Manifest, error) {
 		return Manifest{}, fmt.Errorf("manifest %s: %w", path, err)
 	}
 	m.Path = path
+	if err := json.Unmarshal(data, &m.Top); err != nil {
+		return Manifest{}, fmt.Errorf("manifest %s: %w", path, err)
+	}
 	var missing []string
-	for field, v := range map[string]string{"name": m.Name, "bundle": m.Bundle, "family": m.Family, "task": m.Task, "precision": m.Precision} {
+	for field, v := range map[string]string{"name": m.Name, "bundle": m.Bundle, "family": m.Family, "task (or task_strategy)": m.TaskString(), "precision": m.Precision} {
 		if v == "" {
 			missing = append(missing, field)
 		}

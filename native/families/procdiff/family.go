@@ -32,6 +32,9 @@ type Family struct{}
 // Name implements family.Family.
 func (Family) Name() string { return Name }
 
+// Capabilities implements family.Family.
+func (Family) Capabilities() []task.Name { return []task.Name{task.TextToImage} }
+
 // config is the bundle's "config" section.
 type config struct {
 	Hidden          int      `json:"hidden"`

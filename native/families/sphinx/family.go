@@ -27,6 +27,9 @@ type Family struct{}
 // Name implements family.Family.
 func (Family) Name() string { return Name }
 
+// Capabilities implements family.Family.
+func (Family) Capabilities() []task.Name { return []task.Name{task.SpeechTranscription} }
+
 // settings are the build settings a sphinx manifest carries, as stored in the bundle header.
 type settings struct {
 	SampleRate  int

@@ -1,0 +1,54 @@
+package inventory
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/trtmc-qual/trtmc-qual/native/family"
+	"github.com/trtmc-qual/trtmc-qual/native/manifest"
+	"github.com/trtmc-qual/trtmc-qual/native/registry"
+	"github.com/trtmc-qual/trtmc-qual/native/task"
+)
+
+// RegistryCapabilities asks the reference runtime's family registry what a family implements.
+func RegistryCapabilities(familyName, _ string) ([]task.Name, []task.Control, error) {
+	f, err := registry.Lookup(familyName)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f.Capabilities(), nil, nil
+}
+
+// ControlsFromBundle builds a manifest's bundle into a scratch directory and reads the Task
+// controls the loaded model declares.
+func ControlsFromBundle(manifestPath string, want task.Name) ([]string, error) {
+	m, err := manifest.Read(manifestPath)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "inventory-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	b, err := registry.Build(m, filepath.Join(dir, m.Name+".bundle"))
+	if err != nil {
+		return nil, err
+	}
+	l, err := registry.Load(b.Path, family.LoadOptions{Lanes: 1})
+	if err != nil {
+		return nil, err
+	}
+	defer l.Model.Close()
+	for _, info := range l.Model.Tasks() {
+		if info.Name == want {
+			var names []string
+			for _, c := range info.Controls {
+				names = append(names, c.Name)
+			}
+			return names, nil
+		}
+	}
+	return nil, fmt.Errorf("bundle of %s does not declare %s", m.Name, want)
+}

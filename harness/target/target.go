@@ -1,0 +1,126 @@
+// Package target reads a target description: where its family manifests are, the commands that
+// build a bundle, run its family gate and run one input natively, the serving image and command,
+// and the AIPerf settings per stage. The harness speaks only this contract, so the embedded
+// reference target exercises the same code path as TRTMC.
+package target
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Target is one YAML file under suites/targets/.
+type Target struct {
+	Name         string              `yaml:"name"`
+	Kind         string              `yaml:"kind"` // "reference" or "trtmc"
+	Description  string              `yaml:"description"`
+	Manifests    []string            `yaml:"manifests"`  // globs, relative to Root
+	Thresholds   string              `yaml:"thresholds"` // how thresholds are found: "beside-manifests"
+	Build        []string            `yaml:"build"`      // {manifest} {bundle} {native}
+	Gate         []string            `yaml:"gate"`       // {manifest} {bundle} {testcase} {native}
+	NativeRun    map[string][]string `yaml:"native_run"` // by task string; {bundle} {input} {prompt} ...
+	Server       Server              `yaml:"server"`
+	AIPerf       map[string]Load     `yaml:"aiperf"`       // by stage label
+	Placeholders map[string]string   `yaml:"placeholders"` // documented values a user must supply
+
+	Root string `yaml:"-"` // directory manifests resolve against
+	Path string `yaml:"-"`
+}
+
+// Server is the serving side.
+type Server struct {
+	Image          string            `yaml:"image"`   // "reference" = the image `qual images` builds
+	Command        []string          `yaml:"command"` // empty = the reference server's own arguments
+	GPU            string            `yaml:"gpu"`     // none | all | auto | ids
+	Lanes          int               `yaml:"lanes"`
+	Queue          int               `yaml:"queue"`
+	StartupSeconds int               `yaml:"startup_seconds"`
+	Env            map[string]string `yaml:"env"`
+}
+
+// Load is one stage's AIPerf settings.
+type Load struct {
+	Warmup         int     `yaml:"warmup"`
+	Requests       int     `yaml:"requests"`
+	Concurrency    int     `yaml:"concurrency"`
+	TimeoutSeconds float64 `yaml:"timeout_seconds"`
+	Seed           int     `yaml:"seed"`
+}
+
+// Read parses a target file. root is where its manifest globs resolve (the repository for the
+// reference target, a TRTMC checkout for trtmc.yaml).
+func Read(path, root string) (*Target, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read target: %w", err)
+	}
+	var t Target
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&t); err != nil {
+		return nil, fmt.Errorf("target %s: %w", path, err)
+	}
+	if t.Name == "" || len(t.Manifests) == 0 || len(t.Build) == 0 || len(t.Gate) == 0 {
+		return nil, fmt.Errorf("target %s: name, manifests, build and gate are required", path)
+	}
+	t.Root, t.Path = root, path
+	return &t, nil
+}
+
+// ManifestPaths expands the manifest globs, sorted and de-duplicated.
+func (t *Target) ManifestPaths() ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	for _, g := range t.Manifests {
+		matches, err := filepath.Glob(filepath.Join(t.Root, g))
+		if err != nil {
+			return nil, fmt.Errorf("manifest glob %q: %w", g, err)
+		}
+		for _, m := range matches {
+			if !seen[m] {
+				seen[m] = true
+				out = append(out, m)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Expand substitutes {name} placeholders in a command template.
+func Expand(template []string, values map[string]string) ([]string, error) {
+	out := make([]string, len(template))
+	for i, a := range template {
+		for k, v := range values {
+			a = strings.ReplaceAll(a, "{"+k+"}", v)
+		}
+		if strings.Contains(a, "{") && strings.Contains(a, "}") {
+			return nil, fmt.Errorf("command %q: placeholder left unfilled in %q", template, a)
+		}
+		out[i] = a
+	}
+	return out, nil
+}
+
+// StageLoad returns a stage's AIPerf settings with environment overrides
+// (QUAL_<STAGE>_REQUESTS, QUAL_<STAGE>_WARMUP, QUAL_<STAGE>_CONCURRENCY).
+func (t *Target) StageLoad(stage string) Load {
+	l := t.AIPerf[stage]
+	env := func(name string, dst *int) {
+		if v := os.Getenv("QUAL_" + strings.ToUpper(stage) + "_" + name); v != "" {
+			fmt.Sscan(v, dst)
+		}
+	}
+	env("REQUESTS", &l.Requests)
+	env("WARMUP", &l.Warmup)
+	env("CONCURRENCY", &l.Concurrency)
+	if l.TimeoutSeconds == 0 {
+		l.TimeoutSeconds = 300
+	}
+	return l
+}
