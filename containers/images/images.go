@@ -107,6 +107,9 @@ func (b *Builder) Base(ctx context.Context) (string, error) {
 	return tag, nil
 }
 
+// CacheDirPath is where the wheelhouse and the host binaries live.
+func (b *Builder) CacheDirPath() string { return b.cacheDir() }
+
 func (b *Builder) cacheDir() string {
 	dir := b.CacheDir
 	if dir == "" {

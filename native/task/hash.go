@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"image"
+	"image/draw"
 	"math"
 )
 
@@ -33,6 +34,18 @@ func ImageSHA256(img *image.NRGBA) string {
 		h.Write(img.Pix[off : off+4*b.Dx()])
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// ImageSHA256Of hashes any decoded image the way ImageSHA256 does, converting it to NRGBA
+// first (a decoded opaque PNG is RGBA; its NRGBA pixels are the same bytes).
+func ImageSHA256Of(img image.Image) string {
+	if n, ok := img.(*image.NRGBA); ok {
+		return ImageSHA256(n)
+	}
+	b := img.Bounds()
+	n := image.NewNRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	draw.Draw(n, n.Bounds(), img, b.Min, draw.Src)
+	return ImageSHA256(n)
 }
 
 // FillImageDefaults completes a request from the family's spec: zero size takes the first

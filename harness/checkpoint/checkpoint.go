@@ -1,0 +1,292 @@
+// Package checkpoint is what one checkpoint's qualification does, step by step, in the order
+// the suites' specs claim it: build the bundle and hash it, check its capability, run the
+// family gate on that exact bundle, serve it, run AIPerf, join, compare native and HTTP
+// outputs, check they are meaningful, derive timing, check the bundle is unchanged, and write
+// the result row. Each step returns an error that names what failed; the suites turn each into
+// one spec.
+package checkpoint
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/trtmc-qual/trtmc-qual/containers/images"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/target"
+	"github.com/trtmc-qual/trtmc-qual/native/bundle"
+	"github.com/trtmc-qual/trtmc-qual/native/family"
+	"github.com/trtmc-qual/trtmc-qual/native/manifest"
+)
+
+// Env is what every checkpoint of a run shares.
+type Env struct {
+	Root      string // repository root (golden/, threshold pins)
+	Target    *target.Target
+	RunDir    string // reports/<run-id>
+	Stage     string
+	Images    images.Set
+	NativeBin string // the reference target's trtmc-native on the host
+	Log       io.Writer
+}
+
+// Checkpoint is one inventory row being qualified.
+type Checkpoint struct {
+	Env      *Env
+	Row      inventory.Row
+	Manifest manifest.Manifest
+	Testcase manifest.Testcase
+	Dir      string // RunDir/<stage>/<profile>
+	Result   evidence.Result
+
+	bundlePath string
+	steps      map[string]bool
+	serving    *serving
+}
+
+// New prepares a checkpoint from its inventory row.
+func New(env *Env, row inventory.Row) (*Checkpoint, error) {
+	m, err := manifest.Read(row.Manifest)
+	if err != nil {
+		return nil, err
+	}
+	if len(m.Testcases) == 0 {
+		return nil, fmt.Errorf("manifest %s has no testcase", m.Name)
+	}
+	c := &Checkpoint{Env: env, Row: row, Manifest: m, Testcase: m.Testcases[0], steps: map[string]bool{},
+		Dir: filepath.Join(env.RunDir, env.Stage, m.Name)}
+	c.Result = evidence.Result{Profile: m.Name, Checkpoint: row.Checkpoint, Revision: row.Revision, Kind: row.Kind,
+		Counted: row.Counted, Status: inventory.StatusPlanned, Statement: row.Statement, Precision: m.Precision, GPU: "none",
+		Reproduce: fmt.Sprintf("QUAL_TARGET=%s ginkgo --label-filter=%s --focus=%q ./suites/%s", relTo(env.Root, env.Target.Path), env.Stage, m.Name+" ", env.Stage)}
+	return c, os.MkdirAll(c.Dir, 0o755)
+}
+
+func relTo(root, path string) string {
+	if rel, err := filepath.Rel(root, path); err == nil {
+		return rel
+	}
+	return path
+}
+
+func (c *Checkpoint) logf(format string, args ...any) {
+	fmt.Fprintf(c.Env.Log, "[%s/%s] %s\n", c.Env.Stage, c.Manifest.Name, fmt.Sprintf(format, args...))
+}
+
+// fail records a failure in the result row and returns it as an error.
+func (c *Checkpoint) fail(step string, err error) error {
+	c.Result.Failures = append(c.Result.Failures, step+": "+err.Error())
+	return fmt.Errorf("%s: %w", step, err)
+}
+
+// done marks a step passed.
+func (c *Checkpoint) done(step string) { c.steps[step] = true }
+
+// run executes a command, records it, and returns its stdout.
+func (c *Checkpoint) run(ctx context.Context, args []string) ([]byte, error) {
+	c.Result.Commands = append(c.Result.Commands, args)
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Dir = c.Env.Root
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err != nil {
+		return stdout.Bytes(), fmt.Errorf("%s: %w\n%s%s", strings.Join(args, " "), err, tail(stdout.String()), tail(stderr.String()))
+	}
+	return stdout.Bytes(), nil
+}
+
+func tail(s string) string {
+	if len(s) > 3000 {
+		return "…" + s[len(s)-3000:]
+	}
+	return s
+}
+
+// placeholders are the values a target's command templates may use.
+func (c *Checkpoint) placeholders() map[string]string {
+	return map[string]string{"native": c.Env.NativeBin, "manifest": c.Manifest.Path, "bundle": c.bundlePath,
+		"testcase": c.Testcase.Name, "root": c.Env.Root, "profile": c.Manifest.Name}
+}
+
+// Build runs the target's build command and hashes the bundle.
+func (c *Checkpoint) Build(ctx context.Context) error {
+	c.bundlePath = filepath.Join(c.Dir, filepath.Base(c.Manifest.Bundle))
+	args, err := target.Expand(c.Env.Target.Build, c.placeholders())
+	if err != nil {
+		return c.fail("build", err)
+	}
+	start := time.Now()
+	if _, err := c.run(ctx, args); err != nil {
+		return c.fail("build", err)
+	}
+	b, err := bundle.Open(c.bundlePath)
+	if err != nil {
+		return c.fail("build", err)
+	}
+	header := map[string]any{}
+	raw, _ := json.Marshal(b.Header)
+	json.Unmarshal(raw, &header)
+	delete(header, "sections")
+	c.Result.Bundle = evidence.Bundle{Path: relTo(c.Env.RunDir, c.bundlePath), Bytes: b.Size, SHA256Built: b.SHA256, Header: header}
+	c.logf("built bundle %s (%d bytes, sha256 %s) in %.1fs", filepath.Base(c.bundlePath), b.Size, b.SHA256, time.Since(start).Seconds())
+	c.done("build")
+	return nil
+}
+
+// Capability checks that the built bundle implements the stage's Task: for the reference target
+// by loading it (`trtmc-native inspect`); for others from the bundle header's task.
+func (c *Checkpoint) Capability(ctx context.Context) error {
+	want := string(inventory.StageCapability(c.Env.Stage))
+	if c.Env.Target.Kind != "reference" {
+		have, _, _ := inventory.ByTaskString("", fmt.Sprint(c.Result.Bundle.Header["task"]))
+		if len(have) == 0 || string(have[0]) != want {
+			return c.fail("capability", fmt.Errorf("bundle header task %v is not %s", c.Result.Bundle.Header["task"], want))
+		}
+		c.done("capability")
+		return nil
+	}
+	out, err := c.run(ctx, []string{c.Env.NativeBin, "inspect", c.bundlePath})
+	if err != nil {
+		return c.fail("capability", err)
+	}
+	var ins struct {
+		Tasks []struct {
+			Name     string `json:"name"`
+			Controls []struct {
+				Name string `json:"name"`
+			} `json:"controls"`
+		} `json:"tasks"`
+	}
+	if err := json.Unmarshal(out, &ins); err != nil {
+		return c.fail("capability", err)
+	}
+	var names []string
+	for _, t := range ins.Tasks {
+		names = append(names, t.Name)
+		if t.Name == want {
+			c.Row.Controls = nil
+			for _, ctl := range t.Controls {
+				c.Row.Controls = append(c.Row.Controls, ctl.Name)
+			}
+			c.Result.Status = inventory.StatusImplemented
+			c.done("capability")
+			return nil
+		}
+	}
+	return c.fail("capability", fmt.Errorf("bundle declares tasks %v, not %s: capability gap", names, want))
+}
+
+// Gate checks the threshold pin, then runs the family's unchanged gate on the exact bundle.
+func (c *Checkpoint) Gate(ctx context.Context) error {
+	thresholds := manifest.ThresholdsPath(c.Manifest, c.Testcase.Name)
+	pin, err := CheckThresholdPin(c.Env.Root, thresholds)
+	if err != nil {
+		return c.fail("gate", err)
+	}
+	c.Result.ThresholdPin = pin
+	before, err := bundle.FileSHA256(c.bundlePath)
+	if err != nil || before != c.Result.Bundle.SHA256Built {
+		return c.fail("gate", fmt.Errorf("bundle changed between build and gate: %s vs %s (%v)", before, c.Result.Bundle.SHA256Built, err))
+	}
+	args, err := target.Expand(c.Env.Target.Gate, c.placeholders())
+	if err != nil {
+		return c.fail("gate", err)
+	}
+	out, runErr := c.run(ctx, args)
+	var res family.GateResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		if runErr != nil {
+			return c.fail("gate", runErr)
+		}
+		return c.fail("gate", fmt.Errorf("gate printed no result JSON: %w", err))
+	}
+	c.Result.Gate = &res
+	c.Result.Bundle.SHA256Gated = res.BundleSHA
+	switch {
+	case res.BundleSHA != c.Result.Bundle.SHA256Built:
+		return c.fail("gate", fmt.Errorf("gate ran on bundle %s, built %s", res.BundleSHA, c.Result.Bundle.SHA256Built))
+	case !res.Passed:
+		return c.fail("gate", fmt.Errorf("family gate %s failed: %v", res.Testcase, res.Failures))
+	case runErr != nil:
+		return c.fail("gate", runErr)
+	}
+	c.Result.Status = inventory.StatusFamilyValidated
+	c.logf("gate %s passed: %v", res.Testcase, res.Figures)
+	c.done("gate")
+	return nil
+}
+
+// CheckThresholdPin compares a threshold file with its pin in golden/thresholds.sha256. A
+// changed threshold fails until the pin is deliberately updated.
+func CheckThresholdPin(root, thresholdsPath string) (string, error) {
+	rel := relTo(root, thresholdsPath)
+	pins, err := os.ReadFile(filepath.Join(root, "golden", "thresholds.sha256"))
+	if err != nil {
+		return "", fmt.Errorf("threshold pins: %w", err)
+	}
+	got, err := bundle.FileSHA256(thresholdsPath)
+	if err != nil {
+		return "", err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(pins))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 2 && f[1] == rel {
+			if f[0] != got {
+				return "", fmt.Errorf("threshold file %s changed: pinned sha256 %s, now %s; if the change is deliberate, update golden/thresholds.sha256 (sha256sum %s)", rel, f[0], got, rel)
+			}
+			return got, nil
+		}
+	}
+	return "", fmt.Errorf("threshold file %s has no pin in golden/thresholds.sha256", rel)
+}
+
+// Unchanged checks the bundle's sha256 after serving equals the built one.
+func (c *Checkpoint) Unchanged() error {
+	after, err := bundle.FileSHA256(c.bundlePath)
+	if err != nil {
+		return c.fail("bundle unchanged", err)
+	}
+	c.Result.Bundle.SHA256After = after
+	if after != c.Result.Bundle.SHA256Built {
+		return c.fail("bundle unchanged", fmt.Errorf("bundle sha256 %s after the run, %s when built", after, c.Result.Bundle.SHA256Built))
+	}
+	c.done("unchanged")
+	return nil
+}
+
+// Finish settles the row's status: aiperf-qualified only when every step of a full
+// qualification passed; a reduced or variant row stops at family-validated by design.
+func (c *Checkpoint) Finish(full bool) evidence.Result {
+	all := []string{"build", "capability", "gate"}
+	if full {
+		all = append(all, "serve", "aiperf", "join", "identity", "meaning", "timing", "unchanged")
+	}
+	missing := []string{}
+	for _, s := range all {
+		if !c.steps[s] {
+			missing = append(missing, s)
+		}
+	}
+	switch {
+	case len(missing) == 0 && full:
+		c.Result.Status = inventory.StatusQualified
+	case len(missing) == 0:
+		c.Result.Status = inventory.StatusFamilyValidated
+	default:
+		c.Result.Status = inventory.StatusFailed
+		if len(c.Result.Failures) == 0 {
+			c.Result.Failures = append(c.Result.Failures, "steps not completed: "+strings.Join(missing, ", "))
+		}
+	}
+	return c.Result
+}

@@ -1,0 +1,220 @@
+package checkpoint
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/trtmc-qual/trtmc-qual/containers/images"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/target"
+)
+
+// Plan is what a suite knows when it builds its spec tree: the target and the stage's
+// inventory, read from manifests only (nothing is built or started yet).
+type Plan struct {
+	Root   string
+	Stage  string
+	Target *target.Target
+	Rows   []inventory.Row
+	Paths  []string // every manifest of the target
+	Caps   inventory.Capabilities
+}
+
+// RepoRoot finds the checkout root from the working directory (a suite runs in its package
+// directory): the nearest parent holding go.mod and golden/.
+func RepoRoot() (string, error) {
+	if root := os.Getenv("QUAL_ROOT"); root != "" {
+		return root, nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "golden")); err == nil {
+			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+				return d, nil
+			}
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no repository root above %s: set QUAL_ROOT", dir)
+		}
+	}
+}
+
+// NewPlan reads the target named by $QUAL_TARGET (default suites/targets/reference.yaml) and
+// the stage's inventory. A TRTMC target resolves its manifests in $QUAL_TRTMC_ROOT.
+func NewPlan(stage string) (*Plan, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	tpath := os.Getenv("QUAL_TARGET")
+	if tpath == "" {
+		tpath = "suites/targets/reference.yaml"
+	}
+	if !filepath.IsAbs(tpath) {
+		tpath = filepath.Join(root, tpath)
+	}
+	manifestRoot := root
+	if tr := os.Getenv("QUAL_TRTMC_ROOT"); tr != "" {
+		manifestRoot = tr
+	}
+	t, err := target.Read(tpath, manifestRoot)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Root: root, Stage: stage, Target: t, Caps: inventory.ByTaskString}
+	opts := inventory.Options{Capabilities: inventory.ByTaskString}
+	if t.Kind == "reference" {
+		p.Caps, opts.Capabilities = inventory.RegistryCapabilities, inventory.RegistryCapabilities
+	}
+	if p.Paths, err = t.ManifestPaths(); err != nil {
+		return nil, err
+	}
+	if p.Rows, err = inventory.Discover(p.Paths, stage, opts); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Setup builds or finds the images and prepares the run directory.
+func (p *Plan) Setup(ctx context.Context, log *os.File) (*Env, error) {
+	runDir := os.Getenv("QUAL_RUN_DIR")
+	if runDir == "" {
+		runDir = filepath.Join(p.Root, "reports", "dev-"+time.Now().UTC().Format("20060102-150405"))
+	}
+	if !filepath.IsAbs(runDir) {
+		runDir = filepath.Join(p.Root, runDir)
+	}
+	env := &Env{Root: p.Root, Target: p.Target, RunDir: runDir, Stage: p.Stage, Log: log}
+	b := &images.Builder{Log: log, BaseImage: os.Getenv("QUAL_BASE_IMAGE")}
+	set, err := b.Ensure(ctx, p.Root)
+	if err != nil {
+		return nil, err
+	}
+	env.Images = set
+	if p.Target.Server.Image != "" && p.Target.Server.Image != "reference" {
+		env.Images.Server = p.Target.Server.Image
+	}
+	env.NativeBin = filepath.Join(b.CacheDirPath(), "bin", "trtmc-native")
+	return env, os.MkdirAll(filepath.Join(runDir, p.Stage), 0o755)
+}
+
+// StageRun collects a stage's results into its stage.json.
+type StageRun struct {
+	mu       sync.Mutex
+	Env      *Env
+	Evidence evidence.Stage
+}
+
+// NewStageRun starts a stage's evidence from its plan.
+func NewStageRun(env *Env, p *Plan) *StageRun {
+	rows := append([]inventory.Row(nil), p.Rows...)
+	inventory.Relative(rows, p.Target.Root)
+	return &StageRun{Env: env, Evidence: evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: p.Stage,
+		Number: inventory.StageNumber(p.Stage), Inventory: rows, Target: relTo(p.Root, p.Target.Path), TargetKind: p.Target.Kind,
+		Settings: map[string]any{"aiperf": p.Target.StageLoad(p.Stage), "server": p.Target.Server}}}
+}
+
+// Add records one checkpoint's result and moves its inventory row up the ladder.
+func (s *StageRun) Add(r evidence.Result) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Evidence.Results = append(s.Evidence.Results, r)
+	for i := range s.Evidence.Inventory {
+		if s.Evidence.Inventory[i].Profile == r.Profile {
+			s.Evidence.Inventory[i].Status = r.Status
+		}
+	}
+}
+
+// Write settles the stage's status and writes RunDir/<stage>/stage.json.
+func (s *StageRun) Write(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := &s.Evidence
+	e.Versions, e.Hardware = Versions(ctx, s.Env.Root, e.Results), Hardware(e.Results)
+	counted, qualified, failed := 0, 0, 0
+	for _, r := range e.Results {
+		if r.Counted {
+			counted++
+			if r.Status == inventory.StatusQualified {
+				qualified++
+			}
+		}
+		if r.Status == inventory.StatusFailed {
+			failed++
+		}
+	}
+	switch {
+	case e.Status == inventory.StatusBlocked:
+	case failed > 0 || qualified < counted:
+		e.Status = "failed"
+		e.Reason = fmt.Sprintf("%d of %d counted checkpoints aiperf-qualified; %d rows failed", qualified, counted, failed)
+	case counted == 0:
+		e.Status, e.Reason = "failed", "no full-model checkpoint in the group was qualified"
+	default:
+		e.Status = "qualified"
+		e.Reason = fmt.Sprintf("all %d counted checkpoints aiperf-qualified", counted)
+	}
+	return evidence.WriteJSON(filepath.Join(s.Env.RunDir, s.Evidence.Stage, "stage.json"), e)
+}
+
+// Versions of everything the evidence depends on.
+func Versions(ctx context.Context, root string, results []evidence.Result) map[string]string {
+	out := map[string]string{"go": runtime.Version(), "aiperf": images.AIPerfVersion + " (required)"}
+	for _, r := range results {
+		if r.AIPerf != nil && r.AIPerf.Version != "" {
+			out["aiperf"] = r.AIPerf.Version
+		}
+	}
+	cmd := func(name string, args ...string) string {
+		b, err := exec.CommandContext(ctx, name, args...).Output()
+		if err != nil {
+			return "unknown"
+		}
+		return strings.TrimSpace(string(b))
+	}
+	out["docker_engine"] = cmd("docker", "version", "-f", "{{.Server.Version}}")
+	out["pocketsphinx"] = cmd("dpkg-query", "-W", "-f", "${Version}", "libpocketsphinx3")
+	out["trtmc-qual"] = cmd("git", "-C", root, "describe", "--always", "--dirty")
+	return out
+}
+
+// Hardware describes this machine.
+func Hardware(results []evidence.Result) evidence.Hardware {
+	h := evidence.Hardware{Cores: runtime.NumCPU(), GPU: "none"}
+	h.Host, _ = os.Hostname()
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if name, ok := strings.CutPrefix(line, "model name"); ok {
+				h.CPU = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), ":"))
+				break
+			}
+		}
+	}
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+				kb, _ := strconv.ParseFloat(strings.Fields(rest)[0], 64)
+				h.MemoryGB = kb / 1024 / 1024
+			}
+		}
+	}
+	for _, r := range results {
+		if r.GPU != "" && r.GPU != "none" {
+			h.GPU = r.GPU
+		}
+	}
+	return h
+}

@@ -1,0 +1,262 @@
+package checkpoint
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/testcontainers/testcontainers-go"
+	"github.com/testcontainers/testcontainers-go/network"
+
+	"github.com/trtmc-qual/trtmc-qual/containers/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/containers/gpu"
+	"github.com/trtmc-qual/trtmc-qual/containers/trtmcserver"
+	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/native/bundle"
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
+	"github.com/trtmc-qual/trtmc-qual/server"
+)
+
+// input is one pinned input, on the host and in the server container.
+type input struct {
+	ID            string
+	HostPath      string // ASR clip
+	ContainerPath string
+	Gold          string
+	Seconds       float64
+	AudioSHA      string // task.Audio.SHA256 of the decoded clip
+	Prompt        dataset.Prompt
+}
+
+// serving is the state of the served part of the run.
+type serving struct {
+	network *testcontainers.DockerNetwork
+	server  *trtmcserver.Container
+	inputs  []input
+	aiperf  *aiperf.Result
+	exports harnessaiperf.Exports
+	records []server.Record
+	route   string
+}
+
+// Cleanup is a function the caller defers right after the start it undoes.
+type Cleanup func(ctx context.Context) error
+
+// StartNetwork creates the run's private network: internal, so AIPerf reaches only the server.
+func (c *Checkpoint) StartNetwork(ctx context.Context) (Cleanup, error) {
+	nw, err := network.New(ctx, network.WithInternal())
+	if err != nil {
+		return nil, c.fail("serve", fmt.Errorf("create network: %w", err))
+	}
+	c.serving = &serving{network: nw}
+	return func(ctx context.Context) error { return nw.Remove(ctx) }, nil
+}
+
+// StartServer loads the pinned inputs, starts the server container on the exact bundle with the
+// inputs copied in, and checks /v1/serving/info reports the same sha256.
+func (c *Checkpoint) StartServer(ctx context.Context) (Cleanup, error) {
+	if c.serving == nil {
+		return nil, c.fail("serve", fmt.Errorf("no network: StartNetwork first"))
+	}
+	inputs, err := c.loadInputs()
+	if err != nil {
+		return nil, c.fail("serve", err)
+	}
+	c.serving.inputs = inputs
+	srvCfg := c.Env.Target.Server
+	req, err := gpu.Parse(srvCfg.GPU)
+	if err != nil {
+		return nil, c.fail("serve", err)
+	}
+	opts := []trtmcserver.Option{trtmcserver.WithBundles(c.bundlePath), trtmcserver.WithNetwork(c.serving.network, "trtmc-server"),
+		trtmcserver.WithGPU(req), trtmcserver.WithLanes(max(1, srvCfg.Lanes), max(1, srvCfg.Queue)), trtmcserver.WithEnv(srvCfg.Env)}
+	if srvCfg.StartupSeconds > 0 {
+		opts = append(opts, trtmcserver.WithStartupTimeout(time.Duration(srvCfg.StartupSeconds)*time.Second))
+	}
+	if len(srvCfg.Command) > 0 {
+		opts = append(opts, trtmcserver.WithCommand(srvCfg.Command...))
+	}
+	for _, in := range inputs {
+		if in.HostPath != "" {
+			opts = append(opts, trtmcserver.WithFile(in.HostPath, in.ContainerPath))
+		}
+	}
+	start := time.Now()
+	srv, err := trtmcserver.Run(ctx, c.Env.Images.Server, opts...)
+	cleanup := func(ctx context.Context) error {
+		if srv == nil || srv.DockerContainer == nil {
+			return nil
+		}
+		if logs, lerr := srv.LogText(ctx); lerr == nil {
+			os.WriteFile(filepath.Join(c.Dir, "server.log"), []byte(logs), 0o644)
+		}
+		return testcontainers.TerminateContainer(srv)
+	}
+	if err != nil {
+		return cleanup, c.fail("serve", err)
+	}
+	c.serving.server = srv
+	c.Result.GPU = srv.GPU.Passed
+	if srv.GPU.Notice != "" {
+		c.logf("%s", srv.GPU.Notice)
+		c.Result.GPU += " (" + srv.GPU.Notice + ")"
+	}
+	info, err := srv.ServingInfo(ctx, "")
+	if err != nil {
+		return cleanup, c.fail("serve", err)
+	}
+	if len(info.Models) != 1 {
+		return cleanup, c.fail("serve", fmt.Errorf("serving info lists %d models, want 1", len(info.Models)))
+	}
+	c.Result.Bundle.SHA256Served = info.Models[0].BundleSHA256
+	if c.Result.Bundle.SHA256Served != c.Result.Bundle.SHA256Built {
+		return cleanup, c.fail("serve", fmt.Errorf("server reports bundle sha256 %s, built %s", c.Result.Bundle.SHA256Served, c.Result.Bundle.SHA256Built))
+	}
+	c.logf("serving %s in %s (ready in %.1fs)", info.Models[0].ID, c.Env.Images.Server, time.Since(start).Seconds())
+	c.done("serve")
+	return cleanup, nil
+}
+
+// loadInputs materializes the testcase's pinned dataset.
+func (c *Checkpoint) loadInputs() ([]input, error) {
+	path := filepath.Join(c.Env.Root, c.Testcase.Dataset)
+	sum, err := bundle.FileSHA256(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []input
+	switch c.Env.Stage {
+	case inventory.StageASR:
+		set, err := dataset.ReadASR(path)
+		if err != nil {
+			return nil, err
+		}
+		clips, err := set.Materialize(c.Env.Root, filepath.Join(c.Dir, "inputs"))
+		if err != nil {
+			return nil, err
+		}
+		for _, cl := range clips {
+			sha, err := audioSHA(cl.Path)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, input{ID: cl.ID, HostPath: cl.Path, ContainerPath: "/data/" + cl.ID + ".wav", Gold: cl.Gold, Seconds: cl.Duration, AudioSHA: sha})
+		}
+	case inventory.StageT2I:
+		prompts, err := dataset.ReadPrompts(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range prompts {
+			out = append(out, input{ID: p.ID, Prompt: p})
+		}
+	default:
+		return nil, fmt.Errorf("stage %s has no serving inputs", c.Env.Stage)
+	}
+	c.Result.Dataset = evidence.Dataset{Path: c.Testcase.Dataset, SHA256: sum, Items: len(out)}
+	return out, nil
+}
+
+// t2iSettings are the fixed generation settings of the stage: the testcase's, at the bundle's
+// first declared size.
+func (c *Checkpoint) t2iSettings() map[string]any {
+	s := map[string]any{"response_format": "b64_json"}
+	for k, v := range c.Testcase.Settings {
+		s[k] = v
+	}
+	if sizes, ok := c.Manifest.Build["sizes"].([]any); ok && len(sizes) > 0 {
+		if wh, ok := sizes[0].([]any); ok && len(wh) == 2 {
+			s["size"] = fmt.Sprintf("%vx%v", wh[0], wh[1])
+		}
+	}
+	return s
+}
+
+// RunAIPerf sends W warmup and N measured requests from the pinned inputs and collects the
+// artifacts and the server records.
+func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
+	if c.serving == nil || c.serving.server == nil {
+		return c.fail("aiperf", fmt.Errorf("no server running"))
+	}
+	load := c.Env.Target.StageLoad(c.Env.Stage)
+	p := aiperf.Profile{Model: c.Manifest.Name, URL: c.serving.server.InternalURL(), RequestCount: load.Requests,
+		WarmupCount: load.Warmup, Concurrency: load.Concurrency, Seed: load.Seed, TimeoutSeconds: load.TimeoutSeconds, Media: map[string]string{}}
+	switch c.Env.Stage {
+	case inventory.StageASR:
+		p.EndpointType, c.serving.route = aiperf.AudioTranscription, "/v1/audio/transcriptions"
+		for _, in := range c.serving.inputs {
+			p.Inputs = append(p.Inputs, map[string]any{"session_id": in.ID, "audio": in.ContainerPath})
+			p.Media[in.ContainerPath] = in.HostPath
+		}
+	case inventory.StageT2I:
+		p.EndpointType, c.serving.route = aiperf.ImageGeneration, "/v1/images/generations"
+		p.ExtraInputs = c.t2iSettings()
+		for _, in := range c.serving.inputs {
+			extra := map[string]any{"seed": in.Prompt.Seed}
+			if in.Prompt.NegativePrompt != "" {
+				extra["negative_prompt"] = in.Prompt.NegativePrompt
+			}
+			p.Inputs = append(p.Inputs, map[string]any{"session_id": in.ID, "text": in.Prompt.Prompt, "extra": extra})
+		}
+	}
+	c.Result.Endpoint = c.serving.route
+	c.Result.Settings = map[string]any{"warmup": load.Warmup, "requests": load.Requests, "concurrency": load.Concurrency,
+		"lanes": max(1, c.Env.Target.Server.Lanes), "endpoint_type": p.EndpointType, "extra_inputs": p.ExtraInputs}
+	c.logf("AIPerf: %d warmup + %d measured requests at concurrency %d ...", load.Warmup, load.Requests, load.Concurrency)
+	start := time.Now()
+	res, err := aiperf.Run(ctx, c.Env.Images.AIPerf, p, filepath.Join(c.Dir, "aiperf"), aiperf.WithNetwork(c.serving.network))
+	if res != nil {
+		c.Result.AIPerf = &evidence.AIPerfRun{Version: res.Version, Command: res.Command, ExitCode: res.ExitCode,
+			Dir: relTo(c.Env.RunDir, res.ArtifactDir), Warmup: load.Warmup, Requests: load.Requests, Concurrency: load.Concurrency, Endpoint: p.EndpointType}
+		c.Result.Commands = append(c.Result.Commands, res.Command)
+	}
+	records, rerr := c.serving.server.Records(ctx)
+	if rerr == nil {
+		rerr = os.WriteFile(filepath.Join(c.Dir, "server-records.jsonl"), records, 0o644)
+		c.Result.Records = relTo(c.Env.RunDir, filepath.Join(c.Dir, "server-records.jsonl"))
+	}
+	if err != nil {
+		return c.fail("aiperf", err)
+	}
+	if rerr != nil {
+		return c.fail("aiperf", fmt.Errorf("server records: %w", rerr))
+	}
+	if res.ExitCode != 0 {
+		stderr, _ := os.ReadFile(filepath.Join(res.Dir, "aiperf.stderr"))
+		return c.fail("aiperf", fmt.Errorf("aiperf exited %d: %s", res.ExitCode, tail(string(stderr))))
+	}
+	if c.serving.exports, err = harnessaiperf.Read(res.ArtifactDir); err != nil {
+		return c.fail("aiperf", err)
+	}
+	if c.serving.records, err = ParseRecords(records); err != nil {
+		return c.fail("aiperf", err)
+	}
+	c.serving.aiperf = res
+	if got, want := len(c.serving.exports.Raw), load.Warmup+load.Requests; got != want {
+		return c.fail("aiperf", fmt.Errorf("AIPerf exported %d raw records, want %d warmup + %d measured", got, load.Warmup, load.Requests))
+	}
+	c.logf("AIPerf %s finished in %.1fs: %d raw records", res.Version, time.Since(start).Seconds(), len(c.serving.exports.Raw))
+	c.done("aiperf")
+	return nil
+}
+
+// ParseRecords reads a server records JSONL file.
+func ParseRecords(data []byte) ([]server.Record, error) {
+	var out []server.Record
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if line == "" {
+			continue
+		}
+		var r server.Record
+		if err := jsonUnmarshal([]byte(line), &r); err != nil {
+			return nil, fmt.Errorf("server record line %d: %w", i+1, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}

@@ -1,0 +1,226 @@
+// Package evidence is what a qualification publishes: one stage.json per stage written by its
+// suite, merged into a schema-versioned evidence.json and a qualification.md a reviewer reads,
+// beside the AIPerf artifact directories, server records and latency plots. Verify re-checks a
+// published directory offline, like MLPerf's submission checker.
+package evidence
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/timing"
+	"github.com/trtmc-qual/trtmc-qual/native/family"
+)
+
+// SchemaVersion of evidence.json and stage.json.
+const SchemaVersion = 1
+
+// Evidence is one run.
+type Evidence struct {
+	SchemaVersion int               `json:"schema_version"`
+	RunID         string            `json:"run_id"`
+	Target        string            `json:"target"`
+	TargetKind    string            `json:"target_kind"`
+	Versions      map[string]string `json:"versions"`
+	Hardware      Hardware          `json:"hardware"`
+	Stages        []Stage           `json:"stages"`
+}
+
+// Hardware is where the run happened.
+type Hardware struct {
+	CPU      string  `json:"cpu"`
+	Cores    int     `json:"cores"`
+	MemoryGB float64 `json:"memory_gb"`
+	GPU      string  `json:"gpu"`
+	Host     string  `json:"host"`
+}
+
+// Stage is one stage's outcome.
+type Stage struct {
+	SchemaVersion int                  `json:"schema_version"`
+	Stage         string               `json:"stage"`
+	Number        int                  `json:"number"`
+	Status        string               `json:"status"` // qualified | failed | blocked | partial
+	Reason        string               `json:"reason,omitempty"`
+	Inventory     []inventory.Row      `json:"inventory"`
+	Audit         []inventory.AuditRow `json:"audit,omitempty"`
+	Probe         *Probe               `json:"probe,omitempty"`
+	Results       []Result             `json:"results"`
+	Versions      map[string]string    `json:"versions"`
+	Hardware      Hardware             `json:"hardware"`
+	Target        string               `json:"target"`
+	TargetKind    string               `json:"target_kind"`
+	Settings      map[string]any       `json:"settings"`
+}
+
+// Probe is a request that proves a refusal (stage 9: audio to a model without the capability).
+type Probe struct {
+	Model     string `json:"model"`
+	Route     string `json:"route"`
+	Status    int    `json:"status"`
+	ErrorCode string `json:"error_code"`
+	Message   string `json:"message"`
+	RequestID string `json:"request_id"`
+	Recorded  bool   `json:"recorded"` // the server's records hold the refusal
+	Passed    bool   `json:"passed"`
+}
+
+// Bundle is the served artifact's identity at each point it was checked.
+type Bundle struct {
+	Path         string         `json:"path"`
+	Bytes        int64          `json:"bytes"`
+	SHA256Built  string         `json:"sha256_built"`
+	SHA256Gated  string         `json:"sha256_gated"`
+	SHA256Served string         `json:"sha256_served"`
+	SHA256After  string         `json:"sha256_after"`
+	Header       map[string]any `json:"header"`
+}
+
+// Dataset identifies the pinned inputs.
+type Dataset struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+	Items  int    `json:"items"`
+}
+
+// AIPerfRun is the client side.
+type AIPerfRun struct {
+	Version     string   `json:"version"`
+	Command     []string `json:"command"`
+	ExitCode    int      `json:"exit_code"`
+	Dir         string   `json:"dir"` // relative to the run directory
+	Warmup      int      `json:"warmup"`
+	Requests    int      `json:"requests"`
+	Concurrency int      `json:"concurrency"`
+	Endpoint    string   `json:"endpoint_type"`
+}
+
+// Identity is the native/HTTP comparison.
+type Identity struct {
+	Requests   int      `json:"requests"`
+	NativeRuns int      `json:"native_runs"`
+	Equal      int      `json:"equal"`
+	Mismatches []string `json:"mismatches,omitempty"`
+	Rule       string   `json:"rule"`
+}
+
+// Meaning is the check that outputs are meaningful, not only identical.
+type Meaning struct {
+	Checks   map[string]float64 `json:"checks"`
+	Failures []string           `json:"failures,omitempty"`
+	Rule     string             `json:"rule"`
+}
+
+// Output is one request's stored output, for offline re-checks.
+type Output struct {
+	RequestID  string `json:"request_id"`
+	Phase      string `json:"phase"`
+	InputID    string `json:"input_id"`
+	HTTPOutput string `json:"http_output"` // transcript, or image pixel sha256
+	Native     string `json:"native_output"`
+	Gold       string `json:"gold,omitempty"`
+}
+
+// Result is one checkpoint's row.
+type Result struct {
+	Profile      string             `json:"profile"`
+	Checkpoint   string             `json:"checkpoint"`
+	Revision     string             `json:"revision"`
+	Kind         string             `json:"kind"`
+	Counted      bool               `json:"counted"`
+	Status       string             `json:"status"`
+	Failures     []string           `json:"failures,omitempty"`
+	Statement    string             `json:"statement,omitempty"`
+	Bundle       Bundle             `json:"bundle"`
+	Gate         *family.GateResult `json:"gate,omitempty"`
+	ThresholdPin string             `json:"threshold_pin,omitempty"`
+	Dataset      Dataset            `json:"dataset"`
+	Endpoint     string             `json:"endpoint,omitempty"`
+	Precision    string             `json:"effective_precision"`
+	GPU          string             `json:"gpu"`
+	Settings     map[string]any     `json:"settings,omitempty"`
+	AIPerf       *AIPerfRun         `json:"aiperf,omitempty"`
+	Join         *join.Report       `json:"join,omitempty"`
+	Identity     *Identity          `json:"identity,omitempty"`
+	Meaning      *Meaning           `json:"meaning,omitempty"`
+	Timing       *timing.Summary    `json:"timing,omitempty"`
+	Outputs      []Output           `json:"outputs,omitempty"`
+	Records      string             `json:"records,omitempty"` // server records file, relative
+	Plot         string             `json:"plot,omitempty"`
+	Commands     [][]string         `json:"commands"`
+	Reproduce    string             `json:"reproduce"`
+}
+
+// WriteJSON writes v as indented JSON, creating directories.
+func WriteJSON(path string, v any) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(v, "", " ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", path, err)
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// ReadStage reads a stage.json.
+func ReadStage(path string) (Stage, error) {
+	var s Stage
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return s, fmt.Errorf("read stage evidence: %w", err)
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		return s, fmt.Errorf("stage evidence %s: %w", path, err)
+	}
+	if s.SchemaVersion != SchemaVersion {
+		return s, fmt.Errorf("stage evidence %s has schema %d, this qual reads %d", path, s.SchemaVersion, SchemaVersion)
+	}
+	return s, nil
+}
+
+// Read reads evidence.json.
+func Read(runDir string) (Evidence, error) {
+	var e Evidence
+	data, err := os.ReadFile(filepath.Join(runDir, "evidence.json"))
+	if err != nil {
+		return e, fmt.Errorf("read evidence: %w", err)
+	}
+	if err := json.Unmarshal(data, &e); err != nil {
+		return e, fmt.Errorf("evidence.json: %w", err)
+	}
+	if e.SchemaVersion != SchemaVersion {
+		return e, fmt.Errorf("evidence.json has schema %d, this qual reads %d", e.SchemaVersion, SchemaVersion)
+	}
+	return e, nil
+}
+
+// Assemble merges every <stage>/stage.json under runDir into evidence.json and qualification.md.
+func Assemble(runDir string) (Evidence, error) {
+	paths, err := filepath.Glob(filepath.Join(runDir, "*", "stage.json"))
+	if err != nil {
+		return Evidence{}, err
+	}
+	if len(paths) == 0 {
+		return Evidence{}, fmt.Errorf("no stage evidence under %s (did the suites run?)", runDir)
+	}
+	e := Evidence{SchemaVersion: SchemaVersion, RunID: filepath.Base(runDir)}
+	for _, p := range paths {
+		s, err := ReadStage(p)
+		if err != nil {
+			return e, err
+		}
+		e.Stages = append(e.Stages, s)
+		e.Target, e.TargetKind, e.Versions, e.Hardware = s.Target, s.TargetKind, s.Versions, s.Hardware
+	}
+	sort.Slice(e.Stages, func(i, j int) bool { return e.Stages[i].Number < e.Stages[j].Number })
+	if err := WriteJSON(filepath.Join(runDir, "evidence.json"), e); err != nil {
+		return e, err
+	}
+	return e, os.WriteFile(filepath.Join(runDir, "qualification.md"), []byte(Markdown(e)), 0o644)
+}

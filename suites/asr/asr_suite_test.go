@@ -1,0 +1,27 @@
+package asr_test
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/suites/labels"
+	"github.com/trtmc-qual/trtmc-qual/suites/qualify"
+)
+
+// Stage 3: one complete recorded WAV clip per request → one final transcript, over
+// POST /v1/audio/transcriptions (AIPerf endpoint type audio_transcription).
+var suite = qualify.MustPlan(inventory.StageASR)
+
+var _ = Describe("Stage 3: recorded-clip transcription", Label(labels.ASR), func() {
+	suite.Checkpoints()
+})
+
+func init() { suite.Lifecycle() }
+
+func TestStage3ASR(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Stage 3 (asr): recorded-clip transcription")
+}

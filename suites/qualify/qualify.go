@@ -1,0 +1,172 @@
+// Package qualify declares the specs that qualify a stage's checkpoints: one ordered Describe
+// per inventory row, one It per claim, in the order of DESIGN.md's "What one checkpoint's
+// qualification proves". The stage suites (asr, t2i) call Checkpoints with their plan.
+package qualify
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/suites/labels"
+)
+
+// Suite holds what the specs of one stage share once BeforeSuite has run.
+type Suite struct {
+	Plan  *checkpoint.Plan
+	Env   *checkpoint.Env
+	Stage *checkpoint.StageRun
+}
+
+// MustPlan reads the target and the stage's inventory while the spec tree is built.
+func MustPlan(stage string) *Suite {
+	p, err := checkpoint.NewPlan(stage)
+	if err != nil {
+		panic(fmt.Sprintf("qualification plan for stage %s: %v", stage, err))
+	}
+	return &Suite{Plan: p}
+}
+
+// Lifecycle registers BeforeSuite (images, run directory) and AfterSuite (stage.json, written
+// whatever the specs' outcome).
+func (s *Suite) Lifecycle() {
+	BeforeSuite(func(ctx SpecContext) {
+		env, err := s.Plan.Setup(ctx, os.Stderr)
+		Expect(err).NotTo(HaveOccurred(), "images and run directory")
+		s.Env, s.Stage = env, checkpoint.NewStageRun(env, s.Plan)
+	}, NodeTimeout(30*time.Minute))
+	AfterSuite(func(ctx SpecContext) {
+		if s.Stage != nil {
+			Expect(s.Stage.Write(ctx)).To(Succeed())
+			GinkgoWriter.Printf("stage evidence: %s/%s/stage.json (%s)\n", s.Env.RunDir, s.Plan.Stage, s.Stage.Evidence.Status)
+		}
+	})
+}
+
+// Checkpoints declares a Describe per inventory row.
+func (s *Suite) Checkpoints() {
+	for _, row := range s.Plan.Rows {
+		switch row.Kind {
+		case inventory.KindFull:
+			if row.Counted {
+				s.full(row)
+			} else {
+				s.recorded(row)
+			}
+		case inventory.KindReduced, inventory.KindVariant:
+			s.recorded(row)
+		default:
+			s.excluded(row)
+		}
+	}
+}
+
+func (s *Suite) describe(row inventory.Row, what string) string {
+	return fmt.Sprintf("%s (checkpoint %s@%s, %s)", row.Profile, row.Checkpoint, row.Revision, what)
+}
+
+// full is a counted checkpoint's whole qualification.
+func (s *Suite) full(row inventory.Row) {
+	Describe(s.describe(row, "full model, counted"), Ordered, Label(s.Plan.Stage, labels.Containers), func() {
+		var c *checkpoint.Checkpoint
+		BeforeAll(func() {
+			var err error
+			c, err = checkpoint.New(s.Env, row)
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(func() { s.Stage.Add(c.Finish(true)) })
+		})
+		s.buildAndGate(&c)
+		Context("served in a container and measured by a real AIPerf", Ordered, func() {
+			BeforeAll(func(ctx SpecContext) {
+				stopNetwork, err := c.StartNetwork(ctx)
+				Expect(err).NotTo(HaveOccurred())
+				DeferCleanup(func(ctx SpecContext) error { return stopNetwork(ctx) })
+				stopServer, err := c.StartServer(ctx)
+				if stopServer != nil {
+					DeferCleanup(func(ctx SpecContext) error { return stopServer(ctx) })
+				}
+				Expect(err).NotTo(HaveOccurred())
+			}, NodeTimeout(10*time.Minute))
+			It("serves that same bundle: /v1/serving/info reports its sha256", func() {
+				Expect(c.Result.Bundle.SHA256Served).To(Equal(c.Result.Bundle.SHA256Built))
+				AddReportEntry("bundle_served", c.Result.Bundle)
+			})
+			It("runs aiperf==0.13.0 with W warmup and N measured requests from the pinned dataset", func(ctx SpecContext) {
+				Expect(c.RunAIPerf(ctx)).To(Succeed())
+				AddReportEntry("aiperf", c.Result.AIPerf)
+			}, NodeTimeout(60*time.Minute))
+			It("joins every AIPerf record, warmup included, to exactly one server record by X-Request-ID", func() {
+				rep, err := c.Join()
+				Expect(err).NotTo(HaveOccurred())
+				AddReportEntry("join", rep.String())
+			})
+			It("gives the native Task's output over HTTP for every request", func(ctx SpecContext) {
+				Expect(c.Identity(ctx)).To(Succeed())
+				AddReportEntry("identity", c.Result.Identity)
+			}, NodeTimeout(30*time.Minute))
+			It("gives meaningful outputs, within the family's contract", func() {
+				Expect(c.Meaning()).To(Succeed())
+				AddReportEntry("meaning", c.Result.Meaning)
+			})
+			It("keeps client latency apart from the Task call's wall time, over measured requests only", func() {
+				sum, err := c.Timing()
+				Expect(err).NotTo(HaveOccurred())
+				for _, f := range sum.Figures {
+					AddReportEntry(f.Name, fmt.Sprintf("%.4f %s = %s", f.Value, f.Unit, f.Formula))
+				}
+			})
+		})
+		It("leaves the served bundle byte-identical to the gated one", func() {
+			Expect(c.Unchanged()).To(Succeed())
+		})
+	})
+}
+
+// buildAndGate declares the specs every row that is built shares.
+func (s *Suite) buildAndGate(c **checkpoint.Checkpoint) {
+	It("builds the bundle from the family manifest and records its sha256", func(ctx SpecContext) {
+		Expect((*c).Build(ctx)).To(Succeed())
+		AddReportEntry("bundle", (*c).Result.Bundle)
+	}, NodeTimeout(20*time.Minute))
+	It(fmt.Sprintf("implements %s, by capability rather than by name or declared mode", inventory.StageCapability(s.Plan.Stage)), func(ctx SpecContext) {
+		Expect((*c).Capability(ctx)).To(Succeed())
+	})
+	It("passes the family's unchanged gate on that exact bundle, with pinned thresholds", func(ctx SpecContext) {
+		Expect((*c).Gate(ctx)).To(Succeed())
+		AddReportEntry("gate", (*c).Result.Gate)
+	}, NodeTimeout(30*time.Minute))
+}
+
+// recorded is a reduced or variant row: built and gated, recorded, never counted.
+func (s *Suite) recorded(row inventory.Row) {
+	Describe(s.describe(row, row.Kind+": recorded, not counted"), Ordered, Label(s.Plan.Stage), func() {
+		var c *checkpoint.Checkpoint
+		BeforeAll(func() {
+			var err error
+			c, err = checkpoint.New(s.Env, row)
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(func() { s.Stage.Add(c.Finish(false)) })
+		})
+		s.buildAndGate(&c)
+		It(fmt.Sprintf("is listed as a %s row and never counted as the checkpoint's model", row.Kind), func() {
+			Expect(row.Counted).To(BeFalse())
+			Expect(row.Kind).NotTo(Equal(inventory.KindFull))
+			Expect(row.Markings).NotTo(BeEmpty(), "the markings that make it %s", row.Kind)
+		})
+	})
+}
+
+// excluded is a row that shares the stage's task string but not its workload.
+func (s *Suite) excluded(row inventory.Row) {
+	Describe(s.describe(row, "excluded"), Label(s.Plan.Stage), func() {
+		It("is excluded from the group with its reason recorded", func() {
+			Expect(row.Reason).NotTo(BeEmpty())
+			Expect(row.Counted).To(BeFalse())
+		})
+	})
+}

@@ -1,0 +1,27 @@
+package t2i_test
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/suites/labels"
+	"github.com/trtmc-qual/trtmc-qual/suites/qualify"
+)
+
+// Stage 6: one prompt → one image at one fixed size with explicit steps, guidance and seed,
+// over POST /v1/images/generations (AIPerf endpoint type image_generation).
+var suite = qualify.MustPlan(inventory.StageT2I)
+
+var _ = Describe("Stage 6: text-to-image", Label(labels.T2I), func() {
+	suite.Checkpoints()
+})
+
+func init() { suite.Lifecycle() }
+
+func TestStage6T2I(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Stage 6 (t2i): text-to-image")
+}
