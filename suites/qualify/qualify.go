@@ -6,6 +6,7 @@ package qualify
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -168,5 +169,56 @@ func (s *Suite) excluded(row inventory.Row) {
 			Expect(row.Reason).NotTo(BeEmpty())
 			Expect(row.Counted).To(BeFalse())
 		})
+	})
+}
+
+// AudioQA declares stage 9: the capability audit, and with no capable profile the blocked
+// report and the refusal probe; capable profiles get the full qualification.
+func (s *Suite) AudioQA() {
+	want := inventory.StageCapability(s.Plan.Stage)
+	var capable []inventory.Row
+	for _, r := range s.Plan.Rows {
+		if r.NativeTask == string(want) {
+			capable = append(capable, r)
+		}
+	}
+	It("audits every profile of the target for an audio_text_to_text capability", func() {
+		audit, err := inventory.Audit(s.Plan.Paths, want, s.Plan.Caps)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(audit).NotTo(BeEmpty(), "the target has no profiles to audit")
+		s.Stage.Evidence.Audit = audit
+		AddReportEntry("audit", audit)
+	})
+	if len(capable) > 0 {
+		for _, r := range capable {
+			s.full(r)
+		}
+		return
+	}
+	It("is reported blocked, visibly, because no profile implements audio_text_to_text", func() {
+		s.Stage.Block(fmt.Sprintf("blocked: none of the %d profiles of target %s implements %s (audit below)", len(s.Stage.Evidence.Audit), s.Plan.Target.Name, want), s.Stage.Evidence.Audit)
+		Expect(s.Stage.Evidence.Status).To(Equal(inventory.StatusBlocked))
+		for _, a := range s.Stage.Evidence.Audit {
+			Expect(a.Has).To(BeFalse(), a.Profile)
+		}
+	})
+	Describe("the serving path refuses audio questions it cannot answer", Ordered, Label(labels.Containers), func() {
+		It("answers an input_audio part with 400 unsupported_capability, naming the model and the Task, and records it", func(ctx SpecContext) {
+			asr, err := checkpoint.NewPlan(inventory.StageASR)
+			Expect(err).NotTo(HaveOccurred())
+			counted := inventory.Counted(asr.Rows)
+			Expect(counted).NotTo(BeEmpty(), "no transcription model to probe with")
+			pairs, err := checkpoint.ReadQAPairs(filepath.Join(s.Plan.Root, "golden", "audioqa", "pairs.jsonl"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(pairs).NotTo(BeEmpty())
+			probe, cleanups, err := checkpoint.ProbeAudioRefusal(ctx, s.Env, counted[0], pairs[0])
+			for _, c := range cleanups {
+				DeferCleanup(func(ctx SpecContext) error { return c(ctx) })
+			}
+			Expect(err).NotTo(HaveOccurred())
+			s.Stage.SetProbe(probe)
+			AddReportEntry("probe", probe)
+			Expect(probe.Passed).To(BeTrue(), "probe answer: %+v", probe)
+		}, NodeTimeout(15*time.Minute))
 	})
 }

@@ -1,0 +1,27 @@
+package audioqa_test
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/suites/labels"
+	"github.com/trtmc-qual/trtmc-qual/suites/qualify"
+)
+
+// Stage 9: one recorded clip + a question → an answer, over POST /v1/chat/completions with
+// input_audio parts (AIPerf endpoint type chat). The fixed QA pairs are in golden/audioqa/.
+var suite = qualify.MustPlan(inventory.StageAudioQA)
+
+var _ = Describe("Stage 9: audio question answering", Label(labels.AudioQA), func() {
+	suite.AudioQA()
+})
+
+func init() { suite.Lifecycle() }
+
+func TestStage9AudioQA(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Stage 9 (audioqa): audio question answering")
+}
