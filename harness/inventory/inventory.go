@@ -72,6 +72,7 @@ type Row struct {
 	CapabilityGap string   `json:"capability_gap,omitempty"`
 	Kind          string   `json:"kind"`
 	Markings      []string `json:"markings,omitempty"` // why a row is reduced, a variant or excluded
+	Notes         []string `json:"notes,omitempty"`
 	Counted       bool     `json:"counted"`
 	Status        string   `json:"status"`
 	Reason        string   `json:"reason,omitempty"`
@@ -169,6 +170,9 @@ func classify(m manifest.Manifest, stage string, opts Options) (Row, bool, error
 		return row, true, nil
 	}
 	row.Kind, row.Markings = kindOf(m)
+	if m.BundleMode != "" {
+		row.Notes = append(row.Notes, fmt.Sprintf("declares bundle mode %q; included because its family implements %s", m.BundleMode, want))
+	}
 	if opts.PlannedReason != "" {
 		row.Reason = opts.PlannedReason
 	}

@@ -19,6 +19,7 @@ Usage:
   qual images [--root DIR]                      build or find the base, trtmc-server and AIPerf images
   qual inventory --target T.yaml --stage S [--trtmc-root DIR] [--json]
                                                 list a stage's checkpoints from the target's manifests
+  qual report reports/RUN                       merge the stages' evidence into evidence.json + qualification.md
   qual verify reports/RUN                       re-check published evidence offline
   qual merge -o reports/RUN reports/SHARD...    combine shard evidence into one run
 
@@ -32,6 +33,7 @@ func commands() map[string]command {
 		"images":    runImages,
 		"inventory": runInventory,
 		"verify":    runVerify,
+		"report":    runReport,
 		"merge":     runMerge,
 	}
 }

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/verify"
+)
+
+func runReport(_ context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("usage: qual report reports/RUN")
+	}
+	e, err := evidence.Assemble(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	printSummary(stdout, fs.Arg(0), e)
+	return nil
+}
+
+// printSummary is the one-screen summary at the end of `make qualify`.
+func printSummary(w io.Writer, runDir string, e evidence.Evidence) {
+	fmt.Fprintf(w, "\n=== qualification %s (target %s) ===\n", e.RunID, e.Target)
+	for _, s := range e.Stages {
+		fmt.Fprintf(w, "stage %d %-8s %-9s %s\n", s.Number, s.Stage, strings.ToUpper(s.Status), s.Reason)
+		for _, r := range s.Results {
+			counted := "recorded"
+			if r.Counted {
+				counted = "counted"
+			}
+			fmt.Fprintf(w, "    %-22s %-8s %-9s %s\n", r.Profile, r.Kind, counted, r.Status)
+		}
+	}
+	fmt.Fprintf(w, "report:   %s\nevidence: %s\n", filepath.Join(runDir, "qualification.md"), filepath.Join(runDir, "evidence.json"))
+}
+
+func runVerify(_ context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("usage: qual verify reports/RUN")
+	}
+	problems, err := verify.Run(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintf(stdout, "MISMATCH %s\n", p)
+		}
+		return fmt.Errorf("%d mismatches between the evidence and its artifacts", len(problems))
+	}
+	fmt.Fprintf(stdout, "verified %s: joins, timing, outputs, gold WER, image hashes, bundle hashes and report all match\n", fs.Arg(0))
+	return nil
+}
+
+// runMerge combines shard runs: each shard's stage directories are copied into the output and
+// the stage evidence is merged (results and inventory statuses), then assembled.
+func runMerge(_ context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
+	out := fs.String("o", "", "output run directory")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *out == "" || fs.NArg() == 0 {
+		return fmt.Errorf("usage: qual merge -o reports/RUN reports/SHARD1 reports/SHARD2 ...")
+	}
+	merged := map[string]*evidence.Stage{}
+	for _, shard := range fs.Args() {
+		paths, err := filepath.Glob(filepath.Join(shard, "*", "stage.json"))
+		if err != nil {
+			return err
+		}
+		for _, p := range paths {
+			s, err := evidence.ReadStage(p)
+			if err != nil {
+				return err
+			}
+			if err := os.CopyFS(filepath.Join(*out, s.Stage), os.DirFS(filepath.Dir(p))); err != nil {
+				return fmt.Errorf("copy %s: %w", filepath.Dir(p), err)
+			}
+			mergeStage(merged, s)
+		}
+	}
+	for name, s := range merged {
+		settleMerged(s)
+		if err := evidence.WriteJSON(filepath.Join(*out, name, "stage.json"), s); err != nil {
+			return err
+		}
+	}
+	e, err := evidence.Assemble(*out)
+	if err != nil {
+		return err
+	}
+	printSummary(stdout, *out, e)
+	return nil
+}
+
+func mergeStage(merged map[string]*evidence.Stage, s evidence.Stage) {
+	m, ok := merged[s.Stage]
+	if !ok {
+		copy := s
+		copy.Results = nil
+		merged[s.Stage] = &copy
+		m = &copy
+	}
+	m.Results = append(m.Results, s.Results...)
+	status := map[string]string{}
+	for _, r := range s.Results {
+		status[r.Profile] = r.Status
+	}
+	for i := range m.Inventory {
+		if st, ok := status[m.Inventory[i].Profile]; ok {
+			m.Inventory[i].Status = st
+		}
+	}
+	if s.Status == "blocked" {
+		m.Status, m.Reason, m.Audit, m.Probe = s.Status, s.Reason, s.Audit, s.Probe
+	}
+}
+
+// settleMerged recomputes a merged stage's status from all shards' results.
+func settleMerged(s *evidence.Stage) {
+	sort.Slice(s.Results, func(i, j int) bool { return s.Results[i].Profile < s.Results[j].Profile })
+	if s.Status == "blocked" {
+		return
+	}
+	counted, qualified := 0, 0
+	for _, r := range s.Results {
+		if r.Counted {
+			counted++
+			if r.Status == "aiperf-qualified" {
+				qualified++
+			}
+		}
+	}
+	s.Status, s.Reason = "failed", fmt.Sprintf("%d of %d counted checkpoints aiperf-qualified across shards", qualified, counted)
+	if counted > 0 && qualified == counted {
+		s.Status = "qualified"
+	}
+}

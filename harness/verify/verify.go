@@ -1,0 +1,187 @@
+// Package verify re-checks a published evidence directory offline, without running anything,
+// like MLPerf's submission checker: it recomputes every join from the stored AIPerf exports and
+// server records, the timing figures from the raw exports, the gold WER from the stored
+// transcripts, the image hashes from the stored responses, and the report from the evidence,
+// and fails on any difference.
+package verify
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+
+	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/timing"
+	"github.com/trtmc-qual/trtmc-qual/native/task"
+)
+
+// Problem is one mismatch.
+type Problem struct {
+	Where string
+	What  string
+}
+
+func (p Problem) String() string { return p.Where + ": " + p.What }
+
+// Run verifies runDir and returns every problem found (none means the evidence holds).
+func Run(runDir string) ([]Problem, error) {
+	e, err := evidence.Read(runDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Problem
+	report := func(where, format string, args ...any) {
+		out = append(out, Problem{where, fmt.Sprintf(format, args...)})
+	}
+	md, err := os.ReadFile(filepath.Join(runDir, "qualification.md"))
+	if err != nil || string(md) != evidence.Markdown(e) {
+		report("qualification.md", "does not match evidence.json (regenerated report differs)")
+	}
+	for _, s := range e.Stages {
+		checkStageStatus(s, report)
+		for _, r := range s.Results {
+			where := s.Stage + "/" + r.Profile
+			checkBundle(where, r, report)
+			if r.AIPerf != nil && r.Join != nil {
+				checkServed(runDir, where, s.Stage, r, report)
+			}
+		}
+	}
+	return out, nil
+}
+
+func checkStageStatus(s evidence.Stage, report func(string, string, ...any)) {
+	counted, qualified := 0, 0
+	for _, r := range s.Results {
+		if r.Counted {
+			counted++
+			if r.Status == inventory.StatusQualified {
+				qualified++
+			}
+		}
+	}
+	if s.Status == "qualified" && (counted == 0 || qualified != counted) {
+		report(s.Stage, "stage says qualified but %d of %d counted checkpoints are aiperf-qualified", qualified, counted)
+	}
+	if s.Status == inventory.StatusBlocked && (s.Probe == nil || !s.Probe.Passed || len(s.Audit) == 0) {
+		report(s.Stage, "stage says blocked without a passed probe and an audit")
+	}
+}
+
+func checkBundle(where string, r evidence.Result, report func(string, string, ...any)) {
+	b := r.Bundle
+	if r.Status == inventory.StatusQualified && (b.SHA256Built == "" || b.SHA256Gated != b.SHA256Built || b.SHA256Served != b.SHA256Built || b.SHA256After != b.SHA256Built) {
+		report(where, "bundle sha256 differs between build %s, gate %s, serving %s and after %s", b.SHA256Built, b.SHA256Gated, b.SHA256Served, b.SHA256After)
+	}
+}
+
+func checkServed(runDir, where, stage string, r evidence.Result, report func(string, string, ...any)) {
+	exports, err := harnessaiperf.Read(filepath.Join(runDir, r.AIPerf.Dir))
+	if err != nil {
+		report(where, "AIPerf exports: %v", err)
+		return
+	}
+	data, err := os.ReadFile(filepath.Join(runDir, r.Records))
+	if err != nil {
+		report(where, "server records: %v", err)
+		return
+	}
+	records, err := checkpoint.ParseRecords(data)
+	if err != nil {
+		report(where, "%v", err)
+		return
+	}
+	rep := join.Join(exports.Raw, records, r.Join.Route)
+	if rep.Matched != r.Join.Matched || len(rep.UnmatchedClient) != len(r.Join.UnmatchedClient) || len(rep.UnmatchedServer) != len(r.Join.UnmatchedServer) ||
+		len(rep.DuplicateClient) != len(r.Join.DuplicateClient) || len(rep.DuplicateServer) != len(r.Join.DuplicateServer) {
+		report(where, "join recomputed as %s; evidence says %s", rep, *r.Join)
+	}
+	if r.Timing != nil {
+		samples, _, _, err := checkpoint.Samples(rep.Pairs, exports.Metrics)
+		if err == nil {
+			var sum timing.Summary
+			if sum, err = timing.Summarize(samples); err == nil {
+				compareFigures(where, sum, *r.Timing, report)
+			}
+		}
+		if err != nil {
+			report(where, "timing not recomputable: %v", err)
+		}
+	}
+	byID := map[string]join.Pair{}
+	for _, p := range rep.Pairs {
+		byID[p.ID] = p
+	}
+	for _, o := range r.Outputs {
+		p, ok := byID[o.RequestID]
+		if !ok {
+			report(where, "stored output for %s has no joined request", o.RequestID)
+			continue
+		}
+		got, err := httpOutput(stage, p)
+		if err != nil || got != o.HTTPOutput || got != o.Native {
+			report(where, "request %s: stored HTTP output %q / native %q, artifacts say %q (%v)", o.RequestID, o.HTTPOutput, o.Native, got, err)
+		}
+	}
+	if stage == inventory.StageASR && r.Meaning != nil {
+		wer, _, err := checkpoint.GoldWER(r.Outputs)
+		if err != nil || math.Abs(wer-r.Meaning.Checks["gold_wer"]) > 1e-12 {
+			report(where, "gold WER recomputed %.6f from stored outputs, evidence says %.6f (%v)", wer, r.Meaning.Checks["gold_wer"], err)
+		}
+	}
+}
+
+func compareFigures(where string, got, want timing.Summary, report func(string, string, ...any)) {
+	if got.Requests != want.Requests || len(got.Figures) != len(want.Figures) {
+		report(where, "timing over %d requests (%d figures) recomputed, evidence has %d (%d)", got.Requests, len(got.Figures), want.Requests, len(want.Figures))
+		return
+	}
+	for i, f := range got.Figures {
+		w := want.Figures[i]
+		if f.Name != w.Name || math.Abs(f.Value-w.Value) > 1e-9*math.Max(1, math.Abs(w.Value)) {
+			report(where, "figure %s recomputed %v, evidence says %s = %v", f.Name, f.Value, w.Name, w.Value)
+		}
+	}
+}
+
+// httpOutput re-derives a request's output from the stored raw response.
+func httpOutput(stage string, p join.Pair) (string, error) {
+	body := p.Client.ResponseBody()
+	if stage == inventory.StageASR {
+		var r struct {
+			Text string `json:"text"`
+		}
+		err := json.Unmarshal([]byte(body), &r)
+		return r.Text, err
+	}
+	var r struct {
+		Data []struct {
+			B64 string `json:"b64_json"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(body), &r); err != nil || len(r.Data) != 1 {
+		return "", fmt.Errorf("no single image in the stored response (%v)", err)
+	}
+	raw, err := base64.StdEncoding.DecodeString(r.Data[0].B64)
+	if err != nil {
+		return "", err
+	}
+	img, err := png.Decode(bytes.NewReader(raw))
+	if err != nil {
+		return "", err
+	}
+	sha := task.ImageSHA256Of(img)
+	if p.Server.Output == nil || len(p.Server.Output.Images) != 1 || p.Server.Output.Images[0].SHA256 != sha {
+		return sha, fmt.Errorf("server record image hash differs from the stored response's pixels")
+	}
+	return sha, nil
+}
