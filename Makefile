@@ -1,25 +1,64 @@
 # trtmc-qual: two commands do everything. `make qualify` runs the main job, `make test` the tests.
 SHELL := /bin/bash
-export GOFLAGS ?= -mod=mod
+.SHELLFLAGS := -eu -o pipefail -c
 export CGO_ENABLED := 1
-# The reaper image cannot be pulled on an offline machine, and testcontainers would otherwise
-# guess the docker host from inside what looks like a container: see README, "Containers".
+# The reaper image cannot be pulled on an offline machine (cleanup is DeferCleanup's job), and
+# testcontainers would otherwise guess the Docker host from inside what looks like a container.
 export TESTCONTAINERS_RYUK_DISABLED := true
 export TESTCONTAINERS_HOST_OVERRIDE ?= localhost
 export QUAL_CACHE ?= $(HOME)/.cache/trtmc-qual
 export QUAL_PARITY_PYTHON ?= $(QUAL_CACHE)/parity-venv/bin/python
 
-.PHONY: help deps test bench
+GINKGO := go tool ginkgo
+TARGET ?= suites/targets/reference.yaml
+RUN_ID ?= $(shell date -u +%Y%m%d-%H%M%S)
+RUN_DIR := reports/$(RUN_ID)
+SUITES := ./suites/asr ./suites/t2i ./suites/audioqa
+
+.PHONY: help deps engine images test qualify qualify-all inventory verify bench fuzz load
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
-deps: ## install every dependency (apt packages, Go modules, parity venv)
+deps: ## install everything: apt packages, Go modules, parity venv, Docker engine, images
 	bash harness/scripts/deps.sh
+	bash containers/engine/ensure-docker.sh
+	$(MAKE) --no-print-directory images
 
-test: ## run the whole test suite
+engine: ## start the Docker engine (installs docker.io when missing)
+	bash containers/engine/ensure-docker.sh
+
+images: ## build or find the base, trtmc-server and AIPerf images (cached by input hash)
+	@start=$$(date +%s); go run ./harness/cmd/qual images >/dev/null; echo "[images] make images took $$(( $$(date +%s) - start ))s"
+
+# The suites run in a reduced form here (fewer AIPerf requests) so that CI proves the whole
+# path; `make qualify` runs the full counts.
+test: ## run every test: unit, parity, integration, containers, and the suites in reduced form
 	go vet ./...
-	go test -count=1 ./...
+	QUAL_RUN_DIR=$(CURDIR)/build/test-run/$(RUN_ID) QUAL_ASR_WARMUP=2 QUAL_ASR_REQUESTS=8 \
+	  QUAL_T2I_WARMUP=1 QUAL_T2I_REQUESTS=4 go test -count=1 -timeout 60m ./...
+
+qualify: deps ## the main job: all stages against the reference target, evidence in reports/
+	@$(MAKE) --no-print-directory qualify-all TARGET=$(TARGET) RUN_ID=$(RUN_ID)
+
+# qualify-all runs the suites against any target (TRTMC: TARGET=suites/targets/trtmc.yaml
+# TRTMC_ROOT=/path/to/checkout), optionally one shard (SHARD=i/n), then assembles and verifies.
+qualify-all: ## qualify TARGET (optionally TRTMC_ROOT, SHARD=i/n); evidence in reports/RUN_ID
+	@mkdir -p $(RUN_DIR)/junit
+	@echo "[qualify] run $(RUN_ID): target $(TARGET) $(if $(SHARD),shard $(SHARD))"
+	@status=0; QUAL_TARGET=$(TARGET) QUAL_TRTMC_ROOT=$(TRTMC_ROOT) QUAL_SHARD=$(SHARD) QUAL_RUN_DIR=$(CURDIR)/$(RUN_DIR) \
+	  $(GINKGO) --timeout=6h --poll-progress-after=60s --junit-report=junit.xml --output-dir=$(RUN_DIR)/junit \
+	  --keep-separate-reports $(SUITES) || status=$$?; \
+	go run ./harness/cmd/qual report $(RUN_DIR) && go run ./harness/cmd/qual verify $(RUN_DIR); \
+	ln -sfn $(RUN_ID) reports/latest; \
+	if [ $$status -ne 0 ]; then echo "[qualify] some specs failed (exit $$status): see $(RUN_DIR)/qualification.md"; fi; \
+	exit $$status
+
+inventory: ## print the inventory of TARGET (TRTMC_ROOT for a TRTMC checkout)
+	go run ./harness/cmd/qual inventory --target $(TARGET) $(if $(TRTMC_ROOT),--trtmc-root $(TRTMC_ROOT))
+
+verify: ## re-check a published run offline: make verify RUN_DIR=reports/<run>
+	go run ./harness/cmd/qual verify $(RUN_DIR)
 
 bench: ## run the benchmarks and print their figures
 	bash harness/metrics/bench.sh
-	go test -run '^$$' -bench . -benchtime 3x ./native/families/sphinx/
+	go test -run '^$$' -bench . -benchtime 3x ./native/families/sphinx/ ./native/families/procdiff/

@@ -77,3 +77,5 @@ require (
 	golang.org/x/tools v0.52.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+tool github.com/onsi/ginkgo/v2/ginkgo

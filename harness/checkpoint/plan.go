@@ -27,6 +27,8 @@ type Plan struct {
 	Rows   []inventory.Row
 	Paths  []string // every manifest of the target
 	Caps   inventory.Capabilities
+	// Shard i of Shards ($QUAL_SHARD); stage-level specs (the audit) run in shard 1 only.
+	Shard, Shards int
 }
 
 // RepoRoot finds the checkout root from the working directory (a suite runs in its package
@@ -84,6 +86,12 @@ func NewPlan(stage string) (*Plan, error) {
 	if p.Rows, err = inventory.Discover(p.Paths, stage, opts); err != nil {
 		return nil, err
 	}
+	i, n, err := inventory.ParseShard(os.Getenv("QUAL_SHARD"))
+	if err != nil {
+		return nil, err
+	}
+	p.Shard, p.Shards = i, n
+	p.Rows = inventory.Shard(p.Rows, i, n)
 	return p, nil
 }
 

@@ -182,6 +182,9 @@ func (s *Suite) AudioQA() {
 			capable = append(capable, r)
 		}
 	}
+	if s.Plan.Shard != 1 && len(capable) == 0 {
+		return
+	}
 	It("audits every profile of the target for an audio_text_to_text capability", func() {
 		audit, err := inventory.Audit(s.Plan.Paths, want, s.Plan.Caps)
 		Expect(err).NotTo(HaveOccurred())
@@ -194,6 +197,9 @@ func (s *Suite) AudioQA() {
 			s.full(r)
 		}
 		return
+	}
+	if s.Plan.Shard != 1 {
+		return // the blocked report and its probe belong to shard 1
 	}
 	It("is reported blocked, visibly, because no profile implements audio_text_to_text", func() {
 		s.Stage.Block(fmt.Sprintf("blocked: none of the %d profiles of target %s implements %s (audit below)", len(s.Stage.Evidence.Audit), s.Plan.Target.Name, want), s.Stage.Evidence.Audit)

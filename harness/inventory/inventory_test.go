@@ -1,0 +1,71 @@
+package inventory
+
+import (
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+func TestReferenceInventoryFollowsCapabilityAndMarkings(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join(repoRoot(), "native", "families", "*", "manifests", "*.json"))
+	asr, err := Discover(paths, StageASR, Options{Capabilities: RegistryCapabilities})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct {
+		kind    string
+		counted bool
+	}{"sphinx-en-us": {KindFull, true}, "sphinx-tidigits": {KindFull, true}, "sphinx-an4-l0": {KindReduced, false}, "sphinx-en-us-fast": {KindVariant, false}}
+	if len(asr) != len(want) {
+		t.Fatalf("asr rows: %+v", asr)
+	}
+	for _, r := range asr {
+		w := want[r.Profile]
+		if r.Kind != w.kind || r.Counted != w.counted || r.NativeTask != "speech_transcription" {
+			t.Errorf("%s: kind %s counted %v task %s, want %+v", r.Profile, r.Kind, r.Counted, r.NativeTask, w)
+		}
+	}
+	qa, err := Discover(paths, StageAudioQA, Options{Capabilities: RegistryCapabilities})
+	if err != nil || len(qa) != 0 {
+		t.Fatalf("audioqa rows %v, err %v: the reference target has no audio_text_to_text", qa, err)
+	}
+}
+
+func TestShardPutsEveryCheckpointInExactlyOneShard(t *testing.T) {
+	var rows []Row
+	for c := range 7 {
+		for p := range 3 {
+			rows = append(rows, Row{Checkpoint: fmt.Sprintf("ckpt-%d", c), Revision: "r", Profile: fmt.Sprintf("ckpt-%d-p%d", c, p)})
+		}
+	}
+	for n := 1; n <= 4; n++ {
+		owner := map[string]int{}
+		total := 0
+		for i := 1; i <= n; i++ {
+			for _, r := range Shard(rows, i, n) {
+				if prev, ok := owner[r.Checkpoint]; ok && prev != i {
+					t.Fatalf("n=%d: %s in shards %d and %d", n, r.Checkpoint, prev, i)
+				}
+				owner[r.Checkpoint] = i
+				total++
+			}
+		}
+		if total != len(rows) || len(owner) != 7 {
+			t.Fatalf("n=%d: %d rows over %d checkpoints, want %d over 7", n, total, len(owner), len(rows))
+		}
+		if again := Shard(rows, 1, n); len(again) != len(Shard(rows, 1, n)) {
+			t.Fatal("sharding is not deterministic")
+		}
+	}
+	for _, bad := range []string{"0/2", "3/2", "x", "1/0", "1-2"} {
+		if _, _, err := ParseShard(bad); err == nil {
+			t.Errorf("ParseShard(%q) accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,51 @@
+package inventory
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// ParseShard reads "i/n" (1-based); "" is the whole inventory (1/1).
+func ParseShard(spec string) (int, int, error) {
+	if spec == "" {
+		return 1, 1, nil
+	}
+	is, ns, ok := strings.Cut(spec, "/")
+	i, err1 := strconv.Atoi(is)
+	n, err2 := strconv.Atoi(ns)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("shard %q is not i/n with 1 <= i <= n", spec)
+	}
+	return i, n, nil
+}
+
+// Shard keeps the rows of shard i of n. Checkpoints (all their profiles together) are dealt
+// round-robin in sorted order, so every checkpoint lands in exactly one shard and the split
+// depends only on the inventory.
+func Shard(rows []Row, i, n int) []Row {
+	var ids []string
+	seen := map[string]bool{}
+	for _, r := range rows {
+		key := r.Checkpoint + "@" + r.Revision
+		if !seen[key] {
+			seen[key] = true
+			ids = append(ids, key)
+		}
+	}
+	sort.Strings(ids)
+	mine := map[string]bool{}
+	for k, id := range ids {
+		if k%n == i-1 {
+			mine[id] = true
+		}
+	}
+	var out []Row
+	for _, r := range rows {
+		if mine[r.Checkpoint+"@"+r.Revision] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
