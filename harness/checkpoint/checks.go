@@ -23,9 +23,8 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
+	"github.com/trtmc-qual/trtmc-qual/server"
 )
-
-func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
 
 func audioSHA(path string) (string, error) {
 	data, err := os.ReadFile(path)
@@ -90,6 +89,12 @@ func (c *Checkpoint) compareOne(ctx context.Context, p join.Pair, native map[str
 	out := evidence.Output{RequestID: p.ID, Phase: p.Client.Metadata.Phase}
 	if p.Client.Status != 200 || p.Server.Status != 200 || p.Server.Output == nil {
 		return out, fmt.Errorf("HTTP status client %d, server %d", p.Client.Status, p.Server.Status)
+	}
+	var body struct {
+		Timing *server.Timing `json:"trtmc_timing"`
+	}
+	if json.Unmarshal([]byte(p.Client.ResponseBody()), &body); body.Timing == nil || body.Timing.ModelCallMS != p.Server.Timing.ModelCallMS {
+		return out, fmt.Errorf("response trtmc_timing %+v does not match the server record's %+v", body.Timing, p.Server.Timing)
 	}
 	var key string
 	var err error

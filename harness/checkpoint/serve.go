@@ -15,8 +15,10 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/containers/gpu"
 	"github.com/trtmc-qual/trtmc-qual/containers/trtmcserver"
 	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/server"
@@ -79,7 +81,11 @@ func (c *Checkpoint) StartServer(ctx context.Context) (Cleanup, error) {
 		opts = append(opts, trtmcserver.WithStartupTimeout(time.Duration(srvCfg.StartupSeconds)*time.Second))
 	}
 	if len(srvCfg.Command) > 0 {
-		opts = append(opts, trtmcserver.WithCommand(srvCfg.Command...))
+		cmd, err := target.Expand(srvCfg.Command, map[string]string{"bundle_name": filepath.Base(c.bundlePath)})
+		if err != nil {
+			return nil, c.fail("serve", err)
+		}
+		opts = append(opts, trtmcserver.WithCommand(cmd...))
 	}
 	for _, in := range inputs {
 		if in.HostPath != "" {
@@ -252,8 +258,8 @@ func ParseRecords(data []byte) ([]server.Record, error) {
 		if line == "" {
 			continue
 		}
-		var r server.Record
-		if err := jsonUnmarshal([]byte(line), &r); err != nil {
+		r, err := contract.ParseRecord([]byte(line))
+		if err != nil {
 			return nil, fmt.Errorf("server record line %d: %w", i+1, err)
 		}
 		out = append(out, r)

@@ -69,8 +69,8 @@ func writeRun(t *testing.T) string {
 	sha := strings.Repeat("a", 64)
 	stage := evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: "asr", Number: 3, Status: "qualified", Results: []evidence.Result{{
 		Profile: "m", Kind: "full", Counted: true, Status: inventory.StatusQualified,
-		Bundle:  evidence.Bundle{SHA256Built: sha, SHA256Gated: sha, SHA256Served: sha, SHA256After: sha},
-		AIPerf:  &evidence.AIPerfRun{Dir: "asr/m/aiperf/artifacts"}, Join: &rep, Timing: &sum, Outputs: outputs,
+		Bundle: evidence.Bundle{SHA256Built: sha, SHA256Gated: sha, SHA256Served: sha, SHA256After: sha},
+		AIPerf: &evidence.AIPerfRun{Dir: "asr/m/aiperf/artifacts"}, Join: &rep, Timing: &sum, Outputs: outputs,
 		Records: "asr/m/server-records.jsonl", Meaning: &evidence.Meaning{Checks: map[string]float64{"gold_wer": wer}}}}}
 	if err := evidence.WriteJSON(filepath.Join(dir, "asr", "stage.json"), stage); err != nil {
 		t.Fatal(err)

@@ -95,11 +95,11 @@ func (s *Suite) full(row inventory.Row) {
 			}, NodeTimeout(10*time.Minute))
 			It("serves that same bundle: /v1/serving/info reports its sha256", func() {
 				Expect(c.Result.Bundle.SHA256Served).To(Equal(c.Result.Bundle.SHA256Built))
-				AddReportEntry("bundle_served", c.Result.Bundle)
+				AddReportEntry("bundle_served", c.Result.Bundle, ReportEntryVisibilityFailureOrVerbose)
 			})
 			It("runs aiperf==0.13.0 with W warmup and N measured requests from the pinned dataset", func(ctx SpecContext) {
 				Expect(c.RunAIPerf(ctx)).To(Succeed())
-				AddReportEntry("aiperf", c.Result.AIPerf)
+				AddReportEntry("aiperf", c.Result.AIPerf, ReportEntryVisibilityFailureOrVerbose)
 			}, NodeTimeout(60*time.Minute))
 			It("joins every AIPerf record, warmup included, to exactly one server record by X-Request-ID", func() {
 				rep, err := c.Join()
@@ -108,11 +108,11 @@ func (s *Suite) full(row inventory.Row) {
 			})
 			It("gives the native Task's output over HTTP for every request", func(ctx SpecContext) {
 				Expect(c.Identity(ctx)).To(Succeed())
-				AddReportEntry("identity", c.Result.Identity)
+				AddReportEntry("identity", c.Result.Identity, ReportEntryVisibilityFailureOrVerbose)
 			}, NodeTimeout(30*time.Minute))
 			It("gives meaningful outputs, within the family's contract", func() {
 				Expect(c.Meaning()).To(Succeed())
-				AddReportEntry("meaning", c.Result.Meaning)
+				AddReportEntry("meaning", c.Result.Meaning, ReportEntryVisibilityFailureOrVerbose)
 			})
 			It("keeps client latency apart from the Task call's wall time, over measured requests only", func() {
 				sum, err := c.Timing()
@@ -132,14 +132,14 @@ func (s *Suite) full(row inventory.Row) {
 func (s *Suite) buildAndGate(c **checkpoint.Checkpoint) {
 	It("builds the bundle from the family manifest and records its sha256", func(ctx SpecContext) {
 		Expect((*c).Build(ctx)).To(Succeed())
-		AddReportEntry("bundle", (*c).Result.Bundle)
+		AddReportEntry("bundle", (*c).Result.Bundle, ReportEntryVisibilityFailureOrVerbose)
 	}, NodeTimeout(20*time.Minute))
 	It(fmt.Sprintf("implements %s, by capability rather than by name or declared mode", inventory.StageCapability(s.Plan.Stage)), func(ctx SpecContext) {
 		Expect((*c).Capability(ctx)).To(Succeed())
 	})
 	It("passes the family's unchanged gate on that exact bundle, with pinned thresholds", func(ctx SpecContext) {
 		Expect((*c).Gate(ctx)).To(Succeed())
-		AddReportEntry("gate", (*c).Result.Gate)
+		AddReportEntry("gate", (*c).Result.Gate, ReportEntryVisibilityFailureOrVerbose)
 	}, NodeTimeout(30*time.Minute))
 }
 
@@ -190,7 +190,7 @@ func (s *Suite) AudioQA() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(audit).NotTo(BeEmpty(), "the target has no profiles to audit")
 		s.Stage.Evidence.Audit = audit
-		AddReportEntry("audit", audit)
+		AddReportEntry("audit", audit, ReportEntryVisibilityFailureOrVerbose)
 	})
 	if len(capable) > 0 {
 		for _, r := range capable {
@@ -223,7 +223,7 @@ func (s *Suite) AudioQA() {
 			}
 			Expect(err).NotTo(HaveOccurred())
 			s.Stage.SetProbe(probe)
-			AddReportEntry("probe", probe)
+			AddReportEntry("probe", probe, ReportEntryVisibilityFailureOrVerbose)
 			Expect(probe.Passed).To(BeTrue(), "probe answer: %+v", probe)
 		}, NodeTimeout(15*time.Minute))
 	})
