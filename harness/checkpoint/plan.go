@@ -29,6 +29,9 @@ type Plan struct {
 	Caps   inventory.Capabilities
 	// Shard i of Shards ($QUAL_SHARD); stage-level specs (the audit) run in shard 1 only.
 	Shard, Shards int
+	// PlannedReason is set when this machine cannot run the target (no GPU stack, no target
+	// CLI): every row is then recorded as planned with the reason, and nothing claims a result.
+	PlannedReason string
 }
 
 // RepoRoot finds the checkout root from the working directory (a suite runs in its package
@@ -92,6 +95,9 @@ func NewPlan(stage string) (*Plan, error) {
 	}
 	p.Shard, p.Shards = i, n
 	p.Rows = inventory.Shard(p.Rows, i, n)
+	if t.Kind != "reference" {
+		p.PlannedReason = missingStack(t)
+	}
 	return p, nil
 }
 
@@ -164,8 +170,16 @@ func (s *StageRun) Write(ctx context.Context) error {
 			failed++
 		}
 	}
+	planned := 0
+	for _, r := range e.Results {
+		if r.Status == inventory.StatusPlanned {
+			planned++
+		}
+	}
 	switch {
 	case e.Status == inventory.StatusBlocked:
+	case planned > 0 && planned == len(e.Results):
+		e.Status, e.Reason = inventory.StatusPlanned, e.Results[0].Statement
 	case failed > 0 || qualified < counted:
 		e.Status = "failed"
 		e.Reason = fmt.Sprintf("%d of %d counted checkpoints aiperf-qualified; %d rows failed", qualified, counted, failed)
@@ -225,4 +239,24 @@ func Hardware(results []evidence.Result) evidence.Hardware {
 		}
 	}
 	return h
+}
+
+// missingStack says why this machine cannot run a non-reference target ("" when it can).
+func missingStack(t *target.Target) string {
+	if _, err := exec.LookPath(t.Build[0]); err != nil {
+		return fmt.Sprintf("planned: the target's build command %q is not installed on this machine", t.Build[0])
+	}
+	if t.Server.GPU != "" && t.Server.GPU != "none" && t.Server.GPU != "auto" {
+		out, err := exec.Command("docker", "info", "--format", "{{json .Runtimes}}").Output()
+		if err != nil || !strings.Contains(string(out), "nvidia") {
+			return "planned: the target needs GPU passthrough and the Docker engine here has no nvidia runtime"
+		}
+	}
+	return ""
+}
+
+// Planned records a row the machine cannot run, with the reason.
+func (s *StageRun) Planned(row inventory.Row, reason string) {
+	s.Add(evidence.Result{Profile: row.Profile, Checkpoint: row.Checkpoint, Revision: row.Revision, Kind: row.Kind,
+		Counted: row.Counted, Status: inventory.StatusPlanned, Failures: nil, Statement: reason})
 }

@@ -79,3 +79,35 @@ func TestCorruptTruncatedAndForeignFilesAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestTRTMCHeaderForms parses TRTMC's newer header (format, family, task, backend, sections)
+// and its older one (model_id, model_type, precision, quantization, runtime_strategy, build
+// environment): identity comes from the header; revision and profile are recorded beside it.
+func TestTRTMCHeaderForms(t *testing.T) {
+	payload := []byte("weights-bytes")
+	for name, header := range map[string]string{
+		"newer": `{"format":1,"family":"whisper","task":"transcription","backend":"tensorrt","sections":{"engine":{"offset":0,"length":13}}}`,
+		"older": `{"format":1,"family":"stable_diffusion","task":"diffusion_media_generation","backend":"tensorrt","model_id":"sd15","model_type":"unet","precision":"fp16","quantization":"none","runtime_strategy":"tensorrt","build_env":{"trt":"10.9"},"sections":{"engine":{"offset":0,"length":13}}}`,
+	} {
+		var buf bytes.Buffer
+		buf.WriteString(Magic)
+		var n [8]byte
+		for i := range n {
+			n[i] = byte(uint64(len(header)) >> (8 * i))
+		}
+		buf.Write(n[:])
+		buf.WriteString(header)
+		buf.Write(payload)
+		b, err := Parse(buf.Bytes())
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		sec, err := b.Section("engine")
+		if err != nil || string(sec) != "weights-bytes" || b.Header.Family == "" || b.Header.Task == "" || b.Header.Backend != "tensorrt" || len(b.SHA256) != 64 {
+			t.Errorf("%s: header %+v section %q err %v", name, b.Header, sec, err)
+		}
+		if b.Header.Revision != "" || b.Header.Profile != "" {
+			t.Errorf("%s: a TRTMC header carries no revision or profile, got %+v", name, b.Header)
+		}
+	}
+}

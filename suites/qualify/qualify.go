@@ -51,6 +51,12 @@ func (s *Suite) Lifecycle() {
 
 // Checkpoints declares a Describe per inventory row.
 func (s *Suite) Checkpoints() {
+	if reason := s.Plan.PlannedReason; reason != "" {
+		for _, row := range s.Plan.Rows {
+			s.planned(row, reason)
+		}
+		return
+	}
 	for _, row := range s.Plan.Rows {
 		switch row.Kind {
 		case inventory.KindFull:
@@ -158,6 +164,16 @@ func (s *Suite) recorded(row inventory.Row) {
 			Expect(row.Counted).To(BeFalse())
 			Expect(row.Kind).NotTo(Equal(inventory.KindFull))
 			Expect(row.Markings).NotTo(BeEmpty(), "the markings that make it %s", row.Kind)
+		})
+	})
+}
+
+// planned records a row this machine cannot run: no result is claimed for it.
+func (s *Suite) planned(row inventory.Row, reason string) {
+	Describe(s.describe(row, "planned"), Label(s.Plan.Stage, labels.GPU), func() {
+		It("is recorded as planned, with the reason, and claims no result", func() {
+			Expect(reason).To(HavePrefix("planned:"))
+			s.Stage.Planned(row, reason)
 		})
 	})
 }

@@ -90,8 +90,8 @@ func runMerge(_ context.Context, args []string, stdout io.Writer) error {
 			if err != nil {
 				return err
 			}
-			if err := os.CopyFS(filepath.Join(*out, s.Stage), os.DirFS(filepath.Dir(p))); err != nil {
-				return fmt.Errorf("copy %s: %w", filepath.Dir(p), err)
+			if err := copyCheckpointDirs(filepath.Dir(p), filepath.Join(*out, s.Stage)); err != nil {
+				return err
 			}
 			mergeStage(merged, s)
 		}
@@ -107,6 +107,28 @@ func runMerge(_ context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	printSummary(stdout, *out, e)
+	return nil
+}
+
+// copyCheckpointDirs copies a shard's checkpoint directories; a directory that already exists in
+// the output means two shards qualified the same profile, which sharding never does.
+func copyCheckpointDirs(src, dst string) error {
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue // stage.json is merged, not copied
+		}
+		target := filepath.Join(dst, e.Name())
+		if _, err := os.Stat(target); err == nil {
+			return fmt.Errorf("%s appears in two shards", e.Name())
+		}
+		if err := os.CopyFS(target, os.DirFS(filepath.Join(src, e.Name()))); err != nil {
+			return fmt.Errorf("copy %s: %w", e.Name(), err)
+		}
+	}
 	return nil
 }
 
@@ -139,14 +161,21 @@ func settleMerged(s *evidence.Stage) {
 	if s.Status == "blocked" {
 		return
 	}
-	counted, qualified := 0, 0
+	counted, qualified, planned := 0, 0, 0
 	for _, r := range s.Results {
+		if r.Status == "planned" {
+			planned++
+		}
 		if r.Counted {
 			counted++
 			if r.Status == "aiperf-qualified" {
 				qualified++
 			}
 		}
+	}
+	if planned > 0 && planned == len(s.Results) {
+		s.Status = "planned"
+		return
 	}
 	s.Status, s.Reason = "failed", fmt.Sprintf("%d of %d counted checkpoints aiperf-qualified across shards", qualified, counted)
 	if counted > 0 && qualified == counted {

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/verify"
+)
+
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+}
+
+// TestShardsMergeIntoOneVerifiedRun runs the TRTMC fixture inventory in two shards (on this
+// machine every row is planned), merges them, and requires each row exactly once in a run that
+// qual verify accepts.
+func TestShardsMergeIntoOneVerifiedRun(t *testing.T) {
+	root := repoRoot()
+	t.Setenv("QUAL_ROOT", root)
+	t.Setenv("QUAL_TARGET", filepath.Join(root, "suites", "targets", "trtmc.yaml"))
+	t.Setenv("QUAL_TRTMC_ROOT", filepath.Join(root, "suites", "targets", "testdata", "trtmc-fixture"))
+	var shardDirs []string
+	total := 0
+	for _, shard := range []string{"1/2", "2/2"} {
+		t.Setenv("QUAL_SHARD", shard)
+		plan, err := checkpoint.NewPlan("t2i")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plan.PlannedReason == "" {
+			t.Skip("this machine has the TRTMC stack; the planned-row merge is for machines without it")
+		}
+		dir := t.TempDir()
+		stage := checkpoint.NewStageRun(&checkpoint.Env{Root: root, RunDir: dir, Stage: "t2i"}, plan)
+		for _, row := range plan.Rows {
+			stage.Planned(row, plan.PlannedReason)
+		}
+		total += len(plan.Rows)
+		if err := stage.Write(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		shardDirs = append(shardDirs, dir)
+	}
+	out := t.TempDir()
+	if err := runMerge(context.Background(), append([]string{"-o", out}, shardDirs...), io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	e, err := evidence.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, r := range e.Stages[0].Results {
+		seen[r.Profile]++
+	}
+	if len(e.Stages) != 1 || len(seen) != total || total != 9 {
+		t.Fatalf("merged %d stages, %d distinct rows of %d", len(e.Stages), len(seen), total)
+	}
+	for p, n := range seen {
+		if n != 1 {
+			t.Errorf("%s appears %d times", p, n)
+		}
+	}
+	if e.Stages[0].Status != "failed" && e.Stages[0].Status != "planned" {
+		t.Errorf("merged planned stage has status %s", e.Stages[0].Status)
+	}
+	problems, err := verify.Run(out)
+	if err != nil || len(problems) != 0 {
+		t.Fatalf("verify on the merged run: %v %v", problems, err)
+	}
+}
