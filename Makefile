@@ -62,3 +62,4 @@ verify: ## re-check a published run offline: make verify RUN_DIR=reports/<run>
 bench: ## run the benchmarks and print their figures
 	bash harness/metrics/bench.sh
 	go test -run '^$$' -bench . -benchtime 3x ./native/families/sphinx/ ./native/families/procdiff/
+	go test -run '^$$' -bench ServerOverhead -benchtime 2000x ./server/

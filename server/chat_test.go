@@ -41,8 +41,7 @@ func newTestServer(t *testing.T, models map[string]task.Model) *Server {
 		t.Fatal(err)
 	}
 	for name, m := range models {
-		b := &bundle.Bundle{Header: bundle.Header{Profile: name}, SHA256: strings.Repeat("0", 64)}
-		s.models[name] = newServedModel("memory", b, m, 1, 4)
+		s.models[name] = newServedModel("memory", testBundle(name), m, 1, 4)
 		s.order = append(s.order, name)
 	}
 	s.ready.Store(true)
@@ -94,4 +93,8 @@ func TestCheckDuplicateKeys(t *testing.T) {
 			t.Errorf("%s: err %v, want duplicate=%v", in, err, dup)
 		}
 	}
+}
+
+func testBundle(profile string) *bundle.Bundle {
+	return &bundle.Bundle{Header: bundle.Header{Profile: profile}, SHA256: strings.Repeat("0", 64)}
 }
