@@ -125,7 +125,7 @@ func Run(ctx context.Context, image string, p Profile, outDir string, opts ...Op
 		testcontainers.WithCmd(args...),
 		testcontainers.WithFiles(files...),
 		testcontainers.WithEnv(map[string]string{"QUAL_AIPERF_VERSION": images.AIPerfVersion}),
-		testcontainers.WithWaitStrategy(wait.ForExit().WithExitTimeout(o.timeout)),
+		testcontainers.WithWaitStrategyAndDeadline(o.timeout, wait.ForExit().WithExitTimeout(o.timeout)),
 	}
 	if o.nw != nil {
 		customizers = append(customizers, network.WithNetwork([]string{"aiperf"}, o.nw))

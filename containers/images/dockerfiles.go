@@ -85,7 +85,8 @@ func (b *Builder) Wheelhouse(ctx context.Context) (string, error) {
 	b.step("wheelhouse: pip download aiperf==%s into %s ...", AIPerfVersion, dir)
 	args := append([]string{"download", "-q", "--disable-pip-version-check", "-d", dir}, wheelPlatform...)
 	if err := b.run(ctx, nil, pip, append(args, "aiperf=="+AIPerfVersion)...); err != nil {
-		return "", fmt.Errorf("AIPerf wheelhouse: %w", err)
+		return "", fmt.Errorf("AIPerf wheelhouse: pip could not download aiperf==%s and its wheels into %s "+
+			"(is the package index reachable? set PIP_INDEX_URL to a mirror, or fill the directory from a machine that can): %w", AIPerfVersion, dir, err)
 	}
 	if err := os.WriteFile(marker, []byte(want), 0o644); err != nil {
 		return "", err

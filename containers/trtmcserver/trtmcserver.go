@@ -143,7 +143,7 @@ func Run(ctx context.Context, image string, opts ...Option) (*Container, error) 
 			hc.DeviceRequests = decision.Requests
 		}),
 		// An HTTP probe from the host: it needs no shell in the image (TRTMC's may have none).
-		testcontainers.WithWaitStrategy(wait.ForHTTP("/health/ready").WithPort(Port).
+		testcontainers.WithWaitStrategyAndDeadline(o.startupTimeout, wait.ForHTTP("/health/ready").WithPort(Port).
 			WithStartupTimeout(o.startupTimeout).WithPollInterval(200 * time.Millisecond)),
 	}
 	if o.nw != nil {

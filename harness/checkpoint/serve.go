@@ -266,3 +266,11 @@ func ParseRecords(data []byte) ([]server.Record, error) {
 	}
 	return out, nil
 }
+
+// Server is the running server container (nil before StartServer), for fault injection in tests.
+func (c *Checkpoint) Server() *trtmcserver.Container {
+	if c.serving == nil {
+		return nil
+	}
+	return c.serving.server
+}
