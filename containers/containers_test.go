@@ -122,3 +122,49 @@ func (l testLog) Write(p []byte) (int, error) {
 	l.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
 }
+
+// TestAIPerfSendsTheAPIKey: with auth on, AIPerf's --api-key reaches the server as a bearer
+// token, every request is served and recorded; without the key the server answers 401.
+func TestAIPerfSendsTheAPIKey(t *testing.T) {
+	ctx := context.Background()
+	set, err := (&images.Builder{Log: testLog{t}, BaseImage: os.Getenv("QUAL_BASE_IMAGE")}).Ensure(ctx, st.RepoRoot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	nw, err := network.New(ctx, network.WithInternal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nw.Remove(context.Background()) })
+	an4 := st.BuildBundle(t, "sphinx", "sphinx-an4-l0", t.TempDir())
+	srv, err := trtmcserver.Run(ctx, set.Server, trtmcserver.WithBundles(an4), trtmcserver.WithNetwork(nw, "trtmc-server"), trtmcserver.WithAPIKey("qual-secret"))
+	if srv != nil && srv.DockerContainer != nil {
+		t.Cleanup(func() { testcontainers.TerminateContainer(srv) })
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.ServingInfo(ctx, ""); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Fatalf("serving info without the key: %v", err)
+	}
+	clip := "/usr/share/pocketsphinx/test/data/cards/001.wav"
+	p := aiperf.Profile{Model: "sphinx-an4-l0", URL: srv.InternalURL(), EndpointType: aiperf.AudioTranscription, RequestCount: 3, WarmupCount: 1,
+		Concurrency: 1, TimeoutSeconds: 60, APIKey: "qual-secret", Inputs: []map[string]any{{"session_id": "c1", "audio": "/data/c1.wav"}},
+		Media: map[string]string{"/data/c1.wav": clip}}
+	res, err := aiperf.Run(ctx, set.AIPerf, p, t.TempDir(), aiperf.WithNetwork(nw))
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("aiperf with the key: %v (exit %v)", err, res)
+	}
+	exports, err := harnessaiperf.Read(res.ArtifactDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range exports.Raw {
+		if r.Status != 200 {
+			t.Errorf("request %s: status %d", r.HeaderRequestID(), r.Status)
+		}
+	}
+	if len(exports.Raw) != 4 {
+		t.Fatalf("%d raw records, want 4", len(exports.Raw))
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -185,7 +186,26 @@ func errorCases(t *testing.T) []errorCase {
 	}
 	file, model := st.Field{Name: "file", File: clip}, st.Field{Name: "model", Value: "sphinx-an4-l0"}
 	b64 := base64.StdEncoding.EncodeToString(clip)
+	wavWith := func(edit func([]byte) []byte) st.Field {
+		return st.Field{Name: "file", File: edit(append([]byte(nil), clip...))}
+	}
+	setU16 := func(off int, v uint16) func([]byte) []byte {
+		return func(b []byte) []byte { b[off], b[off+1] = byte(v), byte(v>>8); return b }
+	}
+	long := audio.EncodePCM16(make([]int16, 31*16000), 1, 16000)
+	img := func(body string) func(*testing.T, string) *http.Request { return js("/v1/images/generations", body) }
 	return []errorCase{
+		{"truncated wav", mp(wavWith(func(b []byte) []byte { return b[:len(b)-7] }), model), 400, audio.CodeInvalidAudio},
+		{"lying wav header", mp(wavWith(func(b []byte) []byte { b[40], b[41], b[42], b[43] = 0xff, 0xff, 0xff, 0x7f; return b }), model), 400, audio.CodeInvalidAudio},
+		{"8-bit wav", mp(wavWith(setU16(34, 8)), model), 400, audio.CodeUnsupportedAudio},
+		{"24-bit wav", mp(wavWith(setU16(34, 24)), model), 400, audio.CodeUnsupportedAudio},
+		{"adpcm wav", mp(wavWith(setU16(20, 2)), model), 400, audio.CodeUnsupportedAudio},
+		{"zero-length clip", mp(st.Field{Name: "file", File: audio.EncodePCM16(nil, 1, 16000)}, model), 400, "empty_audio"},
+		{"over-long clip", mp(st.Field{Name: "file", File: long}, model), 400, "audio_too_long"},
+		{"image size", img(`{"model":"procdiff-small-l0","prompt":"x","size":"512x512"}`), 400, "unsupported_size"},
+		{"image steps", img(`{"model":"procdiff-small-l0","prompt":"x","num_inference_steps":500}`), 400, "unsupported_steps"},
+		{"image guidance", img(`{"model":"procdiff-small-l0","prompt":"x","guidance_scale":99}`), 400, "unsupported_guidance"},
+		{"image n", img(`{"model":"procdiff-small-l0","prompt":"x","n":9}`), 400, "unsupported_n"},
 		{"missing file", mp(model), 400, server.CodeMissingField},
 		{"missing model", mp(file), 400, server.CodeMissingField},
 		{"unknown model", mp(file, st.Field{Name: "model", Value: "whisper-9"}), 404, server.CodeModelNotFound},
@@ -222,8 +242,11 @@ func errorCases(t *testing.T) []errorCase {
 
 func TestErrorsHaveStatusCodeIDTimingAndOneRecordEach(t *testing.T) {
 	f := setup(t)
-	p := st.Start(t, f.server, []string{f.an4, f.tidigits})
+	p := st.Start(t, f.server, []string{f.an4, f.tidigits, imageBundle(t, "procdiff-small-l0")})
 	cases := errorCases(t)
+	if len(cases) < 30 {
+		t.Fatalf("the bad-input table has %d cases, want at least 30", len(cases))
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := st.Do(t, c.req(t, p.URL))
@@ -428,3 +451,70 @@ type mainTB struct{ testing.TB }
 func (mainTB) Helper()                           {}
 func (mainTB) Fatal(args ...any)                 { panic(fmt.Sprint(args...)) }
 func (mainTB) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
+
+func TestCorruptOrTruncatedBundleFailsAtServeWithAClearMessage(t *testing.T) {
+	f := setup(t)
+	data, err := os.ReadFile(f.an4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	truncated, corrupt := filepath.Join(dir, "truncated.bundle"), filepath.Join(dir, "corrupt.bundle")
+	os.WriteFile(truncated, data[:len(data)/2], 0o644)
+	flipped := append([]byte(nil), data...)
+	flipped[len(flipped)-10] ^= 0xff
+	os.WriteFile(corrupt, flipped, 0o644)
+	for path, want := range map[string]string{truncated: "truncated bundle", corrupt: "does not match its sha256"} {
+		out, err := exec.Command(f.server, "--bundle", path, "--addr", "127.0.0.1:0").CombinedOutput()
+		if err == nil || !strings.Contains(string(out), want) {
+			t.Errorf("%s: err %v, output %s; want it to say %q", filepath.Base(path), err, out, want)
+		}
+	}
+}
+
+func TestServerBindsExactlyTheGivenAddress(t *testing.T) {
+	f := setup(t)
+	p := st.Start(t, f.server, []string{f.an4})
+	port := p.URL[strings.LastIndex(p.URL, ":")+1:]
+	tcp, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	portHex := fmt.Sprintf("%04X", mustAtoi(t, port))
+	listening := []string{}
+	for _, line := range strings.Split(string(tcp), "\n")[1:] {
+		fields := strings.Fields(line)
+		if len(fields) > 3 && strings.HasSuffix(fields[1], ":"+portHex) && fields[3] == "0A" { // 0A = LISTEN
+			listening = append(listening, fields[1])
+		}
+	}
+	if len(listening) != 1 || listening[0] != "0100007F:"+portHex {
+		t.Fatalf("listening sockets on port %s: %v, want only 127.0.0.1", port, listening)
+	}
+}
+
+func TestRecordsHoldHashesNeverRawAudio(t *testing.T) {
+	f := setup(t)
+	p := st.Start(t, f.server, []string{f.an4})
+	clip := cardsClip(t, "005")
+	st.Do(t, transcription(t, p.URL, "sphinx-an4-l0", clip))
+	st.Do(t, transcription(t, p.URL, "sphinx-an4-l0", clip, st.Field{Name: "temperature", Value: "0.5"})) // rejected
+	if err := p.Stop(t); err != nil {
+		t.Fatal(err)
+	}
+	b64 := base64.StdEncoding.EncodeToString(clip[44:1044])
+	for _, line := range p.RecordLines(t)[p.StartupRecords:] {
+		if len(line) > 2048 || strings.Contains(line, b64[:64]) {
+			t.Fatalf("record carries raw audio (%d bytes): %.200s", len(line), line)
+		}
+	}
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
