@@ -63,6 +63,7 @@ bench: ## run the benchmarks and print their figures
 	bash harness/metrics/bench.sh
 	go test -run '^$$' -bench . -benchtime 3x ./native/families/sphinx/ ./native/families/procdiff/
 	go test -run '^$$' -bench ServerOverhead -benchtime 2000x ./server/
+	go test -run '^$$' -bench ServerSphinxThroughput -benchtime 2x ./server/
 
 FUZZTIME ?= 10m
 fuzz: ## run each fuzz target for FUZZTIME (default 10m); `make test` runs their seed corpora

@@ -25,23 +25,7 @@ import (
 // complete artifact directory whose every raw record's X-Request-ID is in the server's records.
 func TestAIPerfAgainstTheServerOnAnInternalNetwork(t *testing.T) {
 	ctx := context.Background()
-	set, err := (&images.Builder{Log: testLog{t}, BaseImage: os.Getenv("QUAL_BASE_IMAGE")}).Ensure(ctx, st.RepoRoot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	nw, err := network.New(ctx, network.WithInternal())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nw.Remove(context.Background()) })
-	enUS := st.BuildBundle(t, "sphinx", "sphinx-en-us", t.TempDir())
-	srv, err := trtmcserver.Run(ctx, set.Server, trtmcserver.WithBundles(enUS), trtmcserver.WithNetwork(nw, "trtmc-server"))
-	if srv != nil && srv.DockerContainer != nil {
-		t.Cleanup(func() { testcontainers.TerminateContainer(srv) })
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	set, nw, srv := startServer(t, "sphinx-en-us")
 	info, err := srv.ServingInfo(ctx, "")
 	if err != nil {
 		t.Fatal(err)
@@ -127,23 +111,7 @@ func (l testLog) Write(p []byte) (int, error) {
 // token, every request is served and recorded; without the key the server answers 401.
 func TestAIPerfSendsTheAPIKey(t *testing.T) {
 	ctx := context.Background()
-	set, err := (&images.Builder{Log: testLog{t}, BaseImage: os.Getenv("QUAL_BASE_IMAGE")}).Ensure(ctx, st.RepoRoot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	nw, err := network.New(ctx, network.WithInternal())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nw.Remove(context.Background()) })
-	an4 := st.BuildBundle(t, "sphinx", "sphinx-an4-l0", t.TempDir())
-	srv, err := trtmcserver.Run(ctx, set.Server, trtmcserver.WithBundles(an4), trtmcserver.WithNetwork(nw, "trtmc-server"), trtmcserver.WithAPIKey("qual-secret"))
-	if srv != nil && srv.DockerContainer != nil {
-		t.Cleanup(func() { testcontainers.TerminateContainer(srv) })
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	set, nw, srv := startServer(t, "sphinx-an4-l0", trtmcserver.WithAPIKey("qual-secret"))
 	if _, err := srv.ServingInfo(ctx, ""); err == nil || !strings.Contains(err.Error(), "401") {
 		t.Fatalf("serving info without the key: %v", err)
 	}
@@ -167,4 +135,30 @@ func TestAIPerfSendsTheAPIKey(t *testing.T) {
 	if len(exports.Raw) != 4 {
 		t.Fatalf("%d raw records, want 4", len(exports.Raw))
 	}
+}
+
+// startServer finds the images, creates an internal network (removed at cleanup) and starts the
+// server on one reference profile's bundle (terminated at cleanup).
+func startServer(t *testing.T, profile string, opts ...trtmcserver.Option) (images.Set, *testcontainers.DockerNetwork, *trtmcserver.Container) {
+	t.Helper()
+	ctx := context.Background()
+	set, err := (&images.Builder{Log: testLog{t}, BaseImage: os.Getenv("QUAL_BASE_IMAGE")}).Ensure(ctx, st.RepoRoot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	nw, err := network.New(ctx, network.WithInternal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nw.Remove(context.Background()) })
+	bundle := st.BuildBundle(t, "sphinx", profile, t.TempDir())
+	opts = append([]trtmcserver.Option{trtmcserver.WithBundles(bundle), trtmcserver.WithNetwork(nw, "trtmc-server")}, opts...)
+	srv, err := trtmcserver.Run(ctx, set.Server, opts...)
+	if srv != nil && srv.DockerContainer != nil {
+		t.Cleanup(func() { testcontainers.TerminateContainer(srv) })
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set, nw, srv
 }

@@ -9,12 +9,18 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
 	"sort"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
+	"github.com/trtmc-qual/trtmc-qual/native/manifest"
+	"github.com/trtmc-qual/trtmc-qual/native/registry"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
@@ -103,4 +109,79 @@ func pct(v []float64, p float64) float64 {
 		return 0
 	}
 	return s[int(p/100*float64(len(s)-1))]
+}
+
+// BenchmarkServerSphinxThroughput serves the real sphinx-en-us bundle over loopback HTTP and
+// reports audio-seconds per second for the pinned clips at concurrency 1 and 2.
+func BenchmarkServerSphinxThroughput(b *testing.B) {
+	m, err := manifest.Read(filepath.Join(repoRoot(), "native", "families", "sphinx", "manifests", "sphinx-en-us.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "en-us.bundle")
+	if _, err := registry.Build(m, path); err != nil {
+		b.Fatal(err)
+	}
+	s, err := New(Config{Bundles: []string{path}, Lanes: 2, QueueDepth: 16})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.Load(); err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	set, err := dataset.ReadASR(filepath.Join(repoRoot(), m.Testcases[0].Dataset))
+	if err != nil {
+		b.Fatal(err)
+	}
+	clips, err := set.Materialize(repoRoot(), b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	type upload struct {
+		body        []byte
+		contentType string
+	}
+	var uploads []upload
+	audioSeconds := 0.0
+	for _, c := range clips {
+		wav, _ := os.ReadFile(c.Path)
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		w, _ := mw.CreateFormFile("file", "clip.wav")
+		w.Write(wav)
+		mw.WriteField("model", "sphinx-en-us")
+		mw.Close()
+		uploads = append(uploads, upload{body.Bytes(), mw.FormDataContentType()})
+		audioSeconds += c.Duration
+	}
+	for _, conc := range []int{1, 2} {
+		b.Run(fmt.Sprintf("concurrency=%d", conc), func(b *testing.B) {
+			for b.Loop() {
+				var wg sync.WaitGroup
+				for range conc {
+					wg.Go(func() {
+						for _, u := range uploads {
+							resp, err := http.Post(ts.URL+"/v1/audio/transcriptions", u.contentType, bytes.NewReader(u.body))
+							if err != nil || resp.StatusCode != 200 {
+								b.Errorf("status %v err %v", resp, err)
+								return
+							}
+							io.Copy(io.Discard, resp.Body)
+							resp.Body.Close()
+						}
+					})
+				}
+				wg.Wait()
+			}
+			b.ReportMetric(float64(conc)*audioSeconds*float64(b.N)/b.Elapsed().Seconds(), "audio-s/s")
+		})
+	}
+}
+
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..")
 }
