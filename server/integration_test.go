@@ -307,7 +307,7 @@ func TestRequestIDsHonoredGeneratedAndDuplicatesRefused(t *testing.T) {
 		req.Header.Set("X-Request-ID", "same-id")
 		slow <- st.Do(t, req)
 	}()
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(600 * time.Millisecond)
 	dup := get(t, p.URL+"/v1/models")
 	dup.Header.Set("X-Request-ID", "same-id")
 	if r := st.Do(t, dup); r.Status != 400 || r.ErrorCode() != server.CodeDuplicateRequestID {
@@ -370,7 +370,7 @@ func TestGracefulShutdownFinishesInFlightAndKeepsEveryRecord(t *testing.T) {
 			results <- st.Do(t, req)
 		}()
 	}
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(600 * time.Millisecond)
 	if err := p.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
