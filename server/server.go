@@ -338,12 +338,6 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(mustJSON(v))
-}
-
 func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }
 
 // lookupModel finds a served model by name: 404 model_not_found otherwise.
