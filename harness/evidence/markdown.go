@@ -33,6 +33,13 @@ func writeStage(b *strings.Builder, s Stage) {
 	if s.Reason != "" {
 		fmt.Fprintf(b, "%s\n\n", s.Reason)
 	}
+	seen := map[string]bool{}
+	for _, r := range s.Results {
+		if r.Statement != "" && !seen[r.Statement] {
+			seen[r.Statement] = true
+			fmt.Fprintf(b, "**Note:** %s.\n\n", r.Statement)
+		}
+	}
 	if len(s.Results) > 0 {
 		b.WriteString("| checkpoint | profile | kind | counted | status | gate | client p50 / p95 ms | Task p50 / p95 ms | throughput | RTF or images/s | join | failures | reproduce |\n")
 		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
@@ -41,12 +48,6 @@ func writeStage(b *strings.Builder, s Stage) {
 		}
 		b.WriteString("\n")
 		writeFormulas(b, s)
-		for _, r := range s.Results {
-			if r.Statement != "" {
-				fmt.Fprintf(b, "- `%s`: %s.\n", r.Profile, r.Statement)
-				break
-			}
-		}
 	}
 	if s.Probe != nil {
 		fmt.Fprintf(b, "Probe: an audio part sent to `%s` on `%s` answered HTTP %d `%s` (%s); recorded by the server: %v.\n\n",
