@@ -177,6 +177,7 @@ func (c *Checkpoint) Capability(ctx context.Context) error {
 			for _, ctl := range t.Controls {
 				c.Row.Controls = append(c.Row.Controls, ctl.Name)
 			}
+			c.Result.Controls = c.Row.Controls
 			c.Result.Status = inventory.StatusImplemented
 			c.done("capability")
 			return nil

@@ -148,6 +148,9 @@ func (s *StageRun) Add(r evidence.Result) {
 	for i := range s.Evidence.Inventory {
 		if s.Evidence.Inventory[i].Profile == r.Profile {
 			s.Evidence.Inventory[i].Status = r.Status
+			if len(r.Controls) > 0 {
+				s.Evidence.Inventory[i].Controls = r.Controls
+			}
 		}
 	}
 }

@@ -136,6 +136,7 @@ type Result struct {
 	Status       string             `json:"status"`
 	Failures     []string           `json:"failures,omitempty"`
 	Statement    string             `json:"statement,omitempty"`
+	Controls     []string           `json:"controls,omitempty"` // the Task's declared controls
 	Bundle       Bundle             `json:"bundle"`
 	Gate         *family.GateResult `json:"gate,omitempty"`
 	ThresholdPin string             `json:"threshold_pin,omitempty"`

@@ -61,13 +61,16 @@ func writeStage(b *strings.Builder, s Stage) {
 		b.WriteString("\n")
 	}
 	if len(s.Inventory) > 0 {
-		b.WriteString("Inventory:\n\n| checkpoint | revision | profile | native task | kind | counted | status | markings / reason |\n|---|---|---|---|---|---|---|---|\n")
+		b.WriteString("Inventory:\n\n| checkpoint | revision | profile | native task | controls | kind | counted | status | markings / reason |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, r := range s.Inventory {
-			note := strings.Join(r.Markings, "; ")
-			if r.Reason != "" {
-				note = strings.TrimPrefix(note+"; "+r.Reason, "; ")
+			var notes []string
+			for _, n := range append(append(append([]string{}, r.Markings...), r.Notes...), r.Reason) {
+				if n != "" {
+					notes = append(notes, n)
+				}
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %v | %s | %s |\n", r.Checkpoint, r.Revision, r.Profile, r.NativeTask, r.Kind, r.Counted, r.Status, note)
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %v | %s | %s |\n", r.Checkpoint, r.Revision, r.Profile, r.NativeTask,
+				strings.Join(r.Controls, ", "), r.Kind, r.Counted, r.Status, strings.Join(notes, "; "))
 		}
 		b.WriteString("\n")
 	}
