@@ -144,7 +144,7 @@ func Run(ctx context.Context, image string, opts ...Option) (*Container, error) 
 		}),
 		// An HTTP probe from the host: it needs no shell in the image (TRTMC's may have none).
 		testcontainers.WithWaitStrategyAndDeadline(o.startupTimeout, wait.ForHTTP("/health/ready").WithPort(Port).
-			WithStartupTimeout(o.startupTimeout).WithPollInterval(200 * time.Millisecond)),
+			WithStartupTimeout(o.startupTimeout).WithPollInterval(200*time.Millisecond)),
 	}
 	if o.nw != nil {
 		customizers = append(customizers, network.WithNetwork([]string{o.alias}, o.nw), network.WithBridgeNetwork())
