@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
+	"github.com/trtmc-qual/trtmc-qual/native/family/familytest"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
@@ -27,29 +27,11 @@ var update = flag.Bool("update", false, "rewrite the golden reference PNGs from 
 
 var profiles = []string{"procdiff-small", "procdiff-base", "procdiff-base-fp16", "procdiff-small-l0"}
 
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..")
-}
+func repoRoot() string { return familytest.RepoRoot() }
 
 func loadProfile(t testing.TB, name string) (*bundle.Bundle, manifest.Manifest, *model) {
 	t.Helper()
-	m, err := manifest.Read(filepath.Join(repoRoot(), "native", "families", "procdiff", "manifests", name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, sections, err := Family{}.Build(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), name+".bundle")
-	if err := bundle.WriteFile(path, h, sections); err != nil {
-		t.Fatal(err)
-	}
-	b, err := bundle.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, m := familytest.Build(t, Family{}, name)
 	mdl, err := Family{}.Load(b, family.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)

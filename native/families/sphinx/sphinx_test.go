@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -17,37 +16,18 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
+	"github.com/trtmc-qual/trtmc-qual/native/family/familytest"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-// repoRoot is the checkout root, three levels above this package.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..")
-}
+// repoRoot is the checkout root.
+func repoRoot(testing.TB) string { return familytest.RepoRoot() }
 
 // buildProfile builds one manifest's bundle into a temp dir.
 func buildProfile(t testing.TB, name string) (*bundle.Bundle, manifest.Manifest) {
 	t.Helper()
-	m, err := manifest.Read(filepath.Join(repoRoot(t), "native", "families", "sphinx", "manifests", name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, sections, err := Family{}.Build(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), name+".bundle")
-	if err := bundle.WriteFile(path, h, sections); err != nil {
-		t.Fatal(err)
-	}
-	b, err := bundle.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b, m
+	return familytest.Build(t, Family{}, name)
 }
 
 func loadTranscriber(t testing.TB, b *bundle.Bundle, lanes int) (task.Model, task.Transcriber) {
