@@ -97,15 +97,11 @@ func runTranscribe(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", *input, err)
 	}
-	l, err := registry.Load(pos[0], family.LoadOptions{Lanes: 1})
+	l, tr, err := loadTask[task.Transcriber](pos[0], task.SpeechTranscription)
 	if err != nil {
 		return err
 	}
 	defer l.Model.Close()
-	tr, err := task.Lookup[task.Transcriber](l.Model, l.Bundle.Header.Profile, task.SpeechTranscription)
-	if err != nil {
-		return err
-	}
 	// The timed region is exactly one call through the public Task, as in TRTMC's
 	// public_task_call_wall; decoding the file happened before it.
 	start := time.Now()
@@ -155,15 +151,11 @@ func runGenerateImage(ctx context.Context, args []string, stdout io.Writer) erro
 	if *prompt == "" || *output == "" {
 		return usageError{"--prompt and --output are required"}
 	}
-	l, err := registry.Load(pos[0], family.LoadOptions{Lanes: 1})
+	l, gen, err := loadTask[task.ImageGenerator](pos[0], task.TextToImage)
 	if err != nil {
 		return err
 	}
 	defer l.Model.Close()
-	gen, err := task.Lookup[task.ImageGenerator](l.Model, l.Bundle.Header.Profile, task.TextToImage)
-	if err != nil {
-		return err
-	}
 	req := task.FillImageDefaults(gen.ImageSpec(), task.ImageRequest{Prompt: *prompt, NegativePrompt: *negative,
 		Width: *width, Height: *height, Steps: *steps, Guidance: *guidance, Seed: *seed, Count: 1})
 	start := time.Now()
@@ -190,6 +182,21 @@ func runGenerateImage(ctx context.Context, args []string, stdout io.Writer) erro
 	return printJSON(stdout, ImageOutput{Output: *output, ImageSHA256: task.ImageSHA256(imgs[0]), Width: req.Width, Height: req.Height,
 		Steps: req.Steps, Guidance: req.Guidance, Seed: req.Seed, PublicTaskMS: float64(wall.Microseconds()) / 1000,
 		BundleSHA256: l.Bundle.SHA256, Profile: l.Bundle.Header.Profile})
+}
+
+// loadTask loads a bundle and asks it for one Task by capability; on error nothing stays loaded.
+func loadTask[T any](path string, name task.Name) (*registry.Loaded, T, error) {
+	var zero T
+	l, err := registry.Load(path, family.LoadOptions{Lanes: 1})
+	if err != nil {
+		return nil, zero, err
+	}
+	t, err := task.Lookup[T](l.Model, l.Bundle.Header.Profile, name)
+	if err != nil {
+		l.Model.Close()
+		return nil, zero, err
+	}
+	return l, t, nil
 }
 
 // findManifest locates the manifest of a bundle's profile in its family's manifest directory.
