@@ -11,8 +11,8 @@ APT_PACKAGES=(
   sctk espeak-ng sox
   # containers: engine and offline base image
   docker.io debootstrap
-  # cgo
-  pkg-config gcc
+  # cgo; Python for the parity venv and the AIPerf wheelhouse download
+  pkg-config gcc python3-venv python3-pip
 )
 
 step() { printf '[deps] %s\n' "$*"; }
@@ -30,9 +30,8 @@ else
   step "apt: all ${#APT_PACKAGES[@]} packages present"
 fi
 
-step "go: downloading modules"
+step "go: downloading modules (ginkgo runs as \`go tool ginkgo\`)"
 go mod download
-command -v ginkgo >/dev/null || [ -x "$(go env GOPATH)/bin/ginkgo" ] || go install github.com/onsi/ginkgo/v2/ginkgo
 
 # Python tools used only by the parity tests (jiwer, scikit-image), in a throwaway venv.
 VENV="$CACHE/parity-venv"
