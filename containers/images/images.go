@@ -196,7 +196,22 @@ func (b *Builder) build(ctx context.Context, repo string, bc buildContext) (stri
 		return "", fmt.Errorf("docker build %s: %w\n%s", tag, err, tail)
 	}
 	b.step("%s: built %s in %.0fs", repo, tag, time.Since(start).Seconds())
+	b.pruneOlder(ctx, repo, tag)
 	return tag, nil
+}
+
+// pruneOlder removes earlier builds of repo so that the cache does not grow with every code
+// change; an image still used by a container is left alone (docker refuses, and so do we).
+func (b *Builder) pruneOlder(ctx context.Context, repo, keep string) {
+	out, err := exec.CommandContext(ctx, "docker", "images", "--format", "{{.Repository}}:{{.Tag}}", repo).Output()
+	if err != nil {
+		return
+	}
+	for _, ref := range strings.Fields(string(out)) {
+		if ref != keep && exec.CommandContext(ctx, "docker", "rmi", ref).Run() == nil {
+			b.step("%s: removed the earlier build %s", repo, ref)
+		}
+	}
 }
 
 func fileSHA(path string) (string, error) {
