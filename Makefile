@@ -45,7 +45,7 @@ qualify: deps ## the main job: all stages against the reference target, evidence
 qualify-all: ## qualify TARGET (optionally TRTMC_ROOT, SHARD=i/n); evidence in reports/RUN_ID
 	@mkdir -p $(RUN_DIR)/junit
 	@echo "[qualify] run $(RUN_ID): target $(TARGET) $(if $(SHARD),shard $(SHARD))"
-	@status=0; QUAL_TARGET=$(TARGET) QUAL_TRTMC_ROOT=$(TRTMC_ROOT) QUAL_SHARD=$(SHARD) QUAL_RUN_DIR=$(CURDIR)/$(RUN_DIR) \
+	@status=0; QUAL_TARGET=$(TARGET) QUAL_TRTMC_ROOT=$(if $(TRTMC_ROOT),$(abspath $(TRTMC_ROOT))) QUAL_SHARD=$(SHARD) QUAL_RUN_DIR=$(CURDIR)/$(RUN_DIR) \
 	  $(GINKGO) --timeout=6h --poll-progress-after=60s --junit-report=junit.xml --output-dir=$(RUN_DIR)/junit \
 	  --keep-separate-reports $(SUITES) || status=$$?; \
 	go run ./harness/cmd/qual report $(RUN_DIR) && go run ./harness/cmd/qual verify $(RUN_DIR); \
