@@ -68,6 +68,7 @@ type Probe struct {
 	RequestID string `json:"request_id"`
 	Recorded  bool   `json:"recorded"` // the server's records hold the refusal
 	Passed    bool   `json:"passed"`
+	Planned   string `json:"planned,omitempty"` // why the probe could not run on this machine
 }
 
 // Bundle is the served artifact's identity at each point it was checked.

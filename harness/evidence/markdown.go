@@ -49,7 +49,9 @@ func writeStage(b *strings.Builder, s Stage) {
 		b.WriteString("\n")
 		writeFormulas(b, s)
 	}
-	if s.Probe != nil {
+	if s.Probe != nil && s.Probe.Planned != "" {
+		fmt.Fprintf(b, "Probe: not run — %s.\n\n", s.Probe.Planned)
+	} else if s.Probe != nil {
 		fmt.Fprintf(b, "Probe: an audio part sent to `%s` on `%s` answered HTTP %d `%s` (%s); recorded by the server: %v.\n\n",
 			s.Probe.Model, s.Probe.Route, s.Probe.Status, s.Probe.ErrorCode, s.Probe.Message, s.Probe.Recorded)
 	}

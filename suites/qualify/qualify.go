@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/suites/labels"
 )
@@ -53,7 +54,11 @@ func (s *Suite) Lifecycle() {
 func (s *Suite) Checkpoints() {
 	if reason := s.Plan.PlannedReason; reason != "" {
 		for _, row := range s.Plan.Rows {
-			s.planned(row, reason)
+			if row.Kind == inventory.KindExcluded {
+				s.excluded(row)
+			} else {
+				s.planned(row, reason)
+			}
 		}
 		return
 	}
@@ -224,6 +229,13 @@ func (s *Suite) AudioQA() {
 			Expect(a.Has).To(BeFalse(), a.Profile)
 		}
 	})
+	if reason := s.Plan.PlannedReason; reason != "" {
+		It("records the refusal probe as planned: this machine cannot serve the target", func() {
+			Expect(reason).To(HavePrefix("planned:"))
+			s.Stage.SetProbe(&evidence.Probe{Route: "/v1/chat/completions", Planned: reason})
+		})
+		return
+	}
 	Describe("the serving path refuses audio questions it cannot answer", Ordered, Label(labels.Containers), func() {
 		It("answers an input_audio part with 400 unsupported_capability, naming the model and the Task, and records it", func(ctx SpecContext) {
 			asr, err := checkpoint.NewPlan(inventory.StageASR)
