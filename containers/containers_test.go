@@ -13,12 +13,18 @@ import (
 	"github.com/testcontainers/testcontainers-go/network"
 
 	"github.com/trtmc-qual/trtmc-qual/containers/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/containers/engine"
 	"github.com/trtmc-qual/trtmc-qual/containers/images"
 	"github.com/trtmc-qual/trtmc-qual/containers/trtmcserver"
 	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	st "github.com/trtmc-qual/trtmc-qual/server/servertest"
 )
+
+func TestMain(m *testing.M) {
+	engine.ApplyTestcontainersDefaults()
+	os.Exit(m.Run())
+}
 
 // TestAIPerfAgainstTheServerOnAnInternalNetwork starts trtmc-server with the sphinx-en-us bundle
 // and AIPerf on a network with no route out, sends the pinned clips with warmup, and requires a

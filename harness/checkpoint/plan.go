@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/trtmc-qual/trtmc-qual/containers/engine"
 	"github.com/trtmc-qual/trtmc-qual/containers/images"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
@@ -110,6 +111,7 @@ func (p *Plan) Setup(ctx context.Context, log *os.File) (*Env, error) {
 	if !filepath.IsAbs(runDir) {
 		runDir = filepath.Join(p.Root, runDir)
 	}
+	engine.ApplyTestcontainersDefaults()
 	env := &Env{Root: p.Root, Target: p.Target, RunDir: runDir, Stage: p.Stage, Log: log}
 	b := &images.Builder{Log: log, BaseImage: os.Getenv("QUAL_BASE_IMAGE")}
 	set, err := b.Ensure(ctx, p.Root)
