@@ -61,16 +61,18 @@ func (b *Builder) AIPerf(ctx context.Context, base, wheelhouse, scriptDir string
 
 // wheelPlatform pins the wheels to the image's interpreter (Debian bookworm's CPython 3.11 on
 // x86_64), whatever Python the host has.
-var wheelPlatform = []string{"--only-binary=:all:", "--python-version", "3.11", "--implementation", "cp",
-	"--abi", "cp311", "--abi", "abi3", "--abi", "none", "--platform", "manylinux_2_36_x86_64",
-	"--platform", "manylinux_2_28_x86_64", "--platform", "manylinux_2_17_x86_64", "--platform", "manylinux2014_x86_64", "--platform", "any"}
+func wheelPlatform() []string {
+	return []string{"--only-binary=:all:", "--python-version", "3.11", "--implementation", "cp",
+		"--abi", "cp311", "--abi", "abi3", "--abi", "none", "--platform", "manylinux_2_36_x86_64",
+		"--platform", "manylinux_2_28_x86_64", "--platform", "manylinux_2_17_x86_64", "--platform", "manylinux2014_x86_64", "--platform", "any"}
+}
 
 // Wheelhouse fills (once) a directory with aiperf==AIPerfVersion and its dependencies as wheels.
 // A marker names what the directory holds; with it present the download is skipped.
 func (b *Builder) Wheelhouse(ctx context.Context) (string, error) {
 	dir := filepath.Join(b.cacheDir(), "wheels", "aiperf-"+AIPerfVersion+"-cp311")
 	marker := filepath.Join(dir, ".complete")
-	want := "aiperf==" + AIPerfVersion + " " + strings.Join(wheelPlatform, " ")
+	want := "aiperf==" + AIPerfVersion + " " + strings.Join(wheelPlatform(), " ")
 	if got, err := os.ReadFile(marker); err == nil && string(got) == want {
 		b.step("wheelhouse: %s (cached)", dir)
 		return dir, nil
@@ -83,7 +85,7 @@ func (b *Builder) Wheelhouse(ctx context.Context) (string, error) {
 	}
 	start := time.Now()
 	b.step("wheelhouse: pip download aiperf==%s into %s ...", AIPerfVersion, dir)
-	args := append([]string{"download", "-q", "--disable-pip-version-check", "-d", dir}, wheelPlatform...)
+	args := append([]string{"download", "-q", "--disable-pip-version-check", "-d", dir}, wheelPlatform()...)
 	if err := b.run(ctx, nil, pip, append(args, "aiperf=="+AIPerfVersion)...); err != nil {
 		return "", fmt.Errorf("AIPerf wheelhouse: pip could not download aiperf==%s and its wheels into %s "+
 			"(is the package index reachable? set PIP_INDEX_URL to a mirror, or fill the directory from a machine that can): %w", AIPerfVersion, dir, err)
