@@ -307,7 +307,7 @@ func TestRequestIDsHonoredGeneratedAndDuplicatesRefused(t *testing.T) {
 		req.Header.Set("X-Request-ID", "same-id")
 		slow <- st.Do(t, req)
 	}()
-	time.Sleep(600 * time.Millisecond)
+	waitInFlight(t, p.URL, 1)
 	dup := get(t, p.URL+"/v1/models")
 	dup.Header.Set("X-Request-ID", "same-id")
 	if r := st.Do(t, dup); r.Status != 400 || r.ErrorCode() != server.CodeDuplicateRequestID {
@@ -370,7 +370,7 @@ func TestGracefulShutdownFinishesInFlightAndKeepsEveryRecord(t *testing.T) {
 			results <- st.Do(t, req)
 		}()
 	}
-	time.Sleep(600 * time.Millisecond)
+	waitInFlight(t, p.URL, 2)
 	if err := p.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -517,4 +517,17 @@ func mustAtoi(t *testing.T, s string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// waitInFlight waits until the server reports at least n requests inside handlers.
+func waitInFlight(t *testing.T, url string, n float64) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if scrape(t, url, "trtmc_requests_in_flight")["trtmc_requests_in_flight"] >= n {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("the server never had %v requests in flight", n)
 }

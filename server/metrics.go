@@ -11,6 +11,7 @@ type metrics struct {
 	requests *prometheus.CounterVec
 	errors   *prometheus.CounterVec
 	taskCall *prometheus.HistogramVec
+	inFlight prometheus.Gauge
 }
 
 func newMetrics(queueDepth func() map[string]int64) *metrics {
@@ -26,9 +27,12 @@ func newMetrics(queueDepth func() map[string]int64) *metrics {
 			Name: "trtmc_task_call_seconds", Help: "Wall time of one public Task call (public_task_call_wall).",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 16),
 		}, []string{"model", "task"}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "trtmc_requests_in_flight", Help: "Requests inside a handler now (health and metrics excluded).",
+		}),
 	}
 	depth := prometheus.NewDesc("trtmc_queue_depth", "Requests waiting for a lane.", []string{"model"}, nil)
-	m.registry.MustRegister(m.requests, m.errors, m.taskCall,
+	m.registry.MustRegister(m.requests, m.errors, m.taskCall, m.inFlight,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		gaugeFunc{desc: depth, values: queueDepth})
 	return m

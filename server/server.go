@@ -227,6 +227,10 @@ func (s *Server) serve(path string, rt route) http.Handler {
 			defer s.inflight.release(x.id)
 		}
 		if err == nil {
+			if !rt.open && path != "/metrics" {
+				s.metrics.inFlight.Inc()
+				defer s.metrics.inFlight.Dec()
+			}
 			r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
 			rep, err = rt.handle(x)
 		}
