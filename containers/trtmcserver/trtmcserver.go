@@ -218,7 +218,7 @@ func (c *Container) LogText(ctx context.Context) (string, error) {
 	return string(data), err
 }
 
-// Exec runs a command in the container and returns its exit code and combined output
+// ExecOutput runs a command in the container and returns its exit code and combined output
 // (the native runs of the suite go through here: trtmc-native in the server image).
 func (c *Container) ExecOutput(ctx context.Context, cmd ...string) (int, string, error) {
 	code, r, err := c.Exec(ctx, cmd, tcexec.Multiplexed())

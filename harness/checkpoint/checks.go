@@ -395,7 +395,7 @@ func Samples(pairs []join.Pair, metricsRecords []harnessaiperf.MetricRecord) ([]
 		if !ok {
 			return nil, nil, nil, fmt.Errorf("request %s has no request_latency in profile_export.jsonl", p.ID)
 		}
-		s := timing.Sample{ClientMS: lat, TaskMS: p.Server.Timing.ModelCallMS, HandlerMS: p.Server.Timing.HandlerMS,
+		s := timing.Sample{ClientMS: lat, TaskMS: p.Server.Timing.ModelCallMS,
 			StartNS: p.Client.Metadata.RequestStartNS, EndNS: p.Client.Metadata.RequestEndNS}
 		if o := p.Server.Output; o != nil {
 			s.AudioSeconds, s.Images = o.AudioSeconds, len(o.Images)

@@ -260,6 +260,18 @@ func missingStack(t *target.Target) string {
 	return ""
 }
 
+// Result returns the recorded result of a profile.
+func (s *StageRun) Result(profile string) (evidence.Result, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.Evidence.Results {
+		if r.Profile == profile {
+			return r, true
+		}
+	}
+	return evidence.Result{}, false
+}
+
 // Planned records a row the machine cannot run, with the reason.
 func (s *StageRun) Planned(row inventory.Row, reason string) {
 	s.Add(evidence.Result{Profile: row.Profile, Checkpoint: row.Checkpoint, Revision: row.Revision, Kind: row.Kind,

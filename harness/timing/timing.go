@@ -14,7 +14,6 @@ import (
 type Sample struct {
 	ClientMS     float64 // AIPerf request_latency
 	TaskMS       float64 // server model_call_ms
-	HandlerMS    float64 // server handler_ms
 	StartNS      int64   // AIPerf request_start_ns
 	EndNS        int64   // AIPerf request_end_ns
 	AudioSeconds float64 // ASR: the clip's duration

@@ -117,6 +117,3 @@ func sha256Hex(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }
-
-// SHA256Hex is the hex sha256 of b.
-func SHA256Hex(b []byte) string { return sha256Hex(b) }

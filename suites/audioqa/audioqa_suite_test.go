@@ -15,7 +15,7 @@ import (
 // input_audio parts (AIPerf endpoint type chat). The fixed QA pairs are in golden/audioqa/.
 var suite = qualify.MustPlan(inventory.StageAudioQA)
 
-var _ = Describe("Stage 9: audio question answering", Label(labels.AudioQA), func() {
+var _ = Describe("Stage 9: audio question answering", Ordered, Label(labels.AudioQA), func() {
 	suite.AudioQA()
 })
 

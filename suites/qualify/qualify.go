@@ -177,8 +177,13 @@ func (s *Suite) recorded(row inventory.Row) {
 func (s *Suite) planned(row inventory.Row, reason string) {
 	Describe(s.describe(row, "planned"), Label(s.Plan.Stage, labels.GPU), func() {
 		It("is recorded as planned, with the reason, and claims no result", func() {
-			Expect(reason).To(HavePrefix("planned:"))
 			s.Stage.Planned(row, reason)
+			r, ok := s.Stage.Result(row.Profile)
+			Expect(ok).To(BeTrue())
+			Expect(r.Status).To(Equal(inventory.StatusPlanned))
+			Expect(r.Statement).To(Equal(reason))
+			Expect(r.AIPerf).To(BeNil(), "a planned row carries no measurement")
+			Expect(r.Gate).To(BeNil(), "a planned row carries no gate result")
 		})
 	})
 }
@@ -223,16 +228,16 @@ func (s *Suite) AudioQA() {
 		return // the blocked report and its probe belong to shard 1
 	}
 	It("is reported blocked, visibly, because no profile implements audio_text_to_text", func() {
+		Expect(s.Stage.Evidence.Audit).NotTo(BeEmpty(), "a blocked stage needs its audit")
 		s.Stage.Block(fmt.Sprintf("blocked: none of the %d profiles of target %s implements %s (audit below)", len(s.Stage.Evidence.Audit), s.Plan.Target.Name, want), s.Stage.Evidence.Audit)
-		Expect(s.Stage.Evidence.Status).To(Equal(inventory.StatusBlocked))
 		for _, a := range s.Stage.Evidence.Audit {
 			Expect(a.Has).To(BeFalse(), a.Profile)
 		}
 	})
 	if reason := s.Plan.PlannedReason; reason != "" {
 		It("records the refusal probe as planned: this machine cannot serve the target", func() {
-			Expect(reason).To(HavePrefix("planned:"))
 			s.Stage.SetProbe(&evidence.Probe{Route: "/v1/chat/completions", Planned: reason})
+			Expect(s.Stage.Evidence.Probe.Passed).To(BeFalse(), "a probe that did not run never counts as passed")
 		})
 		return
 	}
