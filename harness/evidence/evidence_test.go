@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"encoding/xml"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,17 +51,27 @@ func TestLatencySVGIsWellFormed(t *testing.T) {
 	}
 	data, _ := os.ReadFile(path)
 	dec := xml.NewDecoder(strings.NewReader(string(data)))
-	lines := 0
+	strokes := map[string]int{}
 	for {
 		tok, err := dec.Token()
-		if err != nil {
+		if err == io.EOF {
 			break
 		}
-		if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "polyline" {
-			lines++
+		if err != nil {
+			t.Fatalf("SVG is not well-formed XML: %v", err)
+		}
+		if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "path" {
+			for _, a := range se.Attr {
+				for _, c := range []string{"#D62728", "#1F77B4", "#2CA02C"} {
+					if a.Name.Local == "style" && strings.Contains(a.Value, "stroke:"+c) {
+						strokes[c]++
+					}
+				}
+			}
 		}
 	}
-	if lines != 2 {
-		t.Fatalf("%d curves in the SVG, want 2:\n%s", lines, data)
+	// Client and Task: a legend swatch and a curve each; the overhead: its curve.
+	if strokes["#D62728"] < 2 || strokes["#1F77B4"] < 2 || strokes["#2CA02C"] < 1 {
+		t.Fatalf("curves by colour %v, want client and Task with swatches and the overhead curve:\n%s", strokes, data)
 	}
 }
