@@ -42,9 +42,11 @@ qualify: deps ## the main job: all stages against the reference target, evidence
 
 # qualify-all runs the suites against any target (TRTMC: TARGET=suites/targets/trtmc.yaml
 # TRTMC_ROOT=/path/to/checkout), optionally one shard (SHARD=i/n), then assembles and verifies.
+# Without SHARD the shard comes from the engine when it gives one (Kubernetes Indexed Job:
+# JOB_COMPLETION_INDEX + QUAL_SHARD_TOTAL; GitLab parallel: CI_NODE_INDEX/CI_NODE_TOTAL).
 qualify-all: ## qualify TARGET (optionally TRTMC_ROOT, SHARD=i/n); evidence in reports/RUN_ID
 	@mkdir -p $(RUN_DIR)/junit
-	@echo "[qualify] run $(RUN_ID): target $(TARGET) $(if $(SHARD),shard $(SHARD))"
+	@echo "[qualify] run $(RUN_ID): target $(TARGET) $(if $(SHARD),shard $(SHARD),$(if $(JOB_COMPLETION_INDEX)$(CI_NODE_INDEX),shard from the engine (harness/shard)))"
 	@status=0; QUAL_TARGET=$(TARGET) QUAL_TRTMC_ROOT=$(if $(TRTMC_ROOT),$(abspath $(TRTMC_ROOT))) QUAL_SHARD=$(SHARD) QUAL_RUN_DIR=$(CURDIR)/$(RUN_DIR) \
 	  $(GINKGO) --timeout=6h --poll-progress-after=60s --junit-report=junit.xml --output-dir=$(RUN_DIR)/junit \
 	  --keep-separate-reports $(SUITES) || status=$$?; \

@@ -16,6 +16,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/containers/images"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/shard"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 )
 
@@ -28,7 +29,7 @@ type Plan struct {
 	Rows   []inventory.Row
 	Paths  []string // every manifest of the target
 	Caps   inventory.Capabilities
-	// Shard i of Shards ($QUAL_SHARD); stage-level specs (the audit) run in shard 1 only.
+	// Shard i of Shards ($QUAL_SHARD or the engine's index, see harness/shard); stage-level specs (the audit) run in shard 1 only.
 	Shard, Shards int
 	// PlannedReason is set when this machine cannot run the target (no GPU stack, no target
 	// CLI): every row is then recorded as planned with the reason, and nothing claims a result.
@@ -90,12 +91,13 @@ func NewPlan(stage string) (*Plan, error) {
 	if p.Rows, err = inventory.Discover(p.Paths, stage, opts); err != nil {
 		return nil, err
 	}
-	i, n, err := inventory.ParseShard(os.Getenv("QUAL_SHARD"))
+	// $QUAL_SHARD, or the index a Kubernetes Indexed Job / GitLab parallel job gives.
+	sh, err := shard.FromEnv(os.Getenv)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("shard: %w", err)
 	}
-	p.Shard, p.Shards = i, n
-	p.Rows = inventory.Shard(p.Rows, i, n)
+	p.Shard, p.Shards = sh.Index, sh.Total
+	p.Rows = inventory.Shard(p.Rows, sh.Index, sh.Total)
 	if t.Kind != "reference" {
 		p.PlannedReason = missingStack(t)
 	}
