@@ -6,26 +6,79 @@ import (
 	"strings"
 )
 
-// Markdown renders qualification.md: per stage, a table with a row per checkpoint, then the
-// formulas, the inventory and (for a blocked stage) the audit.
+// Markdown renders qualification.md: the verdict on one screen, then per stage a narrow table of
+// rows, their figures and gate figures, the audit and inventory; then the formulas once and a
+// glossary of statuses. qual verify re-renders it and compares, so it must stay deterministic.
 func Markdown(e Evidence) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Qualification report — run %s\n\n", e.RunID)
+	writeVerdict(&b, e)
 	fmt.Fprintf(&b, "Target: `%s` (%s). Hardware: %s, %d cores, %.0f GB, GPU: %s.\n\n", e.Target, e.TargetKind, e.Hardware.CPU, e.Hardware.Cores, e.Hardware.MemoryGB, e.Hardware.GPU)
-	keys := make([]string, 0, len(e.Versions))
-	for k := range e.Versions {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	b.WriteString("Versions:")
-	for _, k := range keys {
+	for _, k := range sortedKeys(e.Versions) {
 		fmt.Fprintf(&b, " %s %s;", k, e.Versions[k])
 	}
 	b.WriteString("\n\n")
 	for _, s := range e.Stages {
 		writeStage(&b, s)
 	}
+	writeFormulas(&b, e)
+	b.WriteString(glossary)
 	return b.String()
+}
+
+// Verdict is the run's one-word outcome, derived from the stage statuses (see the glossary).
+func Verdict(e Evidence) string {
+	counts := map[string]int{}
+	for _, s := range e.Stages {
+		counts[s.Status]++
+	}
+	switch {
+	case len(e.Stages) == 0:
+		return "NO STAGES"
+	case counts["failed"] > 0:
+		return "FAILED"
+	case counts["qualified"] == len(e.Stages):
+		return "QUALIFIED"
+	case counts["qualified"] == 0:
+		return "NOT QUALIFIED"
+	default:
+		return "PARTIAL"
+	}
+}
+
+func writeVerdict(b *strings.Builder, e Evidence) {
+	fmt.Fprintf(b, "**Verdict: %s**\n\n", Verdict(e))
+	b.WriteString("| stage | status | counted rows qualified | rows | failures |\n|---|---|---|---|---|\n")
+	for _, s := range e.Stages {
+		q, counted, fails := StageCounts(s)
+		failures := "none"
+		if fails > 0 {
+			failures = fmt.Sprintf("%d row(s)", fails)
+		}
+		if s.Status == "blocked" || s.Status == "planned" {
+			failures = "— (" + s.Status + ")"
+		}
+		fmt.Fprintf(b, "| %d `%s` | %s | %d / %d | %d | %s |\n", s.Number, s.Stage, strings.ToUpper(s.Status), q, counted, len(s.Results), failures)
+	}
+	b.WriteString("\n")
+}
+
+// StageCounts is how many counted rows reached aiperf-qualified, how many rows are counted,
+// and how many rows failed.
+func StageCounts(s Stage) (qualified, counted, failed int) {
+	for _, r := range s.Results {
+		if r.Counted {
+			counted++
+			if r.Status == "aiperf-qualified" {
+				qualified++
+			}
+		}
+		if r.Status == "failed" {
+			failed++
+		}
+	}
+	return qualified, counted, failed
 }
 
 func writeStage(b *strings.Builder, s Stage) {
@@ -41,96 +94,217 @@ func writeStage(b *strings.Builder, s Stage) {
 		}
 	}
 	if len(s.Results) > 0 {
-		b.WriteString("| checkpoint | profile | kind | counted | status | gate | client p50 / p95 ms | Task p50 / p95 ms | throughput | RTF or images/s | join | failures | reproduce |\n")
-		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+		b.WriteString("| profile | checkpoint | kind | counted | status | gate | join | failures |\n|---|---|---|---|---|---|---|---|\n")
 		for _, r := range s.Results {
-			writeRow(b, r)
-		}
-		b.WriteString("\n")
-		writeFormulas(b, s)
-	}
-	if s.Probe != nil && s.Probe.Planned != "" {
-		fmt.Fprintf(b, "Probe: not run — %s.\n\n", s.Probe.Planned)
-	} else if s.Probe != nil {
-		fmt.Fprintf(b, "Probe: an audio part sent to `%s` on `%s` answered HTTP %d `%s` (%s); recorded by the server: %v.\n\n",
-			s.Probe.Model, s.Probe.Route, s.Probe.Status, s.Probe.ErrorCode, s.Probe.Message, s.Probe.Recorded)
-	}
-	if len(s.Audit) > 0 {
-		b.WriteString("Capability audit (every profile of the target):\n\n| profile | family | task string | capabilities | audio_text_to_text |\n|---|---|---|---|---|\n")
-		for _, a := range s.Audit {
-			fmt.Fprintf(b, "| %s | %s | %s | %v | %v |\n", a.Profile, a.Family, a.TaskString, a.Capabilities, a.Has)
-		}
-		b.WriteString("\n")
-	}
-	if len(s.Inventory) > 0 {
-		b.WriteString("Inventory:\n\n| checkpoint | revision | profile | native task | controls | kind | counted | status | markings / reason |\n|---|---|---|---|---|---|---|---|---|\n")
-		for _, r := range s.Inventory {
-			var notes []string
-			for _, n := range append(append(append([]string{}, r.Markings...), r.Notes...), r.Reason) {
-				if n != "" {
-					notes = append(notes, n)
-				}
+			fails := strings.Join(r.Failures, "; ")
+			if fails == "" {
+				fails = "none"
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %v | %s | %s |\n", r.Checkpoint, r.Revision, r.Profile, r.NativeTask,
-				strings.Join(r.Controls, ", "), r.Kind, r.Counted, r.Status, strings.Join(notes, "; "))
+			fmt.Fprintf(b, "| %s | %s@%s | %s | %s | %s | %s | %s | %s |\n", r.Profile, r.Checkpoint, r.Revision, r.Kind,
+				yesNo(r.Counted), r.Status, gateCell(r), joinCell(r), escape(fails))
 		}
 		b.WriteString("\n")
+		writeFigures(b, s)
+		writeGateFigures(b, s)
+		writeReproduce(b, s)
 	}
+	writeProbe(b, s)
+	writeAudit(b, s)
+	writeInventory(b, s)
 }
 
-func writeRow(b *strings.Builder, r Result) {
-	gate := "—"
-	if r.Gate != nil {
-		gate = fmt.Sprintf("%s %s", passFail(r.Gate.Passed), gateFigures(r.Gate.Figures))
+func gateCell(r Result) string {
+	if r.Gate == nil {
+		return "—"
 	}
-	lat, task, thr, rate, joined := "—", "—", "—", "—", "—"
-	if t := r.Timing; t != nil {
+	return passFail(r.Gate.Passed)
+}
+
+func joinCell(r Result) string {
+	j := r.Join
+	if j == nil {
+		return "—"
+	}
+	total := j.Matched + len(j.UnmatchedClient)
+	s := fmt.Sprintf("%d/%d matched", j.Matched, total)
+	if n := len(j.UnmatchedClient); n > 0 {
+		s += fmt.Sprintf("; %d AIPerf requests without a server record", n)
+	}
+	if n := len(j.UnmatchedServer); n > 0 {
+		s += fmt.Sprintf("; %d server records without an AIPerf request", n)
+	}
+	if n := len(j.DuplicateClient) + len(j.DuplicateServer); n > 0 {
+		s += fmt.Sprintf("; %d duplicate ids", n)
+	}
+	return s
+}
+
+// writeFigures is the performance table: only rows that were measured.
+func writeFigures(b *strings.Builder, s Stage) {
+	header := false
+	for _, r := range s.Results {
+		t := r.Timing
+		if t == nil {
+			continue
+		}
+		if !header {
+			b.WriteString("Figures (measured requests; formulas at the end):\n\n| profile | client p50 / p95 ms | Task p50 / p95 ms | client − Task p50 ms | throughput | RTF or images/s | plot |\n|---|---|---|---|---|---|---|\n")
+			header = true
+		}
 		get := func(n string) float64 { v, _ := t.Get(n); return v }
-		lat = fmt.Sprintf("%.1f / %.1f", get("client_latency_p50"), get("client_latency_p95"))
-		task = fmt.Sprintf("%.1f / %.1f", get("task_call_p50"), get("task_call_p95"))
-		thr = fmt.Sprintf("%.2f req/s", get("request_throughput"))
+		rate := "—"
 		if v, ok := t.Get("rtf"); ok {
 			rate = fmt.Sprintf("RTF %.3f (%.2f audio-s/s)", v, get("audio_seconds_per_second"))
 		} else if v, ok := t.Get("images_per_second"); ok {
 			rate = fmt.Sprintf("%.2f images/s", v)
 		}
+		plot := "—"
+		if r.Plot != "" {
+			plot = fmt.Sprintf("[latency](%s)", r.Plot)
+		}
+		fmt.Fprintf(b, "| %s | %.1f / %.1f | %.1f / %.1f | %.2f | %.2f req/s | %s | %s |\n", r.Profile,
+			get("client_latency_p50"), get("client_latency_p95"), get("task_call_p50"), get("task_call_p95"),
+			get("client_minus_task_p50"), get("request_throughput"), rate, plot)
 	}
-	if j := r.Join; j != nil {
-		joined = fmt.Sprintf("%d matched, %d/%d unmatched, %d dup", j.Matched, len(j.UnmatchedClient), len(j.UnmatchedServer), len(j.DuplicateClient)+len(j.DuplicateServer))
+	if header {
+		b.WriteString("\n")
 	}
-	fails := strings.Join(r.Failures, "; ")
-	if fails == "" {
-		fails = "none"
-	}
-	fmt.Fprintf(b, "| %s@%s | %s | %s | %v | %s | %s | %s | %s | %s | %s | %s | %s | `%s` |\n",
-		r.Checkpoint, r.Revision, r.Profile, r.Kind, r.Counted, r.Status, gate, lat, task, thr, rate, joined, escape(fails), r.Reproduce)
 }
 
-func writeFormulas(b *strings.Builder, s Stage) {
+// writeGateFigures is one column per figure the stage's gates report.
+func writeGateFigures(b *strings.Builder, s Stage) {
+	names := map[string]bool{}
 	for _, r := range s.Results {
-		if r.Timing == nil {
-			continue
+		if r.Gate != nil {
+			for k := range r.Gate.Figures {
+				names[k] = true
+			}
 		}
-		b.WriteString("Formulas:\n\n")
-		for _, f := range r.Timing.Figures {
-			fmt.Fprintf(b, "- `%s` (%s): %s\n", f.Name, f.Unit, f.Formula)
-		}
-		b.WriteString("\n")
+	}
+	if len(names) == 0 {
 		return
 	}
+	cols := sortedKeys(names)
+	fmt.Fprintf(b, "Gate figures:\n\n| profile | %s |\n|---|%s\n", strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
+	for _, r := range s.Results {
+		if r.Gate == nil {
+			continue
+		}
+		cells := make([]string, len(cols))
+		for i, k := range cols {
+			cells[i] = "—"
+			if v, ok := r.Gate.Figures[k]; ok {
+				cells[i] = fmt.Sprintf("%.4g", v)
+			}
+		}
+		fmt.Fprintf(b, "| %s | %s |\n", r.Profile, strings.Join(cells, " | "))
+	}
+	b.WriteString("\n")
 }
 
-func gateFigures(f map[string]float64) string {
-	keys := make([]string, 0, len(f))
-	for k := range f {
+func writeReproduce(b *strings.Builder, s Stage) {
+	b.WriteString("<details><summary>Reproduce each row</summary>\n\n")
+	for _, r := range s.Results {
+		fmt.Fprintf(b, "- %s: `%s`\n", r.Profile, r.Reproduce)
+	}
+	b.WriteString("\n</details>\n\n")
+}
+
+func writeProbe(b *strings.Builder, s Stage) {
+	switch {
+	case s.Probe != nil && s.Probe.Planned != "":
+		fmt.Fprintf(b, "Probe: not run — %s.\n\n", s.Probe.Planned)
+	case s.Probe != nil:
+		fmt.Fprintf(b, "Probe: an audio part sent to `%s` on `%s` answered HTTP %d `%s` (%s); recorded by the server: %s.\n\n",
+			s.Probe.Model, s.Probe.Route, s.Probe.Status, s.Probe.ErrorCode, s.Probe.Message, yesNo(s.Probe.Recorded))
+	}
+}
+
+func writeAudit(b *strings.Builder, s Stage) {
+	if len(s.Audit) == 0 {
+		return
+	}
+	b.WriteString("Capability audit (every profile of the target):\n\n| profile | family | task string | capabilities | audio_text_to_text |\n|---|---|---|---|---|\n")
+	for _, a := range s.Audit {
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", a.Profile, a.Family, a.TaskString, joinNames(a.Capabilities), yesNo(a.Has))
+	}
+	b.WriteString("\n")
+}
+
+func writeInventory(b *strings.Builder, s Stage) {
+	if len(s.Inventory) == 0 {
+		return
+	}
+	b.WriteString("<details><summary>Inventory</summary>\n\n| checkpoint | revision | profile | native task | controls | kind | counted | status | markings / reason |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range s.Inventory {
+		var notes []string
+		for _, n := range append(append(append([]string{}, r.Markings...), r.Notes...), r.Reason) {
+			if n != "" {
+				notes = append(notes, n)
+			}
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Checkpoint, r.Revision, r.Profile, r.NativeTask,
+			strings.Join(r.Controls, ", "), r.Kind, yesNo(r.Counted), r.Status, escape(strings.Join(notes, "; ")))
+	}
+	b.WriteString("\n</details>\n\n")
+}
+
+// writeFormulas lists every timing figure's formula once for the whole report.
+func writeFormulas(b *strings.Builder, e Evidence) {
+	formulas := map[string]string{}
+	for _, s := range e.Stages {
+		for _, r := range s.Results {
+			if r.Timing == nil {
+				continue
+			}
+			for _, f := range r.Timing.Figures {
+				formulas[fmt.Sprintf("`%s` (%s)", f.Name, f.Unit)] = f.Formula
+			}
+		}
+	}
+	if len(formulas) == 0 {
+		return
+	}
+	b.WriteString("## Formulas\n\n")
+	for _, k := range sortedKeys(formulas) {
+		fmt.Fprintf(b, "- %s: %s\n", k, formulas[k])
+	}
+	b.WriteString("\n")
+}
+
+const glossary = `## Statuses
+
+- **Verdict**: QUALIFIED when every stage is qualified; PARTIAL when none failed but some are
+  blocked or planned; NOT QUALIFIED when no stage is qualified and none failed; FAILED when any
+  stage failed.
+- **Stage** — *qualified*: at least one counted full-model row is aiperf-qualified and no row
+  failed; *failed*: a row failed, or no counted row was qualified; *blocked*: no profile of the
+  target implements the stage's capability (the audit shows why; JUnit marks it skipped);
+  *planned*: the target could not run here (e.g. no GPU stack), nothing is claimed.
+- **Row** — *aiperf-qualified*: gate passed on the exact bundle, served, AIPerf ran, every
+  request joined, native == HTTP on every request, outputs meaningful, timing derived, bundle
+  unchanged; *family-validated*: the family gate passed on the bundle (reduced and variant rows
+  stop here); *planned*: not run, with the reason; *failed*: a claim failed (see failures);
+  *excluded*: not in the stage's group, with the reason.
+- **Kind** — *full*: the checkpoint's normal profile; *reduced*: L0 / random-weight / smaller
+  settings; *variant*: a precision, parallelism or decode-setting variant. **Counted**: only
+  full rows count toward a stage's qualification.
+`
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	var parts []string
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s=%.4g", k, f[k]))
+	return keys
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
 	}
-	return strings.Join(parts, " ")
+	return "no"
 }
 
 func passFail(ok bool) string {
@@ -141,3 +315,11 @@ func passFail(ok bool) string {
 }
 
 func escape(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+
+func joinNames[T ~string](names []T) string {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = string(n)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,86 @@
+package evidence
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/timing"
+	"github.com/trtmc-qual/trtmc-qual/native/family"
+)
+
+// sampleRun is a small run as the suites write it: one qualified ASR row, one reduced row, and
+// a blocked stage 9.
+func sampleRun() Evidence {
+	sum := timing.Summary{Requests: 50, Figures: []timing.Figure{
+		{Name: "client_latency_p50", Value: 2211.1, Unit: "ms", Formula: "p50 of AIPerf request_latency"},
+		{Name: "client_latency_p95", Value: 3665.1, Unit: "ms", Formula: "p95 of AIPerf request_latency"},
+		{Name: "task_call_p50", Value: 2208.8, Unit: "ms", Formula: "p50 of model_call_ms"},
+		{Name: "task_call_p95", Value: 3663.0, Unit: "ms", Formula: "p95 of model_call_ms"},
+		{Name: "client_minus_task_p50", Value: 2.3, Unit: "ms", Formula: "p50 of (request_latency − model_call_ms)"},
+		{Name: "request_throughput", Value: 0.91, Unit: "req/s", Formula: "requests / duration"},
+		{Name: "rtf", Value: 0.473, Unit: "ratio", Formula: "Σ model_call_ms / Σ clip ms"},
+		{Name: "audio_seconds_per_second", Value: 4.16, Unit: "s/s", Formula: "Σ clip s / duration"},
+	}}
+	gate := &family.GateResult{Passed: true, Figures: map[string]float64{"gold_wer": 0.2667, "ned_max": 0}}
+	asr := Stage{Stage: "asr", Number: 3, Status: "qualified", Results: []Result{
+		{Profile: "sphinx-en-us", Checkpoint: "pocketsphinx-en-us/en-us", Revision: "0.8", Kind: "full", Counted: true,
+			Status: "aiperf-qualified", Gate: gate, Timing: &sum, Plot: "asr/sphinx-en-us/latency.svg",
+			Join: &join.Report{Matched: 55}, Reproduce: "QUAL_TARGET=suites/targets/reference.yaml go tool ginkgo --label-filter=asr ./suites/asr"},
+		{Profile: "sphinx-an4-l0", Checkpoint: "pocketsphinx-testdata/an4", Revision: "0.8", Kind: "reduced",
+			Status: "family-validated", Gate: gate, Reproduce: "go tool ginkgo --label-filter=asr ./suites/asr"},
+	}}
+	qa := Stage{Stage: "audioqa", Number: 9, Status: "blocked", Reason: "none of the 8 profiles implements audio_text_to_text"}
+	return Evidence{RunID: "r1", Target: "reference", Stages: []Stage{asr, qa}}
+}
+
+func TestVerdictFollowsStageStatuses(t *testing.T) {
+	for _, tc := range []struct {
+		statuses []string
+		want     string
+	}{
+		{[]string{"qualified", "qualified"}, "QUALIFIED"},
+		{[]string{"qualified", "blocked"}, "PARTIAL"},
+		{[]string{"qualified", "failed", "blocked"}, "FAILED"},
+		{[]string{"planned", "blocked"}, "NOT QUALIFIED"},
+		{nil, "NO STAGES"},
+	} {
+		var e Evidence
+		for _, s := range tc.statuses {
+			e.Stages = append(e.Stages, Stage{Status: s})
+		}
+		if got := Verdict(e); got != tc.want {
+			t.Errorf("stages %v: verdict %s, want %s", tc.statuses, got, tc.want)
+		}
+	}
+}
+
+func TestMarkdownReadsOnOneScreen(t *testing.T) {
+	md := Markdown(sampleRun())
+	verdict := strings.Index(md, "**Verdict: PARTIAL**")
+	if verdict < 0 || verdict > strings.Index(md, "## Stage") {
+		t.Fatalf("the verdict must come before the stage sections:\n%s", md)
+	}
+	for _, want := range []string{
+		"| 3 `asr` | QUALIFIED | 1 / 1 | 2 | none |",
+		"| 9 `audioqa` | BLOCKED | 0 / 0 | 0 | — (blocked) |",
+		"55/55 matched",
+		"[latency](asr/sphinx-en-us/latency.svg)",
+		"RTF 0.473 (4.16 audio-s/s)",
+		"| sphinx-en-us | 0.2667 | 0 |",
+		"go tool ginkgo --label-filter=asr",
+		"## Statuses", "**Counted**",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+	if n := strings.Count(md, "- `rtf` (ratio):"); n != 1 {
+		t.Errorf("formula for rtf listed %d times, want once", n)
+	}
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "| ") && len([]rune(line)) > 160 {
+			t.Errorf("table row of %d characters (want ≤ 160, no horizontal scrolling): %s", len([]rune(line)), line)
+		}
+	}
+}
