@@ -9,16 +9,28 @@ APT_PACKAGES=(
   libpocketsphinx-dev libsphinxbase-dev pocketsphinx pocketsphinx-en-us pocketsphinx-testdata
   # metrics parity (NIST sclite), synthetic probe clips, audio checks
   sctk espeak-ng sox
-  # containers: engine and offline base image
-  docker.io debootstrap
+  # containers: engine (dropped below when one is installed) and the offline base image; the
+  # Debian keyring lets debootstrap verify the Debian base from an Ubuntu host too
+  docker.io debootstrap debian-archive-keyring
+  # actionlint's shell checks of the workflows' run: scripts (containers/ci lint test)
+  shellcheck
   # cgo; Python for the parity venv and the AIPerf wheelhouse download
   pkg-config gcc python3-venv python3-pip
 )
 
 step() { printf '[deps] %s\n' "$*"; }
 
+# A machine that already has a Docker engine (Docker CE on hosted Ubuntu runners, moby,
+# Docker Desktop) keeps it: Debian's docker.io conflicts with docker-ce/containerd.io, and
+# containers/engine/ensure-docker.sh uses whatever engine answers.
+if command -v docker >/dev/null 2>&1 && ! dpkg-query -W -f='${Status}' docker.io 2>/dev/null | grep -q 'install ok installed'; then
+  step "docker: $(command -v docker) already installed; not installing docker.io"
+  APT_PACKAGES=("${APT_PACKAGES[@]/docker.io/}")
+fi
+
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
+  [ -n "$p" ] || continue
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if ((${#missing[@]})); then
