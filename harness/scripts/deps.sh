@@ -51,7 +51,7 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import jiwer, skimage
   step "python: building parity venv at $VENV"
   mkdir -p "$CACHE"
   python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q --disable-pip-version-check jiwer==4.0.0 scikit-image==0.26.0
+  "$VENV/bin/pip" install -q --disable-pip-version-check jiwer==4.0.0 scikit-image==0.26.0 scipy==1.17.1
 else
   step "python: parity venv ready at $VENV"
 fi

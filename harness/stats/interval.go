@@ -1,0 +1,94 @@
+// Package stats turns repeated measurements into verdicts a statistician would sign: a mean over
+// runs with its Student-t interval, a speedup between two builds with a Welch interval on log
+// values and a traffic light, a paired percentile bootstrap for corpus metrics (WER, mean PSNR)
+// with a non-inferiority verdict, and a rule for when a tail percentile may be reported at all.
+// The rules follow TRTMC's own qualification design (apps/aiperf_qual, October 2026) and MLPerf
+// LoadGen's order-statistic bound; every result carries the rule that produced it.
+//
+// Quantiles of the t and binomial distributions come from gonum's distuv rather than hand-written
+// approximations; the figures are checked against scipy.stats in parity_test.go.
+package stats
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// MaxRelativeHalfWidth is TRTMC's spread rule: a mean whose 95% half-width exceeds 5% of it is
+// inconclusive, and a speedup computed from it is white.
+const MaxRelativeHalfWidth = 0.05
+
+// MeanLevel is the confidence level of a figure's interval over runs.
+const MeanLevel = 0.95
+
+// ErrNoData is returned when there is nothing to summarize.
+var ErrNoData = errors.New("stats: no values")
+
+// Bounds is a two-sided interval.
+type Bounds struct {
+	Lower float64 `json:"lower"`
+	Upper float64 `json:"upper"`
+}
+
+// Interval is a mean over runs with its Student-t interval. CI is nil when fewer than two runs
+// make an interval impossible; such a figure is always inconclusive.
+type Interval struct {
+	N            int     `json:"n"`
+	Mean         float64 `json:"mean"`
+	SD           float64 `json:"sd"`
+	Level        float64 `json:"level"`
+	CI           *Bounds `json:"ci,omitempty"`
+	HalfWidth    float64 `json:"half_width"`
+	Inconclusive bool    `json:"inconclusive"`
+	Reason       string  `json:"reason,omitempty"`
+	Rule         string  `json:"rule"`
+}
+
+// MeanRule states how an Interval is computed and judged.
+const MeanRule = "mean over runs ± t(0.975, n−1)·s/√n (Student t, 95%); inconclusive when n < 2 or the half-width exceeds 5% of |mean|"
+
+// checkFinite rejects empty or non-finite input: an interval over NaN would look like a result.
+func checkFinite(name string, xs []float64) error {
+	if len(xs) == 0 {
+		return fmt.Errorf("%s: %w", name, ErrNoData)
+	}
+	for i, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("%s: value %d is %v", name, i, x)
+		}
+	}
+	return nil
+}
+
+// tQuantile is the two-sided critical value of Student's t for level at df degrees of freedom.
+func tQuantile(level, df float64) float64 {
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - (1-level)/2)
+}
+
+// MeanCI is the mean of per-run values with its 95% Student-t interval and the 5% spread rule.
+func MeanCI(runs []float64) (Interval, error) {
+	return meanCI(runs, MeanLevel)
+}
+
+func meanCI(runs []float64, level float64) (Interval, error) {
+	if err := checkFinite("runs", runs); err != nil {
+		return Interval{}, err
+	}
+	iv := Interval{N: len(runs), Mean: stat.Mean(runs, nil), Level: level, Rule: MeanRule}
+	if iv.N < 2 {
+		iv.Inconclusive, iv.Reason = true, "one run: no interval over runs"
+		return iv, nil
+	}
+	iv.SD = stat.StdDev(runs, nil) // sample standard deviation (n−1)
+	iv.HalfWidth = tQuantile(level, float64(iv.N-1)) * iv.SD / math.Sqrt(float64(iv.N))
+	iv.CI = &Bounds{Lower: iv.Mean - iv.HalfWidth, Upper: iv.Mean + iv.HalfWidth}
+	if rel := iv.HalfWidth / math.Abs(iv.Mean); !(rel <= MaxRelativeHalfWidth) {
+		iv.Inconclusive = true
+		iv.Reason = fmt.Sprintf("half-width %.1f%% of the mean exceeds %.0f%%", 100*rel, 100*MaxRelativeHalfWidth)
+	}
+	return iv, nil
+}
