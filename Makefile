@@ -50,7 +50,7 @@ qualify-all: ## qualify TARGET (optionally TRTMC_ROOT, SHARD=i/n); evidence in r
 	@status=0; QUAL_TARGET=$(TARGET) QUAL_TRTMC_ROOT=$(if $(TRTMC_ROOT),$(abspath $(TRTMC_ROOT))) QUAL_SHARD=$(SHARD) QUAL_RUN_DIR=$(CURDIR)/$(RUN_DIR) \
 	  $(GINKGO) --timeout=6h --poll-progress-after=60s --junit-report=junit.xml --output-dir=$(RUN_DIR)/junit \
 	  --keep-separate-reports $(SUITES) || status=$$?; \
-	go run ./harness/cmd/qual report $(RUN_DIR) && go run ./harness/cmd/qual verify $(RUN_DIR); \
+	go run ./harness/cmd/qual report $(RUN_DIR) && go run ./harness/cmd/qual sign $(RUN_DIR) && go run ./harness/cmd/qual verify $(RUN_DIR) || status=$$?; \
 	ln -sfn $(RUN_ID) reports/latest; \
 	if [ $$status -ne 0 ]; then echo "[qualify] some specs failed (exit $$status): see $(RUN_DIR)/qualification.md"; fi; \
 	exit $$status
@@ -58,8 +58,8 @@ qualify-all: ## qualify TARGET (optionally TRTMC_ROOT, SHARD=i/n); evidence in r
 inventory: ## print the inventory of TARGET (TRTMC_ROOT for a TRTMC checkout)
 	go run ./harness/cmd/qual inventory --target $(TARGET) $(if $(TRTMC_ROOT),--trtmc-root $(TRTMC_ROOT))
 
-verify: ## re-check a published run offline: make verify RUN_DIR=reports/<run>
-	go run ./harness/cmd/qual verify $(RUN_DIR)
+verify: ## re-check a published run offline: make verify RUN_DIR=reports/<run> [KEY=signer.pub]
+	go run ./harness/cmd/qual verify $(if $(KEY),--key $(KEY)) $(RUN_DIR)
 
 bench: ## run the benchmarks and print their figures
 	bash harness/metrics/bench.sh

@@ -45,13 +45,15 @@ fi
 step "go: downloading modules (ginkgo runs as \`go tool ginkgo\`)"
 go mod download
 
-# Python tools used only by the parity tests (jiwer, scikit-image), in a throwaway venv.
+# Python tools used only by the parity tests (jiwer, scikit-image; securesystemslib and
+# in-toto-attestation check the signed runs), in a throwaway venv.
 VENV="$CACHE/parity-venv"
-if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import jiwer, skimage' 2>/dev/null; then
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import jiwer, skimage, scipy, securesystemslib.dsse, in_toto_attestation, cryptography' 2>/dev/null; then
   step "python: building parity venv at $VENV"
   mkdir -p "$CACHE"
   python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q --disable-pip-version-check jiwer==4.0.0 scikit-image==0.26.0 scipy==1.17.1
+  "$VENV/bin/pip" install -q --disable-pip-version-check jiwer==4.0.0 scikit-image==0.26.0 scipy==1.17.1 \
+    'securesystemslib[crypto]==1.6.0' in-toto-attestation==0.9.3
 else
   step "python: parity venv ready at $VENV"
 fi

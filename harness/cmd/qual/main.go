@@ -20,7 +20,11 @@ Usage:
   qual inventory --target T.yaml --stage S [--trtmc-root DIR] [--json]
                                                 list a stage's checkpoints from the target's manifests
   qual report reports/RUN                       merge the stages' evidence into evidence.json + qualification.md
-  qual verify reports/RUN                       re-check published evidence offline
+  qual keygen -o PATH                           make a signing pair: PATH (PKCS#8 PEM) and PATH.pub (PKIX PEM)
+  qual sign [--key-file KEY] reports/RUN        sign every file of a run (DSSE in-toto Statement); key from
+                                                --key-file, QUAL_SIGNING_KEY, or a local pair under $QUAL_CACHE
+  qual verify [--key PUB] reports/RUN           check the signature (pinned with --key) and every file hash,
+                                                then re-check the evidence offline
   qual merge -o reports/RUN reports/SHARD...    combine shard evidence into one run
 
 Stages: asr (3), t2i (6), audioqa (9). Run 'qual COMMAND --help' for a command's flags.
@@ -35,6 +39,8 @@ func commands() map[string]command {
 		"verify":    runVerify,
 		"report":    runReport,
 		"merge":     runMerge,
+		"keygen":    runKeygen,
+		"sign":      runSign,
 	}
 }
 

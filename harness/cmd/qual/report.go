@@ -46,25 +46,33 @@ func printSummary(w io.Writer, runDir string, e evidence.Evidence) {
 	fmt.Fprintf(w, "report:   %s\nevidence: %s\n", filepath.Join(runDir, "qualification.md"), filepath.Join(runDir, "evidence.json"))
 }
 
-func runVerify(_ context.Context, args []string, stdout io.Writer) error {
+func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	key := fs.String("key", "", "pinned public key (PEM); without it the key recorded beside the run is used")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return fmt.Errorf("usage: qual verify reports/RUN")
+		return fmt.Errorf("usage: qual verify [--key PUB] reports/RUN")
+	}
+	mismatches, err := checkSignature(ctx, fs.Arg(0), *key, stdout)
+	if err != nil {
+		return err
 	}
 	problems, err := verify.Run(fs.Arg(0))
 	if err != nil {
 		return err
 	}
-	if len(problems) > 0 {
-		for _, p := range problems {
-			fmt.Fprintf(stdout, "MISMATCH %s\n", p)
-		}
-		return fmt.Errorf("%d mismatches between the evidence and its artifacts", len(problems))
+	for _, p := range problems {
+		mismatches = append(mismatches, p.String())
 	}
-	fmt.Fprintf(stdout, "verified %s: joins, timing, outputs, gold WER, image hashes, bundle hashes and report all match\n", fs.Arg(0))
+	if len(mismatches) > 0 {
+		for _, m := range mismatches {
+			fmt.Fprintf(stdout, "MISMATCH %s\n", m)
+		}
+		return fmt.Errorf("%d mismatches between the evidence and its artifacts", len(mismatches))
+	}
+	fmt.Fprintf(stdout, "verified %s: signature, file hashes, joins, timing, outputs, gold WER, image hashes, bundle hashes and report all match\n", fs.Arg(0))
 	return nil
 }
 

@@ -1,0 +1,77 @@
+package attest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// File is one manifest entry: a path relative to the run directory (slash-separated) and the
+// hex sha256 of its content.
+type File struct {
+	Path   string
+	SHA256 string
+}
+
+// Manifest lists every regular file under runDir with its sha256, sorted by path, leaving out
+// the envelope and the recorded public key (they cannot be their own subjects). A symlink or
+// other non-regular file is refused: what a link points to can change without the run changing.
+func Manifest(runDir string) ([]File, error) {
+	var files []File
+	err := filepath.WalkDir(runDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(runDir, path)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		switch {
+		case d.IsDir():
+			return nil
+		case rel == EnvelopeFile || rel == PublicKeyFile:
+			return nil
+		case !d.Type().IsRegular():
+			return fmt.Errorf("%s: not a regular file (%s); a published run holds only files", rel, d.Type())
+		}
+		sum, err := fileSHA256(path)
+		if err != nil {
+			return err
+		}
+		files = append(files, File{Path: rel, SHA256: sum})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("manifest of %s: %w", runDir, err)
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	return files, nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("hash %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/attest"
+)
+
+// localKeyName is the pair `qual sign` creates under the cache directory on first use when no
+// key is given, as ssh-keygen does under ~/.ssh.
+const localKeyName = "signing/qual-ed25519"
+
+// runSign signs every file of a published run (see harness/attest).
+func runSign(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("sign", flag.ContinueOnError)
+	keyFile := fs.String("key-file", "", "PKCS#8 PEM private key (ed25519 or ECDSA P-256); default $QUAL_SIGNING_KEY, then a local key under $QUAL_CACHE")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("usage: qual sign [--key-file KEY] reports/RUN")
+	}
+	key, source, err := signingKey(*keyFile, stdout)
+	if err != nil {
+		return err
+	}
+	fp, err := attest.Sign(ctx, fs.Arg(0), key)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "signed %s with key %s (%s); envelope %s, public key %s\n", fs.Arg(0), fp, source,
+		attest.EnvelopeFile, attest.PublicKeyFile)
+	return nil
+}
+
+// signingKey returns the private key PEM and where it came from: --key-file, QUAL_SIGNING_KEY
+// (the PEM itself, as CI passes a secret), or the local pair, created on first use.
+func signingKey(keyFile string, stdout io.Writer) ([]byte, string, error) {
+	if keyFile != "" {
+		key, err := os.ReadFile(keyFile)
+		if err != nil {
+			return nil, "", fmt.Errorf("signing key: %w", err)
+		}
+		return key, "key file " + keyFile, nil
+	}
+	if env := os.Getenv("QUAL_SIGNING_KEY"); env != "" {
+		if !strings.Contains(env, "-----BEGIN") {
+			return nil, "", errors.New("QUAL_SIGNING_KEY must hold a PEM private key, not a path (use --key-file for a path)")
+		}
+		return []byte(env), "QUAL_SIGNING_KEY", nil
+	}
+	path, err := localKeyPath()
+	if err != nil {
+		return nil, "", err
+	}
+	key, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		fp, genErr := writeKeyPair(path)
+		if genErr != nil {
+			return nil, "", genErr
+		}
+		fmt.Fprintf(stdout, "created a local signing key %s (fingerprint %s); CI passes its own in QUAL_SIGNING_KEY\n", path, fp)
+		key, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("local signing key: %w", err)
+	}
+	return key, "local key " + path, nil
+}
+
+func localKeyPath() (string, error) {
+	cache := os.Getenv("QUAL_CACHE")
+	if cache == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("no QUAL_CACHE and no home directory for the local signing key: %w", err)
+		}
+		cache = filepath.Join(home, ".cache", "trtmc-qual")
+	}
+	return filepath.Join(cache, filepath.FromSlash(localKeyName)), nil
+}
+
+// checkSignature verifies the run's signature and file manifest, with the pinned key when given,
+// and says which key signed it; the returned lines are mismatches.
+func checkSignature(ctx context.Context, runDir, pinnedKeyFile string, stdout io.Writer) ([]string, error) {
+	var pinned []byte
+	if pinnedKeyFile != "" {
+		var err error
+		if pinned, err = os.ReadFile(pinnedKeyFile); err != nil {
+			return nil, fmt.Errorf("pinned key: %w", err)
+		}
+	}
+	rep, err := attest.Verify(ctx, runDir, pinned)
+	if err != nil {
+		return nil, err
+	}
+	var problems []string
+	for _, p := range rep.Problems {
+		problems = append(problems, p.String())
+	}
+	switch {
+	case len(problems) > 0:
+	case rep.Pinned:
+		fmt.Fprintf(stdout, "signed by key %s, pinned: %d files match the signed manifest\n", rep.Fingerprint, rep.Files)
+	default:
+		fmt.Fprintf(stdout, "signed by key %s, not pinned (checked with the key recorded beside the run; pass --key to pin): %d files match the signed manifest\n", rep.Fingerprint, rep.Files)
+	}
+	if rep.Pinned && rep.RecordedFingerprint != "" && rep.RecordedFingerprint != rep.Fingerprint {
+		problems = append(problems, fmt.Sprintf("%s: recorded key %s is not the pinned key %s", attest.PublicKeyFile, rep.RecordedFingerprint, rep.Fingerprint))
+	}
+	return problems, nil
+}
