@@ -2,16 +2,21 @@
 // decides membership — the Task a profile's family implements — never a model name or a
 // declared bundle mode. Each profile becomes a row: full-model profiles count as the checkpoint's
 // model; reduced (L0, random-weight) profiles and precision/parallel variants are listed as
-// their own rows and never counted.
+// their own rows and never counted; a checkpoint with no full-model profile gets a gap row.
+//
+// Reading is tolerant: a real TRTMC checkout holds hundreds of manifests of unrelated families,
+// half of them without fields a stage needs. A manifest that is malformed or belongs to no stage
+// goes into the "other manifests" audit with its reason; only a stage's members must carry what
+// that stage needs.
 package inventory
 
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
-	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
@@ -21,6 +26,9 @@ const (
 	StageT2I     = "t2i"
 	StageAudioQA = "audioqa"
 )
+
+// Stages in plan order.
+func Stages() []string { return []string{StageASR, StageT2I, StageAudioQA} }
 
 // StageNumber is the stage's number in the qualification plan.
 func StageNumber(stage string) int {
@@ -46,6 +54,7 @@ const (
 	KindReduced  = "reduced"
 	KindVariant  = "variant"
 	KindExcluded = "excluded"
+	KindGap      = "gap" // a checkpoint of the group with only reduced/variant profiles
 )
 
 // Ladder statuses.
@@ -61,29 +70,48 @@ const (
 
 // Row is one profile's line in the inventory.
 type Row struct {
-	Stage         string   `json:"stage"`
-	Checkpoint    string   `json:"checkpoint"`
-	Revision      string   `json:"revision"`
-	Profile       string   `json:"profile"`
-	Family        string   `json:"family"`
-	TaskString    string   `json:"task_string"`
-	NativeTask    string   `json:"native_task"`
-	Controls      []string `json:"controls,omitempty"`
-	CapabilityGap string   `json:"capability_gap,omitempty"`
-	Kind          string   `json:"kind"`
-	Markings      []string `json:"markings,omitempty"` // why a row is reduced, a variant or excluded
-	Notes         []string `json:"notes,omitempty"`
-	Counted       bool     `json:"counted"`
-	Status        string   `json:"status"`
-	Reason        string   `json:"reason,omitempty"`
-	Precision     string   `json:"precision"`
-	Manifest      string   `json:"manifest"`
-	Testcases     []string `json:"testcases"`
-	Statement     string   `json:"statement,omitempty"` // e.g. "NOT a trained model"
+	Stage            string   `json:"stage"`
+	Checkpoint       string   `json:"checkpoint"`
+	Revision         string   `json:"revision"`
+	Profile          string   `json:"profile"`
+	Family           string   `json:"family"`
+	TaskString       string   `json:"task_string"`
+	NativeTask       string   `json:"native_task"`
+	CapabilitySource string   `json:"capability_source,omitempty"`
+	Layout           string   `json:"layout,omitempty"`
+	Controls         []string `json:"controls,omitempty"`
+	CapabilityGap    string   `json:"capability_gap,omitempty"`
+	Kind             string   `json:"kind"`
+	Markings         []string `json:"markings,omitempty"` // why a row is reduced, a variant or excluded
+	Notes            []string `json:"notes,omitempty"`
+	Counted          bool     `json:"counted"`
+	Status           string   `json:"status"`
+	Reason           string   `json:"reason,omitempty"`
+	Precision        string   `json:"precision"`
+	Manifest         string   `json:"manifest"`
+	Testcases        []string `json:"testcases"`
+	Statement        string   `json:"statement,omitempty"` // e.g. "NOT a trained model"
 }
 
-// Capabilities says which Tasks a family implements (from the family registry for the reference
-// target; from the task string for a TRTMC checkout, whose families are C++).
+// OtherRow is a manifest in no stage's table, with the reason.
+type OtherRow struct {
+	Manifest   string `json:"manifest"`
+	Profile    string `json:"profile,omitempty"`
+	Family     string `json:"family,omitempty"`
+	TaskString string `json:"task_string,omitempty"`
+	Reason     string `json:"reason"`
+}
+
+// Report is the whole inventory of a target: each stage's rows, the other manifests and the
+// stage-3 family limits.
+type Report struct {
+	Stages map[string][]Row `json:"stages"`
+	Other  []OtherRow       `json:"other_manifests"`
+	Limits []FamilyLimits   `json:"asr_family_limits"`
+}
+
+// Capabilities says which Tasks a family implements when its checkout declares nothing
+// readable (from the family registry for the reference target; from the task string otherwise).
 type Capabilities func(family, taskString string) ([]task.Name, []task.Control, error)
 
 // Options tune discovery.
@@ -94,140 +122,229 @@ type Options struct {
 	PlannedReason string
 }
 
-// Discover reads every manifest and returns the stage's rows, sorted by checkpoint and profile.
+// capInfo is what a profile's family implements, and where that was read.
+type capInfo struct {
+	native   []task.Name
+	controls []string
+	source   string
+}
+
+func (c capInfo) has(t task.Name) bool {
+	for _, n := range c.native {
+		if n == t {
+			return true
+		}
+	}
+	return false
+}
+
+// Scan reads every manifest once and sorts each into the stages it belongs to, or into the
+// other-manifests audit. It never fails on manifest content.
+func Scan(paths []string, opts Options) *Report {
+	rep := &Report{Stages: map[string][]Row{}}
+	decl := newDeclarations()
+	var profiles []Profile
+	var caps []capInfo
+	for _, path := range paths {
+		p, err := readProfile(path)
+		if err != nil {
+			rep.Other = append(rep.Other, OtherRow{Manifest: path, Reason: "malformed: " + err.Error()})
+			continue
+		}
+		c, err := capabilityOf(p, decl, opts)
+		if err != nil {
+			rep.Other = append(rep.Other, OtherRow{Manifest: path, Profile: p.Name, Family: p.Family, TaskString: p.TaskString, Reason: err.Error()})
+			continue
+		}
+		profiles, caps = append(profiles, p), append(caps, c)
+	}
+	replaced := replacedBy(profiles)
+	for i, p := range profiles {
+		placed := false
+		for _, stage := range Stages() {
+			member, excl := membership(p, caps[i], stage)
+			if !member {
+				continue
+			}
+			if missing := p.required(); len(missing) > 0 {
+				rep.Other = append(rep.Other, OtherRow{Manifest: p.Path, Profile: p.Name, Family: p.Family, TaskString: p.TaskString,
+					Reason: fmt.Sprintf("belongs to stage %d (%s) but lacks %s", StageNumber(stage), stage, strings.Join(sorted(missing), ", "))})
+				placed = true
+				continue
+			}
+			rep.Stages[stage] = append(rep.Stages[stage], classify(p, caps[i], stage, excl, replaced[p.Name], opts))
+			placed = true
+		}
+		if !placed {
+			rep.Other = append(rep.Other, OtherRow{Manifest: p.Path, Profile: p.Name, Family: p.Family, TaskString: p.TaskString,
+				Reason: fmt.Sprintf("%s %q (%s: %v) is in no stage: none of speech_transcription, text_to_image, audio_text_to_text",
+					orField(p.TaskField), p.TaskString, caps[i].source, caps[i].native)})
+		}
+	}
+	for _, stage := range Stages() {
+		rows := rep.Stages[stage]
+		markCounted(rows)
+		rows = append(rows, gaps(rows, stage, opts)...)
+		sortRows(rows)
+		rep.Stages[stage] = rows
+	}
+	rep.Limits = Limits(rep.Stages[StageASR], profilesByPath(profiles))
+	sort.Slice(rep.Other, func(i, j int) bool { return rep.Other[i].Manifest < rep.Other[j].Manifest })
+	return rep
+}
+
+// Discover returns one stage's rows, sorted by checkpoint and profile.
 func Discover(paths []string, stage string, opts Options) ([]Row, error) {
-	var rows []Row
-	for _, p := range paths {
-		m, err := manifest.Read(p)
-		if err != nil {
-			return nil, err
-		}
-		row, ok, err := classify(m, stage, opts)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			rows = append(rows, row)
-		}
-	}
-	markCounted(rows)
-	sort.Slice(rows, func(i, j int) bool {
-		if rows[i].Checkpoint != rows[j].Checkpoint {
-			return rows[i].Checkpoint < rows[j].Checkpoint
-		}
-		return rows[i].Profile < rows[j].Profile
-	})
-	return rows, nil
+	return Scan(paths, opts).Stages[stage], nil
 }
 
-// expectedTask maps a manifest's task string to the capability it asks for.
-func expectedTask(taskString string) task.Name {
-	switch strings.ToLower(taskString) {
-	case "transcription", "speech_to_text", "speech_transcription", "asr":
-		return task.SpeechTranscription
-	case "image_generation", "diffusion_media_generation", "text_to_image":
-		return task.TextToImage
-	case "audio_text_to_text", "audio_question_answering":
-		return task.AudioTextToText
+// capabilityOf reads the family's own declaration (support.py, MODEL.toml) when the checkout
+// has one, else asks the Capabilities callback.
+func capabilityOf(p Profile, decl *declarations, opts Options) (capInfo, error) {
+	if d := decl.of(p); d != nil {
+		return capInfo{native: d.Native, controls: d.Controls, source: d.Source}, nil
 	}
-	return ""
-}
-
-// classify decides whether a manifest belongs to the stage, and how.
-func classify(m manifest.Manifest, stage string, opts Options) (Row, bool, error) {
-	want := StageCapability(stage)
-	caps, controls, err := opts.Capabilities(m.Family, m.TaskString())
+	if opts.Capabilities == nil {
+		opts.Capabilities = ByTaskString
+	}
+	names, controls, err := opts.Capabilities(p.Family, p.TaskString)
 	if err != nil {
-		return Row{}, false, fmt.Errorf("manifest %s: %w", m.Path, err)
+		return capInfo{}, fmt.Errorf("capability of family %q: %w", p.Family, err)
 	}
-	has := false
-	for _, c := range caps {
-		has = has || c == want
+	c := capInfo{native: names, source: "task string"}
+	if opts.Capabilities != nil && p.Layout == LayoutOther {
+		c.source = "family registry"
 	}
-	declared := expectedTask(m.TaskString())
-	if !has && declared != want {
-		return Row{}, false, nil // neither declares nor implements this stage's Task
+	for _, ctl := range controls {
+		c.controls = append(c.controls, ctl.Name)
 	}
-	ckpt, rev := m.Checkpoint()
-	row := Row{Stage: stage, Checkpoint: ckpt, Revision: rev, Profile: m.Name, Family: m.Family, TaskString: m.TaskString(),
-		NativeTask: string(want), Precision: m.Precision, Manifest: m.Path, Status: StatusPlanned}
-	for _, c := range controls {
-		row.Controls = append(row.Controls, c.Name)
+	return c, nil
+}
+
+// membership decides whether a profile is in a stage's table (possibly as an excluded row).
+// The profile's own task string says what it asks for; its family's declaration must
+// implement it. A profile with no task string is placed by its family's declaration alone.
+func membership(p Profile, c capInfo, stage string) (bool, string) {
+	want := StageCapability(stage)
+	if stage == StageT2I {
+		if r := imageRelated(p.TaskString); r != "" {
+			return true, r
+		}
 	}
-	for _, tc := range m.Testcases {
+	asked := nativeOf(p.TaskString)
+	if asked == "" && p.TaskString == "" && c.has(want) {
+		asked = want
+	}
+	if asked != want {
+		return false, ""
+	}
+	return true, ""
+}
+
+// classify builds a stage member's row.
+func classify(p Profile, c capInfo, stage, excl string, replaces []string, opts Options) Row {
+	want := StageCapability(stage)
+	ckpt, rev := p.Checkpoint()
+	row := Row{Stage: stage, Checkpoint: ckpt, Revision: rev, Profile: p.Name, Family: p.Family, TaskString: p.TaskString,
+		NativeTask: string(want), CapabilitySource: c.source, Layout: p.Layout, Controls: c.controls, Precision: p.Precision,
+		Manifest: p.Path, Status: StatusPlanned, Statement: p.Statement}
+	for _, tc := range p.Testcases {
 		row.Testcases = append(row.Testcases, tc.Name)
 	}
-	if s, ok := m.Build["statement"].(string); ok {
-		row.Statement = s
-	}
-	if !has {
-		row.NativeTask, row.CapabilityGap = "", fmt.Sprintf("declares %q but the %s family implements %v, not %s", m.TaskString(), m.Family, caps, want)
+	if !c.has(want) && excl == "" {
+		row.NativeTask = ""
+		row.CapabilityGap = fmt.Sprintf("declares %q but the %s family implements %v (%s), not %s", p.TaskString, p.Family, c.native, c.source, want)
 		row.Kind, row.Status, row.Reason = KindExcluded, StatusUnsupported, row.CapabilityGap
-		return row, true, nil
+		return row
 	}
-	if excl := exclusion(m, stage); excl != "" {
+	if excl == "" {
+		excl = exclusion(p, stage)
+	}
+	if excl != "" {
 		row.Kind, row.Status, row.Reason, row.Markings = KindExcluded, StatusUnsupported, excl, []string{excl}
-		return row, true, nil
+		return row
 	}
-	row.Kind, row.Markings = kindOf(m)
-	if m.BundleMode != "" {
-		row.Notes = append(row.Notes, fmt.Sprintf("declares bundle mode %q; included because its family implements %s", m.BundleMode, want))
-	}
+	row.Kind, row.Markings = kindOf(p, replaces)
+	row.Notes = notesOf(p, want)
 	if opts.PlannedReason != "" {
 		row.Reason = opts.PlannedReason
 	}
-	return row, true, nil
+	return row
 }
 
-// exclusion names why a profile that shares the stage's task string is not in the group.
-func exclusion(m manifest.Manifest, stage string) string {
+// exclusion names why a profile that shares the image task string is not text-to-image: a
+// video generator or an image editor, by any of the spellings TRTMC uses.
+func exclusion(p Profile, stage string) string {
 	if stage != StageT2I {
 		return ""
 	}
-	if frames := topInt(m, "video_num_frames"); frames > 1 {
-		return fmt.Sprintf("video generator (video_num_frames=%d), not text-to-image", frames)
-	}
-	for _, tc := range m.Testcases {
-		if tc.VideoNumFrames > 1 {
-			return fmt.Sprintf("video generator (testcase %s: video_num_frames=%d), not text-to-image", tc.Name, tc.VideoNumFrames)
-		}
-		if tc.InputImage != "" {
-			return fmt.Sprintf("image editing (testcase %s takes an input image), not text-to-image", tc.Name)
-		}
-	}
-	if strings.Contains(strings.ToLower(m.TaskString()), "edit") {
-		return "image editing, not text-to-image"
+	switch {
+	case p.VideoFrames > 1:
+		return fmt.Sprintf("video generator (video_num_frames=%d at %s), not text-to-image", p.VideoFrames, p.VideoFramesAt)
+	case has(p.UserContracts, "diffusion_video") != "":
+		return "video generator (user_contract: diffusion_video), not text-to-image"
+	case has(p.RefFamilies, "diffusers_video_gen") != "":
+		return "video generator (reference_family: diffusers_video_gen), not text-to-image"
+	case has(p.TaskModes, "edit") != "":
+		return "image editing (task_mode: edit), not text-to-image"
+	case has(p.UserContracts, "image-to-image") != "":
+		return "image editing (user_contract: image-to-image), not text-to-image"
+	case p.TestImage != "":
+		return fmt.Sprintf("image editing (testcase %s takes an input image), not text-to-image", p.TestImage)
 	}
 	return ""
 }
 
-// kindOf reads TRTMC's profile markings. premerge alone never makes a profile reduced.
-func kindOf(m manifest.Manifest) (string, []string) {
+var (
+	reL0    = regexp.MustCompile(`(^|-)l0($|-)`)
+	reQuant = regexp.MustCompile(`(^|-)(fp8|int8|int4|nvfp4|fp4|w4a16|w8a8)($|-)`)
+	reBatch = regexp.MustCompile(`(^|-)batch\d+($|-)`)
+)
+
+// kindOf reads TRTMC's profile markings in both layouts. premerge alone never makes a profile
+// reduced, and ci_tier nightly_only is a normal profile on the nightly tier.
+func kindOf(p Profile, replaces []string) (string, []string) {
 	var reduced, variant []string
-	name := strings.ToLower(m.Name)
-	if strings.Contains(name, "-l0") {
+	name := strings.ToLower(p.Name)
+	if reL0.MatchString(name) {
 		reduced = append(reduced, "name marks an L0 profile")
 	}
-	if m.CITier == "l0_only" {
+	if p.CITier == "l0_only" {
 		reduced = append(reduced, "ci_tier: l0_only")
 	}
-	if m.L0Replacement || topBool(m, "l0_replacement") {
-		reduced = append(reduced, "l0_replacement")
+	if p.L0Replacement {
+		reduced = append(reduced, "l0_replacement: true")
 	}
-	if m.AccuracySource == "none" {
+	if len(replaces) > 0 {
+		reduced = append(reduced, "stands in on CI for "+strings.Join(replaces, ", ")+" (their l0_replacement)")
+	}
+	if p.AccuracySource == "none" {
 		reduced = append(reduced, "accuracy_source: none (random weights)")
 	}
-	if m.VariantOf != "" {
-		variant = append(variant, "variant_of: "+m.VariantOf)
+	if p.VariantOf != "" {
+		variant = append(variant, "variant_of: "+p.VariantOf)
 	}
-	if tp := max(m.TensorParallel, topInt(m, "tensor_parallel_size")); tp > 1 {
-		variant = append(variant, fmt.Sprintf("tensor_parallel_size=%d (distributed)", tp))
+	if p.TensorParallel > 1 {
+		variant = append(variant, fmt.Sprintf("tensor_parallel_size=%d (distributed)", p.TensorParallel))
 	}
-	if cp := max(m.ContextParallel, topInt(m, "context_parallel_size")); cp > 1 {
-		variant = append(variant, fmt.Sprintf("context_parallel_size=%d (distributed)", cp))
+	if p.ContextParallel > 1 {
+		variant = append(variant, fmt.Sprintf("context_parallel_size=%d (distributed)", p.ContextParallel))
 	}
-	if q := m.Quantization; q != "" && q != "none" {
-		variant = append(variant, "quantization: "+q)
+	if p.CITier == "multi_device" {
+		variant = append(variant, "ci_tier: multi_device (distributed)")
+	}
+	switch q := strings.ToLower(p.Quantization); {
+	case q != "" && q != "none":
+		variant = append(variant, "quantization: "+p.Quantization)
+	case p.FP8Scales:
+		variant = append(variant, "fp8_scales (fp8 precision variant)")
+	case reQuant.MatchString(name):
+		variant = append(variant, "name marks a quantized variant ("+reQuant.FindStringSubmatch(name)[2]+")")
+	}
+	if strings.Contains(strings.ToLower(p.TaskString), "batch") {
+		variant = append(variant, "batch task "+p.TaskString)
+	} else if reBatch.MatchString(name) {
+		variant = append(variant, "name marks a batch profile")
 	}
 	switch {
 	case len(reduced) > 0:
@@ -238,50 +355,142 @@ func kindOf(m manifest.Manifest) (string, []string) {
 	return KindFull, nil
 }
 
+// notesOf explains inclusions a reader might question.
+func notesOf(p Profile, want task.Name) []string {
+	var notes []string
+	if p.BundleMode != "" {
+		notes = append(notes, fmt.Sprintf("declares bundle mode %q; included because its family implements %s", p.BundleMode, want))
+	}
+	if l := strings.ToLower(p.TaskString + " " + p.RuntimeStrategy + " " + p.Family); strings.Contains(l, "streaming") && want == task.SpeechTranscription {
+		notes = append(notes, "declares a streaming task/runtime; included because its family implements whole-clip transcription")
+	}
+	if p.CITier == "nightly_only" {
+		notes = append(notes, "ci_tier: nightly_only (a normal profile on the nightly tier)")
+	}
+	if p.L0ReplacedBy != "" && p.L0ReplacedBy != p.Name {
+		notes = append(notes, "CI runs "+p.L0ReplacedBy+" in its place (l0_replacement)")
+	}
+	return notes
+}
+
+// replacedBy maps a profile name to the other profiles whose l0_replacement names it.
+func replacedBy(profiles []Profile) map[string][]string {
+	out := map[string][]string{}
+	for _, p := range profiles {
+		if p.L0ReplacedBy != "" && p.L0ReplacedBy != p.Name {
+			out[p.L0ReplacedBy] = append(out[p.L0ReplacedBy], p.Name)
+		}
+	}
+	return out
+}
+
+// groupKey is a row's checkpoint: hf_id@hf_revision. A manifest that pins no revision joins
+// the one pinned revision its siblings agree on (it names the same model, just unpinned).
+func groupKeys(rows []Row) []string {
+	pinned := map[string]map[string]bool{}
+	for _, r := range rows {
+		if r.Revision != "" {
+			if pinned[r.Checkpoint] == nil {
+				pinned[r.Checkpoint] = map[string]bool{}
+			}
+			pinned[r.Checkpoint][r.Revision] = true
+		}
+	}
+	keys := make([]string, len(rows))
+	for i, r := range rows {
+		rev := r.Revision
+		if revs := pinned[r.Checkpoint]; rev == "" && len(revs) == 1 {
+			for only := range revs {
+				rev = only
+			}
+		}
+		keys[i] = r.Checkpoint + "@" + rev
+	}
+	return keys
+}
+
 // markCounted counts exactly one full profile per checkpoint; a second full profile of the same
 // checkpoint is listed but not counted, with the reason.
 func markCounted(rows []Row) {
+	keys := groupKeys(rows)
 	first := map[string]string{}
-	for i := range rows {
+	for _, i := range order(rows) {
 		r := &rows[i]
 		if r.Kind != KindFull {
 			continue
 		}
-		key := r.Checkpoint + "@" + r.Revision
-		if prev, dup := first[key]; dup {
+		if prev, dup := first[keys[i]]; dup {
 			r.Kind = KindVariant
-			r.Markings = append(r.Markings, "second full profile of "+key+" (counted: "+prev+")")
+			r.Markings = append(r.Markings, "second full profile of "+keys[i]+" (counted: "+prev+")")
 			continue
 		}
-		first[key] = r.Profile
+		first[keys[i]] = r.Profile
 		r.Counted = true
 	}
 }
 
-func topInt(m manifest.Manifest, key string) int {
-	if v, ok := m.Top[key].(float64); ok {
-		return int(v)
+// order visits rows by profile name so that which duplicate counts is deterministic.
+func order(rows []Row) []int {
+	idx := make([]int, len(rows))
+	for i := range idx {
+		idx[i] = i
 	}
-	if v, ok := m.Build[key].(float64); ok {
-		return int(v)
-	}
-	return 0
+	sort.Slice(idx, func(a, b int) bool { return rows[idx[a]].Profile < rows[idx[b]].Profile })
+	return idx
 }
 
-func topBool(m manifest.Manifest, key string) bool {
-	switch v := m.Top[key].(type) {
-	case bool:
-		return v
-	case string:
-		return v != "" && v != "false"
+// gaps adds a row for every checkpoint of the group that has reduced or variant profiles but
+// no full-model profile: it cannot be qualified, and that must be visible, not an omission.
+func gaps(rows []Row, stage string, opts Options) []Row {
+	keys := groupKeys(rows)
+	type group struct {
+		full     bool
+		profiles []string
+		first    Row
 	}
-	return false
+	groups := map[string]*group{}
+	var order []string
+	for i, r := range rows {
+		if r.Kind == KindExcluded {
+			continue
+		}
+		g, ok := groups[keys[i]]
+		if !ok {
+			g = &group{first: r}
+			groups[keys[i]] = g
+			order = append(order, keys[i])
+		}
+		g.full = g.full || r.Kind == KindFull
+		g.profiles = append(g.profiles, r.Profile)
+	}
+	var out []Row
+	for _, k := range order {
+		g := groups[k]
+		if g.full {
+			continue
+		}
+		sort.Strings(g.profiles)
+		out = append(out, Row{Stage: stage, Checkpoint: g.first.Checkpoint, Revision: g.first.Revision, Profile: "gap:" + g.first.Checkpoint,
+			Family: g.first.Family, TaskString: g.first.TaskString, NativeTask: g.first.NativeTask, Layout: g.first.Layout, Kind: KindGap,
+			Status: StatusUnsupported, Reason: fmt.Sprintf("gap: checkpoint %s has only reduced/variant profiles (%s); no full-model profile to qualify",
+				k, strings.Join(g.profiles, ", "))})
+	}
+	return out
 }
 
-// ByTaskString is the capability source for targets whose families cannot be loaded here
-// (TRTMC's C++ families): a family implements what its manifest's task string names.
+func sortRows(rows []Row) {
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].Checkpoint != rows[j].Checkpoint {
+			return rows[i].Checkpoint < rows[j].Checkpoint
+		}
+		return rows[i].Profile < rows[j].Profile
+	})
+}
+
+// ByTaskString is the capability source for targets whose families declare nothing readable:
+// a family implements what its manifest's task string names.
 func ByTaskString(_ string, taskString string) ([]task.Name, []task.Control, error) {
-	if t := expectedTask(taskString); t != "" {
+	if t := nativeOf(taskString); t != "" {
 		return []task.Name{t}, nil, nil
 	}
 	return nil, nil, nil
@@ -301,8 +510,31 @@ func Counted(rows []Row) []Row {
 // Relative shortens manifest paths for display.
 func Relative(rows []Row, root string) {
 	for i := range rows {
+		if rows[i].Manifest == "" {
+			continue
+		}
 		if rel, err := filepath.Rel(root, rows[i].Manifest); err == nil {
 			rows[i].Manifest = rel
 		}
 	}
+}
+
+func orField(f string) string {
+	if f == "" {
+		return "task"
+	}
+	return f
+}
+
+func sorted(s []string) []string {
+	sort.Strings(s)
+	return s
+}
+
+func profilesByPath(ps []Profile) map[string]Profile {
+	out := make(map[string]Profile, len(ps))
+	for _, p := range ps {
+		out[p.Path] = p
+	}
+	return out
 }

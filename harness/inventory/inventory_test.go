@@ -21,7 +21,9 @@ func TestReferenceInventoryFollowsCapabilityAndMarkings(t *testing.T) {
 	want := map[string]struct {
 		kind    string
 		counted bool
-	}{"sphinx-en-us": {KindFull, true}, "sphinx-tidigits": {KindFull, true}, "sphinx-an4-l0": {KindReduced, false}, "sphinx-en-us-fast": {KindVariant, false}}
+	}{"sphinx-en-us": {KindFull, true}, "sphinx-tidigits": {KindFull, true}, "sphinx-an4-l0": {KindReduced, false}, "sphinx-en-us-fast": {KindVariant, false},
+		// AN4 has only its reduced profile: an explicit gap row, never a silent omission.
+		"gap:pocketsphinx-testdata/an4": {KindGap, false}}
 	if len(asr) != len(want) {
 		t.Fatalf("asr rows: %+v", asr)
 	}
@@ -29,6 +31,9 @@ func TestReferenceInventoryFollowsCapabilityAndMarkings(t *testing.T) {
 		w := want[r.Profile]
 		if r.Kind != w.kind || r.Counted != w.counted || r.NativeTask != "speech_transcription" {
 			t.Errorf("%s: kind %s counted %v task %s, want %+v", r.Profile, r.Kind, r.Counted, r.NativeTask, w)
+		}
+		if _, ok := want[r.Profile]; !ok {
+			t.Errorf("unexpected row %s", r.Profile)
 		}
 	}
 	qa, err := Discover(paths, StageAudioQA, Options{Capabilities: RegistryCapabilities})

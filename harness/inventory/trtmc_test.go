@@ -86,6 +86,7 @@ func TestTRTMCInventoryFromBothLayouts(t *testing.T) {
 		"tiny-random-sd":        {KindReduced, false, "accuracy_source: none"},
 		"stable-diffusion-v1-5": {KindFull, true, ""},
 		"sd15-replacement":      {KindReduced, false, "l0_replacement"},
+		"gap:hf-internal-testing/tiny-stable-diffusion-pipe": {KindGap, false, "only reduced/variant profiles (tiny-random-sd)"},
 	})
 	qa, err := Discover(paths, StageAudioQA, opts)
 	if err != nil || len(qa) != 0 {

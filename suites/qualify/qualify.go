@@ -54,7 +54,7 @@ func (s *Suite) Lifecycle() {
 func (s *Suite) Checkpoints() {
 	if reason := s.Plan.PlannedReason; reason != "" {
 		for _, row := range s.Plan.Rows {
-			if row.Kind == inventory.KindExcluded {
+			if row.Kind == inventory.KindExcluded || row.Kind == inventory.KindGap {
 				s.excluded(row)
 			} else {
 				s.planned(row, reason)

@@ -6,23 +6,29 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 )
 
+// runInventory prints a target's inventory: each stage's rows (gap rows included), the stage-3
+// family limits, the stage-9 audit when that stage is blocked, and every other manifest with
+// the reason it is in no stage. It never stops on a manifest it cannot use.
 func runInventory(_ context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("inventory", flag.ContinueOnError)
 	tpath := fs.String("target", "suites/targets/reference.yaml", "target description")
 	stage := fs.String("stage", "", "asr | t2i | audioqa (default: all three)")
-	trtmcRoot := fs.String("trtmc-root", "", "a TRTMC checkout (for suites/targets/trtmc.yaml)")
+	trtmcRoot := fs.String("trtmc-root", "", "a TRTMC checkout (for suites/targets/trtmc*.yaml)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	controls := fs.Bool("controls", false, "reference target: build each bundle to list its Task controls")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	start := time.Now()
 	root := "."
 	if *trtmcRoot != "" {
 		root = *trtmcRoot
@@ -44,19 +50,17 @@ func runInventory(_ context.Context, args []string, stdout io.Writer) error {
 	} else {
 		opts.PlannedReason = "planned: TRTMC needs a GPU runner with TensorRT; no TRTMC result is claimed from this machine"
 	}
-	stages := []string{inventory.StageASR, inventory.StageT2I, inventory.StageAudioQA}
+	rep := inventory.Scan(paths, opts)
+	stages := inventory.Stages()
 	if *stage != "" {
 		stages = []string{*stage}
 	}
-	result := map[string]any{}
+	result := map[string]any{"manifests": len(paths), "other_manifests": rep.Other, "asr_family_limits": rep.Limits}
 	for _, s := range stages {
-		rows, err := inventory.Discover(paths, s, opts)
-		if err != nil {
-			return err
-		}
+		rows := rep.Stages[s]
 		if *controls && t.Kind == "reference" {
 			for i := range rows {
-				if rows[i].Kind != inventory.KindExcluded {
+				if rows[i].Kind != inventory.KindExcluded && rows[i].Kind != inventory.KindGap {
 					rows[i].Controls, _ = inventory.ControlsFromBundle(rows[i].Manifest, inventory.StageCapability(s))
 				}
 			}
@@ -73,6 +77,9 @@ func runInventory(_ context.Context, args []string, stdout io.Writer) error {
 		result[s] = entry
 		if !*asJSON {
 			printRows(stdout, s, rows, entry)
+			if s == inventory.StageASR {
+				printLimits(stdout, rep.Limits)
+			}
 		}
 	}
 	if *asJSON {
@@ -80,31 +87,103 @@ func runInventory(_ context.Context, args []string, stdout io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(result)
 	}
+	printOther(stdout, rep.Other, root)
+	fmt.Fprintf(stdout, "\n%d manifests read in %s\n", len(paths), time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
 func printRows(w io.Writer, stage string, rows []inventory.Row, entry map[string]any) {
-	fmt.Fprintf(w, "\nstage %d (%s): %d rows, %d counted\n", inventory.StageNumber(stage), stage, len(rows), entry["counted"])
+	kinds := map[string]int{}
+	for _, r := range rows {
+		kinds[r.Kind]++
+	}
+	fmt.Fprintf(w, "\nstage %d (%s): %d rows, %d counted (full %d, reduced %d, variant %d, excluded %d, gap %d)\n",
+		inventory.StageNumber(stage), stage, len(rows), entry["counted"], kinds[inventory.KindFull], kinds[inventory.KindReduced],
+		kinds[inventory.KindVariant], kinds[inventory.KindExcluded], kinds[inventory.KindGap])
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "CHECKPOINT\tREVISION\tPROFILE\tNATIVE TASK\tKIND\tCOUNTED\tSTATUS\tCONTROLS\tNOTES")
 	for _, r := range rows {
 		var parts []string
 		for _, n := range append(append(append([]string{}, r.Markings...), r.Notes...), r.Reason, r.CapabilityGap, r.Statement) {
-			if n != "" {
+			if n != "" && !contains(parts, n) {
 				parts = append(parts, n)
 			}
 		}
-		notes := strings.Join(parts, "; ")
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%v\t%s\t%s\t%s\n", r.Checkpoint, r.Revision, r.Profile, orDash(r.NativeTask), r.Kind, r.Counted, r.Status,
-			orDash(strings.Join(r.Controls, ",")), notes)
+		if r.CapabilitySource != "" {
+			parts = append(parts, "capability: "+r.CapabilitySource)
+		}
+		controls := strings.Join(r.Controls, ",")
+		if controls == "" {
+			controls = "not declared"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%v\t%s\t%s\t%s\n", r.Checkpoint, orDash(short(r.Revision)), r.Profile, orDash(r.NativeTask), r.Kind, r.Counted, r.Status,
+			controls, strings.Join(parts, "; "))
 	}
 	tw.Flush()
 	if audit, ok := entry["audit"].([]inventory.AuditRow); ok {
-		fmt.Fprintf(w, "stage %s is BLOCKED: no profile implements %s. Audit:\n", stage, inventory.StageCapability(stage))
+		fmt.Fprintf(w, "stage %s is BLOCKED: none of %d profiles implements %s. Audio-input families and why they do not count:\n",
+			stage, len(audit), inventory.StageCapability(stage))
 		for _, a := range audit {
-			fmt.Fprintf(w, "  %-28s %-10s %-22s %v\n", a.Profile, a.Family, a.TaskString, a.Capabilities)
+			if a.AudioInput != "" || a.Has {
+				fmt.Fprintf(w, "  %-34s %-20s %-26s %v (%s): %s\n", a.Profile, a.Family, a.TaskString, a.Capabilities, a.Source, a.AudioInput)
+			}
 		}
 	}
+}
+
+func printLimits(w io.Writer, limits []inventory.FamilyLimits) {
+	fmt.Fprintln(w, "\nstage 3 family limits (clips beyond a declared maximum clip duration are not sent):")
+	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "FAMILY\tMAX CLIP SECONDS\tSAMPLE RATE\tTOKEN LIMIT\tLANGUAGE DEFAULT")
+	for _, l := range limits {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", l.Family, l.MaxClipSeconds, l.SampleRate, l.TokenLimit, l.Language)
+	}
+	tw.Flush()
+}
+
+// printOther lists malformed manifests and stage members missing fields one by one, and
+// summarises unrelated ones by task (a real checkout has hundreds).
+func printOther(w io.Writer, other []inventory.OtherRow, root string) {
+	fmt.Fprintf(w, "\nother manifests: %d (in no stage table)\n", len(other))
+	byTask := map[string][]string{}
+	for _, o := range other {
+		if strings.Contains(o.Reason, "is in no stage") {
+			byTask[o.TaskString] = append(byTask[o.TaskString], o.Profile)
+			continue
+		}
+		fmt.Fprintf(w, "  %s: %s\n", rel(root, o.Manifest), o.Reason)
+	}
+	tasks := make([]string, 0, len(byTask))
+	for k := range byTask {
+		tasks = append(tasks, k)
+	}
+	sort.Strings(tasks)
+	for _, k := range tasks {
+		fmt.Fprintf(w, "  task %-28q %3d profiles, no stage's Task (e.g. %s)\n", k, len(byTask[k]), byTask[k][0])
+	}
+}
+
+func rel(root, path string) string {
+	if r, ok := strings.CutPrefix(path, strings.TrimSuffix(root, "/")+"/"); ok {
+		return r
+	}
+	return path
+}
+
+func short(rev string) string {
+	if len(rev) == 40 {
+		return rev[:10]
+	}
+	return rev
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 func orDash(s string) string {
