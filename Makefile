@@ -10,6 +10,8 @@ export QUAL_CACHE ?= $(HOME)/.cache/trtmc-qual
 export QUAL_PARITY_PYTHON ?= $(QUAL_CACHE)/parity-venv/bin/python
 
 GINKGO := go tool ginkgo
+# The test runner; CI sets GOTEST="go tool gotestsum --junitfile FILE --" for a JUnit report.
+GOTEST ?= go test
 TARGET ?= suites/targets/reference.yaml
 RUN_ID ?= $(shell date -u +%Y%m%d-%H%M%S)
 RUN_DIR := reports/$(RUN_ID)
@@ -35,7 +37,7 @@ images: ## build or find the base, trtmc-server and AIPerf images (cached by inp
 test: ## run every test: unit, parity, integration, containers, and the suites in reduced form
 	go vet ./...
 	QUAL_RUN_DIR=$(CURDIR)/build/test-run/$(RUN_ID) QUAL_ASR_WARMUP=2 QUAL_ASR_REQUESTS=8 \
-	  QUAL_T2I_WARMUP=1 QUAL_T2I_REQUESTS=4 go test -count=1 -timeout 60m ./...
+	  QUAL_T2I_WARMUP=1 QUAL_T2I_REQUESTS=4 $(GOTEST) -count=1 -timeout 60m ./...
 
 qualify: deps ## the main job: all stages against the reference target, evidence in reports/
 	@$(MAKE) --no-print-directory qualify-all TARGET=$(TARGET) RUN_ID=$(RUN_ID)
