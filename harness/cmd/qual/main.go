@@ -26,6 +26,9 @@ Usage:
   qual verify [--key PUB] reports/RUN           check the signature (pinned with --key) and every file hash,
                                                 then re-check the evidence offline
   qual merge -o reports/RUN reports/SHARD...    combine shard evidence into one run
+  qual compare [-o DIR] reports/BASE reports/NEW
+                                                speedup lights, accuracy non-inferiority and changed
+                                                outputs per checkpoint; exit 1 on red or fail
 
 Stages: asr (3), t2i (6), audioqa (9). Run 'qual COMMAND --help' for a command's flags.
 `
@@ -41,6 +44,7 @@ func commands() map[string]command {
 		"merge":     runMerge,
 		"keygen":    runKeygen,
 		"sign":      runSign,
+		"compare":   runCompare,
 	}
 }
 

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+	"github.com/trtmc-qual/trtmc-qual/harness/timing"
+	"github.com/trtmc-qual/trtmc-qual/native/family"
+)
+
+// These runs are built in the test (labelled test doubles of evidence.json, never reported):
+// one AIPerf run per row, as evidence is written before repeated runs.
+
+var golds = []string{"go forward ten meters", "turn left now", "stop here please", "and miss dashwood said", "one two three four", "the quick brown fox"}
+
+func asrRow(profile string, hyps []string, taskP50 float64) evidence.Result {
+	g := &family.GateResult{Family: "sphinx", Profile: profile, Testcase: "gold", Figures: map[string]float64{"gold_wer": 0}}
+	var outs []evidence.Output
+	for i, gold := range golds {
+		id := "clip" + string(rune('a'+i))
+		g.Items = append(g.Items, family.GateItem{ID: id, Output: hyps[i], Gold: gold})
+		outs = append(outs, evidence.Output{RequestID: "r" + id, Phase: "profiling", InputID: id, HTTPOutput: hyps[i], Native: hyps[i], Gold: gold})
+	}
+	return evidence.Result{Profile: profile, Status: "qualified", Counted: true, Gate: g, Outputs: outs,
+		Dataset:  evidence.Dataset{SHA256: "d1", Items: len(golds)},
+		Settings: map[string]any{"warmup": 2, "requests": 8, "concurrency": 2},
+		Timing:   &timing.Summary{Requests: 8, Figures: []timing.Figure{{Name: perfFigure, Value: taskP50, Unit: "ms"}}}}
+}
+
+func writeRun(t *testing.T, id string, rows ...evidence.Result) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), id)
+	e := evidence.Evidence{SchemaVersion: evidence.SchemaVersion, RunID: id,
+		Stages: []evidence.Stage{{Stage: "asr", Number: 3, Results: rows}}}
+	if err := evidence.WriteJSON(filepath.Join(dir, "evidence.json"), e); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestCompareOneRunPerRowIsWhiteByRule(t *testing.T) {
+	base := writeRun(t, "base", asrRow("sphinx-en-us", golds, 100))
+	cand := writeRun(t, "new", asrRow("sphinx-en-us", golds, 130), asrRow("sphinx-extra", golds, 5))
+	out := t.TempDir()
+	var stdout bytes.Buffer
+	if err := runCompare(context.Background(), []string{"-o", out, base, cand}, &stdout); err != nil {
+		t.Fatalf("one run per row must not fail the gate: %v\n%s", err, stdout.String())
+	}
+	var c Comparison
+	data, err := os.ReadFile(filepath.Join(out, "comparison.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Rows) != 1 || c.Rows[0].Performance == nil {
+		t.Fatalf("want one compared row with a performance figure: %+v", c)
+	}
+	p := c.Rows[0].Performance
+	if p.Light != stats.White || p.CI != nil || !strings.Contains(p.Why, "one run") {
+		t.Errorf("one run per side: want white without an interval, saying why; got %s (%s)", p.Light, p.Why)
+	}
+	if math.Abs(p.S-100.0/130) > 1e-12 {
+		t.Errorf("S = %v, want base/new = %v", p.S, 100.0/130)
+	}
+	if a := c.Rows[0].Accuracy; a == nil || a.Verdict == nil || a.Verdict.Verdict != stats.Pass || a.Margin != werMarginPoints {
+		t.Errorf("identical transcripts within a 0.3-point margin must pass: %+v", a)
+	}
+	if len(c.OnlyInNew) != 1 || c.OnlyInNew[0] != "asr/sphinx-extra" {
+		t.Errorf("only in new: %v", c.OnlyInNew)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "comparison.md"))
+	if !bytes.Equal(md, stdout.Bytes()) || !strings.Contains(string(md), "| asr | sphinx-en-us | 1/1 | 0.769 (no interval) | white | pass |") {
+		t.Errorf("markdown row missing or stdout differs from comparison.md:\n%s", stdout.String())
+	}
+}
+
+func TestCompareAccuracyFailExitsNonZeroAndListsChanges(t *testing.T) {
+	worse := []string{"go back", "turn right", "stop", "and mister dash would", "one", "a quick brown box"}
+	base := writeRun(t, "base", asrRow("sphinx-en-us", golds, 100))
+	cand := writeRun(t, "new", asrRow("sphinx-en-us", worse, 100))
+	var stdout bytes.Buffer
+	err := runCompare(context.Background(), []string{base, cand}, &stdout)
+	if !errors.Is(err, errRegression) {
+		t.Fatalf("a much worse WER must fail the gate, got %v\n%s", err, stdout.String())
+	}
+	md := stdout.String()
+	for _, want := range []string{"REGRESSION", "| fail |", `changed gate output clipa: "go forward ten meters" → "go back"`, `changed http output clipf`} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+func TestCompareWorkDiffers(t *testing.T) {
+	b, n := asrRow("p", golds, 100), asrRow("p", golds, 100)
+	n.Settings["requests"] = 12
+	n.Dataset.SHA256 = "d2"
+	n.Bundle.Header = map[string]any{"settings": map[string]any{"maxhmmpf": 5000}}
+	diffs := workDiffers(b, n)
+	if len(diffs) != 3 {
+		t.Fatalf("want dataset, requests and bundle settings named, got %q", diffs)
+	}
+	row := compareRow(rowKey{"asr", "p"}, b, n)
+	if row.Performance.Light != stats.White || !strings.HasPrefix(row.Performance.Why, "not comparable: dataset") {
+		t.Errorf("different work must be white and say so: %+v", row.Performance)
+	}
+	// Numbers read back from JSON are float64; the same setting written as an int is the same work.
+	n2 := asrRow("p", golds, 100)
+	n2.Settings["requests"] = 8.0
+	if d := workDiffers(b, n2); len(d) != 0 {
+		t.Errorf("8 and 8.0 requests reported as different work: %q", d)
+	}
+}
+
+func TestCompareImagesUseSSIM(t *testing.T) {
+	gate := func(ssims ...float64) *family.GateResult {
+		g := &family.GateResult{Figures: map[string]float64{"psnr_min_db": 30}}
+		for i, s := range ssims {
+			g.Items = append(g.Items, family.GateItem{ID: string(rune('a' + i)), Distance: s, Output: "h"})
+		}
+		return g
+	}
+	same := compareAccuracy(gate(1, 1, 1, 0.99), gate(1, 1, 1, 0.99))
+	if same.Verdict == nil || same.Verdict.Verdict != stats.Pass || !strings.Contains(same.Metric, "SSIM") {
+		t.Errorf("identical images: %+v", same)
+	}
+	drop := compareAccuracy(gate(1, 1, 1, 1), gate(0.9, 0.91, 0.9, 0.92))
+	if drop.Verdict == nil || drop.Verdict.Verdict != stats.Fail {
+		t.Errorf("SSIM down by 0.09 against a 0.01 margin: %+v", drop)
+	}
+}
