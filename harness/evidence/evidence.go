@@ -224,5 +224,8 @@ func Assemble(runDir string) (Evidence, error) {
 	if err := WriteJSON(filepath.Join(runDir, "evidence.json"), e); err != nil {
 		return e, err
 	}
-	return e, os.WriteFile(filepath.Join(runDir, "qualification.md"), []byte(Markdown(e)), 0o644)
+	if err := os.WriteFile(filepath.Join(runDir, "qualification.md"), []byte(Markdown(e)), 0o644); err != nil {
+		return e, err
+	}
+	return e, WriteHTML(runDir, e)
 }

@@ -16,6 +16,8 @@ APT_PACKAGES=(
   shellcheck
   # cgo; Python for the parity venv and the AIPerf wheelhouse download
   pkg-config gcc python3-venv python3-pip
+  # report.html is checked in a real headless browser
+  chromium fonts-liberation
 )
 
 step() { printf '[deps] %s\n' "$*"; }

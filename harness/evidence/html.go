@@ -1,0 +1,156 @@
+package evidence
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Light is a row's traffic light in report.html (defined in the report's legend).
+type Light string
+
+// The lights.
+const (
+	Green  Light = "green"  // the row reached what its kind can reach
+	Yellow Light = "yellow" // a counted row stopped short without a failing claim
+	Red    Light = "red"    // a claim failed
+	White  Light = "white"  // nothing was claimed: planned, excluded or blocked
+)
+
+// RowLight is the traffic light of one result row.
+func RowLight(r Result) Light {
+	switch {
+	case r.Status == "failed":
+		return Red
+	case r.Status == "aiperf-qualified":
+		return Green
+	case r.Status == "family-validated" && !r.Counted:
+		return Green
+	case r.Status == "family-validated" || r.Status == "implemented":
+		return Yellow
+	default:
+		return White
+	}
+}
+
+// WriteHTML writes report.html into runDir: the same content as qualification.md, in one
+// self-contained file (no script, no external resource) with each row's latency plot inline.
+func WriteHTML(runDir string, e Evidence) error {
+	page, err := HTML(runDir, e)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(runDir, "report.html"), page, 0o644); err != nil {
+		return fmt.Errorf("write report.html: %w", err)
+	}
+	return nil
+}
+
+// HTML renders report.html. Plots are embedded as data: URIs in <img>, which a browser never
+// runs scripts from, so a plot file cannot inject anything into the page.
+func HTML(runDir string, e Evidence) ([]byte, error) {
+	tmpl, err := template.New("report").Funcs(template.FuncMap{
+		"verdict": func() string { return Verdict(e) },
+		"counts": func(s Stage) string {
+			q, c, _ := StageCounts(s)
+			return fmt.Sprintf("%d / %d", q, c)
+		},
+		"light":   RowLight,
+		"upper":   strings.ToUpper,
+		"gate":    gateCell,
+		"join":    joinCell,
+		"fails":   func(r Result) string { return strings.Join(r.Failures, "; ") },
+		"figure":  figure,
+		"plotURI": func(r Result) (template.URL, error) { return plotURI(runDir, r) },
+		"kv":      func(m map[string]float64) []string { return gateKV(m) },
+	}).Parse(htmlTemplate)
+	if err != nil {
+		return nil, fmt.Errorf("report.html template: %w", err)
+	}
+	var buf bytes.Buffer
+	if err := tmpl.Execute(&buf, e); err != nil {
+		return nil, fmt.Errorf("render report.html: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func figure(r Result, name string) string {
+	if r.Timing == nil {
+		return "—"
+	}
+	v, ok := r.Timing.Get(name)
+	if !ok {
+		return "—"
+	}
+	return fmt.Sprintf("%.4g", v)
+}
+
+func gateKV(m map[string]float64) []string {
+	out := make([]string, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		out = append(out, fmt.Sprintf("%s %.4g", k, m[k]))
+	}
+	return out
+}
+
+// plotURI inlines a row's plot; only a file inside the run directory is read.
+func plotURI(runDir string, r Result) (template.URL, error) {
+	if r.Plot == "" {
+		return "", nil
+	}
+	if !filepath.IsLocal(r.Plot) || filepath.Ext(r.Plot) != ".svg" {
+		return "", fmt.Errorf("plot path %q is not an .svg file inside the run directory", r.Plot)
+	}
+	data, err := os.ReadFile(filepath.Join(runDir, r.Plot))
+	if err != nil {
+		return "", fmt.Errorf("inline plot: %w", err)
+	}
+	return template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(data)), nil
+}
+
+const htmlTemplate = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
+<title>Qualification report — run {{.RunID}}</title>
+<style>
+body{font-family:sans-serif;margin:2em;max-width:80em;color:#222}
+table{border-collapse:collapse;margin:0.5em 0 1.5em}
+th,td{border:1px solid #ccc;padding:0.25em 0.6em;text-align:left;vertical-align:top}
+th{background:#f2f2f2}
+.light{display:inline-block;width:0.9em;height:0.9em;border-radius:50%;border:1px solid #555;vertical-align:middle}
+.green{background:#2ca02c}.yellow{background:#e6c619}.red{background:#d62728}.white{background:#fff}
+.verdict{font-size:1.4em;font-weight:bold}
+img.plot{max-width:42em;display:block}
+</style></head><body>
+<h1>Qualification report — run {{.RunID}}</h1>
+<p class="verdict" id="verdict">Verdict: {{verdict}}</p>
+<table id="stages"><tr><th>stage</th><th>status</th><th>counted rows qualified</th><th>rows</th></tr>
+{{range .Stages}}<tr><td>{{.Number}} <code>{{.Stage}}</code></td><td>{{upper .Status}}</td><td>{{counts .}}</td><td>{{len .Results}}</td></tr>
+{{end}}</table>
+<p>Target <code>{{.Target}}</code> ({{.TargetKind}}). Hardware: {{.Hardware.CPU}}, {{.Hardware.Cores}} cores, GPU: {{.Hardware.GPU}}.</p>
+<p>Lights: <span class="light green"></span> reached what its kind can reach (counted: aiperf-qualified; reduced or variant: family-validated) ·
+<span class="light yellow"></span> counted row stopped short without a failing claim ·
+<span class="light red"></span> a claim failed · <span class="light white"></span> nothing claimed (planned, excluded, blocked).</p>
+{{range .Stages}}
+<h2 id="stage-{{.Stage}}">Stage {{.Number}} (<code>{{.Stage}}</code>): {{upper .Status}}</h2>
+{{if .Reason}}<p>{{.Reason}}</p>{{end}}
+{{if .Results}}<table class="rows"><tr><th></th><th>profile</th><th>checkpoint</th><th>kind</th><th>counted</th><th>status</th><th>gate</th><th>join</th>
+<th>client p50 / p95 ms</th><th>Task p50 / p95 ms</th><th>client − Task p50 ms</th><th>failures</th></tr>
+{{range .Results}}<tr class="row" data-profile="{{.Profile}}"><td><span class="light {{light .}}" title="{{light .}}"></span></td>
+<td>{{.Profile}}</td><td>{{.Checkpoint}}@{{.Revision}}</td><td>{{.Kind}}</td><td>{{if .Counted}}yes{{else}}no{{end}}</td><td>{{.Status}}</td>
+<td>{{gate .}}{{if .Gate}}<br><small>{{range kv .Gate.Figures}}{{.}}<br>{{end}}</small>{{end}}</td><td>{{join .}}</td>
+<td>{{figure . "client_latency_p50"}} / {{figure . "client_latency_p95"}}</td><td>{{figure . "task_call_p50"}} / {{figure . "task_call_p95"}}</td>
+<td>{{figure . "client_minus_task_p50"}}</td><td>{{fails .}}</td></tr>
+{{end}}</table>
+{{range .Results}}{{if .Statement}}<p><strong>Note ({{.Profile}}):</strong> {{.Statement}}.</p>{{end}}{{end}}
+{{range .Results}}{{if .Plot}}<figure><img class="plot" alt="latency of {{.Profile}}" src="{{plotURI .}}"><figcaption>{{.Profile}}: client latency vs Task call</figcaption></figure>{{end}}{{end}}
+{{end}}
+{{if .Audit}}<h3>Capability audit</h3><table><tr><th>profile</th><th>family</th><th>task string</th><th>audio_text_to_text</th></tr>
+{{range .Audit}}<tr><td>{{.Profile}}</td><td>{{.Family}}</td><td>{{.TaskString}}</td><td>{{if .Has}}yes{{else}}no{{end}}</td></tr>{{end}}</table>{{end}}
+{{end}}
+</body></html>
+`

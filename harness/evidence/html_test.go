@@ -1,0 +1,134 @@
+package evidence
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+func TestRowLights(t *testing.T) {
+	for _, tc := range []struct {
+		r    Result
+		want Light
+	}{
+		{Result{Status: "aiperf-qualified", Counted: true}, Green},
+		{Result{Status: "family-validated", Kind: "reduced"}, Green},
+		{Result{Status: "family-validated", Counted: true}, Yellow},
+		{Result{Status: "failed", Counted: true}, Red},
+		{Result{Status: "failed"}, Red},
+		{Result{Status: "planned", Counted: true}, White},
+		{Result{Status: "excluded"}, White},
+	} {
+		if got := RowLight(tc.r); got != tc.want {
+			t.Errorf("%+v: light %s, want %s", tc.r, got, tc.want)
+		}
+	}
+}
+
+func TestHTMLRefusesPlotsOutsideTheRun(t *testing.T) {
+	e := sampleRun()
+	e.Stages[0].Results[0].Plot = "../../etc/passwd"
+	if _, err := HTML(t.TempDir(), e); err == nil {
+		t.Fatal("a plot path leaving the run directory must be refused")
+	}
+}
+
+// TestHTMLReportInChromium opens report.html in Debian's headless chromium (installed by
+// `make deps`): the page must render with no console error or exception, show the verdict and
+// every result row, and load every inline plot.
+func TestHTMLReportInChromium(t *testing.T) {
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatalf("chromium is not installed (make deps installs Debian's chromium): %v", err)
+	}
+	dir := t.TempDir()
+	e := sampleRun()
+	plot := filepath.Join(dir, e.Stages[0].Results[0].Plot)
+	if err := os.MkdirAll(filepath.Dir(plot), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteLatencySVG(plot, "sphinx-en-us", []float64{12, 10, 15, 40}, []float64{9, 8, 11, 37}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(dir, e); err != nil {
+		t.Fatal(err)
+	}
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox,
+		chromedp.Flag("headless", "new"), chromedp.WindowSize(1280, 1000))
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	defer cancelTimeout()
+
+	var mu sync.Mutex
+	var problems []string
+	note := func(p string) { mu.Lock(); problems = append(problems, p); mu.Unlock() }
+	err = chromedp.Listen(ctx, func(ev any) {
+		switch ev := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning {
+				note("console " + string(ev.Type))
+			}
+		case *runtime.EventExceptionThrown:
+			note("exception: " + ev.ExceptionDetails.Text)
+		case *cdplog.EventEntryAdded: // resource errors and Content-Security-Policy violations
+			if ev.Entry.Level == cdplog.EntryLevelError || ev.Entry.Level == cdplog.EntryLevelWarning {
+				note(string(ev.Entry.Source) + ": " + ev.Entry.Text)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(dir, "report.html")), chromedp.WaitReady("body")); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	verdict, err := chromedp.Run(ctx, chromedp.Text("#verdict"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("tr.row").length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plotsLoaded, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Array.from(document.images).filter(i => i.complete && i.naturalWidth > 0).length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if out := os.Getenv("QUAL_PLOT_OUT"); out != "" { // to look at it
+		_ = os.WriteFile(filepath.Join(out, "report.png"), shot, 0o644)
+	}
+	if len(problems) > 0 {
+		t.Errorf("report.html logged problems: %s", strings.Join(problems, "; "))
+	}
+	if verdict != "Verdict: PARTIAL" {
+		t.Errorf("verdict %q", verdict)
+	}
+	if want := len(e.Stages[0].Results); rows != want {
+		t.Errorf("%d rows shown, want %d", rows, want)
+	}
+	if plotsLoaded != 1 {
+		t.Errorf("%d plots loaded, want 1", plotsLoaded)
+	}
+	if len(shot) < 10_000 {
+		t.Errorf("screenshot of %d bytes: the page did not render", len(shot))
+	}
+}
