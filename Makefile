@@ -17,7 +17,7 @@ RUN_ID ?= $(shell date -u +%Y%m%d-%H%M%S)
 RUN_DIR := reports/$(RUN_ID)
 SUITES := ./suites/asr ./suites/t2i ./suites/audioqa
 
-.PHONY: help deps engine images test qualify qualify-all inventory verify bench fuzz load
+.PHONY: help deps engine images test qualify qualify-all inventory inventory-check verify bench fuzz load
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
@@ -59,6 +59,11 @@ qualify-all: ## qualify TARGET (optionally TRTMC_ROOT, SHARD=i/n); evidence in r
 
 inventory: ## print the inventory of TARGET (TRTMC_ROOT for a TRTMC checkout)
 	go run ./harness/cmd/qual inventory --target $(TARGET) $(if $(TRTMC_ROOT),--trtmc-root $(TRTMC_ROOT))
+
+TRTMC_TARGET = suites/targets/trtmc.yaml
+inventory-check: ## inventory a real TRTMC checkout: make inventory-check TRTMC_ROOT=/path/to/TensorRT-Model-Connect
+	@test -n "$(TRTMC_ROOT)" || { echo "set TRTMC_ROOT to a TensorRT-Model-Connect checkout"; exit 2; }
+	go run ./harness/cmd/qual inventory --check --target $(TRTMC_TARGET) --trtmc-root $(abspath $(TRTMC_ROOT))
 
 verify: ## re-check a published run offline: make verify RUN_DIR=reports/<run> [KEY=signer.pub]
 	go run ./harness/cmd/qual verify $(if $(KEY),--key $(KEY)) $(RUN_DIR)

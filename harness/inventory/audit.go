@@ -48,10 +48,10 @@ func audioInput(p Profile) string {
 	l := strings.ToLower(p.TaskString)
 	fam := strings.ToLower(p.Family + " " + p.RuntimeStrategy)
 	switch {
-	case l == "speech_to_speech":
-		return "speech-to-speech (audio in, audio out; no audio question answering)"
 	case l == "speech_session" || strings.Contains(fam, "voicechat") || strings.Contains(fam, "voice_chat"):
 		return "voice-chat (full-duplex speech session; no audio question answering Task)"
+	case l == "speech_to_speech":
+		return "speech-to-speech (audio in, audio out; no audio question answering)"
 	case l == "omni_multimodal" || strings.Contains(fam, "omni"):
 		return "omni (its gated path is text-only; no audio question answering Task)"
 	case strings.Contains(fam, "multimodal") || strings.Contains(l, "multimodal"):

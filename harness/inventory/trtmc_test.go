@@ -9,115 +9,193 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-// The fixture tree (suites/targets/testdata/trtmc-fixture) is written in TRTMC's manifest schema,
-// in both layouts, with every marking: premerge on a full profile, -l0 names, ci_tier l0_only,
-// l0_replacement, accuracy_source none, TP > 1, fp8 quantization, a streaming bundle mode, a
-// video generator and an image editor sharing the image task string, and a text-only omni model.
-func trtmcFixture(t *testing.T) *target.Target {
+// The fixture trees (suites/targets/testdata/trtmc-{older,newer}, see their README) reproduce
+// every spelling met in the real TRTMC trees. Each expected row carries the one-line reason it
+// is what it is; the marking substring must appear in the row's markings, notes or reason.
+func fixture(t *testing.T, tree string) *Report {
 	t.Helper()
-	root := filepath.Join(repoRoot(), "suites", "targets", "testdata", "trtmc-fixture")
+	root := filepath.Join(repoRoot(), "suites", "targets", "testdata", tree)
 	tg, err := target.Read(filepath.Join(repoRoot(), "suites", "targets", "trtmc.yaml"), root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tg
+	paths, err := tg.ManifestPaths()
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("%d manifests in %s (%v)", len(paths), root, err)
+	}
+	return Scan(paths, Options{Capabilities: ByTaskString, PlannedReason: "no GPU stack here"})
 }
 
 type wantRow struct {
 	kind    string
 	counted bool
-	marking string // a substring of the markings or reason
+	marking string // a substring of the markings, notes or reason
+	why     string // the one-line reason, for the reader of a failure
 }
 
-func checkRows(t *testing.T, rows []Row, want map[string]wantRow) {
+func checkRows(t *testing.T, stage string, rows []Row, want map[string]wantRow) {
 	t.Helper()
-	if len(rows) != len(want) {
-		var names []string
-		for _, r := range rows {
-			names = append(names, r.Profile)
-		}
-		t.Fatalf("rows %v, want %d rows", names, len(want))
-	}
+	got := map[string]bool{}
 	for _, r := range rows {
+		got[r.Profile] = true
 		w, ok := want[r.Profile]
 		if !ok {
-			t.Errorf("unexpected row %s", r.Profile)
+			t.Errorf("%s: unexpected row %s (%s)", stage, r.Profile, r.Kind)
 			continue
 		}
-		text := strings.Join(append(append(r.Markings, r.Notes...), r.Reason), "; ")
+		text := strings.Join(append(append(append([]string{}, r.Markings...), r.Notes...), r.Reason), "; ")
 		if r.Kind != w.kind || r.Counted != w.counted || !strings.Contains(text, w.marking) {
-			t.Errorf("%s: kind %s counted %v markings %q; want %+v", r.Profile, r.Kind, r.Counted, text, w)
+			t.Errorf("%s %s: kind %s counted %v, %q; want %s counted %v with %q (%s)", stage, r.Profile, r.Kind, r.Counted, text, w.kind, w.counted, w.marking, w.why)
 		}
-		if r.Status != StatusPlanned && r.Status != StatusUnsupported {
-			t.Errorf("%s: status %s; TRTMC rows on this machine are planned (or unsupported)", r.Profile, r.Status)
+		wantStatus := StatusPlanned
+		if r.Kind == KindExcluded || r.Kind == KindGap {
+			wantStatus = StatusUnsupported
+		}
+		if r.Status != wantStatus {
+			t.Errorf("%s %s: status %s, want %s: no TRTMC result is claimed here", stage, r.Profile, r.Status, wantStatus)
+		}
+	}
+	for p, w := range want {
+		if !got[p] {
+			t.Errorf("%s: missing row %s (%s)", stage, p, w.why)
 		}
 	}
 }
 
-func TestTRTMCInventoryFromBothLayouts(t *testing.T) {
-	tg := trtmcFixture(t)
-	paths, err := tg.ManifestPaths()
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := Options{Capabilities: ByTaskString, PlannedReason: "no GPU stack here"}
-	asr, err := Discover(paths, StageASR, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkRows(t, asr, map[string]wantRow{
-		"whisper-tiny-fp16":                 {KindFull, true, "no GPU stack"}, // premerge: true alone is not reduced
-		"whisper-large-v3-turbo":            {KindFull, true, ""},
-		"whisper-large-v3-turbo-tp2":        {KindVariant, false, "tensor_parallel_size=2"},
-		"nemotron-speech-streaming-en-0.6b": {KindFull, true, `bundle mode "streaming"`},
-		"parakeet-tdt-0.6b-v3":              {KindFull, true, ""}, // older layout, task_strategy speech_to_text
+func TestOlderLayoutInventory(t *testing.T) {
+	rep := fixture(t, "trtmc-older")
+	checkRows(t, StageASR, rep.Stages[StageASR], map[string]wantRow{
+		"whisper-large-v3-turbo":            {KindFull, true, "no GPU stack", "task_strategy speech_to_text; its nightly probes' l0_replacement names itself, not a stand-in"},
+		"whisper-large-v3-turbo-tp4":        {KindVariant, false, "tensor_parallel_size=4", "TP from build_args.parallel; no precision is fine"},
+		"nemotron-3.5-asr-streaming-0.6b":   {KindFull, true, "whole-clip transcription", "streaming strategy, included by the owner's rule"},
+		"nemotron-speech-streaming-en-0.6b": {KindFull, true, "whole-clip transcription", "the second Nemotron streaming checkpoint"},
 	})
-	t2i, err := Discover(paths, StageT2I, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkRows(t, t2i, map[string]wantRow{
-		"flux-schnell":          {KindFull, true, ""},
-		"flux-schnell-l0":       {KindReduced, false, "L0"},
-		"flux-2-dev":            {KindFull, true, ""},
-		"flux-2-dev-fp8":        {KindVariant, false, "quantization: fp8"},
-		"wan2.1-t2v-1.3b":       {KindExcluded, false, "video generator"},
-		"qwen-image-edit":       {KindExcluded, false, "image editing"},
-		"tiny-random-sd":        {KindReduced, false, "accuracy_source: none"},
-		"stable-diffusion-v1-5": {KindFull, true, ""},
-		"sd15-replacement":      {KindReduced, false, "l0_replacement"},
-		"gap:hf-internal-testing/tiny-stable-diffusion-pipe": {KindGap, false, "only reduced/variant profiles (tiny-random-sd)"},
+	checkRows(t, StageT2I, rep.Stages[StageT2I], map[string]wantRow{
+		"flux-2-dev":           {KindFull, true, "nightly_only (a normal profile", "ci_tier nightly_only is not reduced"},
+		"flux-2-dev-l0":        {KindReduced, false, "ci_tier: l0_only", "l0_only and named as flux-2-dev's stand-in"},
+		"flux-2-dev-fp8":       {KindVariant, false, "fp8_scales", "fp8 spelled by fp8_scales only"},
+		"flux-schnell":         {KindFull, true, "flux-schnell-l0 in its place", "full FLUX.1-schnell"},
+		"flux-schnell-l0-cp4":  {KindReduced, false, "context_parallel_size=4", "L0 name + CP from build_args.parallel"},
+		"qwen-image":           {KindFull, true, "nightly_only", "top-level ci_tier nightly_only"},
+		"qwen-image-l0":        {KindReduced, false, "stands in on CI for qwen-image", "l0_only, named by two l0_replacements"},
+		"qwen-image-edit-2511": {KindExcluded, false, "image editing (task_mode: edit)", "editing shares diffusion_media_generation"},
+		"wan21-t2v-1.3b-l0":    {KindExcluded, false, "video generator (video_num_frames=5", "video shares diffusion_media_generation"},
+		"minimax-h3-768p":      {KindExcluded, false, "video_num_frames=124", "video at 124 frames"},
 	})
-	qa, err := Discover(paths, StageAudioQA, opts)
-	if err != nil || len(qa) != 0 {
-		t.Fatalf("audioqa rows %v (%v): no TRTMC profile answers audio questions", qa, err)
+	if rows := rep.Stages[StageAudioQA]; len(rows) != 0 {
+		t.Errorf("audio QA rows %v: no TRTMC profile answers audio questions", rows)
 	}
+	wantOther(t, rep, map[string]string{
+		"albert-base-tp4": "encoder_only_nlp", "qwen3-0.6b-fp8": "text_generation_causal", "personaplex-7b": "speech_to_speech",
+		"nemotron-voicechat-11b": "speech_to_speech", "qwen3-omni-30b-a3b-instruct": "omni_multimodal", "phi4-multimodal": "vision_language_generation",
+	})
+	checkAudit(t, "trtmc-older")
+	checkLimits(t, rep, map[string][4]string{
+		"whisper":                   {"not declared", "not declared", "max_cache_length=128; max_new_tokens=20..100", "not declared"},
+		"nemotron_speech_streaming": {"not declared", "not declared", "max_cache_length=128; max_new_tokens=80", "en-US"},
+	})
+}
+
+func TestNewerLayoutInventory(t *testing.T) {
+	rep := fixture(t, "trtmc-newer")
+	checkRows(t, StageASR, rep.Stages[StageASR], map[string]wantRow{
+		"whisper-tiny-fp16":                 {KindFull, true, "", "premerge: true alone is not reduced"},
+		"whisper-tiny-fp16-tp2":             {KindVariant, false, "tensor_parallel_size=2", "top-level TP 2"},
+		"nemotron-speech-streaming-en-0.6b": {KindFull, true, "whole-clip transcription", "task transcription_streaming, included by the owner's rule"},
+		"nemotron-3.5-asr-streaming-0.6b":   {KindFull, true, "whole-clip transcription", "task transcription_streaming, included by the owner's rule"},
+		"parakeet-tdt-0.6b-v3":              {KindFull, true, "", "task speech_transcription, declared in support.py"},
+	})
+	checkRows(t, StageT2I, rep.Stages[StageT2I], map[string]wantRow{
+		"flux-schnell":           {KindFull, true, "", "full FLUX.1-schnell"},
+		"flux-schnell-l0-batch2": {KindReduced, false, "batch task image_generation_batch", "image_generation_batch is in the group (flux declares it), as an L0 row"},
+		"flux-schnell-l0-cp4":    {KindReduced, false, "context_parallel_size=4", "L0 name + top-level CP 4"},
+		"flux-2-dev":             {KindFull, true, "", "full FLUX.2-dev"},
+		"flux-2-dev-fp8":         {KindVariant, false, "quantization: fp8", "quantization as a string"},
+		"z-image-turbo":          {KindFull, true, "", "unpinned revision joins its L0 sibling's checkpoint"},
+		"z-image-turbo-l0":       {KindReduced, false, "L0", "L0 only by name in this layout"},
+		"qwen-image-l0":          {KindReduced, false, "L0", "the only Qwen-Image profile read"},
+		"gap:Qwen/Qwen-Image":    {KindGap, false, "only reduced/variant profiles (qwen-image-l0)", "no full Qwen-Image profile: a gap row, not an omission"},
+		"qwen-image-edit-2511":   {KindExcluded, false, "image editing (task image_edit)", "editing"},
+		"stable-diffusion-v1-5":  {KindFull, true, "", "256x256, 10 steps, no revision"},
+		"minimax-h3-768p":        {KindExcluded, false, "text_to_audio_video", "video with audio"},
+		"wan21-t2v-1.3b":         {KindExcluded, false, "video_num_frames=17 at top level", "video sharing image_generation"},
+		"sana-wm-bidirectional":  {KindExcluded, false, "world_model_generation", "world model"},
+	})
+	wantOther(t, rep, map[string]string{
+		"albert-base-tp4": "text_to_pooled_features", "personaplex-7b": "speech_to_speech", "nemotron-voicechat-11b": "speech_session",
+		"qwen3-omni-30b-a3b-instruct": "text_generation", "phi4-multimodal": "vision_language_generation",
+		"flux-no-bundle": "belongs to stage 6 (t2i) but lacks bundle, testcases", "whisper-truncated.json": "malformed",
+	})
+	checkAudit(t, "trtmc-newer")
+	checkLimits(t, rep, map[string][4]string{
+		"whisper":                   {"not declared", "not declared", "max_sequence_length=128; max_new_tokens=10..120", "not declared"},
+		"nemotron_speech_streaming": {"not declared", "not declared", "max_sequence_length=128; max_new_tokens=80", "en-US"},
+		"parakeet_tdt":              {"not declared", "not declared", "max_new_tokens=50", "not declared"},
+	})
+	for _, r := range rep.Stages[StageASR] {
+		if r.Family == "parakeet_tdt" && r.CapabilitySource != "families/parakeet_tdt/support.py" {
+			t.Errorf("parakeet capability read from %q, want its support.py", r.CapabilitySource)
+		}
+	}
+}
+
+// wantOther pins the other-manifests audit: every profile (or file) with its reason.
+func wantOther(t *testing.T, rep *Report, want map[string]string) {
+	t.Helper()
+	if len(rep.Other) != len(want) {
+		t.Errorf("%d other manifests, want %d: %+v", len(rep.Other), len(want), rep.Other)
+	}
+	for _, o := range rep.Other {
+		key := o.Profile
+		if key == "" {
+			key = filepath.Base(o.Manifest)
+		}
+		if w, ok := want[key]; !ok || !strings.Contains(o.Reason, w) {
+			t.Errorf("other %s: reason %q, want it to mention %q", key, o.Reason, w)
+		}
+	}
+}
+
+// checkAudit requires the stage-9 audit to find no audio_text_to_text and to name the four
+// kinds of audio-input family.
+func checkAudit(t *testing.T, tree string) {
+	t.Helper()
+	root := filepath.Join(repoRoot(), "suites", "targets", "testdata", tree)
+	tg, _ := target.Read(filepath.Join(repoRoot(), "suites", "targets", "trtmc.yaml"), root)
+	paths, _ := tg.ManifestPaths()
 	audit, err := Audit(paths, task.AudioTextToText, ByTaskString)
-	if err != nil || len(audit) != len(paths) {
-		t.Fatalf("audit %d rows for %d manifests (%v)", len(audit), len(paths), err)
+	if err != nil {
+		t.Fatal(err)
 	}
+	kinds := map[string]string{}
 	for _, a := range audit {
 		if a.Has {
 			t.Errorf("%s claims audio_text_to_text", a.Profile)
 		}
+		if a.AudioInput != "" {
+			kinds[strings.Fields(a.AudioInput)[0]] = a.Profile
+		}
+	}
+	for _, k := range []string{"speech-to-speech", "omni", "voice-chat", "multimodal"} {
+		if kinds[k] == "" {
+			t.Errorf("%s: the audit names no %s family (%v)", tree, k, kinds)
+		}
 	}
 }
 
-func TestTRTMCCheckpointsGroupProfiles(t *testing.T) {
-	tg := trtmcFixture(t)
-	paths, _ := tg.ManifestPaths()
-	rows, err := Discover(paths, StageT2I, Options{Capabilities: ByTaskString})
-	if err != nil {
-		t.Fatal(err)
-	}
-	byCkpt := map[string][]string{}
-	for _, r := range rows {
-		byCkpt[r.Checkpoint+"@"+r.Revision] = append(byCkpt[r.Checkpoint+"@"+r.Revision], r.Profile)
-	}
-	if got := byCkpt["black-forest-labs/FLUX.2-dev@9a7c1b2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b"]; len(got) != 2 {
-		t.Errorf("FLUX.2-dev groups %v, want the full profile and its fp8 variant", got)
-	}
-	if n := len(Counted(rows)); n != 3 {
-		t.Errorf("%d counted text-to-image checkpoints, want 3 (flux-schnell, flux-2-dev, sd 1.5)", n)
+func checkLimits(t *testing.T, rep *Report, want map[string][4]string) {
+	t.Helper()
+	for fam, w := range want {
+		l, ok := LimitsFor(rep.Limits, fam)
+		if !ok {
+			t.Errorf("no limits audit for %s", fam)
+			continue
+		}
+		got := [4]string{l.MaxClipSeconds.String(), l.SampleRate.String(), l.TokenLimit.String(), l.Language.String()}
+		for i := range w {
+			if !strings.HasPrefix(got[i], w[i]) {
+				t.Errorf("%s limit %d: %q, want %q…", fam, i, got[i], w[i])
+			}
+		}
 	}
 }

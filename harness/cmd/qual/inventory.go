@@ -25,6 +25,7 @@ func runInventory(_ context.Context, args []string, stdout io.Writer) error {
 	trtmcRoot := fs.String("trtmc-root", "", "a TRTMC checkout (for suites/targets/trtmc*.yaml)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	controls := fs.Bool("controls", false, "reference target: build each bundle to list its Task controls")
+	check := fs.Bool("check", false, "fail unless stages 3 and 6 each have a counted checkpoint")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -89,6 +90,24 @@ func runInventory(_ context.Context, args []string, stdout io.Writer) error {
 	}
 	printOther(stdout, rep.Other, root)
 	fmt.Fprintf(stdout, "\n%d manifests read in %s\n", len(paths), time.Since(start).Round(time.Millisecond))
+	if *check {
+		return checkCounted(rep)
+	}
+	return nil
+}
+
+// checkCounted is the inventory check a user runs against a real checkout: the reader must
+// find at least one counted checkpoint in stages 3 and 6 (stage 9 may be blocked).
+func checkCounted(rep *inventory.Report) error {
+	var empty []string
+	for _, s := range []string{inventory.StageASR, inventory.StageT2I} {
+		if len(inventory.Counted(rep.Stages[s])) == 0 {
+			empty = append(empty, fmt.Sprintf("stage %d (%s)", inventory.StageNumber(s), s))
+		}
+	}
+	if len(empty) > 0 {
+		return fmt.Errorf("inventory check: no counted checkpoint in %s", strings.Join(empty, " and "))
+	}
 	return nil
 }
 

@@ -24,7 +24,7 @@ func TestShardsMergeIntoOneVerifiedRun(t *testing.T) {
 	root := repoRoot()
 	t.Setenv("QUAL_ROOT", root)
 	t.Setenv("QUAL_TARGET", filepath.Join(root, "suites", "targets", "trtmc.yaml"))
-	t.Setenv("QUAL_TRTMC_ROOT", filepath.Join(root, "suites", "targets", "testdata", "trtmc-fixture"))
+	t.Setenv("QUAL_TRTMC_ROOT", filepath.Join(root, "suites", "targets", "testdata", "trtmc-newer"))
 	whole, err := checkpoint.NewPlan("t2i")
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,6 @@
+from tensorrt_model_connect.model_support import family_support
+
+describe = family_support(
+    tasks=("image_generation", "image_generation_batch"),
+    default_task="image_generation",
+)
