@@ -1,0 +1,112 @@
+package stats
+
+import (
+	"fmt"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/timing"
+)
+
+// RunFigureNames are the per-run statistics kept for every run, in report order: the server's
+// model-call p50, the client-minus-Task p50 (serving overhead), throughput, and the workload's
+// rate. A figure a run does not have (images/s for ASR) is skipped.
+func RunFigureNames() []string {
+	return []string{"task_call_p50", "client_minus_task_p50", "request_throughput", "audio_seconds_per_second", "images_per_second"}
+}
+
+// TailNames are the pooled per-request latencies whose tail percentiles are reported under the
+// sample rule.
+func TailNames() []string { return []string{"client_latency", "task_call"} }
+
+// Run is one AIPerf run's figures.
+type Run struct {
+	Index    int                `json:"index"`
+	Requests int                `json:"requests"`
+	Figures  map[string]float64 `json:"figures"`
+}
+
+// FigureInterval is a per-run figure's mean over runs with its interval.
+type FigureInterval struct {
+	Name string `json:"name"`
+	Unit string `json:"unit"`
+	Interval
+}
+
+// TailFigure is a tail percentile of one latency pooled over every measured request of every run.
+type TailFigure struct {
+	Name string `json:"name"`
+	Tail
+}
+
+// Repeated is a row's repeated-run statistics.
+type Repeated struct {
+	Runs    []Run            `json:"runs"`
+	Figures []FigureInterval `json:"figures"`
+	Tails   []TailFigure     `json:"tails"`
+}
+
+// RunOf keeps the per-run figures of one run's timing summary.
+func RunOf(index int, s timing.Summary) Run {
+	r := Run{Index: index, Requests: s.Requests, Figures: map[string]float64{}}
+	for _, name := range RunFigureNames() {
+		if v, ok := s.Get(name); ok {
+			r.Figures[name] = v
+		}
+	}
+	return r
+}
+
+// Summarize computes each figure's interval over runs (a figure must be in every run or in none)
+// and the tail percentiles of the pooled latencies (pooled[name] holds every measured request's
+// value, for each of TailNames present). units maps figure names to units for the report.
+func Summarize(runs []Run, pooled map[string][]float64, units map[string]string) (Repeated, error) {
+	if len(runs) == 0 {
+		return Repeated{}, fmt.Errorf("repeated runs: %w", ErrNoData)
+	}
+	rep := Repeated{Runs: runs}
+	for _, name := range RunFigureNames() {
+		var vals []float64
+		for _, r := range runs {
+			if v, ok := r.Figures[name]; ok {
+				vals = append(vals, v)
+			}
+		}
+		if len(vals) == 0 {
+			continue
+		}
+		if len(vals) != len(runs) {
+			return rep, fmt.Errorf("figure %s is in %d of %d runs", name, len(vals), len(runs))
+		}
+		iv, err := MeanCI(vals)
+		if err != nil {
+			return rep, fmt.Errorf("figure %s: %w", name, err)
+		}
+		rep.Figures = append(rep.Figures, FigureInterval{Name: name, Unit: units[name], Interval: iv})
+	}
+	for _, name := range TailNames() {
+		vals, ok := pooled[name]
+		if !ok {
+			continue
+		}
+		for _, p := range []float64{95, 99} {
+			t, err := TailPercentile(vals, p)
+			if err != nil {
+				return rep, fmt.Errorf("%s p%g: %w", name, p, err)
+			}
+			rep.Tails = append(rep.Tails, TailFigure{Name: name, Tail: t})
+		}
+	}
+	return rep, nil
+}
+
+// PerRun is the named figure of every run, in run order, for a comparison.
+func (r Repeated) PerRun(name string) ([]float64, error) {
+	var out []float64
+	for _, run := range r.Runs {
+		v, ok := run.Figures[name]
+		if !ok {
+			return nil, fmt.Errorf("run %d has no %s", run.Index, name)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
