@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 )
 
 // artifactName is the only form an artifact name can take: nothing a client sends is ever
@@ -57,7 +59,7 @@ func (a *artifactStore) put(data []byte) (string, time.Time, error) {
 // get returns an artifact's bytes; 404 for names it never issued, 410 once expired.
 func (a *artifactStore) get(name string) ([]byte, error) {
 	if !artifactName.MatchString(name) {
-		return nil, newError(http.StatusNotFound, CodeNotFound, "no artifact %q", name)
+		return nil, newError(http.StatusNotFound, contract.CodeNotFound, "no artifact %q", name)
 	}
 	a.mu.Lock()
 	exp, ok := a.expires[name]
@@ -65,11 +67,11 @@ func (a *artifactStore) get(name string) ([]byte, error) {
 		delete(a.expires, name)
 		os.Remove(filepath.Join(a.dir, name))
 		a.mu.Unlock()
-		return nil, newError(http.StatusGone, CodeArtifactExpired, "artifact %s expired at %s", name, exp.UTC().Format(time.RFC3339))
+		return nil, newError(http.StatusGone, contract.CodeArtifactExpired, "artifact %s expired at %s", name, exp.UTC().Format(time.RFC3339))
 	}
 	a.mu.Unlock()
 	if !ok {
-		return nil, newError(http.StatusNotFound, CodeNotFound, "no artifact %q", name)
+		return nil, newError(http.StatusNotFound, contract.CodeNotFound, "no artifact %q", name)
 	}
 	return os.ReadFile(filepath.Join(a.dir, name))
 }

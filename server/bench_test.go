@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
@@ -83,7 +84,7 @@ func BenchmarkServerOverhead(b *testing.B) {
 						resp.Body.Close()
 						lat := float64(time.Since(start).Nanoseconds()) / 1e6
 						var r struct {
-							Timing Timing `json:"trtmc_timing"`
+							Timing contract.Timing `json:"trtmc_timing"`
 						}
 						json.Unmarshal(data, &r)
 						mu.Lock()

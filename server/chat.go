@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
@@ -49,12 +50,12 @@ type chatInput struct {
 func parseChatContent(raw json.RawMessage, in *chatInput) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
-		return badRequest(CodeMissingField, "every message needs content")
+		return badRequest(contract.CodeMissingField, "every message needs content")
 	}
 	if raw[0] == '"' {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return badRequest(CodeInvalidValue, "content: %v", err)
+			return badRequest(contract.CodeInvalidValue, "content: %v", err)
 		}
 		in.text = append(in.text, s)
 		return nil
@@ -63,7 +64,7 @@ func parseChatContent(raw json.RawMessage, in *chatInput) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&parts); err != nil {
-		return badRequest(CodeInvalidValue, "content must be a string or an array of parts: %v", err)
+		return badRequest(contract.CodeInvalidValue, "content must be a string or an array of parts: %v", err)
 	}
 	for i, p := range parts {
 		switch p.Type {
@@ -71,7 +72,7 @@ func parseChatContent(raw json.RawMessage, in *chatInput) error {
 			in.text = append(in.text, p.Text)
 		case "input_audio":
 			if p.InputAudio == nil || p.InputAudio.Data == "" {
-				return badRequest(CodeMissingField, "content part %d: input_audio.data is required", i)
+				return badRequest(contract.CodeMissingField, "content part %d: input_audio.data is required", i)
 			}
 			if f := strings.ToLower(p.InputAudio.Format); f != "wav" {
 				return badRequest(audio.CodeUnsupportedAudio, "content part %d: audio format %q is not supported (wav only)", i, p.InputAudio.Format)
@@ -80,7 +81,7 @@ func parseChatContent(raw json.RawMessage, in *chatInput) error {
 		case "image_url":
 			in.images++
 		default:
-			return badRequest(CodeInvalidValue, "content part %d has unknown type %q", i, p.Type)
+			return badRequest(contract.CodeInvalidValue, "content part %d has unknown type %q", i, p.Type)
 		}
 	}
 	return nil
@@ -96,7 +97,7 @@ func (s *Server) chat(x *exchange) (*reply, error) {
 		return nil, err
 	}
 	if len(req.Messages) == 0 {
-		return nil, badRequest(CodeMissingField, "field \"messages\" must hold at least one message")
+		return nil, badRequest(contract.CodeMissingField, "field \"messages\" must hold at least one message")
 	}
 	var in chatInput
 	for _, msg := range req.Messages {
@@ -121,10 +122,10 @@ func (s *Server) chat(x *exchange) (*reply, error) {
 
 func (s *Server) answerAudio(x *exchange, m *servedModel, qa task.AudioAnswerer, req chatRequest, in chatInput) (*reply, error) {
 	if req.Stream {
-		return nil, badRequest(CodeUnsupportedOption, "stream cannot be honored: answers are returned whole")
+		return nil, badRequest(contract.CodeUnsupportedOption, "stream cannot be honored: answers are returned whole")
 	}
 	if len(in.audios) != 1 || in.images > 0 {
-		return nil, badRequest(CodeInvalidValue, "audio question answering takes exactly one audio part and no images (got %d audio, %d image)", len(in.audios), in.images)
+		return nil, badRequest(contract.CodeInvalidValue, "audio question answering takes exactly one audio part and no images (got %d audio, %d image)", len(in.audios), in.images)
 	}
 	wav, err := base64.StdEncoding.DecodeString(in.audios[0])
 	if err != nil {
@@ -154,10 +155,10 @@ func (s *Server) answerAudio(x *exchange, m *servedModel, qa task.AudioAnswerer,
 	if err != nil {
 		return nil, err
 	}
-	x.rec.Output = &RecordOutput{Text: answer, AudioSeconds: clip.Seconds()}
-	return &reply{status: http.StatusOK, json: map[string]any{
-		"id": "chatcmpl-" + x.id, "object": "chat.completion", "model": m.name,
-		"choices": []map[string]any{{"index": 0, "finish_reason": "stop",
-			"message": map[string]any{"role": "assistant", "content": answer}}},
+	x.rec.Output = &contract.RecordOutput{Text: answer, AudioSeconds: clip.Seconds()}
+	return &reply{status: http.StatusOK, json: &contract.ChatCompletionResponse{
+		ID: "chatcmpl-" + x.id, Object: "chat.completion", Model: m.name,
+		Choices: []contract.ChatChoice{{Index: 0, FinishReason: "stop",
+			Message: contract.ChatMessage{Role: "assistant", Content: answer}}},
 	}}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
@@ -63,7 +64,7 @@ func TestChatDispatchesAudioPartsByCapability(t *testing.T) {
 		Choices []struct {
 			Message struct{ Content string }
 		}
-		Timing Timing `json:"trtmc_timing"`
+		Timing contract.Timing `json:"trtmc_timing"`
 	}
 	json.Unmarshal(w.Body.Bytes(), &out)
 	if len(out.Choices) != 1 || out.Choices[0].Message.Content != "1600 samples; you asked: what is said?" {

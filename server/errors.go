@@ -8,31 +8,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
-)
-
-// Stable error codes. Clients and the suite match on these, never on messages.
-const (
-	CodeInvalidJSON           = "invalid_json"
-	CodeUnknownField          = "unknown_field"
-	CodeDuplicateField        = "duplicate_field"
-	CodeMissingField          = "missing_field"
-	CodeInvalidValue          = "invalid_value"
-	CodeInvalidMultipart      = "invalid_multipart"
-	CodeUnsupportedOption     = "unsupported_option"
-	CodeUnsupportedCapability = "unsupported_capability"
-	CodeModelNotFound         = "model_not_found"
-	CodeInvalidRequestID      = "invalid_request_id"
-	CodeDuplicateRequestID    = "duplicate_request_id"
-	CodeRequestTooLarge       = "request_too_large"
-	CodeServerBusy            = "server_busy"
-	CodeUnauthorized          = "invalid_api_key"
-	CodeNotFound              = "not_found"
-	CodeMethodNotAllowed      = "method_not_allowed"
-	CodeArtifactExpired       = "artifact_expired"
-	CodeInternal              = "internal_error"
-	CodeShuttingDown          = "shutting_down"
-	CodeNotReady              = "not_ready"
 )
 
 // apiError is an error with its HTTP status and stable code.
@@ -65,9 +42,9 @@ func asAPIError(err error) *apiError {
 	}
 	var unsup *task.UnsupportedCapabilityError
 	if errors.As(err, &unsup) {
-		return badRequest(CodeUnsupportedCapability, "%s", unsup.Error())
+		return badRequest(contract.CodeUnsupportedCapability, "%s", unsup.Error())
 	}
-	return newError(http.StatusInternalServerError, CodeInternal, "internal error: %v", err)
+	return newError(http.StatusInternalServerError, contract.CodeInternal, "internal error: %v", err)
 }
 
 // errorType is OpenAI's error "type" for a status.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
@@ -35,7 +36,7 @@ func parseSize(s string) (int, int, error) {
 	wi, err1 := strconv.Atoi(w)
 	hi, err2 := strconv.Atoi(h)
 	if !ok || err1 != nil || err2 != nil || wi <= 0 || hi <= 0 {
-		return 0, 0, badRequest(CodeInvalidValue, "size %q is not WIDTHxHEIGHT", s)
+		return 0, 0, badRequest(contract.CodeInvalidValue, "size %q is not WIDTHxHEIGHT", s)
 	}
 	return wi, hi, nil
 }
@@ -45,7 +46,7 @@ func parseSize(s string) (int, int, error) {
 func (req imageRequest) toTaskRequest(spec task.ImageSpec) (task.ImageRequest, error) {
 	out := task.ImageRequest{NegativePrompt: req.NegativePrompt, Guidance: -1, Count: 1}
 	if req.Prompt == nil || strings.TrimSpace(*req.Prompt) == "" {
-		return out, badRequest(CodeMissingField, "field \"prompt\" is required and must not be blank")
+		return out, badRequest(contract.CodeMissingField, "field \"prompt\" is required and must not be blank")
 	}
 	out.Prompt = *req.Prompt
 	if req.Size != "" {
@@ -62,13 +63,13 @@ func (req imageRequest) toTaskRequest(spec task.ImageSpec) (task.ImageRequest, e
 	}
 	if req.Steps != nil {
 		if *req.Steps <= 0 {
-			return out, badRequest(CodeInvalidValue, "num_inference_steps must be positive, got %d", *req.Steps)
+			return out, badRequest(contract.CodeInvalidValue, "num_inference_steps must be positive, got %d", *req.Steps)
 		}
 		out.Steps = *req.Steps
 	}
 	if req.Guidance != nil {
 		if *req.Guidance < 0 {
-			return out, badRequest(CodeInvalidValue, "guidance_scale must not be negative, got %v", *req.Guidance)
+			return out, badRequest(contract.CodeInvalidValue, "guidance_scale must not be negative, got %v", *req.Guidance)
 		}
 		out.Guidance = *req.Guidance
 	}
@@ -89,10 +90,10 @@ func (s *Server) generateImages(x *exchange) (*reply, error) {
 		format = "b64_json"
 	}
 	if format != "b64_json" && format != "url" {
-		return nil, badRequest(CodeInvalidValue, "response_format %q is not one of b64_json, url", format)
+		return nil, badRequest(contract.CodeInvalidValue, "response_format %q is not one of b64_json, url", format)
 	}
 	if req.Stream {
-		return nil, badRequest(CodeUnsupportedOption, "stream cannot be honored: images are returned whole")
+		return nil, badRequest(contract.CodeUnsupportedOption, "stream cannot be honored: images are returned whole")
 	}
 	gen, err := capability[task.ImageGenerator](m, task.TextToImage)
 	if err != nil {
@@ -113,8 +114,8 @@ func (s *Server) generateImages(x *exchange) (*reply, error) {
 		return nil, err
 	}
 	guidance, seed := treq.Guidance, treq.Seed
-	out := &RecordOutput{Steps: treq.Steps, Guidance: &guidance, Seed: &seed, Precision: gen.ImageSpec().Precision, Count: len(imgs)}
-	data := make([]map[string]any, 0, len(imgs))
+	out := &contract.RecordOutput{Steps: treq.Steps, Guidance: &guidance, Seed: &seed, Precision: gen.ImageSpec().Precision, Count: len(imgs)}
+	data := make([]contract.ImageData, 0, len(imgs))
 	for _, img := range imgs {
 		var buf bytes.Buffer
 		// BestSpeed: PNG is lossless at every level, so the pixels (and their hash) are the
@@ -122,7 +123,7 @@ func (s *Server) generateImages(x *exchange) (*reply, error) {
 		if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img); err != nil {
 			return nil, fmt.Errorf("encode png: %w", err)
 		}
-		out.Images = append(out.Images, RecordImage{SHA256: task.ImageSHA256(img), Width: img.Bounds().Dx(), Height: img.Bounds().Dy()})
+		out.Images = append(out.Images, contract.RecordImage{SHA256: task.ImageSHA256(img), Width: img.Bounds().Dx(), Height: img.Bounds().Dy()})
 		item, err := s.imageItem(x, format, buf.Bytes())
 		if err != nil {
 			return nil, err
@@ -130,19 +131,19 @@ func (s *Server) generateImages(x *exchange) (*reply, error) {
 		data = append(data, item)
 	}
 	x.rec.Output = out
-	return &reply{status: http.StatusOK, json: map[string]any{"created": time.Now().Unix(), "data": data,
-		"size": fmt.Sprintf("%dx%d", treq.Width, treq.Height), "model": m.name}}, nil
+	return &reply{status: http.StatusOK, json: &contract.ImagesResponse{Created: time.Now().Unix(), Data: data,
+		Size: fmt.Sprintf("%dx%d", treq.Width, treq.Height), Model: m.name}}, nil
 }
 
-func (s *Server) imageItem(x *exchange, format string, pngBytes []byte) (map[string]any, error) {
+func (s *Server) imageItem(x *exchange, format string, pngBytes []byte) (contract.ImageData, error) {
 	if format == "b64_json" {
-		return map[string]any{"b64_json": base64.StdEncoding.EncodeToString(pngBytes)}, nil
+		return contract.ImageData{B64JSON: base64.StdEncoding.EncodeToString(pngBytes)}, nil
 	}
 	name, expires, err := s.artifacts.put(pngBytes)
 	if err != nil {
-		return nil, err
+		return contract.ImageData{}, err
 	}
-	return map[string]any{"url": s.baseURL(x.r) + "/v1/artifacts/" + name, "expires_at": expires.Unix()}, nil
+	return contract.ImageData{URL: s.baseURL(x.r) + "/v1/artifacts/" + name, ExpiresAt: expires.Unix()}, nil
 }
 
 func (s *Server) baseURL(r *http.Request) string {

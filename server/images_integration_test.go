@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
-	"github.com/trtmc-qual/trtmc-qual/server"
 	st "github.com/trtmc-qual/trtmc-qual/server/servertest"
 )
 
@@ -112,7 +112,7 @@ func TestImageURLArtifactsServeAndExpire(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(2100 * time.Millisecond)
-	if gone := st.Do(t, get(t, url)); gone.Status != http.StatusGone || gone.ErrorCode() != server.CodeArtifactExpired {
+	if gone := st.Do(t, get(t, url)); gone.Status != http.StatusGone || gone.ErrorCode() != contract.CodeArtifactExpired {
 		t.Errorf("expired artifact: %d %s", gone.Status, gone.Body)
 	}
 }
@@ -126,15 +126,15 @@ func TestImageRouteRejectsWhatTheBundleCannotHonor(t *testing.T) {
 		code string
 	}{
 		"size":          {`{"model":"procdiff-small-l0","prompt":"x","size":"512x512"}`, "unsupported_size"},
-		"size syntax":   {`{"model":"procdiff-small-l0","prompt":"x","size":"big"}`, server.CodeInvalidValue},
+		"size syntax":   {`{"model":"procdiff-small-l0","prompt":"x","size":"big"}`, contract.CodeInvalidValue},
 		"steps":         {`{"model":"procdiff-small-l0","prompt":"x","num_inference_steps":500}`, "unsupported_steps"},
-		"steps zero":    {`{"model":"procdiff-small-l0","prompt":"x","num_inference_steps":0}`, server.CodeInvalidValue},
+		"steps zero":    {`{"model":"procdiff-small-l0","prompt":"x","num_inference_steps":0}`, contract.CodeInvalidValue},
 		"guidance":      {`{"model":"procdiff-small-l0","prompt":"x","guidance_scale":99}`, "unsupported_guidance"},
 		"n":             {`{"model":"procdiff-small-l0","prompt":"x","n":9}`, "unsupported_n"},
-		"no prompt":     {`{"model":"procdiff-small-l0"}`, server.CodeMissingField},
-		"stream":        {`{"model":"procdiff-small-l0","prompt":"x","stream":true}`, server.CodeUnsupportedOption},
-		"format":        {`{"model":"procdiff-small-l0","prompt":"x","response_format":"jpeg"}`, server.CodeInvalidValue},
-		"transcription": {"", server.CodeUnsupportedCapability},
+		"no prompt":     {`{"model":"procdiff-small-l0"}`, contract.CodeMissingField},
+		"stream":        {`{"model":"procdiff-small-l0","prompt":"x","stream":true}`, contract.CodeUnsupportedOption},
+		"format":        {`{"model":"procdiff-small-l0","prompt":"x","response_format":"jpeg"}`, contract.CodeInvalidValue},
+		"transcription": {"", contract.CodeUnsupportedCapability},
 	}
 	for name, c := range cases {
 		var r st.Response

@@ -4,63 +4,51 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
 func (s *Server) listModels(*exchange) (*reply, error) {
-	data := make([]map[string]any, 0, len(s.order))
+	data := make([]contract.ModelEntry, 0, len(s.order))
 	for _, name := range s.order {
-		data = append(data, map[string]any{"id": name, "object": "model", "owned_by": "trtmc-qual"})
+		data = append(data, contract.ModelEntry{ID: name, Object: "model", OwnedBy: "trtmc-qual"})
 	}
-	return &reply{status: http.StatusOK, json: map[string]any{"object": "list", "data": data}}, nil
+	return &reply{status: http.StatusOK, json: &contract.ModelList{Object: "list", Data: data}}, nil
 }
 
-// ModelInfo is one model in /v1/serving/info.
-type ModelInfo struct {
-	ID           string      `json:"id"`
-	BundlePath   string      `json:"bundle_path"`
-	BundleSHA256 string      `json:"bundle_sha256"`
-	BundleBytes  int64       `json:"bundle_bytes"`
-	Family       string      `json:"family"`
-	Task         string      `json:"task"`
-	Backend      string      `json:"backend"`
-	Profile      string      `json:"profile"`
-	Precision    string      `json:"precision"`
-	Checkpoint   string      `json:"checkpoint"`
-	Revision     string      `json:"revision"`
-	Tasks        []task.Info `json:"tasks"`
-	Lanes        int         `json:"lanes"`
-	QueueDepth   int64       `json:"queue_depth"`
-	MaxQueue     int64       `json:"max_queue"`
-}
-
-// ServingInfo is the body of /v1/serving/info.
-type ServingInfo struct {
-	Server string      `json:"server"`
-	Ready  bool        `json:"ready"`
-	Models []ModelInfo `json:"models"`
+// taskInfos puts the native Task descriptions on the wire.
+func taskInfos(infos []task.Info) []contract.TaskInfo {
+	out := make([]contract.TaskInfo, 0, len(infos))
+	for _, in := range infos {
+		ti := contract.TaskInfo{Name: string(in.Name), Controls: make([]contract.TaskControl, 0, len(in.Controls))}
+		for _, c := range in.Controls {
+			ti.Controls = append(ti.Controls, contract.TaskControl{Name: c.Name, Kind: c.Kind, Default: c.Default, Description: c.Description})
+		}
+		out = append(out, ti)
+	}
+	return out
 }
 
 func (s *Server) servingInfo(*exchange) (*reply, error) {
-	models := make([]any, 0, len(s.order))
+	models := make([]contract.ModelInfo, 0, len(s.order))
 	for _, name := range s.order {
 		m := s.models[name]
 		h := m.bundle.Header
-		models = append(models, ModelInfo{ID: name, BundlePath: m.path, BundleSHA256: m.bundle.SHA256, BundleBytes: m.bundle.Size,
+		models = append(models, contract.ModelInfo{ID: name, BundlePath: m.path, BundleSHA256: m.bundle.SHA256, BundleBytes: m.bundle.Size,
 			Family: h.Family, Task: h.Task, Backend: h.Backend, Profile: h.Profile, Precision: h.Precision,
-			Checkpoint: h.Checkpoint, Revision: h.Revision, Tasks: m.model.Tasks(), Lanes: cap(m.lanes),
+			Checkpoint: h.Checkpoint, Revision: h.Revision, Tasks: taskInfos(m.model.Tasks()), Lanes: cap(m.lanes),
 			QueueDepth: m.queueDepth(), MaxQueue: m.maxQueue})
 	}
-	return &reply{status: http.StatusOK, json: map[string]any{"server": "trtmc-server", "ready": s.ready.Load(), "models": models}}, nil
+	return &reply{status: http.StatusOK, json: &contract.ServingInfo{Server: "trtmc-server", Ready: s.ready.Load(), Models: models}}, nil
 }
 
 func (s *Server) live(*exchange) (*reply, error) {
-	return &reply{status: http.StatusOK, json: map[string]any{"status": "live", "time": time.Now().UTC().Format(time.RFC3339Nano)}}, nil
+	return &reply{status: http.StatusOK, json: &contract.Health{Status: "live", Time: time.Now().UTC().Format(time.RFC3339Nano)}}, nil
 }
 
 func (s *Server) readiness(*exchange) (*reply, error) {
 	if !s.ready.Load() {
-		return nil, newError(http.StatusServiceUnavailable, CodeNotReady, "not ready: bundles loading or server draining")
+		return nil, newError(http.StatusServiceUnavailable, contract.CodeNotReady, "not ready: bundles loading or server draining")
 	}
-	return &reply{status: http.StatusOK, json: map[string]any{"status": "ready", "models": s.order}}, nil
+	return &reply{status: http.StatusOK, json: &contract.Health{Status: "ready", Models: s.order}}, nil
 }

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
-	"github.com/trtmc-qual/trtmc-qual/server"
 	st "github.com/trtmc-qual/trtmc-qual/server/servertest"
 )
 
@@ -145,7 +145,7 @@ func get(t *testing.T, url string) *http.Request {
 func TestServingInfoSHA256EqualsNativeInspect(t *testing.T) {
 	f := setup(t)
 	p := st.Start(t, f.server, []string{f.an4})
-	var info server.ServingInfo
+	var info contract.ServingInfo
 	if err := json.Unmarshal(st.Do(t, get(t, p.URL+"/v1/serving/info")).Body, &info); err != nil {
 		t.Fatal(err)
 	}
@@ -206,37 +206,37 @@ func errorCases(t *testing.T) []errorCase {
 		{"image steps", img(`{"model":"procdiff-small-l0","prompt":"x","num_inference_steps":500}`), 400, "unsupported_steps"},
 		{"image guidance", img(`{"model":"procdiff-small-l0","prompt":"x","guidance_scale":99}`), 400, "unsupported_guidance"},
 		{"image n", img(`{"model":"procdiff-small-l0","prompt":"x","n":9}`), 400, "unsupported_n"},
-		{"missing file", mp(model), 400, server.CodeMissingField},
-		{"missing model", mp(file), 400, server.CodeMissingField},
-		{"unknown model", mp(file, st.Field{Name: "model", Value: "whisper-9"}), 404, server.CodeModelNotFound},
-		{"duplicate field", mp(file, model, model), 400, server.CodeDuplicateField},
-		{"unknown field", mp(file, model, st.Field{Name: "beam", Value: "5"}), 400, server.CodeUnknownField},
-		{"temperature", mp(file, model, st.Field{Name: "temperature", Value: "0.7"}), 400, server.CodeUnsupportedOption},
-		{"prompt", mp(file, model, st.Field{Name: "prompt", Value: "cards"}), 400, server.CodeUnsupportedOption},
-		{"bad response_format", mp(file, model, st.Field{Name: "response_format", Value: "srt"}), 400, server.CodeInvalidValue},
+		{"missing file", mp(model), 400, contract.CodeMissingField},
+		{"missing model", mp(file), 400, contract.CodeMissingField},
+		{"unknown model", mp(file, st.Field{Name: "model", Value: "whisper-9"}), 404, contract.CodeModelNotFound},
+		{"duplicate field", mp(file, model, model), 400, contract.CodeDuplicateField},
+		{"unknown field", mp(file, model, st.Field{Name: "beam", Value: "5"}), 400, contract.CodeUnknownField},
+		{"temperature", mp(file, model, st.Field{Name: "temperature", Value: "0.7"}), 400, contract.CodeUnsupportedOption},
+		{"prompt", mp(file, model, st.Field{Name: "prompt", Value: "cards"}), 400, contract.CodeUnsupportedOption},
+		{"bad response_format", mp(file, model, st.Field{Name: "response_format", Value: "srt"}), 400, contract.CodeInvalidValue},
 		{"language", mp(file, model, st.Field{Name: "language", Value: "fr"}), 400, "unsupported_language"},
 		{"not wav", mp(st.Field{Name: "file", File: []byte("ID3 not audio")}, model), 400, audio.CodeInvalidAudio},
 		{"stereo", mp(st.Field{Name: "file", File: stereo}, model), 400, "unsupported_channels"},
 		{"wrong rate", mp(file, st.Field{Name: "model", Value: "sphinx-tidigits"}), 400, "unsupported_sample_rate"},
-		{"not multipart", js("/v1/audio/transcriptions", `{"model":"sphinx-an4-l0"}`), 400, server.CodeInvalidMultipart},
-		{"image from asr model", js("/v1/images/generations", `{"model":"sphinx-an4-l0","prompt":"a cat"}`), 400, server.CodeUnsupportedCapability},
-		{"image bad json", js("/v1/images/generations", `{"model":`), 400, server.CodeInvalidJSON},
-		{"image unknown field", js("/v1/images/generations", `{"model":"sphinx-an4-l0","prompt":"x","quality":"hd"}`), 400, server.CodeUnknownField},
-		{"image duplicate key", js("/v1/images/generations", `{"model":"sphinx-an4-l0","prompt":"x","prompt":"y"}`), 400, server.CodeDuplicateField},
-		{"image wrong type", js("/v1/images/generations", `{"model":"sphinx-an4-l0","prompt":"x","n":"two"}`), 400, server.CodeInvalidValue},
-		{"chat audio without capability", js("/v1/chat/completions", `{"model":"sphinx-an4-l0","messages":[{"role":"user","content":[{"type":"text","text":"what card?"},{"type":"input_audio","input_audio":{"data":"`+b64+`","format":"wav"}}]}]}`), 400, server.CodeUnsupportedCapability},
-		{"chat text without capability", js("/v1/chat/completions", `{"model":"sphinx-an4-l0","messages":[{"role":"user","content":"hello"}]}`), 400, server.CodeUnsupportedCapability},
-		{"chat unknown part", js("/v1/chat/completions", `{"model":"sphinx-an4-l0","messages":[{"role":"user","content":[{"type":"video","video":"x"}]}]}`), 400, server.CodeInvalidValue},
-		{"unknown route", func(t *testing.T, url string) *http.Request { return get(t, url+"/v2/nothing") }, 404, server.CodeNotFound},
-		{"wrong method", func(t *testing.T, url string) *http.Request { return get(t, url+"/v1/audio/transcriptions") }, 405, server.CodeMethodNotAllowed},
+		{"not multipart", js("/v1/audio/transcriptions", `{"model":"sphinx-an4-l0"}`), 400, contract.CodeInvalidMultipart},
+		{"image from asr model", js("/v1/images/generations", `{"model":"sphinx-an4-l0","prompt":"a cat"}`), 400, contract.CodeUnsupportedCapability},
+		{"image bad json", js("/v1/images/generations", `{"model":`), 400, contract.CodeInvalidJSON},
+		{"image unknown field", js("/v1/images/generations", `{"model":"sphinx-an4-l0","prompt":"x","quality":"hd"}`), 400, contract.CodeUnknownField},
+		{"image duplicate key", js("/v1/images/generations", `{"model":"sphinx-an4-l0","prompt":"x","prompt":"y"}`), 400, contract.CodeDuplicateField},
+		{"image wrong type", js("/v1/images/generations", `{"model":"sphinx-an4-l0","prompt":"x","n":"two"}`), 400, contract.CodeInvalidValue},
+		{"chat audio without capability", js("/v1/chat/completions", `{"model":"sphinx-an4-l0","messages":[{"role":"user","content":[{"type":"text","text":"what card?"},{"type":"input_audio","input_audio":{"data":"`+b64+`","format":"wav"}}]}]}`), 400, contract.CodeUnsupportedCapability},
+		{"chat text without capability", js("/v1/chat/completions", `{"model":"sphinx-an4-l0","messages":[{"role":"user","content":"hello"}]}`), 400, contract.CodeUnsupportedCapability},
+		{"chat unknown part", js("/v1/chat/completions", `{"model":"sphinx-an4-l0","messages":[{"role":"user","content":[{"type":"video","video":"x"}]}]}`), 400, contract.CodeInvalidValue},
+		{"unknown route", func(t *testing.T, url string) *http.Request { return get(t, url+"/v2/nothing") }, 404, contract.CodeNotFound},
+		{"wrong method", func(t *testing.T, url string) *http.Request { return get(t, url+"/v1/audio/transcriptions") }, 405, contract.CodeMethodNotAllowed},
 		{"artifact traversal", func(t *testing.T, url string) *http.Request {
 			return get(t, url+"/v1/artifacts/..%2F..%2Fetc%2Fpasswd")
-		}, 404, server.CodeNotFound},
+		}, 404, contract.CodeNotFound},
 		{"invalid request id", func(t *testing.T, url string) *http.Request {
 			r := get(t, url+"/v1/models")
 			r.Header.Set("X-Request-ID", "has space")
 			return r
-		}, 400, server.CodeInvalidRequestID},
+		}, 400, contract.CodeInvalidRequestID},
 	}
 }
 
@@ -280,11 +280,11 @@ func TestErrorsHaveStatusCodeIDTimingAndOneRecordEach(t *testing.T) {
 	}
 }
 
-func readRecords(t *testing.T, p *st.Process) []server.Record {
+func readRecords(t *testing.T, p *st.Process) []contract.Record {
 	t.Helper()
-	var out []server.Record
+	var out []contract.Record
 	for _, line := range p.RecordLines(t) {
-		var r server.Record
+		var r contract.Record
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatalf("record line %q: %v", line, err)
 		}
@@ -310,7 +310,7 @@ func TestRequestIDsHonoredGeneratedAndDuplicatesRefused(t *testing.T) {
 	waitInFlight(t, p.URL, 1)
 	dup := get(t, p.URL+"/v1/models")
 	dup.Header.Set("X-Request-ID", "same-id")
-	if r := st.Do(t, dup); r.Status != 400 || r.ErrorCode() != server.CodeDuplicateRequestID {
+	if r := st.Do(t, dup); r.Status != 400 || r.ErrorCode() != contract.CodeDuplicateRequestID {
 		t.Errorf("duplicate in flight: %d %s", r.Status, r.Body)
 	}
 	if first := <-slow; first.Status != 200 || first.Header.Get("X-Request-ID") != "same-id" {
@@ -338,7 +338,7 @@ func TestBusyServerAnswers429WithRetryAfter(t *testing.T) {
 		switch {
 		case r.Status == 200:
 			ok++
-		case r.Status == 429 && r.ErrorCode() == server.CodeServerBusy && r.Header.Get("Retry-After") != "":
+		case r.Status == 429 && r.ErrorCode() == contract.CodeServerBusy && r.Header.Get("Retry-After") != "":
 			busy++
 		default:
 			t.Errorf("unexpected answer %d %s", r.Status, r.Body)
@@ -354,7 +354,7 @@ func TestBodyLimitGives413(t *testing.T) {
 	p := st.Start(t, f.server, []string{f.an4}, "--max-body-mb", "1", "--max-audio-mb", "1")
 	big := audio.EncodePCM16(make([]int16, 700_000), 1, 16000) // 1.4 MB
 	r := st.Do(t, transcription(t, p.URL, "sphinx-an4-l0", big))
-	if r.Status != 413 || r.ErrorCode() != server.CodeRequestTooLarge {
+	if r.Status != 413 || r.ErrorCode() != contract.CodeRequestTooLarge {
 		t.Fatalf("oversized upload: %d %s", r.Status, r.Body)
 	}
 }
@@ -397,7 +397,7 @@ func TestAPIKeyGuardsEveryRouteButHealth(t *testing.T) {
 	os.WriteFile(keyFile, []byte("s3cret\n"), 0o600)
 	p := st.Start(t, f.server, []string{f.an4}, "--api-key-file", keyFile)
 	for _, path := range []string{"/v1/models", "/v1/serving/info", "/metrics"} {
-		if r := st.Do(t, get(t, p.URL+path)); r.Status != 401 || r.ErrorCode() != server.CodeUnauthorized {
+		if r := st.Do(t, get(t, p.URL+path)); r.Status != 401 || r.ErrorCode() != contract.CodeUnauthorized {
 			t.Errorf("%s without key: %d", path, r.Status)
 		}
 		wrong := get(t, p.URL+path)

@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/trtmc-qual/trtmc-qual/server"
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
+
 	st "github.com/trtmc-qual/trtmc-qual/server/servertest"
 )
 
@@ -69,7 +70,7 @@ func TestLoadOnlyAnswers200Or429AndLosesNothing(t *testing.T) {
 				r := st.Do(t, transcription(t, p.URL, "sphinx-en-us", clip16k))
 				mu.Lock()
 				counts[r.Status]++
-				if !(r.Status == 200 || (r.Status == 429 && r.Header.Get("Retry-After") != "" && r.ErrorCode() == server.CodeServerBusy)) {
+				if !(r.Status == 200 || (r.Status == 429 && r.Header.Get("Retry-After") != "" && r.ErrorCode() == contract.CodeServerBusy)) {
 					bad = append(bad, strconv.Itoa(r.Status)+" "+string(r.Body))
 				}
 				mu.Unlock()

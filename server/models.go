@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
@@ -38,7 +39,7 @@ func (m *servedModel) acquire(ctx context.Context) (release func(), queued time.
 	}
 	if m.waiting.Add(1) > m.maxQueue {
 		m.waiting.Add(-1)
-		return nil, 0, newError(http.StatusTooManyRequests, CodeServerBusy,
+		return nil, 0, newError(http.StatusTooManyRequests, contract.CodeServerBusy,
 			"model %s is busy: %d lanes in use and %d requests queued", m.name, cap(m.lanes), m.maxQueue)
 	}
 	defer m.waiting.Add(-1)

@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
+
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/trtmc-qual/trtmc-qual/native/family"
@@ -180,7 +182,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("/v1/artifacts/", s.serve("/v1/artifacts/", route{method: http.MethodGet, handle: s.artifact}))
 	mux.Handle("/metrics", s.serve("/metrics", route{method: http.MethodGet, handle: s.scrape}))
 	mux.Handle("/", s.serve("unknown", route{handle: func(x *exchange) (*reply, error) {
-		return nil, newError(http.StatusNotFound, CodeNotFound, "no route %s %s", x.r.Method, x.r.URL.Path)
+		return nil, newError(http.StatusNotFound, contract.CodeNotFound, "no route %s %s", x.r.Method, x.r.URL.Path)
 	}}))
 	return mux
 }
@@ -200,17 +202,17 @@ type exchange struct {
 	r       *http.Request
 	id      string
 	start   time.Time
-	rec     *Record
-	timing  Timing
+	rec     *contract.Record
+	timing  contract.Timing
 	model   *servedModel
 	claimed bool // x.id is registered in flight and must be released
 }
 
-// reply is a handler's successful answer: a JSON object (trtmc_timing is added to it) or raw
+// reply is a handler's successful answer: a typed JSON body (trtmc_timing is set on it) or raw
 // bytes with a content type.
 type reply struct {
 	status      int
-	json        map[string]any
+	json        contract.TimedBody
 	raw         []byte
 	contentType string
 }
@@ -220,7 +222,7 @@ type reply struct {
 func (s *Server) serve(path string, rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		x := &exchange{w: w, r: r, start: time.Now()}
-		x.rec = &Record{Method: r.Method, Route: path, StartUnixNS: x.start.UnixNano()}
+		x.rec = &contract.Record{Method: r.Method, Route: path, StartUnixNS: x.start.UnixNano()}
 		var rep *reply
 		err := s.admit(x, rt)
 		if x.claimed {
@@ -248,27 +250,27 @@ func (s *Server) admit(x *exchange, rt route) error {
 	case !requestIDPattern.MatchString(incoming):
 		x.id, x.rec.ClientRequestID = generateRequestID(), truncate(incoming, 128)
 		x.rec.RequestID = x.id
-		return badRequest(CodeInvalidRequestID, "X-Request-ID must match %s", requestIDPattern)
+		return badRequest(contract.CodeInvalidRequestID, "X-Request-ID must match %s", requestIDPattern)
 	case !s.inflight.claim(incoming):
 		x.id, x.rec.ClientRequestID = generateRequestID(), incoming
 		x.rec.RequestID = x.id
-		return badRequest(CodeDuplicateRequestID, "X-Request-ID %q is already in flight", incoming)
+		return badRequest(contract.CodeDuplicateRequestID, "X-Request-ID %q is already in flight", incoming)
 	default:
 		x.id, x.claimed = incoming, true
 	}
 	x.rec.RequestID = x.id
 	if !rt.open && !s.keyMatches(x.r) {
-		return newError(http.StatusUnauthorized, CodeUnauthorized, "missing or wrong API key")
+		return newError(http.StatusUnauthorized, contract.CodeUnauthorized, "missing or wrong API key")
 	}
 	if rt.method != "" && x.r.Method != rt.method {
 		x.w.Header().Set("Allow", rt.method)
-		return newError(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "%s needs %s", x.r.URL.Path, rt.method)
+		return newError(http.StatusMethodNotAllowed, contract.CodeMethodNotAllowed, "%s needs %s", x.r.URL.Path, rt.method)
 	}
 	if s.draining.Load() && !rt.open {
-		return newError(http.StatusServiceUnavailable, CodeShuttingDown, "server is shutting down")
+		return newError(http.StatusServiceUnavailable, contract.CodeShuttingDown, "server is shutting down")
 	}
 	if !s.ready.Load() && !rt.open {
-		return newError(http.StatusServiceUnavailable, CodeNotReady, "not ready: bundles are still loading")
+		return newError(http.StatusServiceUnavailable, contract.CodeNotReady, "not ready: bundles are still loading")
 	}
 	return nil
 }
@@ -292,7 +294,7 @@ func (s *Server) finish(x *exchange, rep *reply, err error) {
 		}
 		status, x.rec.ErrorCode = ae.Status, ae.Code
 		x.timing.HandlerMS = msSince(x.start)
-		body = mustJSON(errorBody(ae, &x.timing))
+		body = mustJSON(errorBody(ae, x.timing))
 		if ae.Status == http.StatusTooManyRequests {
 			x.w.Header().Set("Retry-After", "1")
 		}
@@ -301,7 +303,7 @@ func (s *Server) finish(x *exchange, rep *reply, err error) {
 		status = rep.status
 		x.timing.HandlerMS = msSince(x.start)
 		if rep.json != nil {
-			rep.json["trtmc_timing"] = x.timing
+			rep.json.SetTiming(x.timing)
 			body = mustJSON(rep.json)
 		} else {
 			body, contentType = rep.raw, rep.contentType
@@ -326,11 +328,9 @@ func (s *Server) finish(x *exchange, rep *reply, err error) {
 	s.metrics.requests.WithLabelValues(x.rec.Route, x.rec.Model, strconv.Itoa(status)).Inc()
 }
 
-func errorBody(ae *apiError, t *Timing) map[string]any {
-	body := map[string]any{"error": map[string]any{"message": ae.Message, "type": errorType(ae.Status), "code": ae.Code}}
-	if t != nil {
-		body["trtmc_timing"] = *t
-	}
+func errorBody(ae *apiError, t contract.Timing) *contract.ErrorBody {
+	body := &contract.ErrorBody{Error: contract.ErrorDetail{Message: ae.Message, Type: errorType(ae.Status), Code: ae.Code}}
+	body.SetTiming(t)
 	return body
 }
 
@@ -347,13 +347,13 @@ func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) 
 // lookupModel finds a served model by name: 404 model_not_found otherwise.
 func (s *Server) lookupModel(x *exchange, name string) (*servedModel, error) {
 	if name == "" {
-		return nil, badRequest(CodeMissingField, "field \"model\" is required (one of %v)", s.order)
+		return nil, badRequest(contract.CodeMissingField, "field \"model\" is required (one of %v)", s.order)
 	}
 	s.mu.RLock()
 	m, ok := s.models[name]
 	s.mu.RUnlock()
 	if !ok {
-		return nil, newError(http.StatusNotFound, CodeModelNotFound, "model %q is not served here (serving %v)", name, s.order)
+		return nil, newError(http.StatusNotFound, contract.CodeModelNotFound, "model %q is not served here (serving %v)", name, s.order)
 	}
 	x.model = m
 	return m, nil

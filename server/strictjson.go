@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 )
 
 // decodeStrict decodes a JSON object body into v. encoding/json would silently keep the last
@@ -14,7 +16,7 @@ import (
 func decodeStrict(body io.Reader, v any) error {
 	data, err := io.ReadAll(body)
 	if err != nil {
-		return bodyError(err, CodeInvalidJSON, "reading body: %v", err)
+		return bodyError(err, contract.CodeInvalidJSON, "reading body: %v", err)
 	}
 	if err := checkDuplicateKeys(data); err != nil {
 		return err
@@ -25,7 +27,7 @@ func decodeStrict(body io.Reader, v any) error {
 		return jsonError(err)
 	}
 	if dec.More() {
-		return badRequest(CodeInvalidJSON, "body holds more than one JSON value")
+		return badRequest(contract.CodeInvalidJSON, "body holds more than one JSON value")
 	}
 	return nil
 }
@@ -34,12 +36,12 @@ func decodeStrict(body io.Reader, v any) error {
 func jsonError(err error) error {
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) {
-		return badRequest(CodeInvalidValue, "field %q must be %s, not a JSON %s", typeErr.Field, typeErr.Type, typeErr.Value)
+		return badRequest(contract.CodeInvalidValue, "field %q must be %s, not a JSON %s", typeErr.Field, typeErr.Type, typeErr.Value)
 	}
 	if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return badRequest(CodeUnknownField, "unknown field %s", field)
+		return badRequest(contract.CodeUnknownField, "unknown field %s", field)
 	}
-	return badRequest(CodeInvalidJSON, "malformed JSON body: %v", err)
+	return badRequest(contract.CodeInvalidJSON, "malformed JSON body: %v", err)
 }
 
 // jsonFrame is one open object or array while checking keys.
@@ -65,7 +67,7 @@ func checkDuplicateKeys(data []byte) error {
 			return nil
 		}
 		if err != nil {
-			return badRequest(CodeInvalidJSON, "malformed JSON body: %v", err)
+			return badRequest(contract.CodeInvalidJSON, "malformed JSON body: %v", err)
 		}
 		if n := len(stack); n > 0 && stack[n-1].isObject && stack[n-1].wantKey {
 			if tok == json.Delim('}') {
@@ -75,7 +77,7 @@ func checkDuplicateKeys(data []byte) error {
 			}
 			key := fmt.Sprint(tok)
 			if stack[n-1].keys[key] {
-				return badRequest(CodeDuplicateField, "field %q appears more than once", key)
+				return badRequest(contract.CodeDuplicateField, "field %q appears more than once", key)
 			}
 			stack[n-1].keys[key], stack[n-1].wantKey = true, false
 			continue

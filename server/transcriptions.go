@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
@@ -33,7 +34,7 @@ func (s *Server) parseTranscriptionForm(r *http.Request) (transcriptionForm, err
 	var f transcriptionForm
 	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
-		return f, badRequest(CodeInvalidMultipart, "body must be multipart/form-data with a boundary (got %q)", r.Header.Get("Content-Type"))
+		return f, badRequest(contract.CodeInvalidMultipart, "body must be multipart/form-data with a boundary (got %q)", r.Header.Get("Content-Type"))
 	}
 	mr := multipart.NewReader(r.Body, params["boundary"])
 	seen := map[string]bool{}
@@ -45,30 +46,30 @@ func (s *Server) parseTranscriptionForm(r *http.Request) (transcriptionForm, err
 			break
 		}
 		if err != nil {
-			return f, bodyError(err, CodeInvalidMultipart, "malformed multipart body: %v", err)
+			return f, bodyError(err, contract.CodeInvalidMultipart, "malformed multipart body: %v", err)
 		}
 		name := part.FormName()
 		if seen[name] {
-			return f, badRequest(CodeDuplicateField, "field %q appears more than once", name)
+			return f, badRequest(contract.CodeDuplicateField, "field %q appears more than once", name)
 		}
 		seen[name] = true
 		switch dst, ok := fields[name]; {
 		case name == "file":
 			if f.file, err = readLimited(part, s.cfg.MaxAudioBytes); err != nil {
-				return f, bodyError(err, CodeInvalidMultipart, "reading file: %v", err)
+				return f, bodyError(err, contract.CodeInvalidMultipart, "reading file: %v", err)
 			}
 		case ok:
 			v, err := readLimited(part, maxFieldBytes)
 			if err != nil {
-				return f, bodyError(err, CodeInvalidMultipart, "reading field %q: %v", name, err)
+				return f, bodyError(err, contract.CodeInvalidMultipart, "reading field %q: %v", name, err)
 			}
 			*dst = string(v)
 		default:
-			return f, badRequest(CodeUnknownField, "unknown field %q (accepted: file, model, language, response_format, temperature, prompt)", name)
+			return f, badRequest(contract.CodeUnknownField, "unknown field %q (accepted: file, model, language, response_format, temperature, prompt)", name)
 		}
 	}
 	if !seen["file"] {
-		return f, badRequest(CodeMissingField, "field \"file\" (the audio clip) is required")
+		return f, badRequest(contract.CodeMissingField, "field \"file\" (the audio clip) is required")
 	}
 	return f, nil
 }
@@ -91,7 +92,7 @@ func readLimited(r io.Reader, limit int64) ([]byte, error) {
 func bodyError(err error, code, format string, args ...any) error {
 	var maxErr *http.MaxBytesError
 	if errors.As(err, &maxErr) || errors.Is(err, errTooLarge) {
-		return newError(http.StatusRequestEntityTooLarge, CodeRequestTooLarge, "request body over the limit")
+		return newError(http.StatusRequestEntityTooLarge, contract.CodeRequestTooLarge, "request body over the limit")
 	}
 	return badRequest(code, format, args...)
 }
@@ -110,19 +111,19 @@ func (s *Server) transcribe(x *exchange) (*reply, error) {
 		format = "json"
 	}
 	if format != "json" && format != "text" && format != "verbose_json" {
-		return nil, badRequest(CodeInvalidValue, "response_format %q is not one of json, text, verbose_json", format)
+		return nil, badRequest(contract.CodeInvalidValue, "response_format %q is not one of json, text, verbose_json", format)
 	}
 	if form.temperature != "" {
 		t, err := strconv.ParseFloat(form.temperature, 64)
 		if err != nil {
-			return nil, badRequest(CodeInvalidValue, "temperature %q is not a number", form.temperature)
+			return nil, badRequest(contract.CodeInvalidValue, "temperature %q is not a number", form.temperature)
 		}
 		if t != 0 {
-			return nil, badRequest(CodeUnsupportedOption, "temperature %v cannot be honored: %s decodes deterministically (only 0)", t, m.name)
+			return nil, badRequest(contract.CodeUnsupportedOption, "temperature %v cannot be honored: %s decodes deterministically (only 0)", t, m.name)
 		}
 	}
 	if strings.TrimSpace(form.prompt) != "" {
-		return nil, badRequest(CodeUnsupportedOption, "prompt cannot be honored: %s takes no decoding prompt", m.name)
+		return nil, badRequest(contract.CodeUnsupportedOption, "prompt cannot be honored: %s takes no decoding prompt", m.name)
 	}
 	clip, err := audio.DecodeWAV(form.file)
 	if err != nil {
@@ -145,7 +146,7 @@ func (s *Server) transcribe(x *exchange) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	x.rec.Output = &RecordOutput{Text: out.Text, AudioSeconds: clip.Seconds()}
+	x.rec.Output = &contract.RecordOutput{Text: out.Text, AudioSeconds: clip.Seconds()}
 	switch format {
 	case "text":
 		return &reply{status: http.StatusOK, raw: []byte(out.Text), contentType: "text/plain; charset=utf-8"}, nil
@@ -154,8 +155,8 @@ func (s *Server) transcribe(x *exchange) (*reply, error) {
 		if lang == "" {
 			lang, _ = m.bundle.Header.Settings["language"].(string)
 		}
-		return &reply{status: http.StatusOK, json: map[string]any{"task": "transcribe", "language": lang,
-			"duration": clip.Seconds(), "text": out.Text, "model": m.name}}, nil
+		return &reply{status: http.StatusOK, json: &contract.VerboseTranscriptionResponse{Task: "transcribe", Language: lang,
+			Duration: clip.Seconds(), Text: out.Text, Model: m.name}}, nil
 	}
-	return &reply{status: http.StatusOK, json: map[string]any{"text": out.Text}}, nil
+	return &reply{status: http.StatusOK, json: &contract.TranscriptionResponse{Text: out.Text}}, nil
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
+
 	"github.com/moby/moby/api/types/container"
 	"github.com/testcontainers/testcontainers-go"
 	tcexec "github.com/testcontainers/testcontainers-go/exec"
@@ -20,7 +22,6 @@ import (
 	"github.com/testcontainers/testcontainers-go/wait"
 
 	"github.com/trtmc-qual/trtmc-qual/containers/gpu"
-	"github.com/trtmc-qual/trtmc-qual/server"
 )
 
 // Paths inside the container.
@@ -170,8 +171,8 @@ func (c *Container) BaseURL(ctx context.Context) (string, error) {
 func (c *Container) InternalURL() string { return "http://" + c.alias + ":8000" }
 
 // ServingInfo reads /v1/serving/info.
-func (c *Container) ServingInfo(ctx context.Context, apiKey string) (server.ServingInfo, error) {
-	var info server.ServingInfo
+func (c *Container) ServingInfo(ctx context.Context, apiKey string) (contract.ServingInfo, error) {
+	var info contract.ServingInfo
 	base, err := c.BaseURL(ctx)
 	if err != nil {
 		return info, err

@@ -9,11 +9,10 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
-	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
@@ -23,7 +22,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
-	"github.com/trtmc-qual/trtmc-qual/server"
 )
 
 func audioSHA(path string) (string, error) {
@@ -90,10 +88,8 @@ func (c *Checkpoint) compareOne(ctx context.Context, p join.Pair, native map[str
 	if p.Client.Status != 200 || p.Server.Status != 200 || p.Server.Output == nil {
 		return out, fmt.Errorf("HTTP status client %d, server %d", p.Client.Status, p.Server.Status)
 	}
-	var body struct {
-		Timing *server.Timing `json:"trtmc_timing"`
-	}
-	if json.Unmarshal([]byte(p.Client.ResponseBody()), &body); body.Timing == nil || body.Timing.ModelCallMS != p.Server.Timing.ModelCallMS {
+	var body contract.Timed
+	if err := json.Unmarshal([]byte(p.Client.ResponseBody()), &body); err != nil || body.Timing == nil || body.Timing.ModelCallMS != p.Server.Timing.ModelCallMS {
 		return out, fmt.Errorf("response trtmc_timing %+v does not match the server record's %+v", body.Timing, p.Server.Timing)
 	}
 	var key string
@@ -157,15 +153,11 @@ func (c *Checkpoint) asrRequest(p join.Pair) (key, inputID, gold, text string, e
 
 // t2iRequest reads the request's settings and the HTTP image's pixel hash and size.
 func (c *Checkpoint) t2iRequest(p join.Pair) (key, inputID, pixelSHA string, err error) {
-	var resp struct {
-		Data []struct {
-			B64 string `json:"b64_json"`
-		} `json:"data"`
-	}
+	var resp contract.ImagesResponse
 	if err := json.Unmarshal([]byte(p.Client.ResponseBody()), &resp); err != nil || len(resp.Data) != 1 {
 		return "", "", "", fmt.Errorf("HTTP response holds no single b64 image (%v)", err)
 	}
-	pngBytes, err := base64.StdEncoding.DecodeString(resp.Data[0].B64)
+	pngBytes, err := base64.StdEncoding.DecodeString(resp.Data[0].B64JSON)
 	if err != nil {
 		return "", "", "", fmt.Errorf("image base64: %w", err)
 	}
@@ -276,7 +268,7 @@ func (c *Checkpoint) Meaning() error {
 			return c.fail("meaning", err)
 		}
 		m.Rule = fmt.Sprintf("every transcript non-empty; corpus WER to gold (gold-wer-v1, unit costs) over all requests <= %v (the family's gold_wer)", bound)
-		wer, empty, err := GoldWER(c.Result.Outputs)
+		wer, empty, err := metrics.GoldCorpusWER(evidence.GoldPairs(c.Result.Outputs))
 		if err != nil {
 			return c.fail("meaning", err)
 		}
@@ -300,21 +292,6 @@ func (c *Checkpoint) Meaning() error {
 	return nil
 }
 
-// GoldWER is the corpus WER of stored outputs against their gold text, and the number of empty
-// transcripts. qual verify recomputes it from evidence with this same function.
-func GoldWER(outputs []evidence.Output) (float64, int, error) {
-	var pairs []metrics.Pair
-	empty := 0
-	for _, o := range outputs {
-		if strings.TrimSpace(o.HTTPOutput) == "" {
-			empty++
-		}
-		pairs = append(pairs, metrics.Pair{ID: o.RequestID, Reference: o.Gold, Hyp: o.HTTPOutput})
-	}
-	wer, err := metrics.Score(pairs, metrics.GoldWER(), metrics.UnitCosts()).WER()
-	return wer, empty, err
-}
-
 func (c *Checkpoint) imageSanity(th manifest.Thresholds, m *evidence.Meaning) error {
 	lim := map[string]float64{}
 	for _, k := range []string{"pixel_mean_min", "pixel_mean_max", "pixel_std_min"} {
@@ -326,17 +303,16 @@ func (c *Checkpoint) imageSanity(th manifest.Thresholds, m *evidence.Meaning) er
 	}
 	worstStd, minMean, maxMean := 1.0, 1.0, 0.0
 	for _, p := range c.Result.Join.Pairs {
-		var resp struct {
-			Data []struct {
-				B64 string `json:"b64_json"`
-			} `json:"data"`
-		}
-		json.Unmarshal([]byte(p.Client.ResponseBody()), &resp)
-		if len(resp.Data) == 0 {
-			m.Failures = append(m.Failures, p.ID+": no image")
+		var resp contract.ImagesResponse
+		if err := json.Unmarshal([]byte(p.Client.ResponseBody()), &resp); err != nil || len(resp.Data) == 0 {
+			m.Failures = append(m.Failures, fmt.Sprintf("%s: no image in the response (%v)", p.ID, err))
 			continue
 		}
-		raw, _ := base64.StdEncoding.DecodeString(resp.Data[0].B64)
+		raw, err := base64.StdEncoding.DecodeString(resp.Data[0].B64JSON)
+		if err != nil {
+			m.Failures = append(m.Failures, p.ID+": image base64: "+err.Error())
+			continue
+		}
 		planes, err := metrics.DecodePNG(raw)
 		if err != nil {
 			m.Failures = append(m.Failures, p.ID+": "+err.Error())
@@ -357,7 +333,7 @@ func (c *Checkpoint) Timing() (timing.Summary, error) {
 	if c.Result.Join == nil || !c.steps["join"] {
 		return timing.Summary{}, c.fail("timing", fmt.Errorf("no clean join to time"))
 	}
-	samples, client, task, err := Samples(c.Result.Join.Pairs, c.serving.exports.Metrics)
+	samples, client, task, err := timing.Samples(c.Result.Join.Pairs, c.serving.exports.Metrics)
 	if err != nil {
 		return timing.Summary{}, c.fail("timing", err)
 	}
@@ -373,35 +349,4 @@ func (c *Checkpoint) Timing() (timing.Summary, error) {
 	c.Result.Plot = relTo(c.Env.RunDir, plot)
 	c.done("timing")
 	return sum, nil
-}
-
-// Samples turns joined measured requests into timing samples (client latency from AIPerf's
-// metrics export, Task time from the server record). qual verify calls it on stored artifacts.
-func Samples(pairs []join.Pair, metricsRecords []harnessaiperf.MetricRecord) ([]timing.Sample, []float64, []float64, error) {
-	latency := map[string]float64{}
-	for _, m := range metricsRecords {
-		if v, ok := m.LatencyMS(); ok {
-			latency[m.Metadata.XRequestID] = v
-		}
-	}
-	var samples []timing.Sample
-	var client, task []float64
-	sort.Slice(pairs, func(i, j int) bool { return pairs[i].ID < pairs[j].ID })
-	for _, p := range pairs {
-		if p.Client.Metadata.Phase != "profiling" {
-			continue // warmup is excluded from steady state
-		}
-		lat, ok := latency[p.ID]
-		if !ok {
-			return nil, nil, nil, fmt.Errorf("request %s has no request_latency in profile_export.jsonl", p.ID)
-		}
-		s := timing.Sample{ClientMS: lat, TaskMS: p.Server.Timing.ModelCallMS,
-			StartNS: p.Client.Metadata.RequestStartNS, EndNS: p.Client.Metadata.RequestEndNS}
-		if o := p.Server.Output; o != nil {
-			s.AudioSeconds, s.Images = o.AudioSeconds, len(o.Images)
-		}
-		samples = append(samples, s)
-		client, task = append(client, s.ClientMS), append(task, s.TaskMS)
-	}
-	return samples, client, task, nil
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory/reference"
 	"github.com/trtmc-qual/trtmc-qual/containers/engine"
 	"github.com/trtmc-qual/trtmc-qual/containers/images"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
@@ -83,7 +84,7 @@ func NewPlan(stage string) (*Plan, error) {
 	p := &Plan{Root: root, Stage: stage, Target: t, Caps: inventory.ByTaskString}
 	opts := inventory.Options{Capabilities: inventory.ByTaskString}
 	if t.Kind == "reference" {
-		p.Caps, opts.Capabilities = inventory.RegistryCapabilities, inventory.RegistryCapabilities
+		p.Caps, opts.Capabilities = reference.Capabilities, reference.Capabilities
 	}
 	if p.Paths, err = t.ManifestPaths(); err != nil {
 		return nil, err

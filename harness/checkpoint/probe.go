@@ -12,10 +12,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
-	"github.com/trtmc-qual/trtmc-qual/server"
 )
 
 // QAPair is one fixed audio question-answer pair from golden/audioqa/pairs.jsonl.
@@ -111,24 +111,24 @@ func ProbeAudioRefusal(ctx context.Context, env *Env, row inventory.Row, pair QA
 		return nil, cleanups, fmt.Errorf("probe request: %w", err)
 	}
 	defer resp.Body.Close()
-	var answer struct {
-		Error struct{ Code, Message string } `json:"error"`
+	var answer contract.ErrorBody
+	if err := json.NewDecoder(resp.Body).Decode(&answer); err != nil {
+		return nil, cleanups, fmt.Errorf("probe answer (HTTP %d) is not a JSON body: %w", resp.StatusCode, err)
 	}
-	json.NewDecoder(resp.Body).Decode(&answer)
 	p := &evidence.Probe{Model: row.Profile, Route: "/v1/chat/completions", Status: resp.StatusCode, ErrorCode: answer.Error.Code,
 		Message: answer.Error.Message, RequestID: resp.Header.Get("X-Request-ID")}
 	records, err := c.serving.server.Records(ctx)
 	if err != nil {
 		return p, cleanups, err
 	}
-	recs, err := ParseRecords(records)
+	recs, err := contract.ParseRecords(records)
 	if err != nil {
 		return p, cleanups, err
 	}
 	for _, r := range recs {
-		p.Recorded = p.Recorded || (r.RequestID == p.RequestID && r.ErrorCode == server.CodeUnsupportedCapability)
+		p.Recorded = p.Recorded || (r.RequestID == p.RequestID && r.ErrorCode == contract.CodeUnsupportedCapability)
 	}
-	p.Passed = p.Status == http.StatusBadRequest && p.ErrorCode == server.CodeUnsupportedCapability &&
+	p.Passed = p.Status == http.StatusBadRequest && p.ErrorCode == contract.CodeUnsupportedCapability &&
 		p.RequestID == "audioqa-probe-"+pair.ID && p.Recorded && strings.Contains(p.Message, "audio_text_to_text")
 	return p, cleanups, nil
 }

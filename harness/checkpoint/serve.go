@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/testcontainers/testcontainers-go"
@@ -21,7 +20,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
-	"github.com/trtmc-qual/trtmc-qual/server"
 )
 
 // input is one pinned input, on the host and in the server container.
@@ -42,7 +40,7 @@ type serving struct {
 	inputs  []input
 	aiperf  *aiperf.Result
 	exports harnessaiperf.Exports
-	records []server.Record
+	records []contract.Record
 	route   string
 }
 
@@ -239,7 +237,7 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 	if c.serving.exports, err = harnessaiperf.Read(res.ArtifactDir); err != nil {
 		return c.fail("aiperf", err)
 	}
-	if c.serving.records, err = ParseRecords(records); err != nil {
+	if c.serving.records, err = contract.ParseRecords(records); err != nil {
 		return c.fail("aiperf", err)
 	}
 	c.serving.aiperf = res
@@ -249,22 +247,6 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 	c.logf("AIPerf %s finished in %.1fs: %d raw records", res.Version, time.Since(start).Seconds(), len(c.serving.exports.Raw))
 	c.done("aiperf")
 	return nil
-}
-
-// ParseRecords reads a server records JSONL file.
-func ParseRecords(data []byte) ([]server.Record, error) {
-	var out []server.Record
-	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		if line == "" {
-			continue
-		}
-		r, err := contract.ParseRecord([]byte(line))
-		if err != nil {
-			return nil, fmt.Errorf("server record line %d: %w", i+1, err)
-		}
-		out = append(out, r)
-	}
-	return out, nil
 }
 
 // Server is the running server container (nil before StartServer), for fault injection in tests.

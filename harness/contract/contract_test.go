@@ -6,8 +6,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/trtmc-qual/trtmc-qual/server"
 )
 
 // TRTMC's serving app and trtmc-server answer in the same contract; these fixtures are written
@@ -19,7 +17,7 @@ func TestTRTMCRecordsParseLikeOurs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var recs []server.Record
+	var recs []Record
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		r, err := ParseRecord(sc.Bytes())

@@ -13,6 +13,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
@@ -228,4 +229,13 @@ func Assemble(runDir string) (Evidence, error) {
 		return e, err
 	}
 	return e, WriteHTML(runDir, e)
+}
+
+// GoldPairs are the stored transcripts with their gold text, for metrics.GoldCorpusWER.
+func GoldPairs(outputs []Output) []metrics.Pair {
+	pairs := make([]metrics.Pair, 0, len(outputs))
+	for _, o := range outputs {
+		pairs = append(pairs, metrics.Pair{ID: o.RequestID, Reference: o.Gold, Hyp: o.HTTPOutput})
+	}
+	return pairs
 }

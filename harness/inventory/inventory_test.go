@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory/reference"
 )
 
 func repoRoot() string {
@@ -14,7 +16,7 @@ func repoRoot() string {
 
 func TestReferenceInventoryFollowsCapabilityAndMarkings(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join(repoRoot(), "native", "families", "*", "manifests", "*.json"))
-	asr, err := Discover(paths, StageASR, Options{Capabilities: RegistryCapabilities})
+	asr, err := Discover(paths, StageASR, Options{Capabilities: reference.Capabilities})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +38,7 @@ func TestReferenceInventoryFollowsCapabilityAndMarkings(t *testing.T) {
 			t.Errorf("unexpected row %s", r.Profile)
 		}
 	}
-	qa, err := Discover(paths, StageAudioQA, Options{Capabilities: RegistryCapabilities})
+	qa, err := Discover(paths, StageAudioQA, Options{Capabilities: reference.Capabilities})
 	if err != nil || len(qa) != 0 {
 		t.Fatalf("audioqa rows %v, err %v: the reference target has no audio_text_to_text", qa, err)
 	}

@@ -8,15 +8,15 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/aiperf"
-	"github.com/trtmc-qual/trtmc-qual/server"
 )
 
 // Pair is one joined request.
 type Pair struct {
 	ID     string
 	Client aiperf.RawRecord
-	Server server.Record
+	Server contract.Record
 }
 
 // Report is the outcome of a join.
@@ -48,9 +48,9 @@ func (r Report) String() string {
 
 // Join matches client records to the server records of one route (other routes — health
 // probes, serving info — are not part of the workload).
-func Join(client []aiperf.RawRecord, records []server.Record, route string) Report {
+func Join(client []aiperf.RawRecord, records []contract.Record, route string) Report {
 	rep := Report{Route: route, ByPhase: map[string]int{}, ClientRecords: len(client)}
-	byID := map[string][]server.Record{}
+	byID := map[string][]contract.Record{}
 	for _, rec := range records {
 		if rec.Route != route {
 			continue

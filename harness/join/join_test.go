@@ -3,8 +3,8 @@ package join
 import (
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/aiperf"
-	"github.com/trtmc-qual/trtmc-qual/server"
 )
 
 func client(id, phase string, line int) aiperf.RawRecord {
@@ -17,7 +17,7 @@ func TestJoinReportsEveryKindOfMismatchByID(t *testing.T) {
 	route := "/v1/audio/transcriptions"
 	clients := []aiperf.RawRecord{client("a", "warmup", 1), client("b", "profiling", 2), client("c", "profiling", 3),
 		client("c", "profiling", 4), client("", "profiling", 5), client("lost", "profiling", 6)}
-	records := []server.Record{{RequestID: "a", Route: route}, {RequestID: "b", Route: route}, {RequestID: "b", Route: route},
+	records := []contract.Record{{RequestID: "a", Route: route}, {RequestID: "b", Route: route}, {RequestID: "b", Route: route},
 		{RequestID: "c", Route: route}, {RequestID: "extra", Route: route}, {RequestID: "probe", Route: "/health/ready"}}
 	rep := Join(clients, records, route)
 	if rep.Matched != 3 || rep.ByPhase["warmup"] != 1 || rep.ByPhase["profiling"] != 2 {

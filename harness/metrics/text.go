@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/agnivade/levenshtein"
 )
@@ -99,4 +100,18 @@ func fmtRate(v float64, err error) string {
 		return "undefined"
 	}
 	return fmt.Sprintf("%.4f", v)
+}
+
+// GoldCorpusWER is the corpus WER of hypotheses against their human gold text (gold-wer-v1
+// normalization, unit costs) and the number of empty hypotheses. The suite and the offline
+// verifier both call it, so the figure in the evidence and its recomputation cannot drift.
+func GoldCorpusWER(pairs []Pair) (float64, int, error) {
+	empty := 0
+	for _, p := range pairs {
+		if strings.TrimSpace(p.Hyp) == "" {
+			empty++
+		}
+	}
+	wer, err := Score(pairs, GoldWER(), UnitCosts()).WER()
+	return wer, empty, err
 }

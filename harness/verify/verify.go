@@ -16,10 +16,11 @@ import (
 	"path/filepath"
 
 	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
-	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
@@ -95,7 +96,7 @@ func checkServed(runDir, where, stage string, r evidence.Result, report func(str
 		report(where, "server records: %v", err)
 		return
 	}
-	records, err := checkpoint.ParseRecords(data)
+	records, err := contract.ParseRecords(data)
 	if err != nil {
 		report(where, "%v", err)
 		return
@@ -106,7 +107,7 @@ func checkServed(runDir, where, stage string, r evidence.Result, report func(str
 		report(where, "join recomputed as %s; evidence says %s", rep, *r.Join)
 	}
 	if r.Timing != nil {
-		samples, _, _, err := checkpoint.Samples(rep.Pairs, exports.Metrics)
+		samples, _, _, err := timing.Samples(rep.Pairs, exports.Metrics)
 		if err == nil {
 			var sum timing.Summary
 			if sum, err = timing.Summarize(samples); err == nil {
@@ -133,7 +134,7 @@ func checkServed(runDir, where, stage string, r evidence.Result, report func(str
 		}
 	}
 	if stage == inventory.StageASR && r.Meaning != nil {
-		wer, _, err := checkpoint.GoldWER(r.Outputs)
+		wer, _, err := metrics.GoldCorpusWER(evidence.GoldPairs(r.Outputs))
 		if err != nil || math.Abs(wer-r.Meaning.Checks["gold_wer"]) > 1e-12 {
 			report(where, "gold WER recomputed %.6f from stored outputs, evidence says %.6f (%v)", wer, r.Meaning.Checks["gold_wer"], err)
 		}
@@ -157,21 +158,15 @@ func compareFigures(where string, got, want timing.Summary, report func(string, 
 func httpOutput(stage string, p join.Pair) (string, error) {
 	body := p.Client.ResponseBody()
 	if stage == inventory.StageASR {
-		var r struct {
-			Text string `json:"text"`
-		}
+		var r contract.TranscriptionResponse
 		err := json.Unmarshal([]byte(body), &r)
 		return r.Text, err
 	}
-	var r struct {
-		Data []struct {
-			B64 string `json:"b64_json"`
-		} `json:"data"`
-	}
+	var r contract.ImagesResponse
 	if err := json.Unmarshal([]byte(body), &r); err != nil || len(r.Data) != 1 {
 		return "", fmt.Errorf("no single image in the stored response (%v)", err)
 	}
-	raw, err := base64.StdEncoding.DecodeString(r.Data[0].B64)
+	raw, err := base64.StdEncoding.DecodeString(r.Data[0].B64JSON)
 	if err != nil {
 		return "", err
 	}

@@ -8,13 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
+	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
+
 	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
-	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
-	"github.com/trtmc-qual/trtmc-qual/server"
 )
 
 // writeRun builds a small published ASR run the way the suites do: AIPerf-shaped exports,
@@ -27,7 +28,7 @@ func writeRun(t *testing.T) string {
 	os.MkdirAll(art, 0o755)
 	texts := []string{"go forward ten meters", "five five", "he was not an ill disposed young man"}
 	golds := []string{"go forward ten meters", "five five", "he was not an ill disposed young man"}
-	var raw, metrics, records []string
+	var raw, metricLines, records []string
 	for i := range 4 {
 		id := fmt.Sprintf("req-%d", i)
 		phase := "profiling"
@@ -38,22 +39,22 @@ func writeRun(t *testing.T) string {
 		start := int64(1_000_000_000 * (i + 1))
 		meta := fmt.Sprintf(`{"x_request_id":%q,"benchmark_phase":%q,"request_start_ns":%d,"request_end_ns":%d}`, id, phase, start, start+40_000_000)
 		raw = append(raw, fmt.Sprintf(`{"metadata":%s,"request_headers":{"X-Request-ID":%q},"status":200,"responses":[{"text":%q}]}`, meta, id, `{"text":"`+text+`"}`))
-		metrics = append(metrics, fmt.Sprintf(`{"metadata":%s,"metrics":{"request_latency":{"value":%d,"unit":"ms"}}}`, meta, 40))
-		rec, _ := json.Marshal(server.Record{RequestID: id, Route: "/v1/audio/transcriptions", Status: 200,
-			Output: &server.RecordOutput{Text: text, AudioSeconds: 2}, Timing: server.Timing{ModelCallMS: float64(30 + i), HandlerMS: 35}})
+		metricLines = append(metricLines, fmt.Sprintf(`{"metadata":%s,"metrics":{"request_latency":{"value":%d,"unit":"ms"}}}`, meta, 40))
+		rec, _ := json.Marshal(contract.Record{RequestID: id, Route: "/v1/audio/transcriptions", Status: 200,
+			Output: &contract.RecordOutput{Text: text, AudioSeconds: 2}, Timing: contract.Timing{ModelCallMS: float64(30 + i), HandlerMS: 35}})
 		records = append(records, string(rec))
 	}
 	os.WriteFile(filepath.Join(art, "profile_export_raw.jsonl"), []byte(strings.Join(raw, "\n")+"\n"), 0o644)
-	os.WriteFile(filepath.Join(art, "profile_export.jsonl"), []byte(strings.Join(metrics, "\n")+"\n"), 0o644)
+	os.WriteFile(filepath.Join(art, "profile_export.jsonl"), []byte(strings.Join(metricLines, "\n")+"\n"), 0o644)
 	os.WriteFile(filepath.Join(ck, "server-records.jsonl"), []byte(strings.Join(records, "\n")+"\n"), 0o644)
 
 	exports, err := harnessaiperf.Read(art)
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, _ := checkpoint.ParseRecords([]byte(strings.Join(records, "\n")))
+	recs, _ := contract.ParseRecords([]byte(strings.Join(records, "\n")))
 	rep := join.Join(exports.Raw, recs, "/v1/audio/transcriptions")
-	samples, _, _, err := checkpoint.Samples(rep.Pairs, exports.Metrics)
+	samples, _, _, err := timing.Samples(rep.Pairs, exports.Metrics)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func writeRun(t *testing.T) string {
 	for i, p := range rep.Pairs {
 		outputs = append(outputs, evidence.Output{RequestID: p.ID, HTTPOutput: p.Server.Output.Text, Native: p.Server.Output.Text, Gold: golds[i%3]})
 	}
-	wer, _, _ := checkpoint.GoldWER(outputs)
+	wer, _, _ := metrics.GoldCorpusWER(evidence.GoldPairs(outputs))
 	sha := strings.Repeat("a", 64)
 	stage := evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: "asr", Number: 3, Status: "qualified", Results: []evidence.Result{{
 		Profile: "m", Kind: "full", Counted: true, Status: inventory.StatusQualified,

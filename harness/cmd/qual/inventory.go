@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory/reference"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 )
@@ -47,7 +48,7 @@ func runInventory(_ context.Context, args []string, stdout io.Writer) error {
 	}
 	opts := inventory.Options{Capabilities: inventory.ByTaskString}
 	if t.Kind == "reference" {
-		opts.Capabilities = inventory.RegistryCapabilities
+		opts.Capabilities = reference.Capabilities
 	} else {
 		opts.PlannedReason = "planned: TRTMC needs a GPU runner with TensorRT; no TRTMC result is claimed from this machine"
 	}
@@ -62,7 +63,7 @@ func runInventory(_ context.Context, args []string, stdout io.Writer) error {
 		if *controls && t.Kind == "reference" {
 			for i := range rows {
 				if rows[i].Kind != inventory.KindExcluded && rows[i].Kind != inventory.KindGap {
-					rows[i].Controls, _ = inventory.ControlsFromBundle(rows[i].Manifest, inventory.StageCapability(s))
+					rows[i].Controls, _ = reference.ControlsFromBundle(rows[i].Manifest, inventory.StageCapability(s))
 				}
 			}
 		}

@@ -1,4 +1,8 @@
-package inventory
+// Package reference answers inventory's capability questions from the reference runtime's family
+// registry. It is the only part of inventory that links the native families (cgo PocketSphinx),
+// kept apart so that inventory — and evidence and verify, which read its rows — build without
+// cgo.
+package reference
 
 import (
 	"fmt"
@@ -11,8 +15,8 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-// RegistryCapabilities asks the reference runtime's family registry what a family implements.
-func RegistryCapabilities(familyName, _ string) ([]task.Name, []task.Control, error) {
+// Capabilities asks the reference runtime's family registry what a family implements.
+func Capabilities(familyName, _ string) ([]task.Name, []task.Control, error) {
 	f, err := registry.Lookup(familyName)
 	if err != nil {
 		return nil, nil, err

@@ -1,0 +1,147 @@
+package contract
+
+// Typed response bodies of the serving routes. Every JSON body carries trtmc_timing; the
+// server fills it through SetTiming just before encoding, so a handler never forgets it.
+
+// Timed is embedded in every JSON body: the trtmc_timing member.
+type Timed struct {
+	Timing *Timing `json:"trtmc_timing,omitempty"`
+}
+
+// SetTiming sets the body's trtmc_timing.
+func (t *Timed) SetTiming(v Timing) { t.Timing = &v }
+
+// TimedBody is any response body that carries trtmc_timing.
+type TimedBody interface{ SetTiming(Timing) }
+
+// ErrorBody is the OpenAI-style error answer with its stable code.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+	Timed
+}
+
+// ErrorDetail is the "error" member of ErrorBody.
+type ErrorDetail struct {
+	Message string `json:"message"`
+	Type    string `json:"type"`
+	Code    string `json:"code"`
+}
+
+// TranscriptionResponse is /v1/audio/transcriptions with response_format json.
+type TranscriptionResponse struct {
+	Text string `json:"text"`
+	Timed
+}
+
+// VerboseTranscriptionResponse is /v1/audio/transcriptions with response_format verbose_json.
+type VerboseTranscriptionResponse struct {
+	Task     string  `json:"task"`
+	Language string  `json:"language"`
+	Duration float64 `json:"duration"`
+	Text     string  `json:"text"`
+	Model    string  `json:"model"`
+	Timed
+}
+
+// ImagesResponse is /v1/images/generations.
+type ImagesResponse struct {
+	Created int64       `json:"created"`
+	Data    []ImageData `json:"data"`
+	Size    string      `json:"size,omitempty"`
+	Model   string      `json:"model,omitempty"`
+	Timed
+}
+
+// ImageData is one generated image: inline PNG (response_format b64_json) or an artifact url
+// with its expiry (response_format url).
+type ImageData struct {
+	B64JSON   string `json:"b64_json,omitempty"`
+	URL       string `json:"url,omitempty"`
+	ExpiresAt int64  `json:"expires_at,omitempty"`
+}
+
+// ChatCompletionResponse is /v1/chat/completions (non-streaming).
+type ChatCompletionResponse struct {
+	ID      string       `json:"id"`
+	Object  string       `json:"object"`
+	Model   string       `json:"model"`
+	Choices []ChatChoice `json:"choices"`
+	Timed
+}
+
+// ChatChoice is one choice of a chat completion.
+type ChatChoice struct {
+	Index        int         `json:"index"`
+	FinishReason string      `json:"finish_reason"`
+	Message      ChatMessage `json:"message"`
+}
+
+// ChatMessage is an answered message.
+type ChatMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// ModelList is /v1/models.
+type ModelList struct {
+	Object string       `json:"object"`
+	Data   []ModelEntry `json:"data"`
+	Timed
+}
+
+// ModelEntry is one model of /v1/models.
+type ModelEntry struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	OwnedBy string `json:"owned_by"`
+}
+
+// Health is /health/live and /health/ready.
+type Health struct {
+	Status string   `json:"status"`
+	Time   string   `json:"time,omitempty"`
+	Models []string `json:"models,omitempty"`
+	Timed
+}
+
+// ServingInfo is the body of /v1/serving/info.
+type ServingInfo struct {
+	Server string      `json:"server"`
+	Ready  bool        `json:"ready"`
+	Models []ModelInfo `json:"models"`
+	Timed
+}
+
+// ModelInfo is one model in /v1/serving/info.
+type ModelInfo struct {
+	ID           string     `json:"id"`
+	BundlePath   string     `json:"bundle_path"`
+	BundleSHA256 string     `json:"bundle_sha256"`
+	BundleBytes  int64      `json:"bundle_bytes"`
+	Family       string     `json:"family"`
+	Task         string     `json:"task"`
+	Backend      string     `json:"backend"`
+	Profile      string     `json:"profile"`
+	Precision    string     `json:"precision"`
+	Checkpoint   string     `json:"checkpoint"`
+	Revision     string     `json:"revision"`
+	Tasks        []TaskInfo `json:"tasks"`
+	Lanes        int        `json:"lanes"`
+	QueueDepth   int64      `json:"queue_depth"`
+	MaxQueue     int64      `json:"max_queue"`
+}
+
+// TaskInfo is one Task a served model implements, with its controls. It mirrors the native
+// Task ABI's description on the wire so that this package needs nothing from native/.
+type TaskInfo struct {
+	Name     string        `json:"name"`
+	Controls []TaskControl `json:"controls"`
+}
+
+// TaskControl is one declared control of a Task.
+type TaskControl struct {
+	Name        string `json:"name"`
+	Kind        string `json:"kind"`
+	Default     string `json:"default,omitempty"`
+	Description string `json:"description"`
+}

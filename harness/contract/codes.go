@@ -1,0 +1,27 @@
+package contract
+
+// Stable error codes of the serving contract. Clients and the suite match on these, never on
+// messages. (Task input codes — invalid_audio, unsupported_audio, ... — are declared by the
+// native packages that raise them and reach the client unchanged.)
+const (
+	CodeInvalidJSON           = "invalid_json"
+	CodeUnknownField          = "unknown_field"
+	CodeDuplicateField        = "duplicate_field"
+	CodeMissingField          = "missing_field"
+	CodeInvalidValue          = "invalid_value"
+	CodeInvalidMultipart      = "invalid_multipart"
+	CodeUnsupportedOption     = "unsupported_option"
+	CodeUnsupportedCapability = "unsupported_capability"
+	CodeModelNotFound         = "model_not_found"
+	CodeInvalidRequestID      = "invalid_request_id"
+	CodeDuplicateRequestID    = "duplicate_request_id"
+	CodeRequestTooLarge       = "request_too_large"
+	CodeServerBusy            = "server_busy"
+	CodeUnauthorized          = "invalid_api_key"
+	CodeNotFound              = "not_found"
+	CodeMethodNotAllowed      = "method_not_allowed"
+	CodeArtifactExpired       = "artifact_expired"
+	CodeInternal              = "internal_error"
+	CodeShuttingDown          = "shutting_down"
+	CodeNotReady              = "not_ready"
+)

@@ -1,0 +1,74 @@
+package contract
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TRTMC's perf-serving app nests the timing under "timing" and the output under
+// "observation"; the records parse into the same Record as ours.
+func TestTRTMCPerfServingRecordsParse(t *testing.T) {
+	data, err := os.ReadFile("testdata/trtmc-perf-serving-records.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := ParseRecords(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 {
+		t.Fatalf("%d records from 2 lines and a blank one", len(recs))
+	}
+	asr := recs[0]
+	if asr.RequestID != "3b0f6c1e9a2d4f5e8c7b6a5d4e3f2a1b" || asr.Route != "/v1/audio/transcriptions" ||
+		asr.Timing != (Timing{QueueMS: 0.12, ModelCallMS: 97.5, HandlerMS: 101.25}) || asr.Output == nil || asr.Output.Text != "go forward ten meters" {
+		t.Errorf("ASR record: %+v", asr)
+	}
+	if img := recs[1]; img.Timing.ModelCallMS != 812 || img.Output != nil {
+		t.Errorf("image record (no text in its observation): %+v", img)
+	}
+}
+
+func TestParseRecordsNamesTheBadLine(t *testing.T) {
+	_, err := ParseRecords([]byte("{\"request_id\":\"a\"}\n{\"route\":\"/x\"}\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("a record without id on line 2: %v", err)
+	}
+	if _, err := ParseRecords([]byte("{\"request_id\":\"a\"}\nnot json\n")); err == nil {
+		t.Error("a line that is not JSON was accepted")
+	}
+}
+
+// Our own fields win over the other spellings when both are present.
+func TestOurSpellingWins(t *testing.T) {
+	r, err := ParseRecord([]byte(`{"request_id":"ours","x_request_id":"theirs","trtmc_timing":{"model_call_ms":5},"timing":{"model_call_ms":9},"model_call_ms":7}`))
+	if err != nil || r.RequestID != "ours" || r.Timing.ModelCallMS != 5 {
+		t.Errorf("%+v %v", r, err)
+	}
+}
+
+// Every typed body carries trtmc_timing once set, and an images response keeps b64_json and
+// url apart in its one item type.
+func TestTypedBodiesCarryTiming(t *testing.T) {
+	bodies := map[string]TimedBody{"images": &ImagesResponse{Data: []ImageData{{B64JSON: "AAAA"}, {URL: "http://x/a", ExpiresAt: 9}}},
+		"transcription": &TranscriptionResponse{Text: "hi"}, "error": &ErrorBody{Error: ErrorDetail{Code: CodeInvalidValue}},
+		"chat": &ChatCompletionResponse{Choices: []ChatChoice{{Message: ChatMessage{Role: "assistant", Content: "x"}}}}}
+	for name, b := range bodies {
+		b.SetTiming(Timing{ModelCallMS: 1.5})
+		raw, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := ParseResponse(map[string][]string{"X-Request-Id": {"a"}, "Server-Timing": {"model;dur=1.5"}}, raw)
+		if err != nil || !resp.HasBodyTiming || resp.Timing.ModelCallMS != 1.5 {
+			t.Errorf("%s: %s: %+v %v", name, raw, resp, err)
+		}
+	}
+	var back ImagesResponse
+	raw, _ := json.Marshal(bodies["images"])
+	if err := json.Unmarshal(raw, &back); err != nil || back.Data[0].B64JSON != "AAAA" || back.Data[0].URL != "" || back.Data[1].URL != "http://x/a" || back.Data[1].B64JSON != "" {
+		t.Errorf("round trip: %s → %+v %v", raw, back, err)
+	}
+}
