@@ -85,8 +85,48 @@ type Result struct {
 }
 
 type options struct {
-	nw      *testcontainers.DockerNetwork
-	timeout time.Duration
+	nw       *testcontainers.DockerNetwork
+	timeout  time.Duration
+	progress *Progress
+}
+
+// Progress reports, while AIPerf runs, how many of its requests the server has answered: a
+// long run otherwise prints nothing until it ends.
+type Progress struct {
+	Every time.Duration                      // between lines (default 10 s)
+	Total int                                // warmup + measured requests
+	Done  func(context.Context) (int, error) // requests answered so far, e.g. server records
+	Logf  func(format string, args ...any)   // where the lines go (GinkgoWriter in the suites)
+}
+
+// WithProgress prints a line every p.Every with requests answered / total.
+func WithProgress(p Progress) Option { return func(o *options) { o.progress = &p } }
+
+// report prints progress lines until ctx ends.
+func (p Progress) report(ctx context.Context, start time.Time) {
+	every := p.Every
+	if every <= 0 {
+		every = 10 * time.Second
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			done, err := p.Done(ctx)
+			elapsed := time.Since(start).Round(time.Second)
+			switch {
+			case ctx.Err() != nil:
+				return
+			case err != nil:
+				p.Logf("[aiperf] %s: progress unknown (%v)", elapsed, err)
+			default:
+				p.Logf("[aiperf] %s: %d/%d requests answered", elapsed, done, p.Total)
+			}
+		}
+	}
 }
 
 // Option configures Run.
@@ -129,6 +169,12 @@ func Run(ctx context.Context, image string, p Profile, outDir string, opts ...Op
 	}
 	if o.nw != nil {
 		customizers = append(customizers, network.WithNetwork([]string{"aiperf"}, o.nw))
+	}
+	if o.progress != nil && o.progress.Done != nil && o.progress.Logf != nil {
+		progressCtx, stop := context.WithCancel(ctx)
+		finished := make(chan struct{})
+		go func() { defer close(finished); o.progress.report(progressCtx, time.Now()) }()
+		defer func() { stop(); <-finished }() // no progress line after Run returns
 	}
 	ctr, err := testcontainers.Run(ctx, image, customizers...)
 	if ctr != nil {
