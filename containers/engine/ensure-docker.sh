@@ -35,9 +35,10 @@ fi
 
 if [ -n "${DOCKER_HOST:-}" ]; then
   command -v docker >/dev/null 2>&1 || { say "DOCKER_HOST=$DOCKER_HOST is set but there is no docker CLI: run make deps"; exit 1; }
-  say "waiting for the engine at DOCKER_HOST=$DOCKER_HOST (not starting a local one)"
-  wait_for 120 "DOCKER_HOST" && exit 0
-  say "no engine answered at DOCKER_HOST=$DOCKER_HOST within 120s: $(docker info 2>&1 | tail -1)"
+  wait=${QUAL_DOCKER_WAIT:-120} # a sidecar engine may still be starting
+  say "waiting up to ${wait}s for the engine at DOCKER_HOST=$DOCKER_HOST (not starting a local one)"
+  wait_for "$wait" "DOCKER_HOST" && exit 0
+  say "no engine answered at DOCKER_HOST=$DOCKER_HOST within ${wait}s: $(docker info 2>&1 | tail -1)"
   exit 1
 fi
 
