@@ -60,7 +60,8 @@ qualify-all: ## qualify TARGET (optionally TRTMC_ROOT, SHARD=i/n); evidence in r
 inventory: ## print the inventory of TARGET (TRTMC_ROOT for a TRTMC checkout)
 	go run ./harness/cmd/qual inventory --target $(TARGET) $(if $(TRTMC_ROOT),--trtmc-root $(TRTMC_ROOT))
 
-TRTMC_TARGET = suites/targets/trtmc.yaml
+# The target file follows the checkout's layout: families/ (newer) or tests/e2e/models/ (older).
+TRTMC_TARGET = $(if $(wildcard $(TRTMC_ROOT)/families),suites/targets/trtmc.yaml,suites/targets/trtmc-older.yaml)
 inventory-check: ## inventory a real TRTMC checkout: make inventory-check TRTMC_ROOT=/path/to/TensorRT-Model-Connect
 	@test -n "$(TRTMC_ROOT)" || { echo "set TRTMC_ROOT to a TensorRT-Model-Connect checkout"; exit 2; }
 	go run ./harness/cmd/qual inventory --check --target $(TRTMC_TARGET) --trtmc-root $(abspath $(TRTMC_ROOT))

@@ -15,7 +15,7 @@ import (
 func fixture(t *testing.T, tree string) *Report {
 	t.Helper()
 	root := filepath.Join(repoRoot(), "suites", "targets", "testdata", tree)
-	tg, err := target.Read(filepath.Join(repoRoot(), "suites", "targets", "trtmc.yaml"), root)
+	tg, err := target.Read(filepath.Join(repoRoot(), "suites", "targets", targetFile(tree)), root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,6 +24,14 @@ func fixture(t *testing.T, tree string) *Report {
 		t.Fatalf("%d manifests in %s (%v)", len(paths), root, err)
 	}
 	return Scan(paths, Options{Capabilities: ByTaskString, PlannedReason: "no GPU stack here"})
+}
+
+// targetFile is the target file of a layout: trtmc.yaml reads families/, trtmc-older.yaml tests/e2e/.
+func targetFile(tree string) string {
+	if tree == "trtmc-older" {
+		return "trtmc-older.yaml"
+	}
+	return "trtmc.yaml"
 }
 
 type wantRow struct {
@@ -161,7 +169,7 @@ func wantOther(t *testing.T, rep *Report, want map[string]string) {
 func checkAudit(t *testing.T, tree string) {
 	t.Helper()
 	root := filepath.Join(repoRoot(), "suites", "targets", "testdata", tree)
-	tg, _ := target.Read(filepath.Join(repoRoot(), "suites", "targets", "trtmc.yaml"), root)
+	tg, _ := target.Read(filepath.Join(repoRoot(), "suites", "targets", targetFile(tree)), root)
 	paths, _ := tg.ManifestPaths()
 	audit, err := Audit(paths, task.AudioTextToText, ByTaskString)
 	if err != nil {

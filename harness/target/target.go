@@ -26,7 +26,20 @@ type Target struct {
 	NativeRun    map[string][]string `yaml:"native_run"` // by task string; {bundle} {input} {prompt} ...
 	Server       Server              `yaml:"server"`
 	AIPerf       map[string]Load     `yaml:"aiperf"`       // by stage label
-	Placeholders map[string]string   `yaml:"placeholders"` // documented values a user must supply
+	Placeholders map[string]string   `yaml:"placeholders"` // defaults of target-specific placeholders; QUAL_TRTMC_<NAME> overrides
+
+	// TRTMC's own tooling differs from the reference CLI in where results land; these say where.
+	Layout       string            `yaml:"layout"`         // families | tests/e2e (TRTMC); empty for the reference target
+	Env          map[string]string `yaml:"env"`            // environment of the build, inspect and gate commands
+	BuildOutput  string            `yaml:"build_output"`   // "" (the bundle is written at {bundle}) | trtmc-bench-prepare
+	BuildBundle  string            `yaml:"build_bundle"`   // where the build leaves the bundle when not at {bundle}
+	Inspect      []string          `yaml:"inspect"`        // prints the built bundle's family and task
+	InspectOut   string            `yaml:"inspect_output"` // json (default) | text (older TRTMC)
+	GateJUnit    string            `yaml:"gate_junit"`     // JUnit XML the gate writes; "" = GateResult JSON on stdout
+	GateCase     string            `yaml:"gate_case"`      // regexp whose (?P<case>) group names the testcase in a JUnit test name
+	GateBundle   string            `yaml:"gate_bundle"`    // glob of the bundle the gate validated: that file is served
+	NativeOutput map[string]string `yaml:"native_output"`  // by task string: json (default) | text | saved
+	ServingNote  string            `yaml:"serving_note"`   // why this target has no HTTP serving (older TRTMC)
 
 	Root string `yaml:"-"` // directory manifests resolve against
 	Path string `yaml:"-"`
@@ -41,6 +54,15 @@ type Server struct {
 	Queue          int               `yaml:"queue"`
 	StartupSeconds int               `yaml:"startup_seconds"`
 	Env            map[string]string `yaml:"env"`
+	Records        string            `yaml:"records"`     // the records JSONL inside the container
+	ImageBuild     *ImageBuild       `yaml:"image_build"` // build the image from the checkout's own Dockerfile
+}
+
+// ImageBuild names a Dockerfile in the checkout; the image is tagged by the checkout's commit,
+// never by a name that pretends to be a published image.
+type ImageBuild struct {
+	Dockerfile string `yaml:"dockerfile"` // relative to Root
+	Target     string `yaml:"target"`     // build stage
 }
 
 // Load is one stage's AIPerf settings.
@@ -90,6 +112,19 @@ func (t *Target) ManifestPaths() ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// Values are the target's own placeholders: the defaults in the file, each overridden by
+// QUAL_TRTMC_<NAME> from getenv (e.g. QUAL_TRTMC_PYTHON for {python}), plus {root}.
+func (t *Target) Values(getenv func(string) string) map[string]string {
+	out := map[string]string{"root": t.Root}
+	for k, v := range t.Placeholders {
+		out[k] = v
+		if env := getenv("QUAL_TRTMC_" + strings.ToUpper(k)); env != "" {
+			out[k] = env
+		}
+	}
+	return out
 }
 
 // Expand substitutes {name} placeholders in a command template.

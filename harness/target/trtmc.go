@@ -1,0 +1,284 @@
+package target
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Prepared is one bundle `trtmc-bench run --prepare-only` reports
+// (apps/benchmark/trtmc_benchmark/cli.py: {"bundles": [{model, status, bundle, command, build_time_s}]}).
+type Prepared struct {
+	Model      string   `json:"model"`
+	Status     string   `json:"status"` // built | reused
+	Bundle     string   `json:"bundle"`
+	Command    []string `json:"command"`
+	BuildTimeS float64  `json:"build_time_s"`
+}
+
+// ParsePrepare reads --prepare-only's JSON and returns the profile's bundle.
+func ParsePrepare(stdout []byte, profile string) (Prepared, error) {
+	var out struct {
+		Bundles []Prepared `json:"bundles"`
+	}
+	if err := json.Unmarshal(lastJSON(stdout), &out); err != nil {
+		return Prepared{}, fmt.Errorf("trtmc-bench --prepare-only output is not {\"bundles\": [...]}: %w", err)
+	}
+	for _, b := range out.Bundles {
+		if b.Model == profile {
+			if b.Bundle == "" || (b.Status != "built" && b.Status != "reused") {
+				return b, fmt.Errorf("trtmc-bench reports profile %s with status %q and bundle %q", profile, b.Status, b.Bundle)
+			}
+			return b, nil
+		}
+	}
+	return Prepared{}, fmt.Errorf("trtmc-bench --prepare-only did not report profile %s (%d bundles)", profile, len(out.Bundles))
+}
+
+// Inspected is `trtmc inspect BUNDLE`'s JSON (apps/cli/cli.cpp).
+type Inspected struct {
+	Family   string         `json:"family"`
+	Task     string         `json:"task"`
+	Sections map[string]any `json:"sections"`
+}
+
+// ParseInspect reads `trtmc inspect`: JSON with family and task (newer, apps/cli/cli.cpp) or the
+// older text report ("Family:" and "Runtime strategy:" lines, src/cli/main.cpp cmd_inspect),
+// whose runtime strategy stands for the task.
+func ParseInspect(format string, stdout []byte) (Inspected, error) {
+	var in Inspected
+	if format == "text" {
+		for _, line := range strings.Split(string(stdout), "\n") {
+			k, v, _ := strings.Cut(line, ":")
+			switch strings.TrimSpace(k) {
+			case "Family":
+				in.Family = strings.TrimSpace(v)
+			case "Runtime strategy":
+				in.Task = strings.TrimSpace(v)
+			}
+		}
+		if in.Family == "" || in.Task == "" {
+			return in, fmt.Errorf("trtmc inspect printed no Family/Runtime strategy lines: %s", clip(stdout))
+		}
+		return in, nil
+	}
+	if err := json.Unmarshal(lastJSON(stdout), &in); err != nil || in.Task == "" {
+		return in, fmt.Errorf("trtmc inspect printed no JSON with a task (%v): %s", err, clip(stdout))
+	}
+	return in, nil
+}
+
+// CaseResult is one testcase in a family gate's JUnit report.
+type CaseResult struct {
+	Case    string  `json:"case"`
+	Test    string  `json:"test"`
+	Status  string  `json:"status"` // passed | failed | error | skipped
+	Message string  `json:"message,omitempty"`
+	Seconds float64 `json:"seconds"`
+}
+
+// GateReport is a JUnit report read against the cases that were asked for.
+type GateReport struct {
+	Passed  bool         `json:"passed"`
+	Cases   []CaseResult `json:"cases"`
+	Missing []string     `json:"missing,omitempty"`
+	Reasons []string     `json:"reasons,omitempty"`
+}
+
+type junitCase struct {
+	Name      string  `xml:"name,attr"`
+	ClassName string  `xml:"classname,attr"`
+	Time      string  `xml:"time,attr"`
+	Failure   *junitM `xml:"failure"`
+	Error     *junitM `xml:"error"`
+	Skipped   *junitM `xml:"skipped"`
+}
+
+type junitM struct {
+	Message string `xml:"message,attr"`
+	Body    string `xml:",chardata"`
+}
+
+type junitSuite struct {
+	Cases  []junitCase  `xml:"testcase"`
+	Suites []junitSuite `xml:"testsuite"`
+}
+
+// ParseJUnit reads pytest's JUnit XML (rooted at <testsuites> or <testsuite>). A test counts
+// for a case when casePattern's "case" group matches its name; every wanted case must be
+// present and passed, and a skip is a failure (as TRTMC's tools/ci/e2e.py rules).
+func ParseJUnit(data []byte, casePattern string, want []string) (GateReport, error) {
+	re, err := regexp.Compile(casePattern)
+	if err != nil || re.SubexpIndex("case") < 0 {
+		return GateReport{}, fmt.Errorf("gate_case %q is not a regexp with a (?P<case>...) group", casePattern)
+	}
+	var root junitSuite
+	if err := xml.Unmarshal(data, &root); err != nil {
+		return GateReport{}, fmt.Errorf("gate JUnit XML: %w", err)
+	}
+	rep := GateReport{Passed: true}
+	seen := map[string]bool{}
+	for _, c := range flatten(root) {
+		m := re.FindStringSubmatch(c.Name)
+		if m == nil {
+			continue
+		}
+		r := CaseResult{Case: m[re.SubexpIndex("case")], Test: c.Name, Status: "passed"}
+		r.Seconds, _ = strconv.ParseFloat(c.Time, 64)
+		switch {
+		case c.Failure != nil:
+			r.Status, r.Message = "failed", firstLine(c.Failure)
+		case c.Error != nil:
+			r.Status, r.Message = "error", firstLine(c.Error)
+		case c.Skipped != nil:
+			r.Status, r.Message = "skipped", firstLine(c.Skipped)
+		}
+		seen[r.Case] = true
+		rep.Cases = append(rep.Cases, r)
+		if r.Status != "passed" {
+			rep.Passed = false
+			rep.Reasons = append(rep.Reasons, fmt.Sprintf("%s %s: %s", r.Test, r.Status, r.Message))
+		}
+	}
+	for _, w := range want {
+		if !seen[w] {
+			rep.Missing = append(rep.Missing, w)
+		}
+	}
+	if len(rep.Missing) > 0 {
+		rep.Passed = false
+		rep.Reasons = append(rep.Reasons, "requested cases absent from the JUnit report: "+strings.Join(rep.Missing, ", "))
+	}
+	if len(rep.Cases) == 0 {
+		rep.Passed = false
+		rep.Reasons = append(rep.Reasons, "no test in the JUnit report matches "+casePattern)
+	}
+	return rep, nil
+}
+
+func flatten(s junitSuite) []junitCase {
+	out := append([]junitCase(nil), s.Cases...)
+	for _, sub := range s.Suites {
+		out = append(out, flatten(sub)...)
+	}
+	return out
+}
+
+func firstLine(m *junitM) string {
+	s := strings.TrimSpace(m.Message)
+	if s == "" {
+		s = strings.TrimSpace(m.Body)
+	}
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// ValidatedBundle finds the one bundle a gate validated (the glob in gate_bundle, expanded).
+// None or several is an error: serving a bundle other than the validated one is never guessed.
+func ValidatedBundle(glob string) (string, error) {
+	matches, err := filepath.Glob(glob)
+	if err != nil {
+		return "", fmt.Errorf("gate_bundle %q: %w", glob, err)
+	}
+	sort.Strings(matches)
+	switch len(matches) {
+	case 0:
+		return "", fmt.Errorf("the gate left no bundle at %s (is tmp_path_retention_policy=all set?)", glob)
+	case 1:
+		return matches[0], nil
+	}
+	return "", fmt.Errorf("the gate left %d bundles at %s: %v; cannot tell which one it validated", len(matches), glob, matches)
+}
+
+// Transcript is a native transcription run's output.
+type Transcript struct {
+	Text     string  `json:"text"`
+	SetupMS  float64 `json:"setup_ms,omitempty"`
+	PrefillM float64 `json:"prefill_ms,omitempty"`
+	DecodeMS float64 `json:"decode_ms,omitempty"`
+}
+
+// ParseTranscript reads `trtmc transcribe`: one JSON line {"text", "token_ids", "setup_ms",
+// "prefill_ms", "decode_ms"} (newer, apps/cli/cli.cpp) or the plain text (older, src/cli/main.cpp
+// prints results[i].text). Log lines on stdout before the JSON line are skipped.
+func ParseTranscript(format string, stdout []byte) (Transcript, error) {
+	switch format {
+	case "", "json":
+		var t Transcript
+		line := lastJSON(stdout)
+		if err := json.Unmarshal(line, &t); err != nil {
+			return t, fmt.Errorf("transcribe printed no JSON line: %s", clip(stdout))
+		}
+		var probe map[string]any
+		if json.Unmarshal(line, &probe); probe["text"] == nil {
+			return t, fmt.Errorf("transcribe JSON has no \"text\": %s", clip(line))
+		}
+		return t, nil
+	case "text":
+		return Transcript{Text: strings.TrimSpace(string(stdout))}, nil
+	}
+	return Transcript{}, fmt.Errorf("native_output %q is not json or text", format)
+}
+
+// ImageRun is a native image generation's output.
+type ImageRun struct {
+	Output string `json:"output"`
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+}
+
+var reSaved = regexp.MustCompile(`Saved (\S+) \((\d+)x(\d+)\)`)
+
+// ParseImageRun reads `trtmc generate-image` ({"output", "height", "width"}, newer) or
+// `trtmc run`'s "Saved out.png (WxH)" (older).
+func ParseImageRun(format string, stdout []byte) (ImageRun, error) {
+	switch format {
+	case "", "json":
+		var r ImageRun
+		if err := json.Unmarshal(lastJSON(stdout), &r); err != nil || r.Output == "" {
+			return r, fmt.Errorf("generate-image printed no JSON with an output path: %s", clip(stdout))
+		}
+		return r, nil
+	case "saved":
+		m := reSaved.FindSubmatch(stdout)
+		if m == nil {
+			return ImageRun{}, fmt.Errorf("run printed no \"Saved PATH (WxH)\": %s", clip(stdout))
+		}
+		w, _ := strconv.Atoi(string(m[2]))
+		h, _ := strconv.Atoi(string(m[3]))
+		return ImageRun{Output: string(m[1]), Width: w, Height: h}, nil
+	}
+	return ImageRun{}, fmt.Errorf("native_output %q is not json or saved", format)
+}
+
+// lastJSON is the last stdout line that looks like a JSON object (tools print logs first).
+func lastJSON(stdout []byte) []byte {
+	var last []byte
+	sc := bufio.NewScanner(bytes.NewReader(stdout))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		if line := bytes.TrimSpace(sc.Bytes()); len(line) > 0 && line[0] == '{' {
+			last = append([]byte(nil), line...)
+		}
+	}
+	if last == nil && json.Valid(bytes.TrimSpace(stdout)) {
+		return bytes.TrimSpace(stdout) // a pretty-printed object
+	}
+	return last
+}
+
+func clip(b []byte) string {
+	if len(b) > 400 {
+		return string(b[:400]) + "…"
+	}
+	return string(b)
+}

@@ -1,0 +1,154 @@
+package target
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestTRTMCTargetsCiteTheirSources: both TRTMC target files load, and every command in them is
+// preceded by a comment naming the TRTMC file it comes from.
+func TestTRTMCTargetsCiteTheirSources(t *testing.T) {
+	source := regexp.MustCompile(`(apps|tools|tests|src|families|core|config)/[A-Za-z0-9_./<>-]+\.(py|cpp|yaml|toml)`)
+	for _, name := range []string{"trtmc.yaml", "trtmc-older.yaml"} {
+		path := filepath.Join(repoRoot(), "suites", "targets", name)
+		tg, err := Read(path, "/checkout")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tg.Kind != "trtmc" || tg.GateJUnit == "" || tg.GateCase == "" || tg.GateBundle == "" || len(tg.Inspect) == 0 {
+			t.Errorf("%s: kind %q junit %q case %q bundle %q inspect %v", name, tg.Kind, tg.GateJUnit, tg.GateCase, tg.GateBundle, tg.Inspect)
+		}
+		data, _ := os.ReadFile(path)
+		lines := strings.Split(string(data), "\n")
+		for i, line := range lines {
+			key := strings.TrimSpace(strings.SplitN(line, ":", 2)[0])
+			if !strings.HasPrefix(line, "build:") && !strings.HasPrefix(line, "gate:") && !strings.HasPrefix(line, "inspect:") &&
+				!strings.HasPrefix(line, "native_run:") && key != "command" {
+				continue
+			}
+			comment := ""
+			for j := i - 1; j >= 0 && strings.HasPrefix(strings.TrimSpace(lines[j]), "#"); j-- {
+				comment += lines[j]
+			}
+			if !source.MatchString(comment) {
+				t.Errorf("%s:%d %s has no comment citing its TRTMC source file", name, i+1, key)
+			}
+		}
+		for _, forbidden := range []string{"--manifest", "trtmc.qual_gate", "nvcr.io", "trtmc-perf-serve"} {
+			for _, cmd := range append(append(append([]string{}, tg.Build...), tg.Gate...), tg.Server.Command...) {
+				if strings.Contains(cmd, forbidden) && !strings.Contains(cmd, "--manifest-root") {
+					t.Errorf("%s uses the invented %q", name, forbidden)
+				}
+			}
+		}
+	}
+}
+
+func TestValuesTakeEnvironmentOverrides(t *testing.T) {
+	tg := &Target{Root: "/r", Placeholders: map[string]string{"python": "python3", "image": ""}}
+	env := map[string]string{"QUAL_TRTMC_PYTHON": "/venv/bin/python"}
+	v := tg.Values(func(k string) string { return env[k] })
+	if v["python"] != "/venv/bin/python" || v["image"] != "" || v["root"] != "/r" {
+		t.Fatalf("values %v", v)
+	}
+}
+
+func TestParsePrepare(t *testing.T) {
+	out := []byte("building...\n" + `{"bundles": [{"model": "whisper-tiny-fp16", "status": "built", "bundle": "/c/whisper-tiny-fp16/whisper-tiny-fp16.bundle", "command": ["python", "-m", "tensorrt_model_connect", "build"], "build_time_s": 12.5}]}` + "\n")
+	p, err := ParsePrepare(out, "whisper-tiny-fp16")
+	if err != nil || p.Bundle != "/c/whisper-tiny-fp16/whisper-tiny-fp16.bundle" || p.Status != "built" {
+		t.Fatalf("%+v %v", p, err)
+	}
+	if _, err := ParsePrepare(out, "other"); err == nil {
+		t.Error("a profile absent from the report was accepted")
+	}
+	if _, err := ParsePrepare([]byte(`{"bundles": [{"model": "x", "status": "failed", "bundle": ""}]}`), "x"); err == nil {
+		t.Error("a failed build was accepted")
+	}
+}
+
+func TestParseInspectBothForms(t *testing.T) {
+	in, err := ParseInspect("json", []byte(`{"family": "whisper", "task": "transcription", "sections": {}}`))
+	if err != nil || in.Family != "whisper" || in.Task != "transcription" {
+		t.Fatalf("%+v %v", in, err)
+	}
+	in, err = ParseInspect("text", []byte("Model ID:           openai/whisper-tiny\nFamily:             whisper\nRuntime strategy:   whisper_speech_to_text\n"))
+	if err != nil || in.Family != "whisper" || in.Task != "whisper_speech_to_text" {
+		t.Fatalf("%+v %v", in, err)
+	}
+	if _, err := ParseInspect("json", []byte("Error: not a valid .bundle artifact")); err == nil {
+		t.Error("an error message was accepted as inspect output")
+	}
+}
+
+func TestParseJUnit(t *testing.T) {
+	const pattern = `^test_.*e2e\[(?P<case>.+)\]$`
+	xml := []byte(`<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" tests="3">
+<testcase classname="families.whisper.tests.test_e2e" name="test_official_checkpoint_e2e[whisper-tiny-fp16]" time="41.2"/>
+<testcase classname="families.whisper.tests.test_e2e" name="test_official_checkpoint_e2e[whisper-tiny-fp16-asr-probe02]" time="3.0"><skipped message="direct E2E requires one of the three explicit E2E selectors"/></testcase>
+<testcase classname="families.whisper.tests.test_e2e" name="test_error_rates_zero" time="0.1"/>
+</testsuite></testsuites>`)
+	rep, err := ParseJUnit(xml, pattern, []string{"whisper-tiny-fp16"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Passed || len(rep.Cases) != 2 || rep.Cases[1].Status != "skipped" {
+		t.Fatalf("a skipped e2e case must fail the gate: %+v", rep)
+	}
+	pass := []byte(`<testsuite><testcase name="test_model_e2e[whisper-large-v3-turbo]" time="1"/></testsuite>`)
+	if rep, _ := ParseJUnit(pass, `^test_model_e2e\[(?P<case>.+)\]$`, []string{"whisper-large-v3-turbo"}); !rep.Passed {
+		t.Fatalf("passing older-layout report refused: %+v", rep)
+	}
+	if rep, _ := ParseJUnit(pass, `^test_model_e2e\[(?P<case>.+)\]$`, []string{"other-case"}); rep.Passed || len(rep.Missing) != 1 {
+		t.Fatalf("a requested case absent from the report passed: %+v", rep)
+	}
+	fail := []byte(`<testsuite><testcase name="test_model_e2e[c]"><failure message="WER 0.4 &gt; 0.35">trace</failure></testcase></testsuite>`)
+	if rep, _ := ParseJUnit(fail, `^test_model_e2e\[(?P<case>.+)\]$`, []string{"c"}); rep.Passed || !strings.Contains(rep.Reasons[0], "WER 0.4 > 0.35") {
+		t.Fatalf("failure not reported: %+v", rep)
+	}
+	if _, err := ParseJUnit(pass, `^test_model_e2e`, nil); err == nil {
+		t.Error("a pattern without a case group was accepted")
+	}
+}
+
+func TestParseNativeOutputsBothForms(t *testing.T) {
+	tr, err := ParseTranscript("json", []byte("[info] loading\n"+`{"text": " The birch canoe.", "token_ids": [1, 2], "setup_ms": 1.5, "prefill_ms": 2, "decode_ms": 30}`+"\n"))
+	if err != nil || tr.Text != " The birch canoe." || tr.DecodeMS != 30 {
+		t.Fatalf("%+v %v", tr, err)
+	}
+	if _, err := ParseTranscript("json", []byte(`{"output": "x"}`)); err == nil {
+		t.Error("JSON without text accepted as a transcript")
+	}
+	tr, _ = ParseTranscript("text", []byte(" the birch canoe\n"))
+	if tr.Text != "the birch canoe" {
+		t.Fatalf("plain text %q", tr.Text)
+	}
+	im, err := ParseImageRun("json", []byte(`{"output": "/tmp/native.png", "height": 256, "width": 256}`))
+	if err != nil || im.Output != "/tmp/native.png" || im.Width != 256 {
+		t.Fatalf("%+v %v", im, err)
+	}
+	im, err = ParseImageRun("saved", []byte("Saved /tmp/native.png (512x384)\n"))
+	if err != nil || im.Width != 512 || im.Height != 384 {
+		t.Fatalf("%+v %v", im, err)
+	}
+}
+
+func TestValidatedBundleIsExactlyOne(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := ValidatedBundle(filepath.Join(dir, "*", "m.bundle")); err == nil {
+		t.Error("no bundle accepted")
+	}
+	os.MkdirAll(filepath.Join(dir, "test_e2e_m0"), 0o755)
+	os.WriteFile(filepath.Join(dir, "test_e2e_m0", "m.bundle"), []byte("b"), 0o644)
+	if p, err := ValidatedBundle(filepath.Join(dir, "*", "m.bundle")); err != nil || !strings.HasSuffix(p, "test_e2e_m0/m.bundle") {
+		t.Fatalf("%s %v", p, err)
+	}
+	os.MkdirAll(filepath.Join(dir, "test_e2e_m1"), 0o755)
+	os.WriteFile(filepath.Join(dir, "test_e2e_m1", "m.bundle"), []byte("c"), 0o644)
+	if _, err := ValidatedBundle(filepath.Join(dir, "*", "m.bundle")); err == nil {
+		t.Error("two candidate bundles accepted")
+	}
+}
