@@ -119,12 +119,31 @@ func (t *Target) ManifestPaths() ([]string, error) {
 func (t *Target) Values(getenv func(string) string) map[string]string {
 	out := map[string]string{"root": t.Root}
 	for k, v := range t.Placeholders {
-		out[k] = v
 		if env := getenv("QUAL_TRTMC_" + strings.ToUpper(k)); env != "" {
-			out[k] = env
+			v = env
 		}
+		out[k] = strings.ReplaceAll(v, "{root}", t.Root) // defaults may name paths in the checkout
 	}
 	return out
+}
+
+// Environ is the target's env section with placeholders filled, as KEY=VALUE pairs to append to
+// the harness's own environment.
+func (t *Target) Environ(values map[string]string) ([]string, error) {
+	keys := make([]string, 0, len(t.Env))
+	for k := range t.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []string
+	for _, k := range keys {
+		v, err := Expand([]string{t.Env[k]}, values)
+		if err != nil {
+			return nil, fmt.Errorf("env %s: %w", k, err)
+		}
+		out = append(out, k+"="+v[0])
+	}
+	return out, nil
 }
 
 // Expand substitutes {name} placeholders in a command template.

@@ -1,0 +1,294 @@
+package target
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
+)
+
+// TestContractDoubleRunsTheTRTMCTarget drives suites/targets/trtmc.yaml — the same file a GPU runner
+// uses — against the contract double (suites/targets/testdata/trtmc-double): build by profile
+// through trtmc-bench --prepare-only, trtmc inspect, the family's pytest e2e with JUnit, the bundle
+// the gate validated found and hashed, a native run parsed from TRTMC's JSON line, and
+// `python -m trtmc_perf_serving serve` on exactly that bundle with its records read by
+// harness/contract. Only the placeholders differ from a real run. Everything here is produced by
+// the double over trtmc-qual's reference models and is checked to say so.
+func TestContractDoubleRunsTheTRTMCTarget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds trtmc-native and trtmc-server")
+	}
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatalf("python3 is required (make deps installs it): %v", err)
+	}
+	root := repoRoot()
+	double := filepath.Join(root, "suites", "targets", "testdata", "trtmc-double")
+	bin := t.TempDir()
+	for _, pkg := range []string{"native/cmd/trtmc-native", "server/cmd/trtmc-server"} {
+		build := exec.Command("go", "build", "-o", bin, "./"+pkg)
+		build.Dir = root
+		out, err := build.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+		}
+	}
+	tg, err := Read(filepath.Join(root, "suites", "targets", "trtmc.yaml"), double)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"QUAL_TRTMC_PYTHON": python, "QUAL_TRTMC_TRTMC_BINARY": filepath.Join(double, "bin", "trtmc")}
+	values := tg.Values(func(k string) string { return env[k] })
+	extra, err := tg.Environ(values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra = append(extra, "TRTMC_DOUBLE_NATIVE="+filepath.Join(bin, "trtmc-native"), "TRTMC_DOUBLE_SERVER="+filepath.Join(bin, "trtmc-server"))
+	for _, c := range []struct{ profile, family, testcase, task string }{
+		{"procdiff-small", "procdiff", "", "image_generation"},
+		{"sphinx-en-us", "sphinx", "", "transcription"},
+	} {
+		t.Run(c.profile, func(t *testing.T) {
+			runDouble(t, tg, values, extra, double, c.profile, c.family, c.task)
+		})
+	}
+}
+
+func runDouble(t *testing.T, tg *Target, base map[string]string, extra []string, double, profile, family, taskString string) {
+	var m struct {
+		Bundle    string `json:"bundle"`
+		Testcases []struct {
+			Name    string `json:"name"`
+			Dataset string `json:"dataset"`
+		} `json:"testcases"`
+	}
+	data, err := os.ReadFile(filepath.Join(double, "families", family, "tests", "manifests", profile+".json"))
+	if err != nil || json.Unmarshal(data, &m) != nil {
+		t.Fatalf("manifest: %v", err)
+	}
+	work := t.TempDir()
+	v := map[string]string{"profile": profile, "testcase": m.Testcases[0].Name, "family_dir": family, "work": work, "bundle_name": m.Bundle}
+	for k, x := range base {
+		v[k] = x
+	}
+	run := func(tmpl []string) []byte {
+		t.Helper()
+		args, err := Expand(tmpl, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Env, cmd.Dir = append(os.Environ(), extra...), work
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "CONTRACT DOUBLE") {
+			t.Fatalf("%s did not announce itself as the contract double", args[0])
+		}
+		return out
+	}
+	// Build by profile.
+	prep, err := ParsePrepare(run(tg.Build), profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(work, "bundle-cache", profile, m.Bundle); prep.Bundle != want {
+		t.Fatalf("bundle at %s, want TRTMC's <bundle-cache>/<profile>/<bundle> %s", prep.Bundle, want)
+	}
+	v["bundle"] = prep.Bundle
+	in, err := ParseInspect(tg.InspectOut, run(tg.Inspect))
+	if err != nil || in.Task != taskString {
+		t.Fatalf("inspect %+v %v, want task %s", in, err, taskString)
+	}
+	// Gate: the family test with JUnit, and the bundle it validated.
+	run(tg.Gate)
+	junitPath, _ := Expand([]string{tg.GateJUnit}, v)
+	junit, err := os.ReadFile(junitPath[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ParseJUnit(junit, tg.GateCase, []string{v["testcase"]})
+	if err != nil || !rep.Passed || !bytes.Contains(junit, []byte("CONTRACT DOUBLE")) {
+		t.Fatalf("gate %+v %v (a double's JUnit must carry its label)", rep, err)
+	}
+	glob, _ := Expand([]string{tg.GateBundle}, v)
+	validated, err := ValidatedBundle(glob[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha(t, validated)
+	v["bundle"] = validated // the validated file is the bundle of record from here on
+	// Native run on that bundle.
+	native := tg.NativeRun[taskString]
+	switch taskString {
+	case "image_generation":
+		for k, x := range map[string]string{"prompt": "a red lighthouse", "negative_prompt": "", "width": "128", "height": "128", "steps": "4", "guidance": "3.5", "seed": "7"} {
+			v[k] = x
+		}
+		native = append([]string(nil), native...)
+		for i := range native {
+			if native[i] == "/tmp/native.png" {
+				native[i] = filepath.Join(work, "native.png")
+			}
+		}
+		img, err := ParseImageRun(tg.NativeOutput[taskString], run(native))
+		if err != nil || img.Width != 128 || img.Height != 128 {
+			t.Fatalf("native image %+v %v", img, err)
+		}
+	case "transcription":
+		v["input"] = firstClip(t, m.Testcases[0].Dataset)
+		tr, err := ParseTranscript(tg.NativeOutput[taskString], run(native))
+		if err != nil || strings.TrimSpace(tr.Text) == "" {
+			t.Fatalf("native transcript %+v %v", tr, err)
+		}
+	}
+	// Serving on exactly the validated bundle, container paths mapped to host directories.
+	serve(t, tg, v, extra, work, validated, taskString)
+	if sha(t, validated) != sum {
+		t.Fatal("the validated bundle changed while it was served")
+	}
+}
+
+func serve(t *testing.T, tg *Target, v map[string]string, extra []string, work, bundle, taskString string) {
+	args, err := Expand(tg.Server.Command, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := freePort(t)
+	records := filepath.Join(work, "records", "records.jsonl")
+	for i, a := range args {
+		switch {
+		case a == "/bundles/"+v["bundle_name"]:
+			args[i] = bundle
+		case a == tg.Server.Records:
+			args[i] = records
+		case a == "/scratch":
+			args[i] = filepath.Join(work, "scratch")
+		case a == "0.0.0.0":
+			args[i] = "127.0.0.1"
+		case a == "8000":
+			args[i] = fmt.Sprint(port)
+		}
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env, cmd.Dir = append(os.Environ(), extra...), work
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	ready(t, base+"/health/ready")
+	var req *http.Request
+	if taskString == "image_generation" {
+		req, _ = http.NewRequest("POST", base+"/v1/images/generations", strings.NewReader(`{"model":"procdiff-small","prompt":"a red lighthouse","size":"128x128","num_inference_steps":4,"seed":7}`))
+		req.Header.Set("Content-Type", "application/json")
+	} else {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		fw, _ := mw.CreateFormFile("file", "clip.wav")
+		clip, _ := os.ReadFile(v["input"])
+		fw.Write(clip)
+		mw.WriteField("model", "sphinx-en-us")
+		mw.Close()
+		req, _ = http.NewRequest("POST", base+"/v1/audio/transcriptions", &body)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+	}
+	req.Header.Set("X-Request-ID", "double-req-1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	}
+	parsed, err := contract.ParseResponse(resp.Header, body)
+	if err != nil || parsed.RequestID != "double-req-1" {
+		t.Fatalf("response %+v %v", parsed, err)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the serving double did not stop on SIGTERM")
+	}
+	data, err := os.ReadFile(records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := contract.ParseRecords(data)
+	if err != nil || len(recs) != 1 || recs[0].RequestID != "double-req-1" || recs[0].Timing.ModelCallMS <= 0 {
+		t.Fatalf("records %+v %v\n%s", recs, err, data)
+	}
+	if !bytes.Contains(data, []byte(`"timing": {`)) || !bytes.Contains(data, []byte("NOT a TRTMC result")) {
+		t.Fatalf("records are not in TRTMC's shape with the double's label: %s", data)
+	}
+
+}
+
+func ready(t *testing.T, url string) {
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(url); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("%s never ready", url)
+}
+
+func freePort(t *testing.T) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func sha(t *testing.T, path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sha256.Sum256(data)
+	return hex.EncodeToString(s[:])
+}
+
+// firstClip materialises the dataset's first clip as a WAV file the native CLI can read.
+func firstClip(t *testing.T, dataset string) string {
+	var ds struct {
+		Clips []struct {
+			Source string `json:"source"`
+		} `json:"clips"`
+	}
+	data, err := os.ReadFile(filepath.Join(repoRoot(), dataset))
+	if err != nil || json.Unmarshal(data, &ds) != nil || len(ds.Clips) == 0 {
+		t.Fatalf("dataset %s: %v", dataset, err)
+	}
+	return ds.Clips[0].Source
+}

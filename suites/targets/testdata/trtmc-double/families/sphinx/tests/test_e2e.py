@@ -1,0 +1,2 @@
+"""Contract double: the family e2e test. The double's pytest (pytest/__main__.py) runs it as
+trtmc-native build + gate on the testcase; see ../../../README.md."""
