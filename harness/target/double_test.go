@@ -2,6 +2,7 @@ package target
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -52,18 +53,13 @@ func TestContractDoubleRunsTheTRTMCTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := map[string]string{"QUAL_TRTMC_PYTHON": python, "QUAL_TRTMC_TRTMC_BINARY": filepath.Join(double, "bin", "trtmc")}
-	values := tg.Values(func(k string) string { return env[k] })
-	extra, err := tg.Environ(values)
-	if err != nil {
-		t.Fatal(err)
-	}
-	extra = append(extra, "TRTMC_DOUBLE_NATIVE="+filepath.Join(bin, "trtmc-native"), "TRTMC_DOUBLE_SERVER="+filepath.Join(bin, "trtmc-server"))
+	extra := []string{"TRTMC_DOUBLE_NATIVE=" + filepath.Join(bin, "trtmc-native"), "TRTMC_DOUBLE_SERVER=" + filepath.Join(bin, "trtmc-server")}
 	for _, c := range []struct{ profile, family, testcase, task string }{
 		{"procdiff-small", "procdiff", "", "image_generation"},
 		{"sphinx-en-us", "sphinx", "", "transcription"},
 	} {
 		t.Run(c.profile, func(t *testing.T) {
-			runDouble(t, tg, values, extra, double, c.profile, c.family, c.task)
+			runDouble(t, tg, env, extra, double, c.profile, c.family, c.task)
 		})
 	}
 }
@@ -81,60 +77,44 @@ func runDouble(t *testing.T, tg *Target, base map[string]string, extra []string,
 		t.Fatalf("manifest: %v", err)
 	}
 	work := t.TempDir()
-	v := map[string]string{"profile": profile, "testcase": m.Testcases[0].Name, "family_dir": family, "work": work, "bundle_name": m.Bundle}
-	for k, x := range base {
-		v[k] = x
+	step, err := tg.NewStep(func(k string) string { return base[k] }, map[string]string{"profile": profile, "testcase": m.Testcases[0].Name,
+		"family_dir": family, "work": work, "bundle_name": m.Bundle}, labelled(t))
+	if err != nil {
+		t.Fatal(err)
 	}
+	step.Env = append(step.Env, extra...)
+	v := step.Values
+	ctx := context.Background()
 	run := func(tmpl []string) []byte {
 		t.Helper()
-		args, err := Expand(tmpl, v)
+		out, err := step.exec(ctx, tmpl)
 		if err != nil {
 			t.Fatal(err)
-		}
-		cmd := exec.Command(args[0], args[1:]...)
-		cmd.Env, cmd.Dir = append(os.Environ(), extra...), work
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("%s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.String())
-		}
-		if !strings.Contains(stderr.String(), "CONTRACT DOUBLE") {
-			t.Fatalf("%s did not announce itself as the contract double", args[0])
 		}
 		return out
 	}
 	// Build by profile.
-	prep, err := ParsePrepare(run(tg.Build), profile)
+	bundle, err := step.Build(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := filepath.Join(work, "bundle-cache", profile, m.Bundle); prep.Bundle != want {
-		t.Fatalf("bundle at %s, want TRTMC's <bundle-cache>/<profile>/<bundle> %s", prep.Bundle, want)
+	if want := filepath.Join(work, "bundle-cache", profile, m.Bundle); bundle != want {
+		t.Fatalf("bundle at %s, want TRTMC's <bundle-cache>/<profile>/<bundle> %s", bundle, want)
 	}
-	v["bundle"] = prep.Bundle
-	in, err := ParseInspect(tg.InspectOut, run(tg.Inspect))
+	in, err := step.Inspect(ctx)
 	if err != nil || in.Task != taskString {
 		t.Fatalf("inspect %+v %v, want task %s", in, err, taskString)
 	}
 	// Gate: the family test with JUnit, and the bundle it validated.
-	run(tg.Gate)
-	junitPath, _ := Expand([]string{tg.GateJUnit}, v)
-	junit, err := os.ReadFile(junitPath[0])
-	if err != nil {
-		t.Fatal(err)
+	rep, validated, err := step.Gate(ctx, []string{v["testcase"]})
+	if err != nil || !rep.Passed || validated == bundle || !strings.Contains(validated, "pytest-tmp") {
+		t.Fatalf("gate %+v %v: validated %s", rep, err, validated)
 	}
-	rep, err := ParseJUnit(junit, tg.GateCase, []string{v["testcase"]})
-	if err != nil || !rep.Passed || !bytes.Contains(junit, []byte("CONTRACT DOUBLE")) {
-		t.Fatalf("gate %+v %v (a double's JUnit must carry its label)", rep, err)
-	}
-	glob, _ := Expand([]string{tg.GateBundle}, v)
-	validated, err := ValidatedBundle(glob[0])
-	if err != nil {
-		t.Fatal(err)
+	junitPath, _ := step.path(tg.GateJUnit)
+	if junit, _ := os.ReadFile(junitPath); !bytes.Contains(junit, []byte("CONTRACT DOUBLE")) {
+		t.Fatal("the double's JUnit does not carry its label")
 	}
 	sum := sha(t, validated)
-	v["bundle"] = validated // the validated file is the bundle of record from here on
 	// Native run on that bundle.
 	native := tg.NativeRun[taskString]
 	switch taskString {
@@ -160,7 +140,7 @@ func runDouble(t *testing.T, tg *Target, base map[string]string, extra []string,
 		}
 	}
 	// Serving on exactly the validated bundle, container paths mapped to host directories.
-	serve(t, tg, v, extra, work, validated, taskString)
+	serve(t, tg, v, step.Env, work, validated, taskString)
 	if sha(t, validated) != sum {
 		t.Fatal("the validated bundle changed while it was served")
 	}
@@ -245,6 +225,24 @@ func serve(t *testing.T, tg *Target, v map[string]string, extra []string, work, 
 		t.Fatalf("records are not in TRTMC's shape with the double's label: %s", data)
 	}
 
+}
+
+// labelled runs a double's command and requires it to announce itself as the contract double.
+func labelled(t *testing.T) Runner {
+	return func(ctx context.Context, args, env []string, dir string) ([]byte, error) {
+		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+		cmd.Env, cmd.Dir = append(os.Environ(), env...), dir
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if !strings.Contains(stderr.String(), "CONTRACT DOUBLE") {
+			t.Errorf("%s did not announce itself as the contract double", args[0])
+		}
+		if err != nil {
+			return out, fmt.Errorf("%s: %w\n%s%s", strings.Join(args, " "), err, out, stderr.String())
+		}
+		return out, nil
+	}
 }
 
 func ready(t *testing.T, url string) {

@@ -11,8 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory/reference"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory/reference"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 )
 

@@ -1,0 +1,149 @@
+package target
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// The steps below are what a TRTMC-kind target needs beyond running a command: where the built
+// bundle is, what the gate's JUnit says, which bundle the gate validated. The checkpoint flow calls
+// them with its own Runner (which records every command); the contract-double test calls them with
+// ExecRunner. The reference target never needs them (its commands print the answers).
+
+// Runner runs one command with extra environment in dir and returns its stdout.
+type Runner func(ctx context.Context, args, env []string, dir string) ([]byte, error)
+
+// ExecRunner runs the command on this machine, with the harness's environment plus env.
+func ExecRunner(ctx context.Context, args, env []string, dir string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Env, cmd.Dir = append(os.Environ(), env...), dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return out, fmt.Errorf("%s: %w\n%s%s", strings.Join(args, " "), err, clip(out), clip(stderr.Bytes()))
+	}
+	return out, nil
+}
+
+// Step holds one checkpoint's placeholder values and the environment of its host commands.
+type Step struct {
+	T      *Target
+	Values map[string]string
+	Env    []string
+	Dir    string
+	Run    Runner
+}
+
+// NewStep fills the target's own values (defaults, QUAL_TRTMC_* overrides) and the checkpoint's:
+// profile, testcase, family_dir, bundle_name and work.
+func (t *Target) NewStep(getenv func(string) string, checkpoint map[string]string, run Runner) (*Step, error) {
+	v := t.Values(getenv)
+	for k, x := range checkpoint {
+		v[k] = x
+	}
+	env, err := t.Environ(v)
+	if err != nil {
+		return nil, err
+	}
+	if run == nil {
+		run = ExecRunner
+	}
+	return &Step{T: t, Values: v, Env: env, Dir: v["work"], Run: run}, nil
+}
+
+func (s *Step) exec(ctx context.Context, tmpl []string) ([]byte, error) {
+	args, err := Expand(tmpl, s.Values)
+	if err != nil {
+		return nil, err
+	}
+	return s.Run(ctx, args, s.Env, s.Dir)
+}
+
+func (s *Step) path(tmpl string) (string, error) {
+	p, err := Expand([]string{tmpl}, s.Values)
+	if err != nil {
+		return "", err
+	}
+	return p[0], nil
+}
+
+// Build runs the build command and returns where the bundle is: named by trtmc-bench's
+// --prepare-only report, at build_bundle, or at {bundle}. It becomes {bundle} for later steps.
+func (s *Step) Build(ctx context.Context) (string, error) {
+	out, err := s.exec(ctx, s.T.Build)
+	if err != nil {
+		return "", fmt.Errorf("build: %w", err)
+	}
+	var bundle string
+	switch {
+	case s.T.BuildOutput == "trtmc-bench-prepare":
+		p, err := ParsePrepare(out, s.Values["profile"])
+		if err != nil {
+			return "", err
+		}
+		bundle = p.Bundle
+	case s.T.BuildBundle != "":
+		if bundle, err = s.path(s.T.BuildBundle); err != nil {
+			return "", err
+		}
+	default:
+		bundle = s.Values["bundle"]
+	}
+	if _, err := os.Stat(bundle); err != nil {
+		return "", fmt.Errorf("build reported success but left no bundle: %w", err)
+	}
+	s.Values["bundle"] = bundle
+	return bundle, nil
+}
+
+// Inspect runs the target's inspect command on {bundle}.
+func (s *Step) Inspect(ctx context.Context) (Inspected, error) {
+	if len(s.T.Inspect) == 0 {
+		return Inspected{}, fmt.Errorf("target %s has no inspect command", s.T.Name)
+	}
+	out, err := s.exec(ctx, s.T.Inspect)
+	if err != nil {
+		return Inspected{}, fmt.Errorf("inspect: %w", err)
+	}
+	return ParseInspect(s.T.InspectOut, out)
+}
+
+// Gate runs the family's own test and reads its JUnit report for the requested cases. When the
+// target names gate_bundle, the bundle the test validated becomes {bundle}: that file, and no
+// other, is served. A failing test is a failed report, not an error; an unreadable one is an error.
+func (s *Step) Gate(ctx context.Context, cases []string) (GateReport, string, error) {
+	_, runErr := s.exec(ctx, s.T.Gate) // pytest exits 1 on a failed test: the JUnit says which
+	junitPath, err := s.path(s.T.GateJUnit)
+	if err != nil {
+		return GateReport{}, "", err
+	}
+	data, err := os.ReadFile(junitPath)
+	if err != nil {
+		return GateReport{}, "", fmt.Errorf("gate wrote no JUnit report (%v): %w", runErr, err)
+	}
+	rep, err := ParseJUnit(data, s.T.GateCase, cases)
+	if err != nil {
+		return rep, "", err
+	}
+	if runErr != nil && rep.Passed {
+		rep.Passed, rep.Reasons = false, append(rep.Reasons, "gate command failed although its JUnit passed: "+runErr.Error())
+	}
+	if s.T.GateBundle == "" || !rep.Passed {
+		return rep, s.Values["bundle"], nil
+	}
+	glob, err := s.path(s.T.GateBundle)
+	if err != nil {
+		return rep, "", err
+	}
+	validated, err := ValidatedBundle(glob)
+	if err != nil {
+		return rep, "", err
+	}
+	s.Values["bundle"] = validated
+	return rep, validated, nil
+}
