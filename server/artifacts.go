@@ -20,13 +20,18 @@ import (
 // joined onto a path unless it matches, so "../" and absolute paths cannot escape the directory.
 var artifactName = regexp.MustCompile(`^[0-9a-f]{32}\.png$`)
 
-// artifactStore keeps url-format images for a stated time.
+// artifactStore keeps url-format images for a stated time. A sweeper deletes each file once it
+// has expired, whether or not anyone asks for it again; the directory itself is removed on close
+// only when the store created it (a private temp dir), never a directory the operator named.
 type artifactStore struct {
 	dir     string
 	owned   bool // created here, removed on close
 	ttl     time.Duration
 	mu      sync.Mutex
 	expires map[string]time.Time
+	removed map[string]bool // expired names whose file is already deleted
+	stop    chan struct{}
+	swept   chan struct{} // closed when the sweeper has returned
 }
 
 func newArtifactStore(dir string, ttl time.Duration) (*artifactStore, error) {
@@ -39,7 +44,52 @@ func newArtifactStore(dir string, ttl time.Duration) (*artifactStore, error) {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("artifact directory: %w", err)
 	}
-	return &artifactStore{dir: dir, owned: owned, ttl: ttl, expires: map[string]time.Time{}}, nil
+	a := &artifactStore{dir: dir, owned: owned, ttl: ttl, expires: map[string]time.Time{},
+		removed: map[string]bool{}, stop: make(chan struct{}), swept: make(chan struct{})}
+	go a.sweep(sweepInterval(ttl))
+	return a, nil
+}
+
+// sweepInterval checks often enough that a file outlives its expiry by at most about a tenth
+// of its TTL (at least 50 ms, at most 30 s apart).
+func sweepInterval(ttl time.Duration) time.Duration {
+	return min(max(ttl/10, 50*time.Millisecond), 30*time.Second)
+}
+
+func (a *artifactStore) sweep(every time.Duration) {
+	defer close(a.swept)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-a.stop:
+			return
+		case now := <-tick.C:
+			a.removeExpired(now)
+		}
+	}
+}
+
+// removeExpired deletes the file of every artifact whose time is up. Its name is kept for one
+// more TTL, so that a late fetch is told 410 artifact_expired rather than 404, then forgotten:
+// memory stays bounded by what was issued within two TTLs.
+func (a *artifactStore) removeExpired(now time.Time) {
+	a.mu.Lock()
+	var gone []string
+	for name, exp := range a.expires {
+		if now.After(exp) && !a.removed[name] {
+			a.removed[name] = true
+			gone = append(gone, name)
+		}
+		if now.After(exp.Add(a.ttl)) {
+			delete(a.expires, name)
+			delete(a.removed, name)
+		}
+	}
+	a.mu.Unlock()
+	for _, name := range gone {
+		os.Remove(filepath.Join(a.dir, name))
+	}
 }
 
 func (a *artifactStore) put(data []byte) (string, time.Time, error) {
@@ -64,8 +114,10 @@ func (a *artifactStore) get(name string) ([]byte, error) {
 	a.mu.Lock()
 	exp, ok := a.expires[name]
 	if ok && time.Now().After(exp) {
-		delete(a.expires, name)
-		os.Remove(filepath.Join(a.dir, name))
+		if !a.removed[name] {
+			a.removed[name] = true
+			os.Remove(filepath.Join(a.dir, name))
+		}
 		a.mu.Unlock()
 		return nil, newError(http.StatusGone, contract.CodeArtifactExpired, "artifact %s expired at %s", name, exp.UTC().Format(time.RFC3339))
 	}
@@ -76,7 +128,16 @@ func (a *artifactStore) get(name string) ([]byte, error) {
 	return os.ReadFile(filepath.Join(a.dir, name))
 }
 
+// close stops the sweeper and removes the directory when it is the store's own temp dir. In a
+// directory the operator named, files not yet expired are left for the operator.
 func (a *artifactStore) close() error {
+	select {
+	case <-a.stop:
+		return nil // already closed
+	default:
+		close(a.stop)
+	}
+	<-a.swept
 	if a.owned {
 		return os.RemoveAll(a.dir)
 	}

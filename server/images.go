@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/png"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -30,15 +31,19 @@ type imageRequest struct {
 	Stream         bool     `json:"stream"`
 }
 
+// canonicalSize is the only spelling of a size: no sign, no leading zero, no spaces, five
+// digits at most ("+128x0128" is refused, not read as 128x128).
+var canonicalSize = regexp.MustCompile(`^([1-9][0-9]{0,4})x([1-9][0-9]{0,4})$`)
+
 // parseSize reads "WxH".
 func parseSize(s string) (int, int, error) {
-	w, h, ok := strings.Cut(s, "x")
-	wi, err1 := strconv.Atoi(w)
-	hi, err2 := strconv.Atoi(h)
-	if !ok || err1 != nil || err2 != nil || wi <= 0 || hi <= 0 {
-		return 0, 0, badRequest(contract.CodeInvalidValue, "size %q is not WIDTHxHEIGHT", s)
+	m := canonicalSize.FindStringSubmatch(s)
+	if m == nil {
+		return 0, 0, badRequest(contract.CodeInvalidValue, "size %q is not WIDTHxHEIGHT (decimal, no sign or leading zero)", s)
 	}
-	return wi, hi, nil
+	w, _ := strconv.Atoi(m[1])
+	h, _ := strconv.Atoi(m[2])
+	return w, h, nil
 }
 
 // toTaskRequest fills what the client left out from the family's declared defaults. A seed left

@@ -32,13 +32,22 @@ func setup(t *testing.T) *fixture {
 	t.Helper()
 	dir := sharedDir(t)
 	f := &fixture{
-		server:   filepath.Join(dir, "trtmc-server"),
+		server:   serverBinary(dir),
 		native:   filepath.Join(dir, "trtmc-native"),
 		an4:      filepath.Join(dir, "sphinx-an4-l0.bundle"),
 		tidigits: filepath.Join(dir, "sphinx-tidigits.bundle"),
 		enUS:     filepath.Join(dir, "sphinx-en-us.bundle"),
 	}
 	return f
+}
+
+// serverBinary is the binary under test: the one TestMain built, or $SERVERTEST_SERVER_BIN
+// (an older build, to observe what a regression test sees on the code before a fix).
+func serverBinary(dir string) string {
+	if bin := os.Getenv("SERVERTEST_SERVER_BIN"); bin != "" {
+		return bin
+	}
+	return filepath.Join(dir, "trtmc-server")
 }
 
 // sharedDir is filled by TestMain.
@@ -318,8 +327,8 @@ func TestRequestIDsHonoredGeneratedAndDuplicatesRefused(t *testing.T) {
 	}
 	again := get(t, p.URL+"/v1/models")
 	again.Header.Set("X-Request-ID", "same-id")
-	if r := st.Do(t, again); r.Status != 200 {
-		t.Errorf("id reused after completion: %d", r.Status)
+	if r := st.Do(t, again); r.Status != 400 || r.ErrorCode() != contract.CodeDuplicateRequestID {
+		t.Errorf("id reused after completion: %d %s (ids are single-use for the server's life)", r.Status, r.Body)
 	}
 }
 

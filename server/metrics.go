@@ -12,9 +12,12 @@ type metrics struct {
 	errors   *prometheus.CounterVec
 	taskCall *prometheus.HistogramVec
 	inFlight prometheus.Gauge
+	// taskCancelled counts Task calls that returned because their context was cancelled:
+	// the client went away and the Task stopped between steps instead of computing on.
+	taskCancelled *prometheus.CounterVec
 }
 
-func newMetrics(queueDepth func() map[string]int64) *metrics {
+func newMetrics(queueDepth func() map[string]int64, idsForgotten func() uint64) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -30,9 +33,16 @@ func newMetrics(queueDepth func() map[string]int64) *metrics {
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "trtmc_requests_in_flight", Help: "Requests inside a handler now (health and metrics excluded).",
 		}),
+		taskCancelled: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "trtmc_task_cancelled_total", Help: "Task calls that stopped early because their request was cancelled.",
+		}, []string{"model", "task"}),
 	}
+	forgotten := prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "trtmc_request_ids_forgotten_total",
+		Help: "Client request ids dropped from the lifetime duplicate check to keep it under its cap.",
+	}, func() float64 { return float64(idsForgotten()) })
 	depth := prometheus.NewDesc("trtmc_queue_depth", "Requests waiting for a lane.", []string{"model"}, nil)
-	m.registry.MustRegister(m.requests, m.errors, m.taskCall, m.inFlight,
+	m.registry.MustRegister(m.requests, m.errors, m.taskCall, m.inFlight, m.taskCancelled, forgotten,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		gaugeFunc{desc: depth, values: queueDepth})
 	return m

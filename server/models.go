@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -30,7 +29,9 @@ func newServedModel(path string, b *bundle.Bundle, m task.Model, lanes, queue in
 
 // acquire takes a lane, waiting in the bounded queue when all are busy. A full queue is 429
 // server_busy at once: waiting without bound would hide overload inside latency figures.
-func (m *servedModel) acquire(ctx context.Context) (release func(), queued time.Duration, err error) {
+// A request refused while queued is answered with why: 499 when its client went away, 503 when
+// a timed-out drain aborted the wait.
+func (m *servedModel) acquire(ctx context.Context, abort <-chan struct{}) (release func(), queued time.Duration, err error) {
 	release = func() { <-m.lanes }
 	select {
 	case m.lanes <- struct{}{}:
@@ -48,7 +49,9 @@ func (m *servedModel) acquire(ctx context.Context) (release func(), queued time.
 	case m.lanes <- struct{}{}:
 		return release, time.Since(start), nil
 	case <-ctx.Done():
-		return nil, time.Since(start), fmt.Errorf("waiting for a lane: %w", ctx.Err())
+		return nil, time.Since(start), errClientClosed("while queued for a lane")
+	case <-abort:
+		return nil, time.Since(start), errShuttingDown()
 	}
 }
 

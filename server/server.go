@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,7 +35,14 @@ type Config struct {
 	ArtifactDir   string        // where url-format images are kept
 	ArtifactTTL   time.Duration // how long url artifacts are served
 	PublicURL     string        // base of artifact urls (default: from the request's Host)
-	Logger        *slog.Logger
+	// BodyTimeout bounds the time to receive a request body (408 request_timeout beyond), so a
+	// client trickling bytes cannot hold a handler, a lane's queue slot or its request id.
+	// 0 = sized to the upload limit: DefaultBodyTimeout(MaxBodyBytes).
+	BodyTimeout time.Duration
+	// RequestIDMemory is how many client X-Request-IDs are remembered for the server's life
+	// (reuse is 400 duplicate_request_id); past it the oldest are forgotten. 0 = 2^20.
+	RequestIDMemory int
+	Logger          *slog.Logger
 }
 
 // Server serves the models of its bundles.
@@ -45,7 +51,11 @@ type Server struct {
 	models    map[string]*servedModel
 	order     []string
 	records   *recordWriter
-	inflight  *inFlight
+	ids       *idLedger
+	handlers  *gate // requests inside the recording handler
+	tasks     *gate // Task calls running (each holds its lane until it returns)
+	abort     chan struct{}
+	abortOnce sync.Once
 	metrics   *metrics
 	artifacts *artifactStore
 	mu        sync.RWMutex // guards models and order, set once by Load
@@ -60,6 +70,9 @@ func New(cfg Config) (*Server, error) {
 	if len(cfg.Bundles) == 0 {
 		return nil, fmt.Errorf("no bundles to serve (pass --bundle)")
 	}
+	if cfg.APIKey != "" && strings.TrimSpace(cfg.APIKey) == "" {
+		return nil, fmt.Errorf("the API key is only whitespace: refusing to serve with authentication silently off")
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -73,7 +86,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ArtifactTTL <= 0 {
 		cfg.ArtifactTTL = time.Hour
 	}
-	s := &Server{cfg: cfg, models: map[string]*servedModel{}, inflight: newInFlight(), log: cfg.Logger}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout(cfg.MaxBodyBytes)
+	}
+	s := &Server{cfg: cfg, models: map[string]*servedModel{}, ids: newIDLedger(cfg.RequestIDMemory),
+		handlers: newGate(), tasks: newGate(), abort: make(chan struct{}), log: cfg.Logger}
 	var err error
 	if s.records, err = openRecords(cfg.RecordsPath); err != nil {
 		return nil, err
@@ -82,8 +99,14 @@ func New(cfg Config) (*Server, error) {
 		s.records.close()
 		return nil, err
 	}
-	s.metrics = newMetrics(s.queueDepths)
+	s.metrics = newMetrics(s.queueDepths, s.ids.forgottenCount)
 	return s, nil
+}
+
+// DefaultBodyTimeout allows 10 s plus the body limit at 1 MiB/s: a 32 MiB upload has 42 s,
+// which any client on a working link meets, and a trickling one is cut off.
+func DefaultBodyTimeout(maxBodyBytes int64) time.Duration {
+	return 10*time.Second + time.Duration(maxBodyBytes>>20)*time.Second
 }
 
 // Load loads every bundle through its family; the server is ready when all are loaded. Call it
@@ -129,17 +152,39 @@ func (s *Server) Drain() {
 	s.draining.Store(true)
 }
 
-// Close unloads the models and flushes the records file. Call it after the HTTP server has
-// shut down, so that every in-flight request has written its record.
-func (s *Server) Close() error {
+// Abort ends a drain that timed out: every request still waiting for a lane or for its Task
+// call answers 503 shutting_down at once, with its record. A Task call already running is not
+// interrupted (PocketSphinx cannot be); it runs to its end on a model that stays loaded. Abort
+// returns how many requests were inside a handler.
+func (s *Server) Abort() int {
+	s.abortOnce.Do(func() { close(s.abort) })
+	return s.handlers.count()
+}
+
+// Close waits for handlers and Task calls without a bound, then unloads the models and flushes
+// the records; CloseContext bounds the wait.
+func (s *Server) Close() error { return s.CloseContext(context.Background()) }
+
+// CloseContext waits until every handler has written its record and every Task call has
+// returned, or ctx ends; then it flushes the records. A model is freed only when no Task call
+// can still be running on it: if ctx ends first, the models are left loaded (the process is
+// about to exit) and the error says so. Call it after the HTTP server has shut down.
+func (s *Server) CloseContext(ctx context.Context) error {
 	s.ready.Store(false)
 	var errs []error
-	s.mu.Lock()
-	for _, m := range s.models {
-		errs = append(errs, m.model.Close())
+	if n := s.handlers.closeAndWait(ctx); n > 0 {
+		errs = append(errs, fmt.Errorf("%d requests still in a handler at close: their records may be missing", n))
 	}
-	s.models = map[string]*servedModel{}
-	s.mu.Unlock()
+	if n := s.tasks.closeAndWait(ctx); n > 0 {
+		errs = append(errs, fmt.Errorf("%d Task calls still running at close: models left loaded rather than freed under them", n))
+	} else {
+		s.mu.Lock()
+		for _, m := range s.models {
+			errs = append(errs, m.model.Close())
+		}
+		s.models = map[string]*servedModel{}
+		s.mu.Unlock()
+	}
 	if s.artifacts != nil {
 		errs = append(errs, s.artifacts.close())
 	}
@@ -175,37 +220,40 @@ func (s *Server) Handler() http.Handler {
 		"/health/live":             {method: http.MethodGet, open: true, handle: s.live},
 		"/health/ready":            {method: http.MethodGet, open: true, handle: s.readiness},
 	}
-	mux := http.NewServeMux()
+	routes["/metrics"] = route{method: http.MethodGet, handle: s.scrape}
+	handlers := make(map[string]http.Handler, len(routes))
 	for path, rt := range routes {
-		mux.Handle(path, s.serve(path, rt))
+		handlers[path] = s.serve(path, rt)
 	}
-	mux.Handle("/v1/artifacts/", s.serve("/v1/artifacts/", route{method: http.MethodGet, handle: s.artifact}))
-	mux.Handle("/metrics", s.serve("/metrics", route{method: http.MethodGet, handle: s.scrape}))
-	mux.Handle("/", s.serve("unknown", route{handle: func(x *exchange) (*reply, error) {
-		return nil, newError(http.StatusNotFound, contract.CodeNotFound, "no route %s %s", x.r.Method, x.r.URL.Path)
-	}}))
-	return mux
-}
-
-// keyMatches compares the bearer token in constant time.
-func (s *Server) keyMatches(r *http.Request) bool {
-	if s.cfg.APIKey == "" {
-		return true
-	}
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.APIKey)) == 1
+	artifacts := s.serve("/v1/artifacts/", route{method: http.MethodGet, handle: s.artifact})
+	unknown := s.serve("unknown", route{handle: func(x *exchange) (*reply, error) {
+		return nil, newError(http.StatusNotFound, contract.CodeNotFound, "no route %s %s", x.r.Method, x.r.RequestURI)
+	}})
+	// Exact paths, no http.ServeMux: the mux answers "//v1/models" with a 307 and a CONNECT or
+	// unclean path with its own redirect, none of which would reach the recording handler.
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch h, ok := handlers[r.URL.Path]; {
+		case ok:
+			h.ServeHTTP(w, r)
+		case strings.HasPrefix(r.URL.Path, "/v1/artifacts/"):
+			artifacts.ServeHTTP(w, r)
+		default:
+			unknown.ServeHTTP(w, r)
+		}
+	})
 }
 
 // exchange is one request in flight: its identity, its record and its timing.
 type exchange struct {
-	w       http.ResponseWriter
-	r       *http.Request
-	id      string
-	start   time.Time
-	rec     *contract.Record
-	timing  contract.Timing
-	model   *servedModel
-	claimed bool // x.id is registered in flight and must be released
+	w      http.ResponseWriter
+	r      *http.Request
+	id     string
+	start  time.Time
+	rec    *contract.Record
+	timing contract.Timing
+	model  *servedModel
+	// deadline is set while the body's read deadline is armed (see limitBody).
+	deadline bool
 }
 
 // reply is a handler's successful answer: a typed JSON body (trtmc_timing is set on it) or raw
@@ -221,23 +269,46 @@ type reply struct {
 // body and in Server-Timing, a stable error shape, and exactly one record.
 func (s *Server) serve(path string, rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.handlers.enter() {
+			defer s.handlers.leave()
+		}
 		x := &exchange{w: w, r: r, start: time.Now()}
 		x.rec = &contract.Record{Method: r.Method, Route: path, StartUnixNS: x.start.UnixNano()}
 		var rep *reply
 		err := s.admit(x, rt)
-		if x.claimed {
-			defer s.inflight.release(x.id)
-		}
 		if err == nil {
 			if !rt.open && path != "/metrics" {
 				s.metrics.inFlight.Inc()
 				defer s.metrics.inFlight.Dec()
 			}
-			r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+			s.limitBody(x)
 			rep, err = rt.handle(x)
 		}
 		s.finish(x, rep, err)
 	})
+}
+
+// limitBody caps the body's size and, when there is a body, the time to receive it. The read
+// deadline is per request (http.ResponseController), not the server's ReadTimeout: that one
+// would stay armed while the Task runs, and the connection's background read hitting it would
+// cancel the request's context as if the client had gone.
+func (s *Server) limitBody(x *exchange) {
+	x.r.Body = http.MaxBytesReader(x.w, x.r.Body, s.cfg.MaxBodyBytes)
+	if x.r.ContentLength == 0 {
+		return
+	}
+	// An http.ResponseWriter that cannot set deadlines (a test recorder) simply has none.
+	if http.NewResponseController(x.w).SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout)) == nil {
+		x.deadline = true
+	}
+}
+
+// bodyDone disarms the body's read deadline once the body has been read, before the Task call.
+func (s *Server) bodyDone(x *exchange) {
+	if x.deadline {
+		http.NewResponseController(x.w).SetReadDeadline(time.Time{})
+		x.deadline = false
+	}
 }
 
 // admit settles the request id, the API key, the method and draining, in that order, so that
@@ -251,12 +322,12 @@ func (s *Server) admit(x *exchange, rt route) error {
 		x.id, x.rec.ClientRequestID = generateRequestID(), truncate(incoming, 128)
 		x.rec.RequestID = x.id
 		return badRequest(contract.CodeInvalidRequestID, "X-Request-ID must match %s", requestIDPattern)
-	case !s.inflight.claim(incoming):
+	case !s.ids.claim(incoming):
 		x.id, x.rec.ClientRequestID = generateRequestID(), incoming
 		x.rec.RequestID = x.id
-		return badRequest(contract.CodeDuplicateRequestID, "X-Request-ID %q is already in flight", incoming)
+		return badRequest(contract.CodeDuplicateRequestID, "X-Request-ID %q was already used during this server's life: every request needs its own", incoming)
 	default:
-		x.id, x.claimed = incoming, true
+		x.id = incoming
 	}
 	x.rec.RequestID = x.id
 	if !rt.open && !s.keyMatches(x.r) {
@@ -271,6 +342,11 @@ func (s *Server) admit(x *exchange, rt route) error {
 	}
 	if !s.ready.Load() && !rt.open {
 		return newError(http.StatusServiceUnavailable, contract.CodeNotReady, "not ready: bundles are still loading")
+	}
+	// Refused before a byte of the body is read, so a client that sent "Expect: 100-continue"
+	// gets this 413 instead of "100 Continue".
+	if x.r.ContentLength > s.cfg.MaxBodyBytes {
+		return newError(http.StatusRequestEntityTooLarge, contract.CodeRequestTooLarge, "request body of %d bytes is over the limit of %d", x.r.ContentLength, s.cfg.MaxBodyBytes)
 	}
 	return nil
 }
@@ -359,21 +435,68 @@ func (s *Server) lookupModel(x *exchange, name string) (*servedModel, error) {
 	return m, nil
 }
 
+// taskResult is what a Task call's goroutine hands back.
+type taskResult struct {
+	err  error
+	wall time.Duration
+}
+
 // callTask runs fn on a lane of m, timing the wait as queue_ms and fn (exactly one public Task
-// call) as model_call_ms.
+// call) as model_call_ms. fn runs on its own goroutine, which keeps the lane and a count in
+// s.tasks until fn returns, so that a model is never freed under a running call. The handler
+// stops waiting when the client goes away (499 client_closed_request) or a timed-out drain
+// aborts (503 shutting_down); fn then sees its context cancelled, and a Task that checks it
+// between steps (procdiff) stops computing, while one that cannot (PocketSphinx) finishes.
 func (s *Server) callTask(x *exchange, m *servedModel, taskName string, fn func(ctx context.Context) error) error {
-	release, queued, err := m.acquire(x.r.Context())
+	s.bodyDone(x)
+	ctx := x.r.Context()
+	release, queued, err := m.acquire(ctx, s.abort)
 	x.timing.QueueMS = float64(queued.Nanoseconds()) / 1e6
 	if err != nil {
 		return err
 	}
-	defer release()
-	start := time.Now()
-	err = fn(x.r.Context())
-	wall := time.Since(start)
-	x.timing.ModelCallMS = float64(wall.Nanoseconds()) / 1e6
-	s.metrics.taskCall.WithLabelValues(m.name, taskName).Observe(wall.Seconds())
-	return err
+	if !s.tasks.enter() {
+		release()
+		return errShuttingDown()
+	}
+	done := make(chan taskResult, 1)
+	taskCtx, cancel := context.WithCancel(ctx)
+	go func() {
+		defer s.tasks.leave()
+		defer release()
+		defer cancel()
+		start := time.Now()
+		err := fn(taskCtx)
+		wall := time.Since(start)
+		s.metrics.taskCall.WithLabelValues(m.name, taskName).Observe(wall.Seconds())
+		if errors.Is(err, context.Canceled) {
+			s.metrics.taskCancelled.WithLabelValues(m.name, taskName).Inc()
+		}
+		done <- taskResult{err, wall}
+	}()
+	var res taskResult
+	select {
+	case res = <-done:
+	case <-ctx.Done():
+		select {
+		case res = <-done: // finished at the same moment: keep the answer
+		default:
+			return errClientClosed("while the Task ran")
+		}
+	case <-s.abort:
+		cancel()
+		return errShuttingDown()
+	}
+	x.timing.ModelCallMS = float64(res.wall.Nanoseconds()) / 1e6
+	return res.err
+}
+
+func errShuttingDown() error {
+	return newError(http.StatusServiceUnavailable, contract.CodeShuttingDown, "server is shutting down")
+}
+
+func errClientClosed(when string) error {
+	return newError(StatusClientClosedRequest, contract.CodeClientClosed, "the client closed the connection %s", when)
 }
 
 // scrape renders the Prometheus exposition through the common path, so that a scrape is

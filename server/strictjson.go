@@ -7,12 +7,26 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 )
 
+// Limits of the strict-JSON pre-pass. The deepest body of the contract (chat: body, messages,
+// message, content, part, input_audio) is 6 levels; no object of it has more than a dozen keys.
+// Both limits are checked token by token, before anything proportional to the nesting or the
+// key count is allocated, so that 30 MB of "[" costs the body buffer and nothing more.
+const (
+	maxJSONDepth      = 32
+	maxJSONObjectKeys = 256
+)
+
 // decodeStrict decodes a JSON object body into v. encoding/json would silently keep the last
-// of two equal keys and ignore unknown ones; the serving contract refuses both by name.
+// of two equal keys, match keys case-insensitively and ignore unknown ones; the serving
+// contract refuses all three by name. (encoding/json/v2 does this natively but still needs
+// GOEXPERIMENT=jsonv2, and its standalone copy go-json-experiment promises no stable API, so a
+// small pre-pass over v1's tokenizer stays here.)
 func decodeStrict(body io.Reader, v any) error {
 	data, err := io.ReadAll(body)
 	if err != nil {
@@ -46,15 +60,21 @@ func jsonError(err error) error {
 
 // jsonFrame is one open object or array while checking keys.
 type jsonFrame struct {
-	keys     map[string]bool
+	folded   map[string]bool // keys of an object, case-folded as encoding/json matches them
+	variant  string          // first key spelled other than its canonical lowercase form
 	isObject bool
 	wantKey  bool
 }
 
-// checkDuplicateKeys walks the token stream and refuses an object with a repeated key, at any
-// depth.
+// checkDuplicateKeys walks the token stream and refuses, at any depth: an object holding two
+// keys that encoding/json would match to the same field (duplicate_field), a key that is a
+// case variant of a contract name (unknown_field: every name of the contract is lowercase, so
+// "Prompt" can only be a variant), nesting deeper than maxJSONDepth and objects with more than
+// maxJSONObjectKeys keys. Numbers stay text (UseNumber), so a 10^6-digit number is left to
+// the typed decode, which names the field.
 func checkDuplicateKeys(data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
 	var stack []*jsonFrame
 	valueDone := func() {
 		if len(stack) > 0 && stack[len(stack)-1].isObject {
@@ -70,23 +90,30 @@ func checkDuplicateKeys(data []byte) error {
 			return badRequest(contract.CodeInvalidJSON, "malformed JSON body: %v", err)
 		}
 		if n := len(stack); n > 0 && stack[n-1].isObject && stack[n-1].wantKey {
+			top := stack[n-1]
 			if tok == json.Delim('}') {
+				if top.variant != "" {
+					return badRequest(contract.CodeUnknownField, "unknown field %q (field names are matched exactly, in lowercase)", top.variant)
+				}
 				stack = stack[:n-1]
 				valueDone()
 				continue
 			}
-			key := fmt.Sprint(tok)
-			if stack[n-1].keys[key] {
-				return badRequest(contract.CodeDuplicateField, "field %q appears more than once", key)
+			if err := top.addKey(fmt.Sprint(tok)); err != nil {
+				return err
 			}
-			stack[n-1].keys[key], stack[n-1].wantKey = true, false
 			continue
 		}
 		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, &jsonFrame{keys: map[string]bool{}, isObject: true, wantKey: true})
-		case json.Delim('['):
-			stack = append(stack, &jsonFrame{})
+		case json.Delim('{'), json.Delim('['):
+			if len(stack) >= maxJSONDepth {
+				return badRequest(contract.CodeInvalidJSON, "JSON nested deeper than %d levels", maxJSONDepth)
+			}
+			if tok == json.Delim('{') {
+				stack = append(stack, &jsonFrame{folded: map[string]bool{}, isObject: true, wantKey: true})
+			} else {
+				stack = append(stack, &jsonFrame{})
+			}
 		case json.Delim(']'):
 			stack = stack[:len(stack)-1]
 			valueDone()
@@ -94,4 +121,56 @@ func checkDuplicateKeys(data []byte) error {
 			valueDone()
 		}
 	}
+}
+
+// addKey registers one key of an object.
+func (f *jsonFrame) addKey(key string) error {
+	folded := foldKey(key)
+	if f.folded[folded] {
+		return badRequest(contract.CodeDuplicateField, "field %q appears more than once (names differing only in case are the same field to a JSON decoder)", key)
+	}
+	if len(f.folded) >= maxJSONObjectKeys {
+		return badRequest(contract.CodeInvalidJSON, "JSON object with more than %d keys", maxJSONObjectKeys)
+	}
+	f.folded[folded], f.wantKey = true, false
+	if f.variant == "" && isCaseVariant(key) {
+		f.variant = key
+	}
+	return nil
+}
+
+// foldKey maps a key to the representative of its case-fold class, the way encoding/json
+// matches names (ASCII upper case, and the smallest rune of each Unicode simple-fold orbit,
+// which puts "ſ" with "s" and the Kelvin sign with "k").
+func foldKey(key string) string {
+	var b strings.Builder
+	b.Grow(len(key))
+	for _, r := range key {
+		b.WriteRune(foldRune(r))
+	}
+	return b.String()
+}
+
+func foldRune(r rune) rune {
+	if r < utf8.RuneSelf {
+		return unicode.ToUpper(r)
+	}
+	for {
+		next := unicode.SimpleFold(r)
+		if next <= r {
+			return next
+		}
+		r = next
+	}
+}
+
+// isCaseVariant says a key is not spelled in its canonical lowercase form: it holds an ASCII
+// capital, or a non-ASCII rune that folds onto an ASCII letter.
+func isCaseVariant(key string) bool {
+	for _, r := range key {
+		if 'A' <= r && r <= 'Z' || r >= utf8.RuneSelf && foldRune(r) < utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
 }

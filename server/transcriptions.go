@@ -7,6 +7,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 
@@ -88,11 +89,15 @@ func readLimited(r io.Reader, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// bodyError turns a body read failure into 413 when a limit was hit, else the given 400.
+// bodyError turns a body read failure into 413 when a limit was hit, 408 when the body's read
+// deadline passed, else the given 400.
 func bodyError(err error, code, format string, args ...any) error {
 	var maxErr *http.MaxBytesError
 	if errors.As(err, &maxErr) || errors.Is(err, errTooLarge) {
 		return newError(http.StatusRequestEntityTooLarge, contract.CodeRequestTooLarge, "request body over the limit")
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return newError(http.StatusRequestTimeout, contract.CodeRequestTimeout, "request body not received in time")
 	}
 	return badRequest(code, format, args...)
 }

@@ -24,4 +24,6 @@ const (
 	CodeInternal              = "internal_error"
 	CodeShuttingDown          = "shutting_down"
 	CodeNotReady              = "not_ready"
+	CodeClientClosed          = "client_closed_request" // status 499: the client went away first
+	CodeRequestTimeout        = "request_timeout"       // status 408: the body did not arrive in time
 )

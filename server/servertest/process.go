@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -27,11 +28,15 @@ func RepoRoot() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// BuildBinary compiles a command of this module (e.g. "server/cmd/trtmc-server") into dir.
-func BuildBinary(tb testing.TB, pkg, dir string) string {
+// BuildBinary compiles a command of this module (e.g. "server/cmd/trtmc-server") into dir,
+// with extra go build flags (e.g. "-race"; the binary is then named with a suffix).
+func BuildBinary(tb testing.TB, pkg, dir string, flags ...string) string {
 	tb.Helper()
 	bin := filepath.Join(dir, filepath.Base(pkg))
-	cmd := exec.Command("go", "build", "-o", bin, "./"+pkg)
+	if len(flags) > 0 {
+		bin += "-" + strings.NewReplacer("-", "", " ", "").Replace(strings.Join(flags, ""))
+	}
+	cmd := exec.Command("go", append(append([]string{"build"}, flags...), "-o", bin, "./"+pkg)...)
 	cmd.Dir = RepoRoot()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		tb.Fatalf("go build %s: %v\n%s", pkg, err, out)
@@ -68,6 +73,12 @@ type Process struct {
 // /health/ready. The process is stopped (SIGTERM, then kill) at test cleanup.
 func Start(tb testing.TB, bin string, bundles []string, extra ...string) *Process {
 	tb.Helper()
+	return StartEnv(tb, nil, bin, bundles, extra...)
+}
+
+// StartEnv is Start with extra environment variables ("K=V") for the process.
+func StartEnv(tb testing.TB, env []string, bin string, bundles []string, extra ...string) *Process {
+	tb.Helper()
 	port := freePort(tb)
 	records := filepath.Join(tb.TempDir(), "records.jsonl")
 	args := []string{"--addr", fmt.Sprintf("127.0.0.1:%d", port), "--records", records}
@@ -76,7 +87,8 @@ func Start(tb testing.TB, bin string, bundles []string, extra ...string) *Proces
 	}
 	p := &Process{URL: fmt.Sprintf("http://127.0.0.1:%d", port), Records: records, stderr: &strings.Builder{}, done: make(chan error, 1)}
 	p.cmd = exec.Command(bin, append(args, extra...)...)
-	p.cmd.Stderr = p.stderr
+	p.cmd.Stderr = &lockedWriter{b: p.stderr}
+	p.cmd.Env = append(os.Environ(), env...)
 	if err := p.cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
@@ -96,9 +108,9 @@ func Start(tb testing.TB, bin string, bundles []string, extra ...string) *Proces
 		select {
 		case err := <-p.done:
 			p.done <- err
-			tb.Fatalf("trtmc-server exited before ready: %v\n%s", err, p.stderr)
+			tb.Fatalf("trtmc-server exited before ready: %v\n%s", err, p.Stderr())
 		case <-ctx.Done():
-			tb.Fatalf("trtmc-server not ready after 60s\n%s", p.stderr)
+			tb.Fatalf("trtmc-server not ready after 60s\n%s", p.Stderr())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -116,7 +128,7 @@ func (p *Process) Stop(tb testing.TB) error {
 		return err
 	case <-time.After(90 * time.Second):
 		p.cmd.Process.Kill()
-		tb.Errorf("trtmc-server did not stop on SIGTERM\n%s", p.stderr)
+		tb.Errorf("trtmc-server did not stop on SIGTERM\n%s", p.Stderr())
 		return fmt.Errorf("killed")
 	}
 }
@@ -132,7 +144,27 @@ func (p *Process) Wait() error {
 func (p *Process) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
 
 // Stderr is what the server logged.
-func (p *Process) Stderr() string { return p.stderr.String() }
+func (p *Process) Stderr() string {
+	w := p.cmd.Stderr.(*lockedWriter)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return p.stderr.String()
+}
+
+// Pid is the server's process id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// lockedWriter lets a test read stderr while the process still writes it.
+type lockedWriter struct {
+	mu sync.Mutex
+	b  *strings.Builder
+}
+
+func (w *lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
 
 // RecordLines reads the records file as lines.
 func (p *Process) RecordLines(tb testing.TB) []string {

@@ -210,10 +210,11 @@ func (m *model) GenerateImage(ctx context.Context, req task.ImageRequest) ([]*im
 	}
 	out := make([]*image.NRGBA, 0, req.Count)
 	for i := range req.Count {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("generate image: %w", err)
+		img, err := m.gen.generateUntil(ctx, req, i)
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, m.gen.generate(req, i))
+		out = append(out, img)
 	}
 	return out, nil
 }

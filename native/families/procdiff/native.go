@@ -1,6 +1,8 @@
 package procdiff
 
 import (
+	"context"
+	"fmt"
 	"image"
 	"math"
 
@@ -28,6 +30,13 @@ type state struct {
 }
 
 func (g *generator) generate(req task.ImageRequest, index int) *image.NRGBA {
+	img, _ := g.generateUntil(context.Background(), req, index)
+	return img
+}
+
+// generateUntil is generate, stopping between denoising steps once ctx is done (a serving
+// request whose client went away), so a cancelled request does not hold its lane to the end.
+func (g *generator) generateUntil(ctx context.Context, req task.ImageRequest, index int) (*image.NRGBA, error) {
 	lw, lh := req.Width/latentScale, req.Height/latentScale
 	n := latentChannels * lw * lh
 	s := &state{lw: lw, lh: lh, x: make([]float32, n), h: make([]float32, g.w.hidden*lw*lh),
@@ -42,6 +51,9 @@ func (g *generator) generate(req task.ImageRequest, index int) *image.NRGBA {
 	g.composition(s)
 	ts := timesteps(req.Steps)
 	for i, t := range ts {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("generate image: stopped before step %d of %d: %w", i+1, len(ts), err)
+		}
 		ab, abPrev := alphaBar(t), 1.0
 		if i+1 < len(ts) {
 			abPrev = alphaBar(ts[i+1])
@@ -57,7 +69,7 @@ func (g *generator) generate(req task.ImageRequest, index int) *image.NRGBA {
 			s.x[j] = g.round(sp*x0 + s1p*g.round(e))
 		}
 	}
-	return decode32(g.w, s.x, lw, lh)
+	return decode32(g.w, s.x, lw, lh), nil
 }
 
 func (g *generator) round(v float32) float32 {

@@ -26,7 +26,9 @@ Usage:
 Routes: POST /v1/audio/transcriptions, /v1/images/generations, /v1/chat/completions;
 GET /v1/models, /v1/serving/info, /health/live, /health/ready, /metrics, /v1/artifacts/NAME.
 Every response carries X-Request-ID, trtmc_timing and Server-Timing; --records writes one
-JSONL line per request. SIGTERM drains in-flight requests, then flushes the records.
+JSONL line per request. SIGTERM drains in-flight requests, then flushes the records; when the
+drain times out, requests still waiting answer 503 shutting_down, Task calls already running
+finish on models that stay loaded, and the exit status is 1.
 
 Flags:
 `
@@ -60,6 +62,10 @@ func run(args []string) error {
 	artifactTTL := fs.Duration("artifact-ttl", time.Hour, "how long url artifacts are served")
 	publicURL := fs.String("public-url", "", "base URL for artifact links (default: from the request's Host)")
 	drainTimeout := fs.Duration("drain-timeout", 60*time.Second, "how long SIGTERM waits for in-flight requests")
+	bodyTimeout := fs.Duration("body-timeout", 0, "time to receive a request body, 408 beyond (default 10s + 1s per MiB of --max-body-mb)")
+	headerTimeout := fs.Duration("header-timeout", 10*time.Second, "time to receive a request's headers")
+	idleTimeout := fs.Duration("idle-timeout", 30*time.Second, "how long an idle keep-alive connection is kept open")
+	idMemory := fs.Int("request-id-memory", server.DefaultRequestIDMemory, "client X-Request-IDs remembered to refuse reuse (oldest forgotten past it)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -73,7 +79,8 @@ func run(args []string) error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	srv, err := server.New(server.Config{Bundles: bundles, RecordsPath: *records, Lanes: *lanes, QueueDepth: *queue,
 		MaxBodyBytes: int64(*maxBodyMB) << 20, MaxAudioBytes: int64(*maxAudioMB) << 20, APIKey: key,
-		ArtifactDir: *artifactDir, ArtifactTTL: *artifactTTL, PublicURL: *publicURL, Logger: log})
+		ArtifactDir: *artifactDir, ArtifactTTL: *artifactTTL, PublicURL: *publicURL, Logger: log,
+		BodyTimeout: *bodyTimeout, RequestIDMemory: *idMemory})
 	if err != nil {
 		return err
 	}
@@ -82,7 +89,11 @@ func run(args []string) error {
 		srv.Close()
 		return fmt.Errorf("listen: %w", err)
 	}
-	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 30 * time.Second}
+	// No ReadTimeout: the body's deadline is set per request and lifted before the Task call
+	// (server.limitBody). IdleTimeout frees the goroutine of every idle keep-alive connection.
+	// DisableGeneralOptionsHandler: "OPTIONS *" reaches the recording handler like any request.
+	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: *headerTimeout, IdleTimeout: *idleTimeout,
+		DisableGeneralOptionsHandler: true, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(ln) }()
 	log.Info("listening", "addr", ln.Addr().String(), "bundles", len(bundles), "lanes", *lanes, "queue", *queue, "records", *records)
@@ -114,16 +125,36 @@ func run(args []string) error {
 	return shutdown(httpSrv, srv, *drainTimeout, log)
 }
 
-// shutdown drains: readiness off, in-flight requests finish, then records are flushed.
+// Bounds of the end of a drain that timed out: how long the aborted requests have to write
+// their 503s, and how long Task calls still running have to return before the process exits
+// with their models still loaded (never freed under them).
+const (
+	abortGrace = 5 * time.Second
+	taskGrace  = 2 * time.Minute
+)
+
+// shutdown drains: readiness off, in-flight requests finish, then records are flushed. When
+// the drain times out, the requests still in handlers answer 503 shutting_down (each with its
+// record), and the exit status says the drain was cut short.
 func shutdown(httpSrv *http.Server, srv *server.Server, timeout time.Duration, log *slog.Logger) error {
 	log.Info("draining", "timeout", timeout)
 	srv.Drain()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	err := httpSrv.Shutdown(ctx)
-	if cerr := srv.Close(); err == nil {
-		err = cerr
+	var err error
+	if httpSrv.Shutdown(ctx) != nil {
+		n := srv.Abort()
+		log.Warn("drain timed out: answering the requests left with 503 shutting_down", "requests", n)
+		grace, cancelGrace := context.WithTimeout(context.Background(), abortGrace)
+		if httpSrv.Shutdown(grace) != nil {
+			httpSrv.Close()
+		}
+		cancelGrace()
+		err = fmt.Errorf("drain timed out after %s: %d in-flight requests answered 503 shutting_down", timeout, n)
 	}
+	closeCtx, cancelClose := context.WithTimeout(context.Background(), taskGrace)
+	defer cancelClose()
+	err = errors.Join(err, srv.CloseContext(closeCtx))
 	log.Info("stopped", "err", err)
 	return err
 }
@@ -134,7 +165,15 @@ func apiKey(file string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("api key file: %w", err)
 		}
-		return strings.TrimSpace(string(data)), nil
+		key := strings.TrimSpace(string(data))
+		if key == "" {
+			return "", fmt.Errorf("api key file %s is empty (only whitespace): refusing to start with authentication off", file)
+		}
+		return key, nil
 	}
-	return os.Getenv("TRTMC_API_KEY"), nil
+	key, set := os.LookupEnv("TRTMC_API_KEY")
+	if set && key != "" && strings.TrimSpace(key) == "" {
+		return "", fmt.Errorf("$TRTMC_API_KEY is only whitespace: refusing to start with authentication off")
+	}
+	return strings.TrimSpace(key), nil
 }
