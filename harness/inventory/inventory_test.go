@@ -70,9 +70,4 @@ func TestShardPutsEveryCheckpointInExactlyOneShard(t *testing.T) {
 			t.Fatal("sharding is not deterministic")
 		}
 	}
-	for _, bad := range []string{"0/2", "3/2", "x", "1/0", "1-2"} {
-		if _, _, err := ParseShard(bad); err == nil {
-			t.Errorf("ParseShard(%q) accepted", bad)
-		}
-	}
 }

@@ -1,25 +1,6 @@
 package inventory
 
-import (
-	"fmt"
-	"sort"
-	"strconv"
-	"strings"
-)
-
-// ParseShard reads "i/n" (1-based); "" is the whole inventory (1/1).
-func ParseShard(spec string) (int, int, error) {
-	if spec == "" {
-		return 1, 1, nil
-	}
-	is, ns, ok := strings.Cut(spec, "/")
-	i, err1 := strconv.Atoi(is)
-	n, err2 := strconv.Atoi(ns)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return 0, 0, fmt.Errorf("shard %q is not i/n with 1 <= i <= n", spec)
-	}
-	return i, n, nil
-}
+import "sort"
 
 // Shard keeps the rows of shard i of n. Checkpoints (all their profiles together) are dealt
 // round-robin in sorted order, so every checkpoint lands in exactly one shard and the split
