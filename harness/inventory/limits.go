@@ -226,3 +226,21 @@ func (l FamilyLimits) Admit(clipSeconds float64) (bool, string) {
 	}
 	return true, ""
 }
+
+// LimitsOfManifest audits the limits of the family a manifest belongs to, from every manifest of
+// that family beside it: what the checkpoint flow needs to decide which clips may be sent.
+func LimitsOfManifest(path string) (FamilyLimits, error) {
+	p, err := readProfile(path)
+	if err != nil {
+		return FamilyLimits{}, fmt.Errorf("manifest %s: %w", path, err)
+	}
+	siblings, err := filepath.Glob(filepath.Join(filepath.Dir(path), "*.json"))
+	if err != nil {
+		return FamilyLimits{}, err
+	}
+	rep := Scan(siblings, Options{})
+	if l, ok := LimitsFor(rep.Limits, p.Family); ok {
+		return l, nil
+	}
+	return FamilyLimits{Family: p.Family}, nil
+}

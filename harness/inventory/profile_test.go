@@ -108,3 +108,17 @@ func TestCLIControlsAreShownWhenDeclared(t *testing.T) {
 		t.Fatalf("rows %+v", rows)
 	}
 }
+
+func TestLimitsOfManifestReadsItsFamily(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.json"), []byte(`{"name":"a","family":"f","bundle":"a.bundle","hf_id":"o/a","task":"transcription","testcases":[{"name":"a"}]}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "a-tp2.json"), []byte(`{"name":"a-tp2","family":"f","bundle":"b.bundle","hf_id":"o/a","task":"transcription","tensor_parallel_size":2,
+		"testcases":[{"name":"a-tp2","max_audio_seconds":20}]}`), 0o644)
+	l, err := LimitsOfManifest(filepath.Join(dir, "a.json"))
+	if err != nil || l.MaxClipSeconds.Value != "20" {
+		t.Fatalf("%+v %v", l, err)
+	}
+	if ok, why := l.Admit(25); ok || !strings.Contains(why, "max_audio_seconds in testcase a-tp2") {
+		t.Errorf("25 s admitted=%v %q", ok, why)
+	}
+}

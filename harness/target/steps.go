@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
@@ -146,4 +147,41 @@ func (s *Step) Gate(ctx context.Context, cases []string) (GateReport, string, er
 	}
 	s.Values["bundle"] = validated
 	return rep, validated, nil
+}
+
+// Missing says what this machine lacks to run a TRTMC-kind target ("" when nothing): the
+// interpreter and native CLI its commands name, and a serving image (named, or a Dockerfile in
+// the checkout to build it from). A target without serving (older TRTMC) needs no image. The
+// harness keeps every row planned with this reason: nothing is claimed from a machine that lacks them.
+func (t *Target) Missing(getenv func(string) string) string {
+	v := t.Values(getenv)
+	if py := v["python"]; py != "" {
+		if _, err := exec.LookPath(py); err != nil {
+			return fmt.Sprintf("planned: the target's Python %q is not on this machine (set QUAL_TRTMC_PYTHON)", py)
+		}
+	}
+	if bin := v["trtmc_binary"]; bin != "" {
+		if _, err := os.Stat(bin); err != nil {
+			return fmt.Sprintf("planned: TRTMC's native CLI %s is not built (set QUAL_TRTMC_TRTMC_BINARY)", bin)
+		}
+	}
+	if t.ServingNote != "" || len(t.Server.Command) == 0 {
+		return ""
+	}
+	if image := v["image"]; image != "" {
+		return ""
+	}
+	if t.Server.ImageBuild != nil {
+		if _, err := os.Stat(filepath.Join(t.Root, t.Server.ImageBuild.Dockerfile)); err == nil {
+			return ""
+		}
+	}
+	return "planned: no serving image: name one with QUAL_TRTMC_IMAGE (the checkout has no " + dockerfile(t) + " to build it from)"
+}
+
+func dockerfile(t *Target) string {
+	if t.Server.ImageBuild != nil {
+		return t.Server.ImageBuild.Dockerfile
+	}
+	return "Dockerfile"
 }

@@ -152,3 +152,36 @@ func TestValidatedBundleIsExactlyOne(t *testing.T) {
 		t.Error("two candidate bundles accepted")
 	}
 }
+
+func TestMissingNamesWhatTheMachineLacks(t *testing.T) {
+	dir := t.TempDir()
+	tg, err := Read(filepath.Join(repoRoot(), "suites", "targets", "trtmc.yaml"), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	get := func(k string) string { return env[k] }
+	if why := tg.Missing(get); !strings.Contains(why, "build/trtmc is not built") {
+		t.Errorf("no checkout built: %q", why)
+	}
+	bin := filepath.Join(dir, "trtmc")
+	os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755)
+	env["QUAL_TRTMC_TRTMC_BINARY"] = bin
+	env["QUAL_TRTMC_PYTHON"] = "no-such-python-here"
+	if why := tg.Missing(get); !strings.Contains(why, "no-such-python-here") {
+		t.Errorf("missing python: %q", why)
+	}
+	env["QUAL_TRTMC_PYTHON"] = "sh"
+	if why := tg.Missing(get); !strings.Contains(why, "no serving image") {
+		t.Errorf("no image and no Dockerfile: %q", why)
+	}
+	env["QUAL_TRTMC_IMAGE"] = "registry.example/trtmc-serving:abc"
+	if why := tg.Missing(get); why != "" {
+		t.Errorf("everything present: %q", why)
+	}
+	older, _ := Read(filepath.Join(repoRoot(), "suites", "targets", "trtmc-older.yaml"), dir)
+	delete(env, "QUAL_TRTMC_IMAGE")
+	if why := older.Missing(get); why != "" {
+		t.Errorf("the older target has no serving and needs no image: %q", why)
+	}
+}
