@@ -102,7 +102,7 @@ func runDouble(t *testing.T, tg *Target, base map[string]string, extra []string,
 		t.Fatalf("bundle at %s, want TRTMC's <bundle-cache>/<profile>/<bundle> %s", bundle, want)
 	}
 	in, err := step.Inspect(ctx)
-	if err != nil || in.Task != taskString {
+	if err != nil || in.Task != taskString || !strings.Contains(in.Double, "NOT a TRTMC result") {
 		t.Fatalf("inspect %+v %v, want task %s", in, err, taskString)
 	}
 	// Gate: the family test with JUnit, and the bundle it validated.

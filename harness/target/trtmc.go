@@ -47,6 +47,9 @@ type Inspected struct {
 	Family   string         `json:"family"`
 	Task     string         `json:"task"`
 	Sections map[string]any `json:"sections"`
+	// Double is the contract double's self-label ("" from real TRTMC): the harness copies it into
+	// every result row it produces, so nothing the double made can pass for a TRTMC result.
+	Double string `json:"contract_double,omitempty"`
 }
 
 // ParseInspect reads `trtmc inspect`: JSON with family and task (newer, apps/cli/cli.cpp) or the
