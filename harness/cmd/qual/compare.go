@@ -168,8 +168,8 @@ func compareRow(k rowKey, b, n evidence.Result) RowComparison {
 	row.WorkDiffers = workDiffers(b, n)
 	bRuns, bErr := perRun(b)
 	nRuns, nErr := perRun(n)
-	if err := errors.Join(bErr, nErr); err != nil {
-		row.PerfError = err.Error()
+	if bErr != nil || nErr != nil {
+		row.PerfError = sideErrors(bErr, nErr)
 	} else if sp, err := stats.Compare(bRuns, nRuns, strings.Join(row.WorkDiffers, "; ")); err != nil {
 		row.PerfError = err.Error()
 	} else {
@@ -180,15 +180,27 @@ func compareRow(k rowKey, b, n evidence.Result) RowComparison {
 	return row
 }
 
+// sideErrors says which side lacks a figure, on one line.
+func sideErrors(bErr, nErr error) string {
+	var parts []string
+	if bErr != nil {
+		parts = append(parts, "base: "+bErr.Error())
+	}
+	if nErr != nil {
+		parts = append(parts, "new: "+nErr.Error())
+	}
+	return strings.Join(parts, "; ")
+}
+
 // perRun is the per-run statistic of a row. Evidence written before repeated runs holds one
 // AIPerf run per row: one value, so every interval is undefined and the light white by rule.
 func perRun(r evidence.Result) ([]float64, error) {
 	if r.Timing == nil {
-		return nil, fmt.Errorf("%s has no timing (status %s)", r.Profile, r.Status)
+		return nil, fmt.Errorf("no timing (status %s: not measured)", r.Status)
 	}
 	v, ok := r.Timing.Get(perfFigure)
 	if !ok {
-		return nil, fmt.Errorf("%s timing has no %s", r.Profile, perfFigure)
+		return nil, fmt.Errorf("timing has no %s", perfFigure)
 	}
 	return []float64{v}, nil
 }
