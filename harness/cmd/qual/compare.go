@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
@@ -255,57 +254,41 @@ func compareAccuracy(b, n *family.GateResult) *Accuracy {
 	if b == nil || n == nil {
 		return nil
 	}
-	newByID := map[string]family.GateItem{}
-	for _, it := range n.Items {
-		newByID[it.ID] = it
-	}
-	var pairs [][2]family.GateItem
-	for _, it := range b.Items {
-		if m, ok := newByID[it.ID]; ok {
-			pairs = append(pairs, [2]family.GateItem{it, m})
-		}
-	}
-	if len(pairs) == 0 {
-		return &Accuracy{Error: "no gate item is in both runs"}
-	}
-	if _, asr := b.Figures["gold_wer"]; asr {
-		return werAccuracy(pairs)
-	}
-	return ssimAccuracy(pairs)
-}
-
-func werAccuracy(pairs [][2]family.GateItem) *Accuracy {
-	acc := &Accuracy{Metric: "gold WER (corpus, gold-wer-v1), new − base", Why: "max(0.3 points, 5% of the base WER), TRTMC's ASR margin"}
-	var units []stats.Unit
-	var bc, nc metrics.Counts
-	for _, p := range pairs {
-		bs := metrics.ScoreUtterance(metrics.Pair{ID: p[0].ID, Reference: p[0].Gold, Hyp: p[0].Output}, metrics.GoldWER(), metrics.UnitCosts())
-		ns := metrics.ScoreUtterance(metrics.Pair{ID: p[1].ID, Reference: p[1].Gold, Hyp: p[1].Output}, metrics.GoldWER(), metrics.UnitCosts())
-		if bs.Words.RefWords() == 0 || ns.Words.RefWords() != bs.Words.RefWords() {
-			acc.Error = fmt.Sprintf("clip %s: gold has %d words in base, %d in new: not the same clip", p[0].ID, bs.Words.RefWords(), ns.Words.RefWords())
-			return acc
-		}
-		bc, nc = bc.Add(bs.Words), nc.Add(ns.Words)
-		units = append(units, stats.Unit{ID: p[0].ID,
-			Base: stats.Ratio{Num: float64(bs.Words.Errors()), Den: float64(bs.Words.RefWords())},
-			New:  stats.Ratio{Num: float64(ns.Words.Errors()), Den: float64(ns.Words.RefWords())}})
-	}
-	acc.Base = float64(bc.Errors()) / float64(bc.RefWords())
-	acc.New = float64(nc.Errors()) / float64(nc.RefWords())
-	acc.Margin = math.Max(werMarginPoints, werMarginRelative*acc.Base)
-	return judgeAccuracy(acc, units, stats.Increase(acc.Margin))
-}
-
-func ssimAccuracy(pairs [][2]family.GateItem) *Accuracy {
+	_, asr := b.Figures["gold_wer"]
 	acc := &Accuracy{Metric: "mean SSIM vs the reference images, base − new", Margin: ssimMargin,
 		Why: "0.01 SSIM (declared here; PSNR is +Inf for identical images, so a mean PSNR is undefined)"}
-	var units []stats.Unit
-	for _, p := range pairs {
-		units = append(units, stats.Unit{ID: p[0].ID, Base: stats.Ratio{Num: p[0].Distance, Den: 1}, New: stats.Ratio{Num: p[1].Distance, Den: 1}})
-		acc.Base += p[0].Distance / float64(len(pairs))
-		acc.New += p[1].Distance / float64(len(pairs))
+	unitsOf := evidence.SSIMUnits
+	if asr {
+		acc = &Accuracy{Metric: "gold WER (corpus, gold-wer-v1), new − base", Why: "max(0.3 points, 5% of the base WER), TRTMC's ASR margin"}
+		unitsOf = evidence.GoldWERUnits
 	}
-	return judgeAccuracy(acc, units, stats.Decrease(ssimMargin))
+	bu, err := unitsOf(b.Items)
+	if err != nil {
+		return &Accuracy{Error: "base: " + err.Error()}
+	}
+	nu, err := unitsOf(n.Items)
+	if err != nil {
+		return &Accuracy{Error: "new: " + err.Error()}
+	}
+	units := evidence.PairUnits(bu, nu)
+	if len(units) == 0 {
+		return &Accuracy{Error: "no gate item is in both runs"}
+	}
+	var bs, ns stats.Ratio
+	for _, u := range units {
+		if u.Base.Den != u.New.Den {
+			acc.Error = fmt.Sprintf("clip %s: %v gold words in base, %v in new: not the same clip", u.ID, u.Base.Den, u.New.Den)
+			return acc
+		}
+		bs.Num, bs.Den, ns.Num, ns.Den = bs.Num+u.Base.Num, bs.Den+u.Base.Den, ns.Num+u.New.Num, ns.Den+u.New.Den
+	}
+	acc.Base, acc.New = bs.Value(), ns.Value()
+	reg := stats.Decrease(ssimMargin)
+	if asr {
+		acc.Margin = math.Max(werMarginPoints, werMarginRelative*acc.Base)
+		reg = stats.Increase(acc.Margin)
+	}
+	return judgeAccuracy(acc, units, reg)
 }
 
 func judgeAccuracy(acc *Accuracy, units []stats.Unit, reg stats.Regression) *Accuracy {
