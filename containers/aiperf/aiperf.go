@@ -48,6 +48,10 @@ type Profile struct {
 	TimeoutSeconds float64
 	ExtraInputs    map[string]any
 	APIKey         string
+	// Runs > 1 repeats the measured phase Runs times in one container (AIPerf's multi-run mode,
+	// --num-profile-runs: warmup before the first run only, the same seed for every run, each run's
+	// exports under artifacts/profile_runs/run_NNNN/); one container start instead of Runs.
+	Runs int
 }
 
 // Args is the `aiperf profile` command line for the profile.
@@ -71,6 +75,9 @@ func (p Profile) Args() ([]string, error) {
 	}
 	if p.APIKey != "" {
 		args = append(args, "--api-key", p.APIKey)
+	}
+	if p.Runs > 1 {
+		args = append(args, "--num-profile-runs", strconv.Itoa(p.Runs))
 	}
 	return args, nil
 }

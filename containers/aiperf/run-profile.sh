@@ -16,14 +16,19 @@ fi
 aiperf profile "$@" >/out/aiperf.stdout 2>/out/aiperf.stderr
 code=$?
 echo "$code" >/out/exit_code
-i=0
-while [ ! -f /artifacts/.aiperf_results_ready.json ] && [ "$i" -lt 120 ]; do sleep 0.5; i=$((i+1)); done
-last=-1
-for _ in $(seq 1 60); do
-  size=$(stat -c %s /artifacts/profile_export_raw.jsonl 2>/dev/null || echo 0)
-  [ "$size" = "$last" ] && break
-  last=$size
-  sleep 0.5
+# A single run writes to /artifacts; multi-run mode (--num-profile-runs) to each
+# /artifacts/profile_runs/run_NNNN. Wait for every run's marker and raw export.
+dirs=$(ls -d /artifacts/profile_runs/run_* 2>/dev/null || echo /artifacts)
+for d in $dirs; do
+  i=0
+  while [ ! -f "$d/.aiperf_results_ready.json" ] && [ "$i" -lt 120 ]; do sleep 0.5; i=$((i+1)); done
+  last=-1
+  for _ in $(seq 1 60); do
+    size=$(stat -c %s "$d/profile_export_raw.jsonl" 2>/dev/null || echo 0)
+    [ "$size" = "$last" ] && break
+    last=$size
+    sleep 0.5
+  done
 done
 tar -C /artifacts -cf /out/artifacts.tar .
 cat /out/aiperf.stdout

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -130,6 +131,41 @@ func Read(dir string) (Exports, error) {
 		return nil
 	})
 	return e, err
+}
+
+// RunsDir is where AIPerf's multi-run mode (--num-profile-runs) puts each run's artifacts.
+const RunsDir = "profile_runs"
+
+// ReadRuns loads every run of an artifact directory, in run order: each
+// profile_runs/run_NNNN/ of a multi-run profile, or the directory itself for a single run.
+func ReadRuns(dir string) ([]Exports, error) {
+	dirs, err := filepath.Glob(filepath.Join(dir, RunsDir, "run_*"))
+	if err != nil {
+		return nil, err
+	}
+	if len(dirs) == 0 {
+		dirs = []string{dir}
+	}
+	sort.Strings(dirs) // run_0001 < run_0002: zero-padded
+	out := make([]Exports, 0, len(dirs))
+	for _, d := range dirs {
+		e, err := Read(d)
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", filepath.Base(d), err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Merge concatenates the runs' records (for the join, which needs every request of every run).
+func Merge(dir string, runs []Exports) Exports {
+	m := Exports{Dir: dir}
+	for _, r := range runs {
+		m.Raw = append(m.Raw, r.Raw...)
+		m.Metrics = append(m.Metrics, r.Metrics...)
+	}
+	return m
 }
 
 func readJSONL(path string, each func(line int, data []byte) error) error {
