@@ -3,6 +3,8 @@ package stats
 import (
 	"fmt"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
@@ -109,4 +111,41 @@ func (r Repeated) PerRun(name string) ([]float64, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// FromRuns computes a row's repeated-run statistics from its joined requests and each AIPerf
+// run's exports (harness/aiperf.ReadRuns): a request belongs to the run whose per-request metrics
+// export names it. The checkpoint flow and qual verify both call it, so verify recomputes every
+// interval from the stored artifacts.
+func FromRuns(pairs []join.Pair, runs []aiperf.Exports) (Repeated, error) {
+	var out []Run
+	pooled := map[string][]float64{}
+	units := map[string]string{}
+	for i, r := range runs {
+		ids := map[string]bool{}
+		for _, m := range r.Metrics {
+			ids[m.Metadata.XRequestID] = true
+		}
+		var mine []join.Pair
+		for _, p := range pairs {
+			if ids[p.ID] {
+				mine = append(mine, p)
+			}
+		}
+		samples, client, task, err := timing.Samples(mine, r.Metrics)
+		if err != nil {
+			return Repeated{}, fmt.Errorf("run %d: %w", i+1, err)
+		}
+		sum, err := timing.Summarize(samples)
+		if err != nil {
+			return Repeated{}, fmt.Errorf("run %d: %w", i+1, err)
+		}
+		for _, f := range sum.Figures {
+			units[f.Name] = f.Unit
+		}
+		out = append(out, RunOf(i+1, sum))
+		pooled["client_latency"] = append(pooled["client_latency"], client...)
+		pooled["task_call"] = append(pooled["task_call"], task...)
+	}
+	return Summarize(out, pooled, units)
 }

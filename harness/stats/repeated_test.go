@@ -1,8 +1,13 @@
 package stats
 
 import (
+	"encoding/json"
+	"fmt"
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
@@ -40,5 +45,57 @@ func TestSummarizeRepeatedRuns(t *testing.T) {
 	runs[2].Figures = map[string]float64{"task_call_p50": 1}
 	if _, err := Summarize(runs, nil, nil); err == nil {
 		t.Error("a figure missing from one run was accepted")
+	}
+}
+
+// TestFromRuns: three runs of 12 measured requests (warmup before the first run only); each
+// run's figures come from its own requests, and the pooled tails from all 36.
+func TestFromRuns(t *testing.T) {
+	var pairs []join.Pair
+	var runs []aiperf.Exports
+	ns := int64(1_000_000_000)
+	for r := range 3 {
+		var ex aiperf.Exports
+		n := 12
+		if r == 0 {
+			n = 14 // two warmup requests
+		}
+		for i := range n {
+			id := fmt.Sprintf("run%d-req%02d", r, i)
+			phase := aiperf.PhaseProfiling
+			if r == 0 && i < 2 {
+				phase = aiperf.PhaseWarmup
+			}
+			task := 100 + 10*float64(r) + float64(i%3) // run medians 101, 111, 121
+			md := aiperf.Metadata{XRequestID: id, Phase: phase, RequestStartNS: ns, RequestEndNS: ns + int64(task*1e6) + 2e6}
+			ns += int64(task*1e6) + 3e6
+			raw := aiperf.RawRecord{Metadata: md}
+			m := aiperf.MetricRecord{Metadata: md}
+			if err := json.Unmarshal([]byte(fmt.Sprintf(`{"request_latency":{"value":%g,"unit":"ms"}}`, task+2)), &m.Metrics); err != nil {
+				t.Fatal(err)
+			}
+			ex.Raw, ex.Metrics = append(ex.Raw, raw), append(ex.Metrics, m)
+			pairs = append(pairs, join.Pair{ID: id, Client: raw, Server: contract.Record{RequestID: id, Timing: contract.Timing{ModelCallMS: task}}})
+		}
+		runs = append(runs, ex)
+	}
+	rep, err := FromRuns(pairs, runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := rep.PerRun("task_call_p50")
+	if err != nil || len(got) != 3 || got[0] != 101 || got[1] != 111 || got[2] != 121 {
+		t.Fatalf("per-run task p50 %v (%v), want 101 111 121", got, err)
+	}
+	for _, r := range rep.Runs {
+		if r.Requests != 12 {
+			t.Errorf("run %d counts %d measured requests, want 12 (warmup excluded)", r.Index, r.Requests)
+		}
+	}
+	if rep.Figures[0].Name != "task_call_p50" || rep.Figures[0].Unit != "ms" || rep.Figures[0].Mean != 111 {
+		t.Errorf("task p50 over runs: %+v", rep.Figures[0])
+	}
+	if len(rep.Tails) != 4 || rep.Tails[0].N != 36 || rep.Tails[0].Reportable {
+		t.Errorf("36 pooled requests cannot support p95 (59 needed): %+v", rep.Tails)
 	}
 }
