@@ -14,6 +14,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
@@ -100,6 +101,7 @@ type AIPerfRun struct {
 	Requests    int      `json:"requests"`
 	Concurrency int      `json:"concurrency"`
 	Endpoint    string   `json:"endpoint_type"`
+	Runs        int      `json:"runs,omitempty"` // AIPerf multi-run: artifacts/profile_runs/run_NNNN (stats, #19)
 }
 
 // Identity is the native/HTTP comparison.
@@ -157,6 +159,10 @@ type Result struct {
 	Plot         string             `json:"plot,omitempty"`
 	Commands     [][]string         `json:"commands"`
 	Reproduce    string             `json:"reproduce"`
+	// Issue #19 (harness/stats): per-run figures with their intervals over runs and the tails
+	// under the sample rule; the gate's corpus figures with bootstrap intervals.
+	Repeated *stats.Repeated `json:"repeated,omitempty"`
+	Accuracy []Accuracy      `json:"accuracy,omitempty"`
 }
 
 // WriteJSON writes v as indented JSON, creating directories.

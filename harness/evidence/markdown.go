@@ -105,6 +105,7 @@ func writeStage(b *strings.Builder, s Stage) {
 		}
 		b.WriteString("\n")
 		writeFigures(b, s)
+		writeIntervals(b, s) // #19 statistics (intervals.go)
 		writeGateFigures(b, s)
 		writeReproduce(b, s)
 	}

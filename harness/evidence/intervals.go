@@ -1,0 +1,95 @@
+package evidence
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+)
+
+// The report's statistics (issue #19): repeated-run figures with their intervals, tails under the
+// sample rule and the gate's accuracy intervals, kept apart from the rest of the report.
+
+// writeIntervals is one row per checkpoint measured over runs.
+func writeIntervals(b *strings.Builder, s Stage) {
+	header := false
+	for _, r := range s.Results {
+		rep := r.Repeated
+		if rep == nil {
+			continue
+		}
+		if !header {
+			b.WriteString("Over runs (mean ± 95% Student-t half-width; *inconclusive* when the half-width exceeds 5% of the mean; tails pooled over runs, only with enough samples):\n\n" +
+				"| profile | runs × requests | Task p50 ms | client − Task p50 ms | throughput req/s | audio-s/s or images/s | client p95 / p99 ms | Task p95 / p99 ms |\n|---|---|---|---|---|---|---|---|\n")
+			header = true
+		}
+		rate := intervalCell(rep, "audio_seconds_per_second")
+		if rate == "—" {
+			rate = intervalCell(rep, "images_per_second")
+		}
+		requests := 0
+		if len(rep.Runs) > 0 {
+			requests = rep.Runs[0].Requests
+		}
+		fmt.Fprintf(b, "| %s | %d × %d | %s | %s | %s | %s | %s | %s |\n", r.Profile, len(rep.Runs), requests,
+			intervalCell(rep, "task_call_p50"), intervalCell(rep, "client_minus_task_p50"), intervalCell(rep, "request_throughput"),
+			rate, tailsCell(rep, "client_latency"), tailsCell(rep, "task_call"))
+	}
+	if header {
+		b.WriteString("\n")
+	}
+	writeAccuracy(b, s)
+}
+
+func intervalCell(rep *stats.Repeated, name string) string {
+	for _, f := range rep.Figures {
+		if f.Name != name {
+			continue
+		}
+		switch {
+		case f.CI == nil:
+			return fmt.Sprintf("%.3g (%s)", f.Mean, f.Reason)
+		case f.Inconclusive:
+			return fmt.Sprintf("%.4g ± %.2g *inconclusive*", f.Mean, f.HalfWidth)
+		default:
+			return fmt.Sprintf("%.4g ± %.2g", f.Mean, f.HalfWidth)
+		}
+	}
+	return "—"
+}
+
+func tailsCell(rep *stats.Repeated, name string) string {
+	var parts []string
+	for _, t := range rep.Tails {
+		if t.Name != name {
+			continue
+		}
+		if t.Reportable {
+			parts = append(parts, fmt.Sprintf("%.1f (≤ %.1f)", t.Value, t.UpperBound))
+		} else {
+			parts = append(parts, fmt.Sprintf("insufficient samples (%d < %d)", t.N, t.MinSamples))
+		}
+	}
+	if len(parts) == 0 {
+		return "—"
+	}
+	return strings.Join(parts, " / ")
+}
+
+// writeAccuracy lists the gate's corpus figures with their bootstrap intervals and verdicts.
+func writeAccuracy(b *strings.Builder, s Stage) {
+	header := false
+	for _, r := range s.Results {
+		for _, a := range r.Accuracy {
+			if !header {
+				b.WriteString("Accuracy (gate corpus figures; paired percentile bootstrap, 2,000 resamples, fixed seed; pass iff the 95th percentile is within the bound, fail iff the 5th is outside):\n\n" +
+					"| profile | figure | value | 90% bootstrap interval | bound | units | verdict |\n|---|---|---|---|---|---|---|\n")
+				header = true
+			}
+			fmt.Fprintf(b, "| %s | %s | %.4g | [%.4g, %.4g] | %s %g | %d | %s |\n", r.Profile, a.Figure, a.Value, a.Lower, a.Upper, a.Side, a.Bound, a.Test.Clusters, a.Test.Verdict)
+		}
+	}
+	if header {
+		b.WriteString("\n")
+	}
+}
