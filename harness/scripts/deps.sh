@@ -48,14 +48,15 @@ step "go: downloading modules (ginkgo runs as \`go tool ginkgo\`)"
 go mod download
 
 # Python tools used only by the parity tests (jiwer, scikit-image; securesystemslib and
-# in-toto-attestation check the signed runs), in a throwaway venv.
+# in-toto-attestation check the signed runs; junitparser and junit2html read the JUnit like CI
+# viewers do), in a throwaway venv.
 VENV="$CACHE/parity-venv"
-if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import jiwer, skimage, scipy, securesystemslib.dsse, in_toto_attestation, cryptography' 2>/dev/null; then
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import jiwer, skimage, scipy, securesystemslib.dsse, in_toto_attestation, cryptography, junitparser, junit2htmlreport' 2>/dev/null; then
   step "python: building parity venv at $VENV"
   mkdir -p "$CACHE"
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install -q --disable-pip-version-check jiwer==4.0.0 scikit-image==0.26.0 scipy==1.17.1 \
-    'securesystemslib[crypto]==1.6.0' in-toto-attestation==0.9.3
+    'securesystemslib[crypto]==1.6.0' in-toto-attestation==0.9.3 junitparser==5.0.3 junit2html==31.1.4
 else
   step "python: parity venv ready at $VENV"
 fi
