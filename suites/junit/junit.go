@@ -1,0 +1,212 @@
+// Package junit writes a stage suite's Ginkgo report as the JUnit XML a qualification
+// publishes, shaped for the viewers CI systems use: one test case per claim with its short
+// claim as the name and `<stage>.<profile>` as the classname, no setup nodes counted as tests,
+// figures as numeric properties with their unit in the name, the run's identity as suite
+// properties, skipped cases (planned rows, a blocked stage) with their reason, and package paths
+// relative to the repository.
+//
+// Ginkgo's own --junit-report names a case by its whole container hierarchy (hundreds of
+// characters sharing one prefix) and uses the suite title as every classname; its
+// JunitReportConfig cannot change either, so the conversion is ours, on Ginkgo's own JUnit types.
+package junit
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2/reporters"
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// Options say what the report cannot: where the repository is and what run this was.
+type Options struct {
+	ModuleRoot  string            // package paths are written relative to it
+	Properties  map[string]string // run id, target, versions, hardware
+	StageLabels []string          // labels that name a stage: the classname's first part
+}
+
+// StageClass is the classname part of specs that belong to the stage, not to one checkpoint
+// (the capability audit, the blocked verdict, the refusal probe).
+const StageClass = "stage"
+
+// FigureName is a figure's property name with its unit in it: ("client_latency_p50", "ms") →
+// "client_latency_p50_ms"; a unitless ratio keeps its name.
+func FigureName(name, unit string) string {
+	u := strings.NewReplacer("/", "_per_", " ", "_").Replace(unit)
+	if u == "" || u == "ratio" {
+		return name
+	}
+	return name + "_" + u
+}
+
+// Write converts r and writes it to path.
+func Write(path string, r types.Report, o Options) error {
+	suites := Convert(r, o)
+	data, err := xml.MarshalIndent(suites, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode JUnit: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("JUnit directory: %w", err)
+	}
+	if err := os.WriteFile(path, append([]byte(xml.Header), append(data, '\n')...), 0o644); err != nil {
+		return fmt.Errorf("write JUnit: %w", err)
+	}
+	return nil
+}
+
+// Convert builds the JUnit document: one <testsuite> per Ginkgo suite, a <testcase> per It.
+func Convert(r types.Report, o Options) reporters.JUnitTestSuites {
+	suite := reporters.JUnitTestSuite{
+		Name:       r.SuiteDescription,
+		Package:    relPackage(o.ModuleRoot, r.SuitePath),
+		Time:       r.RunTime.Seconds(),
+		Timestamp:  r.StartTime.UTC().Format("2006-01-02T15:04:05"),
+		Properties: properties(o.Properties),
+	}
+	for _, spec := range r.SpecReports {
+		if spec.LeafNodeType != types.NodeTypeIt {
+			continue // BeforeSuite, AfterSuite and report nodes are setup, not claims
+		}
+		tc := testCase(spec, o.StageLabels)
+		suite.Tests++
+		switch {
+		case tc.Failure != nil:
+			suite.Failures++
+		case tc.Error != nil:
+			suite.Errors++
+		case tc.Skipped != nil:
+			suite.Skipped++
+		}
+		suite.TestCases = append(suite.TestCases, tc)
+	}
+	return reporters.JUnitTestSuites{Tests: suite.Tests, Errors: suite.Errors, Failures: suite.Failures,
+		Disabled: suite.Disabled, Time: suite.Time, TestSuites: []reporters.JUnitTestSuite{suite}}
+}
+
+func testCase(spec types.SpecReport, stageLabels []string) reporters.JUnitTestCase {
+	tc := reporters.JUnitTestCase{
+		Name:      spec.LeafNodeText,
+		Classname: classname(spec, stageLabels),
+		Status:    spec.State.String(),
+		Time:      spec.RunTime.Seconds(),
+		SystemErr: spec.CapturedGinkgoWriterOutput,
+	}
+	figures, notes := entries(spec.ReportEntries)
+	if len(figures.Properties) > 0 {
+		tc.Properties = &figures
+	}
+	tc.SystemOut = notes
+	switch spec.State {
+	case types.SpecStatePassed:
+	case types.SpecStateSkipped, types.SpecStatePending:
+		reason := spec.Failure.Message
+		if spec.State == types.SpecStatePending {
+			reason = "pending"
+		}
+		tc.Skipped = &reporters.JUnitSkipped{Message: reason}
+	case types.SpecStateFailed:
+		tc.Failure = &reporters.JUnitFailure{Message: spec.Failure.Message, Type: "failed",
+			Description: fmt.Sprintf("%s\n%s", spec.Failure.Location, spec.Failure.Message)}
+	default: // panicked, interrupted, aborted, timed out
+		tc.Error = &reporters.JUnitError{Message: spec.Failure.Message, Type: spec.State.String(),
+			Description: fmt.Sprintf("%s\n%s", spec.Failure.Location, spec.Failure.Message)}
+	}
+	return tc
+}
+
+// classname is "<stage>.<profile>": the stage from the spec's labels, the profile from the
+// checkpoint container's text, which starts with it ("sphinx-en-us (checkpoint ...)").
+func classname(spec types.SpecReport, stageLabels []string) string {
+	stage := "suite"
+	for _, l := range spec.Labels() {
+		if slices.Contains(stageLabels, l) {
+			stage = l
+			break
+		}
+	}
+	profile := StageClass
+	if texts := spec.ContainerHierarchyTexts; len(texts) >= 2 {
+		profile, _, _ = strings.Cut(texts[1], " (")
+		profile = strings.ReplaceAll(strings.TrimSpace(profile), " ", "_")
+	}
+	return stage + "." + profile
+}
+
+// entries splits a spec's report entries into numeric figures (properties) and everything
+// else (written as name: JSON lines in system-out).
+func entries(list types.ReportEntries) (reporters.JUnitProperties, string) {
+	var props reporters.JUnitProperties
+	var notes strings.Builder
+	for _, e := range list {
+		if v, ok := number(e.Value); ok {
+			props.Properties = append(props.Properties, reporters.JUnitProperty{Name: e.Name, Value: strconv.FormatFloat(v, 'g', -1, 64)})
+			continue
+		}
+		fmt.Fprintf(&notes, "%s: %s\n", e.Name, asJSON(e.Value))
+	}
+	return props, notes.String()
+}
+
+// number is an entry's value when it is a number: the raw value in this process, or its JSON
+// when the report crossed processes (ginkgo -p).
+func number(v types.ReportEntryValue) (float64, bool) {
+	switch raw := v.GetRawValue().(type) {
+	case float64:
+		return raw, true
+	case float32:
+		return float64(raw), true
+	case int:
+		return float64(raw), true
+	case int64:
+		return float64(raw), true
+	case nil:
+		var n json.Number
+		if err := json.Unmarshal([]byte(strings.TrimSpace(v.AsJSON)), &n); err == nil {
+			f, err := n.Float64()
+			return f, err == nil
+		}
+	}
+	return 0, false
+}
+
+func asJSON(v types.ReportEntryValue) string {
+	if v.GetRawValue() == nil {
+		return v.AsJSON
+	}
+	data, err := json.Marshal(v.GetRawValue())
+	if err != nil {
+		return v.String()
+	}
+	return string(data)
+}
+
+func properties(m map[string]string) reporters.JUnitProperties {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var p reporters.JUnitProperties
+	for _, k := range keys {
+		p.Properties = append(p.Properties, reporters.JUnitProperty{Name: k, Value: m[k]})
+	}
+	return p
+}
+
+func relPackage(root, path string) string {
+	if root == "" {
+		return filepath.Base(path)
+	}
+	if rel, err := filepath.Rel(root, path); err == nil && filepath.IsLocal(rel) {
+		return "./" + filepath.ToSlash(rel)
+	}
+	return filepath.Base(path)
+}

@@ -1,0 +1,164 @@
+package junit
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+var stageLabels = []string{"asr", "t2i", "audioqa"}
+
+func spec(containers []string, labels []string, text string, state types.SpecState, msg string, entries ...types.ReportEntry) types.SpecReport {
+	return types.SpecReport{ContainerHierarchyTexts: containers, ContainerHierarchyLabels: [][]string{labels},
+		LeafNodeType: types.NodeTypeIt, LeafNodeText: text, State: state, RunTime: 1500 * time.Millisecond,
+		Failure: types.Failure{Message: msg}, ReportEntries: entries}
+}
+
+func entry(name string, v any) types.ReportEntry {
+	return types.ReportEntry{Name: name, Value: types.WrapEntryValue(v)}
+}
+
+// sampleReport is a stage 3 suite as the qualification runs it: a qualified checkpoint with
+// figures, a failing claim, a planned row, setup nodes, and a stage 9 style blocked verdict.
+func sampleReport(root string) types.Report {
+	stage := "Stage 3: recorded-clip transcription"
+	en := "sphinx-en-us (checkpoint pocketsphinx-en-us/en-us@0.8, full model, counted)"
+	ti := "sphinx-tidigits (checkpoint pocketsphinx-testdata/tidigits@0.8, full model, counted)"
+	planned := "whisper-tiny-fp16 (checkpoint openai/whisper-tiny@169d4a4, planned)"
+	return types.Report{SuiteDescription: "Stage 3 (asr): recorded-clip transcription", SuitePath: filepath.Join(root, "suites", "asr"),
+		StartTime: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC), RunTime: time.Minute,
+		SpecReports: []types.SpecReport{
+			{LeafNodeType: types.NodeTypeBeforeSuite, State: types.SpecStatePassed},
+			spec([]string{stage, en}, []string{"asr", "containers"}, "joins every request by X-Request-ID", types.SpecStatePassed, "",
+				entry("matched", 55), entry("join", map[string]int{"unmatched": 0})),
+			spec([]string{stage, en}, []string{"asr", "containers"}, "keeps client latency apart from the Task call", types.SpecStatePassed, "",
+				entry(FigureName("client_latency_p50", "ms"), 2211.1), entry(FigureName("request_throughput", "req/s"), 0.91),
+				entry(FigureName("rtf", "ratio"), 0.473)),
+			spec([]string{stage, ti}, []string{"asr", "containers"}, "joins every request by X-Request-ID", types.SpecStateFailed,
+				"2 AIPerf requests without a server record: r-7, r-9"),
+			spec([]string{stage, planned}, []string{"asr", "gpu"}, "is recorded as planned, with the reason", types.SpecStateSkipped,
+				"planned: the target's build command trtmc is not installed"),
+			spec([]string{"Stage 9: audio question answering"}, []string{"audioqa"}, "is reported blocked because no profile implements audio_text_to_text",
+				types.SpecStateSkipped, "blocked: none of the 8 profiles implements audio_text_to_text"),
+			{LeafNodeType: types.NodeTypeAfterSuite, State: types.SpecStatePassed},
+		}}
+}
+
+func TestConvertShapesCasesForViewers(t *testing.T) {
+	root := "/work/repo"
+	doc := Convert(sampleReport(root), Options{ModuleRoot: root, StageLabels: stageLabels,
+		Properties: map[string]string{"run_id": "r1", "target": "reference"}})
+	s := doc.TestSuites[0]
+	if s.Tests != 5 || s.Failures != 1 || s.Skipped != 2 {
+		t.Fatalf("tests/failures/skipped = %d/%d/%d, want 5/1/2 (setup nodes are not tests)", s.Tests, s.Failures, s.Skipped)
+	}
+	if s.Package != "./suites/asr" {
+		t.Errorf("package %q, want the path relative to the repository", s.Package)
+	}
+	want := []string{"asr.sphinx-en-us", "asr.sphinx-en-us", "asr.sphinx-tidigits", "asr.whisper-tiny-fp16", "audioqa.stage"}
+	for i, tc := range s.TestCases {
+		if tc.Classname != want[i] {
+			t.Errorf("case %d classname %q, want %q", i, tc.Classname, want[i])
+		}
+	}
+	if p := s.TestCases[1].Properties; p == nil || len(p.Properties) != 3 || p.Properties[0].Name != "client_latency_p50_ms" || p.Properties[0].Value != "2211.1" {
+		t.Errorf("figures as numeric properties with units in the name, got %+v", p)
+	}
+	if got := s.TestCases[0].SystemOut; !strings.Contains(got, `join: {"unmatched":0}`) {
+		t.Errorf("non-numeric entries belong in system-out, got %q", got)
+	}
+	if sk := s.TestCases[4].Skipped; sk == nil || !strings.HasPrefix(sk.Message, "blocked:") {
+		t.Errorf("a blocked stage must be a skipped case with its reason, got %+v", sk)
+	}
+}
+
+// TestJUnitReadByRealConsumers parses the written file with junitparser and renders it with
+// junit2html, the tools a CI viewer stands for (both in the parity venv that `make deps` builds).
+func TestJUnitReadByRealConsumers(t *testing.T) {
+	py := os.Getenv("QUAL_PARITY_PYTHON")
+	if py == "" {
+		t.Fatal("QUAL_PARITY_PYTHON is not set: run through `make test` (make deps builds the parity venv)")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "asr.xml")
+	if err := Write(path, sampleReport("/work/repo"), Options{ModuleRoot: "/work/repo", StageLabels: stageLabels,
+		Properties: map[string]string{"run_id": "r1", "target": "reference", "version.aiperf": "0.13.0"}}); err != nil {
+		t.Fatal(err)
+	}
+	script := `
+import json, sys
+from junitparser import JUnitXml, Failure, Skipped
+xml = JUnitXml.fromfile(sys.argv[1])
+out = {"suites": [], "cases": []}
+for suite in xml:
+    out["suites"].append({"tests": suite.tests, "failures": suite.failures, "skipped": suite.skipped,
+                          "props": {p.name: p.value for p in suite.properties()}})
+    for case in suite:
+        kinds = [type(r).__name__ for r in case.result]
+        props = {}
+        for el in case._elem.iter("property"):
+            props[el.get("name")] = float(el.get("value"))
+        out["cases"].append({"name": case.name, "classname": case.classname, "results": kinds,
+                             "messages": [r.message for r in case.result], "props": props})
+print(json.dumps(out))
+`
+	raw, err := exec.Command(py, "-c", script, path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("junitparser: %v\n%s", err, raw)
+	}
+	var got struct {
+		Suites []struct {
+			Tests, Failures, Skipped int
+			Props                    map[string]string
+		}
+		Cases []struct {
+			Name, Classname string
+			Results         []string
+			Messages        []string
+			Props           map[string]float64
+		}
+	}
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatalf("junitparser output: %v\n%s", err, raw)
+	}
+	if s := got.Suites[0]; s.Tests != 5 || s.Failures != 1 || s.Skipped != 2 || s.Props["run_id"] != "r1" || s.Props["version.aiperf"] != "0.13.0" {
+		t.Errorf("junitparser suite: %+v", s)
+	}
+	seen := map[string]bool{}
+	for _, c := range got.Cases {
+		key := c.Classname + "/" + c.Name
+		if seen[key] {
+			t.Errorf("two cases named %s: a viewer cannot tell them apart", key)
+		}
+		seen[key] = true
+		if len(c.Name) > 80 {
+			t.Errorf("case name of %d characters: %s", len(c.Name), c.Name)
+		}
+	}
+	if c := got.Cases[1]; c.Props["client_latency_p50_ms"] != 2211.1 {
+		t.Errorf("junitparser sees figures %v", c.Props)
+	}
+	if c := got.Cases[4]; len(c.Results) != 1 || c.Results[0] != "Skipped" || !strings.HasPrefix(c.Messages[0], "blocked:") {
+		t.Errorf("blocked stage as seen by junitparser: %+v", c)
+	}
+
+	html := filepath.Join(dir, "asr.html")
+	if out, err := exec.Command(py, "-m", "junit2htmlreport", path, html).CombinedOutput(); err != nil {
+		t.Fatalf("junit2html: %v\n%s", err, out)
+	}
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"asr.sphinx-tidigits", "joins every request by X-Request-ID", "r-7, r-9", "blocked: none of the 8 profiles"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("junit2html page lacks %q", want)
+		}
+	}
+}
