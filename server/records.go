@@ -14,8 +14,10 @@ import (
 // recordWriter appends records to a JSONL file. Each record is one write(2) of one line under
 // a lock: lines never interleave, and what was written survives a crash of this process.
 type recordWriter struct {
-	mu sync.Mutex
-	f  *os.File
+	mu      sync.Mutex
+	f       *os.File
+	enabled bool  // a records file was asked for
+	written int64 // records written so far
 }
 
 func openRecords(path string) (*recordWriter, error) {
@@ -26,11 +28,11 @@ func openRecords(path string) (*recordWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open records file: %w", err)
 	}
-	return &recordWriter{f: f}, nil
+	return &recordWriter{f: f, enabled: true}, nil
 }
 
 func (w *recordWriter) write(r *contract.Record) error {
-	if w.f == nil {
+	if !w.enabled {
 		return nil
 	}
 	line, err := json.Marshal(r)
@@ -42,8 +44,18 @@ func (w *recordWriter) write(r *contract.Record) error {
 	if w.f == nil {
 		return fmt.Errorf("records file closed")
 	}
-	_, err = w.f.Write(append(line, '\n'))
-	return err
+	if _, err = w.f.Write(append(line, '\n')); err != nil {
+		return err
+	}
+	w.written++
+	return nil
+}
+
+// count is how many records have been written.
+func (w *recordWriter) count() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.written
 }
 
 func (w *recordWriter) close() error {

@@ -1,0 +1,197 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
+	"github.com/trtmc-qual/trtmc-qual/native/audio"
+)
+
+// Request counts of BenchmarkPeerOverhead per server and concurrency (bounded: it stops by
+// itself), after a warmup of peerWarmup requests.
+const (
+	peerRequests = 2000
+	peerWarmup   = 200
+)
+
+// BenchmarkPeerOverhead compares trtmc-server with a FastAPI + uvicorn peer (server/peerbench,
+// installed by server/peerbench/setup.sh, whose python is $QUAL_PEER_PYTHON) in one run: the
+// same Go client sends the same 1 s multipart upload to the transcription route of each, both
+// calling a no-op Task, and reports client latency minus the Task's wall time (what each server
+// costs) p50/p95 at concurrency 1 and 16, and our/peer ratios. Goal: ratio <= 0.5, and ours
+// <= 0.3 / 0.8 ms p50/p95 at concurrency 1. trtmc-server runs in this process (the no-op Task is
+// a test double that no bundle provides) as this test binary in a process of its own, like the
+// peer; each server process gets one P/worker's worth of the machine only by the scheduler.
+func BenchmarkPeerOverhead(b *testing.B) {
+	python := os.Getenv("QUAL_PEER_PYTHON")
+	if python == "" {
+		b.Skip("QUAL_PEER_PYTHON is not set: run `make bench`, which builds the peer with server/peerbench/setup.sh")
+	}
+	ours := startOurs(b)
+	peer := startPeer(b, python)
+	payload, contentType := oneSecondUpload(b)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 30 * time.Second}
+	for b.Loop() {
+		for _, conc := range []int{1, 16} {
+			var p50, p95 [2]float64
+			for i, url := range []string{ours, peer} {
+				over := drive(b, client, url, payload, contentType, conc)
+				p50[i], p95[i] = pct(over, 50), pct(over, 95)
+			}
+			b.ReportMetric(p50[0], fmt.Sprintf("ours-c%d-p50-ms", conc))
+			b.ReportMetric(p95[0], fmt.Sprintf("ours-c%d-p95-ms", conc))
+			b.ReportMetric(p50[1], fmt.Sprintf("peer-c%d-p50-ms", conc))
+			b.ReportMetric(p95[1], fmt.Sprintf("peer-c%d-p95-ms", conc))
+			fmt.Printf("peer-bench c=%-2d client-minus-Task  trtmc-server p50 %.3f ms p95 %.3f ms | fastapi+uvicorn p50 %.3f ms p95 %.3f ms | ratio p50 %.2f p95 %.2f (goal <= 0.50)\n",
+				conc, p50[0], p95[0], p50[1], p95[1], p50[0]/p50[1], p95[0]/p95[1])
+		}
+	}
+}
+
+// peerServeEnv, when set to an address, makes the test binary serve trtmc-server's handler with
+// a no-op Task there instead of running tests (see TestMain): the benchmark's own server
+// process, so that ours runs in a process of its own like the peer.
+const peerServeEnv = "TRTMC_PEERBENCH_SERVE"
+
+// serveNoop serves trtmc-server's handler, with the binary's http.Server settings, and a no-op
+// Task (a test double: "noop" is no model) on addr until the process is killed.
+func serveNoop(addr string) error {
+	dir, err := os.MkdirTemp("", "peerbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	s, err := New(Config{Bundles: []string{"unused"}, Lanes: 16, QueueDepth: 1024, RecordsPath: filepath.Join(dir, "records.jsonl")})
+	if err != nil {
+		return err
+	}
+	s.models["noop"] = newServedModel("memory", testBundle("noop"), noopTranscriber{}, 16, 1024)
+	s.order = []string{"noop"}
+	s.ready.Store(true)
+	hs := &http.Server{Addr: addr, Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 30 * time.Second,
+		DisableGeneralOptionsHandler: true}
+	return hs.ListenAndServe()
+}
+
+// startOurs runs this test binary as the no-op trtmc-server on a free loopback port.
+func startOurs(b *testing.B) string {
+	url := freeLoopbackURL(b)
+	cmd := exec.Command(os.Args[0], "-test.run", "^$")
+	cmd.Env = append(os.Environ(), peerServeEnv+"="+strings.TrimPrefix(url, "http://"))
+	return startAndWait(b, cmd, url, "/health/live")
+}
+
+func freeLoopbackURL(b *testing.B) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	return "http://" + ln.Addr().String()
+}
+
+// startAndWait starts cmd, stops it at cleanup, and waits until url+probe answers.
+func startAndWait(b *testing.B, cmd *exec.Cmd, url, probe string) string {
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for ctx.Err() == nil {
+		if resp, err := http.Get(url + probe); err == nil {
+			resp.Body.Close()
+			return url
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	b.Fatalf("%s not up after 30 s: %s", cmd.Path, stderr.String())
+	return ""
+}
+
+// startPeer runs the FastAPI app under uvicorn (one worker, uvloop and httptools, access log
+// off: its production settings) on a free loopback port and waits for it.
+func startPeer(b *testing.B, python string) string {
+	url := freeLoopbackURL(b)
+	_, port, _ := strings.Cut(strings.TrimPrefix(url, "http://"), ":")
+	cmd := exec.Command(python, "-m", "uvicorn", "peer:app", "--host", "127.0.0.1", "--port", port,
+		"--workers", "1", "--loop", "uvloop", "--http", "httptools", "--no-access-log", "--log-level", "warning")
+	cmd.Dir = filepath.Join(repoRoot(), "server", "peerbench")
+	return startAndWait(b, cmd, url, "/health/ready")
+}
+
+func oneSecondUpload(b *testing.B) ([]byte, string) {
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	w, err := mw.CreateFormFile("file", "clip.wav")
+	if err != nil {
+		b.Fatal(err)
+	}
+	w.Write(audio.EncodePCM16(make([]int16, 16000), 1, 16000))
+	mw.WriteField("model", "noop")
+	mw.Close()
+	return body.Bytes(), mw.FormDataContentType()
+}
+
+// drive sends peerWarmup then peerRequests uploads from conc workers and returns each measured
+// request's client latency minus the Task wall time the server reported, in ms.
+func drive(b *testing.B, client *http.Client, url string, payload []byte, contentType string, conc int) []float64 {
+	one := func() (float64, error) {
+		start := time.Now()
+		resp, err := client.Post(url+"/v1/audio/transcriptions", contentType, bytes.NewReader(payload))
+		if err != nil {
+			return 0, err
+		}
+		data, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		lat := float64(time.Since(start).Nanoseconds()) / 1e6
+		var r struct {
+			Text   string          `json:"text"`
+			Timing contract.Timing `json:"trtmc_timing"`
+		}
+		if err != nil || resp.StatusCode != 200 || json.Unmarshal(data, &r) != nil || r.Text != "ok" {
+			return 0, fmt.Errorf("%s: %d %s %v", url, resp.StatusCode, data, err)
+		}
+		return lat - r.Timing.ModelCallMS, nil
+	}
+	for range peerWarmup {
+		if _, err := one(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	var out []float64
+	var wg sync.WaitGroup
+	for range conc {
+		wg.Go(func() {
+			for range peerRequests / conc {
+				v, err := one()
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				mu.Lock()
+				out = append(out, v)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
