@@ -74,12 +74,14 @@ bench: ## run the benchmarks and print their figures
 	go test -run '^$$' -bench . -benchtime 3x ./native/families/sphinx/ ./native/families/procdiff/
 	go test -run '^$$' -bench ServerOverhead -benchtime 2000x ./server/
 	go test -run '^$$' -bench ServerSphinxThroughput -benchtime 2x ./server/
+	QUAL_PEER_PYTHON=$$(bash server/peerbench/setup.sh) go test -run '^$$' -bench PeerOverhead -benchtime 1x ./server/
 
 FUZZTIME ?= 10m
 fuzz: ## run each fuzz target for FUZZTIME (default 10m); `make test` runs their seed corpora
 	go test -run '^$$' -fuzz '^FuzzDecodeWAV$$' -fuzztime $(FUZZTIME) ./native/audio/
 	go test -run '^$$' -fuzz '^FuzzTranscriptionMultipart$$' -fuzztime $(FUZZTIME) ./server/
 	go test -run '^$$' -fuzz '^FuzzChatContent$$' -fuzztime $(FUZZTIME) ./server/
+	go test -run '^$$' -fuzz '^FuzzJSONBodies$$' -fuzztime $(FUZZTIME) ./server/
 
 load: ## the full load test: concurrency 64 for 2 minutes against the real server, with figures
 	QUAL_LOAD_CONCURRENCY=64 QUAL_LOAD_SECONDS=120 go test -count=1 -v -run 'TestLoad|TestRSS' ./server/ | grep -E 'load:|RSS|^(---|ok|FAIL)'
