@@ -56,7 +56,7 @@ func (s *Server) parseTranscriptionForm(r *http.Request) (transcriptionForm, err
 		seen[name] = true
 		switch dst, ok := fields[name]; {
 		case name == "file":
-			if f.file, err = readLimited(part, s.cfg.MaxAudioBytes); err != nil {
+			if f.file, err = readLimitedSized(part, s.cfg.MaxAudioBytes, r.ContentLength); err != nil {
 				return f, bodyError(err, contract.CodeInvalidMultipart, "reading file: %v", err)
 			}
 		case ok:
@@ -77,6 +77,23 @@ func (s *Server) parseTranscriptionForm(r *http.Request) (transcriptionForm, err
 
 // errTooLarge marks a part over its limit.
 var errTooLarge = errors.New("too large")
+
+// readLimitedSized is readLimited into one buffer sized from the body's Content-Length (the
+// part cannot be longer), instead of io.ReadAll's doubling copies.
+func readLimitedSized(r io.Reader, limit, bodyLength int64) ([]byte, error) {
+	if bodyLength <= 0 {
+		return readLimited(r, limit)
+	}
+	buf := make([]byte, min(bodyLength, limit)+1)
+	n, err := io.ReadFull(r, buf)
+	switch {
+	case err == nil: // one byte more than the limit (or than the body) arrived
+		return nil, errTooLarge
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return buf[:n], nil
+	}
+	return nil, err
+}
 
 func readLimited(r io.Reader, limit int64) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
