@@ -261,7 +261,7 @@ func classify(p Profile, c capInfo, stage, excl string, replaces []string, opts 
 		excl = exclusion(p, stage)
 	}
 	if excl != "" {
-		row.Kind, row.Status, row.Reason, row.Markings = KindExcluded, StatusUnsupported, excl, []string{excl}
+		row.Kind, row.Status, row.Reason = KindExcluded, StatusUnsupported, excl // the reason is the marking
 		return row
 	}
 	row.Kind, row.Markings = kindOf(p, replaces)
