@@ -449,6 +449,11 @@ type taskResult struct {
 // between steps (procdiff) stops computing, while one that cannot (PocketSphinx) finishes.
 func (s *Server) callTask(x *exchange, m *servedModel, taskName string, fn func(ctx context.Context) error) error {
 	s.bodyDone(x)
+	select {
+	case <-s.abort: // a timed-out drain: no new Task call, even on a free lane
+		return errShuttingDown()
+	default:
+	}
 	ctx := x.r.Context()
 	release, queued, err := m.acquire(ctx, s.abort)
 	x.timing.QueueMS = float64(queued.Nanoseconds()) / 1e6
