@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -293,7 +294,7 @@ func (s *Server) serve(path string, rt route) http.Handler {
 // would stay armed while the Task runs, and the connection's background read hitting it would
 // cancel the request's context as if the client had gone.
 func (s *Server) limitBody(x *exchange) {
-	x.r.Body = http.MaxBytesReader(x.w, x.r.Body, s.cfg.MaxBodyBytes)
+	x.r.Body = sizedBody{http.MaxBytesReader(x.w, x.r.Body, s.cfg.MaxBodyBytes), x.r.ContentLength}
 	if x.r.ContentLength == 0 {
 		return
 	}
@@ -301,6 +302,21 @@ func (s *Server) limitBody(x *exchange) {
 	if http.NewResponseController(x.w).SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout)) == nil {
 		x.deadline = true
 	}
+}
+
+// sizedBody is a request body that remembers its declared length (-1 unknown), so that readers
+// can take it in one buffer of that size instead of io.ReadAll's doubling copies.
+type sizedBody struct {
+	io.ReadCloser
+	length int64
+}
+
+// readBody reads a whole body, in one allocation when its length was declared.
+func readBody(body io.Reader) ([]byte, error) {
+	if sb, ok := body.(sizedBody); ok && sb.length > 0 {
+		return readLimitedSized(sb, sb.length, sb.length)
+	}
+	return io.ReadAll(body)
 }
 
 // bodyDone disarms the body's read deadline once the body has been read, before the Task call.

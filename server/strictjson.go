@@ -28,7 +28,7 @@ const (
 // GOEXPERIMENT=jsonv2, and its standalone copy go-json-experiment promises no stable API, so a
 // small pre-pass over v1's tokenizer stays here.)
 func decodeStrict(body io.Reader, v any) error {
-	data, err := io.ReadAll(body)
+	data, err := readBody(body)
 	if err != nil {
 		return bodyError(err, contract.CodeInvalidJSON, "reading body: %v", err)
 	}

@@ -85,14 +85,19 @@ func readLimitedSized(r io.Reader, limit, bodyLength int64) ([]byte, error) {
 		return readLimited(r, limit)
 	}
 	buf := make([]byte, min(bodyLength, limit)+1)
-	n, err := io.ReadFull(r, buf)
-	switch {
-	case err == nil: // one byte more than the limit (or than the body) arrived
-		return nil, errTooLarge
-	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-		return buf[:n], nil
+	// Not io.ReadFull: it would pass a short body's io.ErrUnexpectedEOF off as a clean end.
+	for n := 0; ; {
+		m, err := r.Read(buf[n:])
+		n += m
+		switch {
+		case errors.Is(err, io.EOF):
+			return buf[:n], nil
+		case err != nil:
+			return nil, err
+		case n == len(buf): // one byte more than the limit (or than the body) arrived
+			return nil, errTooLarge
+		}
 	}
-	return nil, err
 }
 
 func readLimited(r io.Reader, limit int64) ([]byte, error) {
