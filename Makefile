@@ -46,12 +46,14 @@ qualify: deps ## the main job: all stages against the reference target, evidence
 # TRTMC_ROOT=/path/to/checkout), optionally one shard (SHARD=i/n), then assembles and verifies.
 # Without SHARD the shard comes from the engine when it gives one (Kubernetes Indexed Job:
 # JOB_COMPLETION_INDEX + QUAL_SHARD_TOTAL; GitLab parallel: CI_NODE_INDEX/CI_NODE_TOTAL).
+# --keep-going: a failing stage must not skip the later stages (a shard would lose them, and
+# shard 1 alone runs the stage-level audits, so the merged report would miss a stage).
 qualify-all: ## qualify TARGET (optionally TRTMC_ROOT, SHARD=i/n); evidence in reports/RUN_ID
 	@mkdir -p $(RUN_DIR)/junit
 	@echo "[qualify] run $(RUN_ID): target $(TARGET) $(if $(SHARD),shard $(SHARD),$(if $(JOB_COMPLETION_INDEX)$(CI_NODE_INDEX),shard from the engine (harness/shard)))"
 	@status=0; QUAL_TARGET=$(TARGET) QUAL_TRTMC_ROOT=$(if $(TRTMC_ROOT),$(abspath $(TRTMC_ROOT))) QUAL_SHARD=$(SHARD) QUAL_RUN_DIR=$(CURDIR)/$(RUN_DIR) \
 	  $(GINKGO) --timeout=6h --poll-progress-after=60s --junit-report=junit.xml --output-dir=$(RUN_DIR)/junit \
-	  --keep-separate-reports $(SUITES) || status=$$?; \
+	  --keep-separate-reports --keep-going $(SUITES) || status=$$?; \
 	go run ./harness/cmd/qual report $(RUN_DIR) && go run ./harness/cmd/qual sign $(RUN_DIR) && go run ./harness/cmd/qual verify $(RUN_DIR) || status=$$?; \
 	ln -sfn $(RUN_ID) reports/latest; \
 	if [ $$status -ne 0 ]; then echo "[qualify] some specs failed (exit $$status): see $(RUN_DIR)/qualification.md"; fi; \
