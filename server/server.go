@@ -100,7 +100,7 @@ func New(cfg Config) (*Server, error) {
 		s.records.close()
 		return nil, err
 	}
-	s.metrics = newMetrics(s.queueDepths, s.ids.forgottenCount)
+	s.metrics = newMetrics(s.queueDepths, s.ids.forgottenCount, s.tasks.count)
 	return s, nil
 }
 
@@ -471,6 +471,9 @@ func (s *Server) callTask(x *exchange, m *servedModel, taskName string, fn func(
 	default:
 	}
 	ctx := x.r.Context()
+	if ctx.Err() != nil { // gone while its body was parsed: no Task call for nobody
+		return errClientClosed("before its Task started")
+	}
 	release, queued, err := m.acquire(ctx, s.abort)
 	x.timing.QueueMS = float64(queued.Nanoseconds()) / 1e6
 	if err != nil {
@@ -509,6 +512,9 @@ func (s *Server) callTask(x *exchange, m *servedModel, taskName string, fn func(
 		return errShuttingDown()
 	}
 	x.timing.ModelCallMS = float64(res.wall.Nanoseconds()) / 1e6
+	if res.err != nil && errors.Is(res.err, context.Canceled) && ctx.Err() != nil {
+		return errClientClosed("and its Task stopped early")
+	}
 	return res.err
 }
 
