@@ -476,3 +476,27 @@ func TestExpiredArtifactsAreDeleted(t *testing.T) {
 		t.Errorf("the server's own artifact dir survived shutdown: %v", left)
 	}
 }
+
+// Items 1 and 2 together: a body still trickling when a drain times out does not hold the
+// shutdown past its grace; its request is recorded once, as 503 shutting_down.
+func TestTrickledBodyDoesNotHoldShutdown(t *testing.T) {
+	f := setup(t)
+	p := st.Start(t, f.server, []string{f.an4}, "--drain-timeout", "1s")
+	conn, err := net.Dial("tcp", strings.TrimPrefix(p.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /v1/images/generations HTTP/1.1\r\nHost: x\r\nX-Request-ID: trickle-at-drain\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+	waitInFlight(t, p.URL, 1)
+	if err := p.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := exitCode(p.Wait()); code != 1 {
+		t.Errorf("exit code %d after a timed-out drain, want 1\n%s", code, p.Stderr())
+	}
+	byID, _ := recordsByID(t, p)
+	if recs := byID["trickle-at-drain"]; len(recs) != 1 || recs[0].Status != 503 || recs[0].ErrorCode != contract.CodeShuttingDown {
+		t.Errorf("records of the trickled request: %+v, want one 503 shutting_down", recs)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -120,6 +121,9 @@ func bodyError(err error, code, format string, args ...any) error {
 	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		return newError(http.StatusRequestTimeout, contract.CodeRequestTimeout, "request body not received in time")
+	}
+	if errors.Is(err, net.ErrClosed) { // only a shutdown closes a connection under its handler
+		return errShuttingDown()
 	}
 	return badRequest(code, format, args...)
 }
