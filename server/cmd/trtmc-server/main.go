@@ -150,7 +150,7 @@ func shutdown(httpSrv *http.Server, srv *server.Server, timeout time.Duration, l
 			httpSrv.Close()
 		}
 		cancelGrace()
-		err = fmt.Errorf("drain timed out after %s: %d in-flight requests answered 503 shutting_down", timeout, n)
+		err = fmt.Errorf("drain timed out after %s with %d requests in flight: those still waiting answered 503 shutting_down", timeout, n)
 	}
 	closeCtx, cancelClose := context.WithTimeout(context.Background(), taskGrace)
 	defer cancelClose()
