@@ -191,9 +191,12 @@ func sideErrors(bErr, nErr error) string {
 	return strings.Join(parts, "; ")
 }
 
-// perRun is the per-run statistic of a row. Evidence written before repeated runs holds one
-// AIPerf run per row: one value, so every interval is undefined and the light white by rule.
+// perRun is the per-run statistic of a row. Evidence with one AIPerf run per row (the default
+// before repeated runs) holds one value: every interval is undefined and the light white by rule.
 func perRun(r evidence.Result) ([]float64, error) {
+	if r.Repeated != nil {
+		return r.Repeated.PerRun(perfFigure)
+	}
 	if r.Timing == nil {
 		return nil, fmt.Errorf("no timing (status %s: not measured)", r.Status)
 	}

@@ -140,3 +140,38 @@ func TestCompareImagesUseSSIM(t *testing.T) {
 		t.Errorf("SSIM down by 0.09 against a 0.01 margin: %+v", drop)
 	}
 }
+
+// TestCompareRepeatedRuns: five runs a side. The same build is not red; a 20% slower Task is red,
+// and the exit status says so.
+func TestCompareRepeatedRuns(t *testing.T) {
+	row := func(p50s ...float64) evidence.Result {
+		r := asrRow("sphinx-en-us", golds, p50s[0])
+		var runs []stats.Run
+		for i, v := range p50s {
+			runs = append(runs, stats.RunOf(i+1, timing.Summary{Requests: 12, Figures: []timing.Figure{{Name: perfFigure, Value: v}}}))
+		}
+		rep, err := stats.Summarize(runs, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Repeated = &rep
+		return r
+	}
+	base := writeRun(t, "base", row(100, 101, 99, 100.5, 99.8))
+	same := writeRun(t, "same", row(100.3, 99.6, 100.9, 99.4, 100.2))
+	slow := writeRun(t, "slow", row(120.1, 121, 119.5, 120.6, 119.9))
+	var out bytes.Buffer
+	if err := runCompare(context.Background(), []string{base, same}, &out); err != nil {
+		t.Fatalf("same build: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "| 5/5 |") || !strings.Contains(out.String(), "| yellow |") {
+		t.Errorf("same build should be yellow over 5/5 runs:\n%s", out.String())
+	}
+	out.Reset()
+	if err := runCompare(context.Background(), []string{base, slow}, &out); !errors.Is(err, errRegression) {
+		t.Fatalf("20%% slower must exit non-zero, got %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "| red |") {
+		t.Errorf("20%% slower should be red:\n%s", out.String())
+	}
+}
