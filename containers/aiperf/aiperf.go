@@ -48,9 +48,11 @@ type Profile struct {
 	TimeoutSeconds float64
 	ExtraInputs    map[string]any
 	APIKey         string
-	// Runs > 1 repeats the measured phase Runs times in one container (AIPerf's multi-run mode,
-	// --num-profile-runs: warmup before the first run only, the same seed for every run, each run's
-	// exports under artifacts/profile_runs/run_NNNN/); one container start instead of Runs.
+	// Runs > 1 runs the whole profile (warmup included, same seed) Runs times in one container,
+	// each run's exports under artifacts/profile_runs/run_NNNN/ (AIPerf's own multi-run layout).
+	// AIPerf 0.13.0's --num-profile-runs cannot be used: each trial re-validates a config holding
+	// tokenizer options, which audio_transcription refuses ("Tokenizer options cannot be used with
+	// endpoint type 'audio_transcription'"), so run-profile.sh loops over `aiperf profile` itself.
 	Runs int
 }
 
@@ -61,8 +63,10 @@ func (p Profile) Args() ([]string, error) {
 		"--request-count", strconv.Itoa(p.RequestCount), "--warmup-request-count", strconv.Itoa(p.WarmupCount),
 		"--concurrency", strconv.Itoa(max(1, p.Concurrency)), "--random-seed", strconv.Itoa(p.Seed),
 		"--request-timeout-seconds", strconv.FormatFloat(p.TimeoutSeconds, 'f', -1, 64),
-		"--export-level", "raw", "--ui-type", "none", "--no-server-metrics", "--no-gpu-telemetry",
-		"--artifact-dir", "/artifacts"}
+		"--export-level", "raw", "--ui-type", "none", "--no-server-metrics", "--no-gpu-telemetry"}
+	if p.Runs <= 1 { // several runs: run-profile.sh gives each its own --artifact-dir
+		args = append(args, "--artifact-dir", "/artifacts")
+	}
 	if p.EndpointType != AudioTranscription {
 		args = append(args, "--tokenizer", OfflineTokenizer)
 	}
@@ -75,9 +79,6 @@ func (p Profile) Args() ([]string, error) {
 	}
 	if p.APIKey != "" {
 		args = append(args, "--api-key", p.APIKey)
-	}
-	if p.Runs > 1 {
-		args = append(args, "--num-profile-runs", strconv.Itoa(p.Runs))
 	}
 	return args, nil
 }
@@ -171,7 +172,7 @@ func Run(ctx context.Context, image string, p Profile, outDir string, opts ...Op
 	customizers := []testcontainers.ContainerCustomizer{
 		testcontainers.WithCmd(args...),
 		testcontainers.WithFiles(files...),
-		testcontainers.WithEnv(map[string]string{"QUAL_AIPERF_VERSION": images.AIPerfVersion}),
+		testcontainers.WithEnv(map[string]string{"QUAL_AIPERF_VERSION": images.AIPerfVersion, "QUAL_AIPERF_RUNS": strconv.Itoa(max(1, p.Runs))}),
 		testcontainers.WithWaitStrategyAndDeadline(o.timeout, wait.ForExit().WithExitTimeout(o.timeout)),
 	}
 	if o.nw != nil {

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// TestArgsMultiRun: more than one run asks AIPerf for its multi-run mode; one run does not (a
-// single-run profile keeps the flat artifact layout the exports reader and verify expect).
+// TestArgsMultiRun: one run writes to /artifacts (the flat layout); several runs leave the
+// artifact directory to run-profile.sh, which gives each run its own profile_runs/run_NNNN.
 func TestArgsMultiRun(t *testing.T) {
 	p := Profile{Model: "m", URL: "http://s:8000", EndpointType: AudioTranscription, RequestCount: 12, WarmupCount: 3}
 	for _, c := range []struct {
@@ -18,8 +18,8 @@ func TestArgsMultiRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		i := slices.Index(args, "--num-profile-runs")
-		if got := i >= 0; got != c.want || (got && args[i+1] != "5") {
+		i := slices.Index(args, "--artifact-dir")
+		if got := i < 0; got != c.want || (!got && args[i+1] != "/artifacts") {
 			t.Errorf("runs %d: args %v", c.runs, args)
 		}
 	}

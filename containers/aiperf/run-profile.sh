@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs one `aiperf profile` inside the AIPerf image and leaves everything in /out:
+# Runs `aiperf profile` (QUAL_AIPERF_RUNS times, default once) inside the AIPerf image and leaves everything in /out:
 # the artifact directory as a tar, AIPerf's stdout/stderr, and its exit code. The container
 # exits when this does; the suite copies /out back. Exports finish after the CLI exits, so this
 # waits for the results-ready marker and for the raw export to stop growing before packing.
@@ -13,23 +13,41 @@ if [ -n "${QUAL_AIPERF_VERSION:-}" ] && [ "$version" != "$QUAL_AIPERF_VERSION" ]
   tar -C /artifacts -cf /out/artifacts.tar .
   exit 3
 fi
-aiperf profile "$@" >/out/aiperf.stdout 2>/out/aiperf.stderr
-code=$?
-echo "$code" >/out/exit_code
-# A single run writes to /artifacts; multi-run mode (--num-profile-runs) to each
-# /artifacts/profile_runs/run_NNNN. Wait for every run's marker and raw export.
-dirs=$(ls -d /artifacts/profile_runs/run_* 2>/dev/null || echo /artifacts)
-for d in $dirs; do
+# settle DIR: exports finish after the CLI exits; wait for the results-ready marker and for the
+# raw export to stop growing.
+settle() {
   i=0
-  while [ ! -f "$d/.aiperf_results_ready.json" ] && [ "$i" -lt 120 ]; do sleep 0.5; i=$((i+1)); done
+  while [ ! -f "$1/.aiperf_results_ready.json" ] && [ "$i" -lt 120 ]; do sleep 0.5; i=$((i+1)); done
   last=-1
   for _ in $(seq 1 60); do
-    size=$(stat -c %s "$d/profile_export_raw.jsonl" 2>/dev/null || echo 0)
+    size=$(stat -c %s "$1/profile_export_raw.jsonl" 2>/dev/null || echo 0)
     [ "$size" = "$last" ] && break
     last=$size
     sleep 0.5
   done
-done
+}
+# QUAL_AIPERF_RUNS > 1: the same profile runs that many times, one after the other, each into
+# /artifacts/profile_runs/run_NNNN (AIPerf's multi-run layout; its own --num-profile-runs refuses
+# audio_transcription in 0.13.0). The first failing run stops the loop.
+runs=${QUAL_AIPERF_RUNS:-1}
+code=0
+if [ "$runs" -gt 1 ]; then
+  : >/out/aiperf.stdout
+  : >/out/aiperf.stderr
+  n=1
+  while [ "$n" -le "$runs" ]; do
+    dir=/artifacts/profile_runs/$(printf 'run_%04d' "$n")
+    mkdir -p "$dir"
+    aiperf profile "$@" --artifact-dir "$dir" >>/out/aiperf.stdout 2>>/out/aiperf.stderr || { code=$?; break; }
+    settle "$dir"
+    n=$((n+1))
+  done
+else
+  aiperf profile "$@" >/out/aiperf.stdout 2>/out/aiperf.stderr
+  code=$?
+  settle /artifacts
+fi
+echo "$code" >/out/exit_code
 tar -C /artifacts -cf /out/artifacts.tar .
 cat /out/aiperf.stdout
 cat /out/aiperf.stderr >&2

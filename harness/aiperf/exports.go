@@ -133,11 +133,11 @@ func Read(dir string) (Exports, error) {
 	return e, err
 }
 
-// RunsDir is where AIPerf's multi-run mode (--num-profile-runs) puts each run's artifacts.
+// RunsDir is where each run of a repeated profile keeps its artifacts (AIPerf's multi-run layout).
 const RunsDir = "profile_runs"
 
 // ReadRuns loads every run of an artifact directory, in run order: each
-// profile_runs/run_NNNN/ of a multi-run profile, or the directory itself for a single run.
+// profile_runs/run_NNNN/ of a repeated profile, or the directory itself for a single run.
 func ReadRuns(dir string) ([]Exports, error) {
 	dirs, err := filepath.Glob(filepath.Join(dir, RunsDir, "run_*"))
 	if err != nil {
