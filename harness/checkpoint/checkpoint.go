@@ -23,6 +23,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
@@ -32,8 +33,8 @@ import (
 type Env struct {
 	Root      string // repository root (golden/, threshold pins)
 	Target    *target.Target
-	RunDir    string // reports/<run-id>
-	Stage     string
+	RunDir    string         // reports/<run-id>
+	Stage     workload.Stage // the suite's stage: the run directory's <stage>/
 	Images    images.Set
 	NativeBin string // the reference target's trtmc-native on the host
 	Log       io.Writer
@@ -42,6 +43,7 @@ type Env struct {
 // Checkpoint is one inventory row being qualified.
 type Checkpoint struct {
 	Env      *Env
+	W        workload.Workload // the row's stage
 	Row      inventory.Row
 	Manifest manifest.Manifest
 	Testcase manifest.Testcase
@@ -53,8 +55,18 @@ type Checkpoint struct {
 	serving    *serving
 }
 
-// New prepares a checkpoint from its inventory row.
+// New prepares a checkpoint from its inventory row, in RunDir/<stage>/<profile>.
 func New(env *Env, row inventory.Row) (*Checkpoint, error) {
+	return newIn(env, row, "")
+}
+
+// newIn prepares a checkpoint whose files go to dir (default RunDir/<stage>/<profile>). The row's own stage decides its
+// workload: a transcription row served for the stage 9 probe is still an ASR checkpoint.
+func newIn(env *Env, row inventory.Row, dir string) (*Checkpoint, error) {
+	w, err := workload.Get(row.Stage)
+	if err != nil {
+		return nil, err
+	}
 	m, err := manifest.Read(row.Manifest)
 	if err != nil {
 		return nil, err
@@ -62,8 +74,10 @@ func New(env *Env, row inventory.Row) (*Checkpoint, error) {
 	if len(m.Testcases) == 0 {
 		return nil, fmt.Errorf("manifest %s has no testcase", m.Name)
 	}
-	c := &Checkpoint{Env: env, Row: row, Manifest: m, Testcase: m.Testcases[0], steps: map[string]bool{},
-		Dir: filepath.Join(env.RunDir, env.Stage, m.Name)}
+	c := &Checkpoint{Env: env, W: w, Row: row, Manifest: m, Testcase: m.Testcases[0], steps: map[string]bool{}, Dir: dir}
+	if c.Dir == "" {
+		c.Dir = filepath.Join(env.RunDir, string(env.Stage), m.Name)
+	}
 	c.Result = evidence.Result{Profile: m.Name, Checkpoint: row.Checkpoint, Revision: row.Revision, Kind: row.Kind,
 		Counted: row.Counted, Status: inventory.StatusPlanned, Statement: row.Statement, Precision: m.Precision, GPU: "none",
 		Reproduce: fmt.Sprintf("QUAL_TARGET=%s ginkgo --label-filter=%s --focus=%q ./suites/%s", relTo(env.Root, env.Target.Path), env.Stage, m.Name+" ", env.Stage)}
@@ -145,7 +159,7 @@ func (c *Checkpoint) Build(ctx context.Context) error {
 // Capability checks that the built bundle implements the stage's Task: for the reference target
 // by loading it (`trtmc-native inspect`); for others from the bundle header's task.
 func (c *Checkpoint) Capability(ctx context.Context) error {
-	want := string(inventory.StageCapability(c.Env.Stage))
+	want := string(c.W.Capability())
 	if c.Env.Target.Kind != "reference" {
 		have, _, _ := inventory.ByTaskString("", fmt.Sprint(c.Result.Bundle.Header["task"]))
 		if len(have) == 0 || string(have[0]) != want {

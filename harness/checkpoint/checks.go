@@ -1,40 +1,20 @@
 package checkpoint
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"image/png"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
-	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
-	"github.com/trtmc-qual/trtmc-qual/native/audio"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
-	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
-
-func audioSHA(path string) (string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	a, err := audio.DecodeWAV(data)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return a.SHA256(), nil
-}
 
 // Join matches every AIPerf record (warmup included) to exactly one server record.
 func (c *Checkpoint) Join() (join.Report, error) {
@@ -43,7 +23,7 @@ func (c *Checkpoint) Join() (join.Report, error) {
 	}
 	rep := join.Join(c.serving.exports.Raw, c.serving.records, c.serving.route)
 	c.Result.Join = &rep
-	load := c.Env.Target.StageLoad(c.Env.Stage)
+	load := c.Env.Target.StageLoad(string(c.W.Stage()))
 	switch {
 	case !rep.OK():
 		return rep, c.fail("join", fmt.Errorf("%s", rep))
@@ -60,10 +40,7 @@ func (c *Checkpoint) Identity(ctx context.Context) error {
 	if c.Result.Join == nil || !c.steps["join"] {
 		return c.fail("identity", fmt.Errorf("no clean join to compare"))
 	}
-	id := &evidence.Identity{Rule: "transcript text exactly equal (HTTP == server record == trtmc-native)"}
-	if c.Env.Stage == inventory.StageT2I {
-		id.Rule = "image pixels exactly equal: pixel sha256 of the HTTP PNG == server record == trtmc-native generate-image"
-	}
+	id := &evidence.Identity{Rule: c.W.IdentityRule()}
 	native := map[string]string{}
 	for _, p := range c.Result.Join.Pairs {
 		out, err := c.compareOne(ctx, p, native)
@@ -92,136 +69,33 @@ func (c *Checkpoint) compareOne(ctx context.Context, p join.Pair, native map[str
 	if err := json.Unmarshal([]byte(p.Client.ResponseBody()), &body); err != nil || body.Timing == nil || body.Timing.ModelCallMS != p.Server.Timing.ModelCallMS {
 		return out, fmt.Errorf("response trtmc_timing %+v does not match the server record's %+v", body.Timing, p.Server.Timing)
 	}
-	var key string
-	var err error
-	switch c.Env.Stage {
-	case inventory.StageASR:
-		key, out.InputID, out.Gold, out.HTTPOutput, err = c.asrRequest(p)
-		if err == nil && p.Server.Output.Text != out.HTTPOutput {
-			err = fmt.Errorf("HTTP text %q != server record %q", out.HTTPOutput, p.Server.Output.Text)
-		}
-	case inventory.StageT2I:
-		key, out.InputID, out.HTTPOutput, err = c.t2iRequest(p)
-		if err == nil && (len(p.Server.Output.Images) != 1 || p.Server.Output.Images[0].SHA256 != out.HTTPOutput) {
-			err = fmt.Errorf("HTTP image %s != server record %v", out.HTTPOutput, p.Server.Output.Images)
-		}
-	}
+	req, err := c.W.Request(p, c.serving.inputs)
 	if err != nil {
 		return out, err
 	}
-	if _, ok := native[key]; !ok {
-		if native[key], err = c.nativeRun(ctx, p); err != nil {
+	out.InputID, out.Gold, out.HTTPOutput = req.Input, req.Gold, req.Output
+	if _, ok := native[req.Key]; !ok {
+		if native[req.Key], err = c.nativeRun(ctx, req); err != nil {
 			return out, err
 		}
 	}
-	out.Native = native[key]
+	out.Native = native[req.Key]
 	if out.Native != out.HTTPOutput {
 		return out, fmt.Errorf("native output %q != HTTP output %q", out.Native, out.HTTPOutput)
 	}
 	return out, nil
 }
 
-// asrRequest identifies the request's clip by the audio it sent and reads the HTTP transcript.
-func (c *Checkpoint) asrRequest(p join.Pair) (key, inputID, gold, text string, err error) {
-	file, _ := p.Client.Payload["file"].(map[string]any)
-	b64, _ := file["b64_data"].(string)
-	wav, err := base64.StdEncoding.DecodeString(b64)
-	if err != nil {
-		return "", "", "", "", fmt.Errorf("raw payload audio: %w", err)
-	}
-	a, err := audio.DecodeWAV(wav)
-	if err != nil {
-		return "", "", "", "", fmt.Errorf("raw payload audio: %w", err)
-	}
-	sha := a.SHA256()
-	if sha != p.Server.InputSHA256 {
-		return "", "", "", "", fmt.Errorf("audio sent (sha %s) != audio the server decoded (%s)", sha, p.Server.InputSHA256)
-	}
-	var resp struct {
-		Text *string `json:"text"`
-	}
-	if err := json.Unmarshal([]byte(p.Client.ResponseBody()), &resp); err != nil || resp.Text == nil {
-		return "", "", "", "", fmt.Errorf("HTTP response has no text: %q", tail(p.Client.ResponseBody()))
-	}
-	for _, in := range c.serving.inputs {
-		if in.AudioSHA == sha {
-			return in.ID, in.ID, in.Gold, *resp.Text, nil
-		}
-	}
-	return "", "", "", "", fmt.Errorf("request audio (sha %s) is not one of the pinned clips", sha)
-}
-
-// t2iRequest reads the request's settings and the HTTP image's pixel hash and size.
-func (c *Checkpoint) t2iRequest(p join.Pair) (key, inputID, pixelSHA string, err error) {
-	var resp contract.ImagesResponse
-	if err := json.Unmarshal([]byte(p.Client.ResponseBody()), &resp); err != nil || len(resp.Data) != 1 {
-		return "", "", "", fmt.Errorf("HTTP response holds no single b64 image (%v)", err)
-	}
-	pngBytes, err := base64.StdEncoding.DecodeString(resp.Data[0].B64JSON)
-	if err != nil {
-		return "", "", "", fmt.Errorf("image base64: %w", err)
-	}
-	img, err := png.Decode(bytes.NewReader(pngBytes))
-	if err != nil {
-		return "", "", "", fmt.Errorf("image does not decode: %w", err)
-	}
-	w, h, err := requestedSize(p.Client.Payload)
-	if err != nil {
-		return "", "", "", err
-	}
-	if img.Bounds().Dx() != w || img.Bounds().Dy() != h {
-		return "", "", "", fmt.Errorf("image is %dx%d, requested %dx%d", img.Bounds().Dx(), img.Bounds().Dy(), w, h)
-	}
-	prompt, _ := p.Client.Payload["prompt"].(string)
-	for _, in := range c.serving.inputs {
-		if in.Prompt.Prompt == prompt {
-			inputID = in.ID
-		}
-	}
-	payload, _ := json.Marshal(p.Client.Payload)
-	return string(payload), inputID, task.ImageSHA256Of(img), nil
-}
-
-func requestedSize(payload map[string]any) (int, int, error) {
-	size, _ := payload["size"].(string)
-	ws, hs, ok := strings.Cut(size, "x")
-	w, err1 := strconv.Atoi(ws)
-	h, err2 := strconv.Atoi(hs)
-	if !ok || err1 != nil || err2 != nil {
-		return 0, 0, fmt.Errorf("request payload size %q is not WxH", size)
-	}
-	return w, h, nil
-}
-
 // nativeRun runs the target's native-run command for the request's input inside the server
 // container, on the bundle the server serves.
-func (c *Checkpoint) nativeRun(ctx context.Context, p join.Pair) (string, error) {
-	values := map[string]string{"bundle": c.serving.server.BundlePath(c.bundlePath)}
+func (c *Checkpoint) nativeRun(ctx context.Context, req workload.Request) (string, error) {
 	tmpl := c.Env.Target.NativeRun[c.Manifest.TaskString()]
 	if len(tmpl) == 0 {
 		return "", fmt.Errorf("target %s has no native_run command for task %q", c.Env.Target.Name, c.Manifest.TaskString())
 	}
-	switch c.Env.Stage {
-	case inventory.StageASR:
-		key, _, _, _, err := c.asrRequest(p)
-		if err != nil {
-			return "", err
-		}
-		values["input"] = "/data/" + key + ".wav"
-	case inventory.StageT2I:
-		w, h, err := requestedSize(p.Client.Payload)
-		if err != nil {
-			return "", err
-		}
-		get := func(k string) string {
-			if v, ok := p.Client.Payload[k]; ok && v != nil {
-				return fmt.Sprint(v)
-			}
-			return ""
-		}
-		values["prompt"], values["negative_prompt"], values["seed"] = get("prompt"), get("negative_prompt"), get("seed")
-		values["steps"], values["guidance"] = get("num_inference_steps"), get("guidance_scale")
-		values["width"], values["height"] = strconv.Itoa(w), strconv.Itoa(h)
+	values := map[string]string{"bundle": c.serving.server.BundlePath(c.bundlePath)}
+	for k, v := range req.Native {
+		values[k] = v
 	}
 	args, err := target.Expand(tmpl, values)
 	if err != nil {
@@ -232,25 +106,12 @@ func (c *Checkpoint) nativeRun(ctx context.Context, p join.Pair) (string, error)
 	if err != nil || code != 0 {
 		return "", fmt.Errorf("native run %v: exit %d %v: %s", args, code, err, tail(out))
 	}
-	var res struct {
-		Text        *string `json:"text"`
-		ImageSHA256 string  `json:"image_sha256"`
-	}
-	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &res); err != nil {
-		return "", fmt.Errorf("native run output %q: %w", tail(out), err)
-	}
-	if c.Env.Stage == inventory.StageASR {
-		if res.Text == nil {
-			return "", fmt.Errorf("native run printed no text: %s", tail(out))
-		}
-		return *res.Text, nil
-	}
-	return res.ImageSHA256, nil
+	return c.W.NativeOutput(out)
 }
 
-// Meaning checks outputs are meaningful, not only identical: ASR transcripts non-empty and
-// within the family's gold-WER bound; images decodable at the requested size (checked in
-// Identity) and within TRTMC's diffusion sanity bounds.
+// Meaning checks outputs are meaningful, not only identical, by the workload's rule (ASR:
+// transcripts non-empty and within the family's gold-WER bound; images within TRTMC's
+// diffusion sanity bounds).
 func (c *Checkpoint) Meaning() error {
 	if c.Result.Identity == nil || !c.steps["identity"] {
 		return c.fail("meaning", fmt.Errorf("identity did not pass"))
@@ -259,72 +120,15 @@ func (c *Checkpoint) Meaning() error {
 	if err != nil {
 		return c.fail("meaning", err)
 	}
-	m := &evidence.Meaning{Checks: map[string]float64{}}
-	c.Result.Meaning = m
-	switch c.Env.Stage {
-	case inventory.StageASR:
-		bound, err := th.Limit("gold_wer")
-		if err != nil {
-			return c.fail("meaning", err)
-		}
-		m.Rule = fmt.Sprintf("every transcript non-empty; corpus WER to gold (gold-wer-v1, unit costs) over all requests <= %v (the family's gold_wer)", bound)
-		wer, empty, err := metrics.GoldCorpusWER(evidence.GoldPairs(c.Result.Outputs))
-		if err != nil {
-			return c.fail("meaning", err)
-		}
-		m.Checks["gold_wer"], m.Checks["empty_transcripts"], m.Checks["gold_wer_bound"] = wer, float64(empty), bound
-		if empty > 0 {
-			m.Failures = append(m.Failures, fmt.Sprintf("%d empty transcripts", empty))
-		}
-		if wer > bound {
-			m.Failures = append(m.Failures, fmt.Sprintf("gold WER %.4f > %v", wer, bound))
-		}
-	case inventory.StageT2I:
-		m.Rule = "images decode at the requested size; each image's pixel mean within [pixel_mean_min, pixel_mean_max] and std >= pixel_std_min"
-		if err := c.imageSanity(th, m); err != nil {
-			return c.fail("meaning", err)
-		}
+	m, err := c.W.Meaning(th, c.Result.Outputs, c.Result.Join.Pairs)
+	c.Result.Meaning = &m
+	if err != nil {
+		return c.fail("meaning", err)
 	}
 	if len(m.Failures) > 0 {
 		return c.fail("meaning", fmt.Errorf("%s", strings.Join(m.Failures, "; ")))
 	}
 	c.done("meaning")
-	return nil
-}
-
-func (c *Checkpoint) imageSanity(th manifest.Thresholds, m *evidence.Meaning) error {
-	lim := map[string]float64{}
-	for _, k := range []string{"pixel_mean_min", "pixel_mean_max", "pixel_std_min"} {
-		v, err := th.Limit(k)
-		if err != nil {
-			return err
-		}
-		lim[k] = v
-	}
-	worstStd, minMean, maxMean := 1.0, 1.0, 0.0
-	for _, p := range c.Result.Join.Pairs {
-		var resp contract.ImagesResponse
-		if err := json.Unmarshal([]byte(p.Client.ResponseBody()), &resp); err != nil || len(resp.Data) == 0 {
-			m.Failures = append(m.Failures, fmt.Sprintf("%s: no image in the response (%v)", p.ID, err))
-			continue
-		}
-		raw, err := base64.StdEncoding.DecodeString(resp.Data[0].B64JSON)
-		if err != nil {
-			m.Failures = append(m.Failures, p.ID+": image base64: "+err.Error())
-			continue
-		}
-		planes, err := metrics.DecodePNG(raw)
-		if err != nil {
-			m.Failures = append(m.Failures, p.ID+": "+err.Error())
-			continue
-		}
-		s := metrics.PixelStats(planes)
-		worstStd, minMean, maxMean = min(worstStd, s.Std), min(minMean, s.Mean), max(maxMean, s.Mean)
-		if s.Mean < lim["pixel_mean_min"] || s.Mean > lim["pixel_mean_max"] || s.Std < lim["pixel_std_min"] {
-			m.Failures = append(m.Failures, fmt.Sprintf("%s: pixel mean %.3f std %.3f outside the sanity bounds", p.ID, s.Mean, s.Std))
-		}
-	}
-	m.Checks["pixel_std_min_seen"], m.Checks["pixel_mean_min_seen"], m.Checks["pixel_mean_max_seen"] = worstStd, minMean, maxMean
 	return nil
 }
 

@@ -12,13 +12,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory/reference"
 	"github.com/trtmc-qual/trtmc-qual/containers/engine"
 	"github.com/trtmc-qual/trtmc-qual/containers/images"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory/reference"
 	"github.com/trtmc-qual/trtmc-qual/harness/shard"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // Plan is what a suite knows when it builds its spec tree: the target and the stage's
@@ -26,6 +27,7 @@ import (
 type Plan struct {
 	Root   string
 	Stage  string
+	W      workload.Workload
 	Target *target.Target
 	Rows   []inventory.Row
 	Paths  []string // every manifest of the target
@@ -62,6 +64,10 @@ func RepoRoot() (string, error) {
 // NewPlan reads the target named by $QUAL_TARGET (default suites/targets/reference.yaml) and
 // the stage's inventory. A TRTMC target resolves its manifests in $QUAL_TRTMC_ROOT.
 func NewPlan(stage string) (*Plan, error) {
+	w, err := workload.Get(stage)
+	if err != nil {
+		return nil, err
+	}
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, err
@@ -81,7 +87,7 @@ func NewPlan(stage string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Root: root, Stage: stage, Target: t, Caps: inventory.ByTaskString}
+	p := &Plan{Root: root, Stage: stage, W: w, Target: t, Caps: inventory.ByTaskString}
 	opts := inventory.Options{Capabilities: inventory.ByTaskString}
 	if t.Kind == "reference" {
 		p.Caps, opts.Capabilities = reference.Capabilities, reference.Capabilities
@@ -115,7 +121,7 @@ func (p *Plan) Setup(ctx context.Context, log *os.File) (*Env, error) {
 		runDir = filepath.Join(p.Root, runDir)
 	}
 	engine.ApplyTestcontainersDefaults()
-	env := &Env{Root: p.Root, Target: p.Target, RunDir: runDir, Stage: p.Stage, Log: log}
+	env := &Env{Root: p.Root, Target: p.Target, RunDir: runDir, Stage: p.W.Stage(), Log: log}
 	b := &images.Builder{Log: log, BaseImage: os.Getenv("QUAL_BASE_IMAGE")}
 	set, err := b.Ensure(ctx, p.Root)
 	if err != nil {
@@ -141,7 +147,7 @@ func NewStageRun(env *Env, p *Plan) *StageRun {
 	rows := append([]inventory.Row(nil), p.Rows...)
 	inventory.Relative(rows, p.Target.Root)
 	return &StageRun{Env: env, Evidence: evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: p.Stage,
-		Number: inventory.StageNumber(p.Stage), Inventory: rows, Target: relTo(p.Root, p.Target.Path), TargetKind: p.Target.Kind,
+		Number: p.W.Number(), Inventory: rows, Target: relTo(p.Root, p.Target.Path), TargetKind: p.Target.Kind,
 		Settings: map[string]any{"aiperf": p.Target.StageLoad(p.Stage), "server": p.Target.Server}}}
 }
 

@@ -1,10 +1,8 @@
 package checkpoint
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -15,50 +13,19 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 )
 
-// QAPair is one fixed audio question-answer pair from golden/audioqa/pairs.jsonl.
-type QAPair struct {
-	ID       string `json:"id"`
-	Dataset  string `json:"dataset"`
-	Clip     string `json:"clip"`
-	Question string `json:"question"`
-	Answer   string `json:"answer"`
-}
-
-// ReadQAPairs reads the pinned audio QA pairs.
-func ReadQAPairs(path string) ([]QAPair, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read QA pairs: %w", err)
-	}
-	var out []QAPair
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		var p QAPair
-		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		out = append(out, p)
-	}
-	return out, sc.Err()
-}
-
-// ProbeAudioRefusal returns its cleanups in start order. It serves a transcription-only bundle (row, of stage asr) and sends one pinned
-// audio question to /v1/chat/completions: the server must refuse it with 400
-// unsupported_capability, echo the request id, and record the refusal.
-func ProbeAudioRefusal(ctx context.Context, env *Env, row inventory.Row, pair QAPair) (*evidence.Probe, []Cleanup, error) {
-	asrEnv := *env
-	asrEnv.Stage = inventory.StageASR
-	c, err := New(&asrEnv, row)
+// ProbeAudioRefusal serves a transcription-only bundle (row, an ASR row: it is served as the
+// ASR checkpoint it is, in RunDir/<stage>/probe-<profile>) and sends one pinned audio question
+// to /v1/chat/completions: the server must refuse it with 400 unsupported_capability, echo the
+// request id, and record the refusal. It returns its cleanups in start order.
+func ProbeAudioRefusal(ctx context.Context, env *Env, row inventory.Row, pair dataset.QAPair) (*evidence.Probe, []Cleanup, error) {
+	c, err := newIn(env, row, filepath.Join(env.RunDir, string(env.Stage), "probe-"+row.Profile))
 	if err != nil {
 		return nil, nil, err
 	}
-	c.Dir = filepath.Join(env.RunDir, env.Stage, "probe-"+row.Profile)
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return nil, nil, err
 	}
@@ -78,32 +45,26 @@ func ProbeAudioRefusal(ctx context.Context, env *Env, row inventory.Row, pair QA
 	if err != nil {
 		return nil, cleanups, err
 	}
-	set, err := dataset.ReadASR(filepath.Join(env.Root, pair.Dataset))
+	clip, _, err := workload.QAClip(env.Root, pair, filepath.Join(c.Dir, "qa"))
 	if err != nil {
 		return nil, cleanups, err
 	}
-	clips, err := set.Materialize(env.Root, filepath.Join(c.Dir, "qa"))
+	wav, err := os.ReadFile(clip)
 	if err != nil {
 		return nil, cleanups, err
 	}
-	var wav []byte
-	for _, cl := range clips {
-		if cl.ID == pair.Clip {
-			wav, err = os.ReadFile(cl.Path)
-		}
+	body, err := workload.ProbeBody(row.Profile, pair, wav)
+	if err != nil {
+		return nil, cleanups, err
 	}
-	if len(wav) == 0 {
-		return nil, cleanups, fmt.Errorf("QA pair %s names clip %s, not in %s (%v)", pair.ID, pair.Clip, pair.Dataset, err)
-	}
-	body, _ := json.Marshal(map[string]any{"model": row.Profile, "messages": []any{map[string]any{"role": "user", "content": []any{
-		map[string]any{"type": "text", "text": pair.Question},
-		map[string]any{"type": "input_audio", "input_audio": map[string]any{"data": base64.StdEncoding.EncodeToString(wav), "format": "wav"}},
-	}}}})
 	base, err := c.serving.server.BaseURL(ctx)
 	if err != nil {
 		return nil, cleanups, err
 	}
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/chat/completions", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/chat/completions", bytes.NewReader(body))
+	if err != nil {
+		return nil, cleanups, err
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Request-ID", "audioqa-probe-"+pair.ID)
 	resp, err := http.DefaultClient.Do(req)

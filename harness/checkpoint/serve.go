@@ -16,28 +16,16 @@ import (
 	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
-	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 )
-
-// input is one pinned input, on the host and in the server container.
-type input struct {
-	ID            string
-	HostPath      string // ASR clip
-	ContainerPath string
-	Gold          string
-	Seconds       float64
-	AudioSHA      string // task.Audio.SHA256 of the decoded clip
-	Prompt        dataset.Prompt
-}
 
 // serving is the state of the served part of the run.
 type serving struct {
 	network *testcontainers.DockerNetwork
 	server  *trtmcserver.Container
-	inputs  []input
+	inputs  []workload.Input
 	aiperf  *aiperf.Result
 	exports harnessaiperf.Exports
 	records []contract.Record
@@ -127,58 +115,17 @@ func (c *Checkpoint) StartServer(ctx context.Context) (Cleanup, error) {
 }
 
 // loadInputs materializes the testcase's pinned dataset.
-func (c *Checkpoint) loadInputs() ([]input, error) {
-	path := filepath.Join(c.Env.Root, c.Testcase.Dataset)
-	sum, err := bundle.FileSHA256(path)
+func (c *Checkpoint) loadInputs() ([]workload.Input, error) {
+	sum, err := bundle.FileSHA256(filepath.Join(c.Env.Root, c.Testcase.Dataset))
 	if err != nil {
 		return nil, err
 	}
-	var out []input
-	switch c.Env.Stage {
-	case inventory.StageASR:
-		set, err := dataset.ReadASR(path)
-		if err != nil {
-			return nil, err
-		}
-		clips, err := set.Materialize(c.Env.Root, filepath.Join(c.Dir, "inputs"))
-		if err != nil {
-			return nil, err
-		}
-		for _, cl := range clips {
-			sha, err := audioSHA(cl.Path)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, input{ID: cl.ID, HostPath: cl.Path, ContainerPath: "/data/" + cl.ID + ".wav", Gold: cl.Gold, Seconds: cl.Duration, AudioSHA: sha})
-		}
-	case inventory.StageT2I:
-		prompts, err := dataset.ReadPrompts(path)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range prompts {
-			out = append(out, input{ID: p.ID, Prompt: p})
-		}
-	default:
-		return nil, fmt.Errorf("stage %s has no serving inputs", c.Env.Stage)
+	out, err := c.W.Inputs(c.Env.Root, c.Testcase.Dataset, c.Dir)
+	if err != nil {
+		return nil, err
 	}
 	c.Result.Dataset = evidence.Dataset{Path: c.Testcase.Dataset, SHA256: sum, Items: len(out)}
 	return out, nil
-}
-
-// t2iSettings are the fixed generation settings of the stage: the testcase's, at the bundle's
-// first declared size.
-func (c *Checkpoint) t2iSettings() map[string]any {
-	s := map[string]any{"response_format": "b64_json"}
-	for k, v := range c.Testcase.Settings {
-		s[k] = v
-	}
-	if sizes, ok := c.Manifest.Build["sizes"].([]any); ok && len(sizes) > 0 {
-		if wh, ok := sizes[0].([]any); ok && len(wh) == 2 {
-			s["size"] = fmt.Sprintf("%vx%v", wh[0], wh[1])
-		}
-	}
-	return s
 }
 
 // RunAIPerf sends W warmup and N measured requests from the pinned inputs and collects the
@@ -187,26 +134,16 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 	if c.serving == nil || c.serving.server == nil {
 		return c.fail("aiperf", fmt.Errorf("no server running"))
 	}
-	load := c.Env.Target.StageLoad(c.Env.Stage)
+	load := c.Env.Target.StageLoad(string(c.W.Stage()))
 	p := aiperf.Profile{Model: c.Manifest.Name, URL: c.serving.server.InternalURL(), RequestCount: load.Requests,
 		WarmupCount: load.Warmup, Concurrency: load.Concurrency, Seed: load.Seed, TimeoutSeconds: load.TimeoutSeconds, Media: map[string]string{}}
-	switch c.Env.Stage {
-	case inventory.StageASR:
-		p.EndpointType, c.serving.route = aiperf.AudioTranscription, "/v1/audio/transcriptions"
-		for _, in := range c.serving.inputs {
-			p.Inputs = append(p.Inputs, map[string]any{"session_id": in.ID, "audio": in.ContainerPath})
-			p.Media[in.ContainerPath] = in.HostPath
-		}
-	case inventory.StageT2I:
-		p.EndpointType, c.serving.route = aiperf.ImageGeneration, "/v1/images/generations"
-		p.ExtraInputs = c.t2iSettings()
-		for _, in := range c.serving.inputs {
-			extra := map[string]any{"seed": in.Prompt.Seed}
-			if in.Prompt.NegativePrompt != "" {
-				extra["negative_prompt"] = in.Prompt.NegativePrompt
-			}
-			p.Inputs = append(p.Inputs, map[string]any{"session_id": in.ID, "text": in.Prompt.Prompt, "extra": extra})
-		}
+	l, err := c.W.AIPerf(c.serving.inputs, c.Manifest, c.Testcase)
+	if err != nil {
+		return c.fail("aiperf", err)
+	}
+	p.EndpointType, p.Inputs, p.ExtraInputs, c.serving.route = c.W.EndpointType(), l.Rows, l.ExtraInputs, c.W.Route()
+	for k, v := range l.Media {
+		p.Media[k] = v
 	}
 	c.Result.Endpoint = c.serving.route
 	c.Result.Settings = map[string]any{"warmup": load.Warmup, "requests": load.Requests, "concurrency": load.Concurrency,

@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 )
 
 // Pair is one joined request.

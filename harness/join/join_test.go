@@ -3,8 +3,8 @@ package join
 import (
 	"testing"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 )
 
 func client(id, phase string, line int) aiperf.RawRecord {

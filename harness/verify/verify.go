@@ -6,11 +6,7 @@
 package verify
 
 import (
-	"bytes"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -20,9 +16,8 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
-	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
-	"github.com/trtmc-qual/trtmc-qual/native/task"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // Problem is one mismatch.
@@ -86,6 +81,11 @@ func checkBundle(where string, r evidence.Result, report func(string, string, ..
 }
 
 func checkServed(runDir, where, stage string, r evidence.Result, report func(string, string, ...any)) {
+	w, err := workload.Get(stage)
+	if err != nil {
+		report(where, "%v", err)
+		return
+	}
 	exports, err := harnessaiperf.Read(filepath.Join(runDir, r.AIPerf.Dir))
 	if err != nil {
 		report(where, "AIPerf exports: %v", err)
@@ -128,15 +128,14 @@ func checkServed(runDir, where, stage string, r evidence.Result, report func(str
 			report(where, "stored output for %s has no joined request", o.RequestID)
 			continue
 		}
-		got, err := httpOutput(stage, p)
+		got, err := w.HTTPOutput(p)
 		if err != nil || got != o.HTTPOutput || got != o.Native {
 			report(where, "request %s: stored HTTP output %q / native %q, artifacts say %q (%v)", o.RequestID, o.HTTPOutput, o.Native, got, err)
 		}
 	}
-	if stage == inventory.StageASR && r.Meaning != nil {
-		wer, _, err := metrics.GoldCorpusWER(evidence.GoldPairs(r.Outputs))
-		if err != nil || math.Abs(wer-r.Meaning.Checks["gold_wer"]) > 1e-12 {
-			report(where, "gold WER recomputed %.6f from stored outputs, evidence says %.6f (%v)", wer, r.Meaning.Checks["gold_wer"], err)
+	if r.Meaning != nil {
+		for _, problem := range w.RecheckMeaning(r.Outputs, *r.Meaning) {
+			report(where, "%s", problem)
 		}
 	}
 }
@@ -152,31 +151,4 @@ func compareFigures(where string, got, want timing.Summary, report func(string, 
 			report(where, "figure %s recomputed %v, evidence says %s = %v", f.Name, f.Value, w.Name, w.Value)
 		}
 	}
-}
-
-// httpOutput re-derives a request's output from the stored raw response.
-func httpOutput(stage string, p join.Pair) (string, error) {
-	body := p.Client.ResponseBody()
-	if stage == inventory.StageASR {
-		var r contract.TranscriptionResponse
-		err := json.Unmarshal([]byte(body), &r)
-		return r.Text, err
-	}
-	var r contract.ImagesResponse
-	if err := json.Unmarshal([]byte(body), &r); err != nil || len(r.Data) != 1 {
-		return "", fmt.Errorf("no single image in the stored response (%v)", err)
-	}
-	raw, err := base64.StdEncoding.DecodeString(r.Data[0].B64JSON)
-	if err != nil {
-		return "", err
-	}
-	img, err := png.Decode(bytes.NewReader(raw))
-	if err != nil {
-		return "", err
-	}
-	sha := task.ImageSHA256Of(img)
-	if p.Server.Output == nil || len(p.Server.Output.Images) != 1 || p.Server.Output.Images[0].SHA256 != sha {
-		return sha, fmt.Errorf("server record image hash differs from the stored response's pixels")
-	}
-	return sha, nil
 }

@@ -6,14 +6,14 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/suites/labels"
 	"github.com/trtmc-qual/trtmc-qual/suites/qualify"
 )
 
 // Stage 3: one complete recorded WAV clip per request → one final transcript, over
 // POST /v1/audio/transcriptions (AIPerf endpoint type audio_transcription).
-var suite = qualify.MustPlan(inventory.StageASR)
+var suite = qualify.MustPlan(workload.ASR)
 
 var _ = Describe("Stage 3: recorded-clip transcription", Label(labels.ASR), func() {
 	suite.Checkpoints()

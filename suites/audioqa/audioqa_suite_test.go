@@ -6,14 +6,14 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/suites/labels"
 	"github.com/trtmc-qual/trtmc-qual/suites/qualify"
 )
 
 // Stage 9: one recorded clip + a question → an answer, over POST /v1/chat/completions with
 // input_audio parts (AIPerf endpoint type chat). The fixed QA pairs are in golden/audioqa/.
-var suite = qualify.MustPlan(inventory.StageAudioQA)
+var suite = qualify.MustPlan(workload.AudioQA)
 
 var _ = Describe("Stage 9: audio question answering", Ordered, Label(labels.AudioQA), func() {
 	suite.AudioQA()

@@ -15,6 +15,8 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/suites/labels"
 )
 
@@ -26,8 +28,8 @@ type Suite struct {
 }
 
 // MustPlan reads the target and the stage's inventory while the spec tree is built.
-func MustPlan(stage string) *Suite {
-	p, err := checkpoint.NewPlan(stage)
+func MustPlan(stage workload.Stage) *Suite {
+	p, err := checkpoint.NewPlan(string(stage))
 	if err != nil {
 		panic(fmt.Sprintf("qualification plan for stage %s: %v", stage, err))
 	}
@@ -145,7 +147,7 @@ func (s *Suite) buildAndGate(c **checkpoint.Checkpoint) {
 		Expect((*c).Build(ctx)).To(Succeed())
 		AddReportEntry("bundle", (*c).Result.Bundle, ReportEntryVisibilityFailureOrVerbose)
 	}, NodeTimeout(20*time.Minute))
-	It(fmt.Sprintf("implements %s, by capability rather than by name or declared mode", inventory.StageCapability(s.Plan.Stage)), func(ctx SpecContext) {
+	It(fmt.Sprintf("implements %s, by capability rather than by name or declared mode", s.Plan.W.Capability()), func(ctx SpecContext) {
 		Expect((*c).Capability(ctx)).To(Succeed())
 	})
 	It("passes the family's unchanged gate on that exact bundle, with pinned thresholds", func(ctx SpecContext) {
@@ -201,7 +203,7 @@ func (s *Suite) excluded(row inventory.Row) {
 // AudioQA declares stage 9: the capability audit, and with no capable profile the blocked
 // report and the refusal probe; capable profiles get the full qualification.
 func (s *Suite) AudioQA() {
-	want := inventory.StageCapability(s.Plan.Stage)
+	want := s.Plan.W.Capability()
 	var capable []inventory.Row
 	for _, r := range s.Plan.Rows {
 		if r.NativeTask == string(want) {
@@ -243,11 +245,11 @@ func (s *Suite) AudioQA() {
 	}
 	Describe("the serving path refuses audio questions it cannot answer", Ordered, Label(labels.Containers), func() {
 		It("answers an input_audio part with 400 unsupported_capability, naming the model and the Task, and records it", func(ctx SpecContext) {
-			asr, err := checkpoint.NewPlan(inventory.StageASR)
+			asr, err := checkpoint.NewPlan(string(workload.ASR))
 			Expect(err).NotTo(HaveOccurred())
 			counted := inventory.Counted(asr.Rows)
 			Expect(counted).NotTo(BeEmpty(), "no transcription model to probe with")
-			pairs, err := checkpoint.ReadQAPairs(filepath.Join(s.Plan.Root, "golden", "audioqa", "pairs.jsonl"))
+			pairs, err := dataset.ReadQAPairs(filepath.Join(s.Plan.Root, workload.PairsPath))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(pairs).NotTo(BeEmpty())
 			probe, cleanups, err := checkpoint.ProbeAudioRefusal(ctx, s.Env, counted[0], pairs[0])

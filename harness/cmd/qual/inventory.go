@@ -14,6 +14,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory/reference"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // runInventory prints a target's inventory: each stage's rows (gap rows included), the stage-3
@@ -29,6 +30,11 @@ func runInventory(_ context.Context, args []string, stdout io.Writer) error {
 	check := fs.Bool("check", false, "fail unless stages 3 and 6 each have a counted checkpoint")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *stage != "" {
+		if _, err := workload.Get(*stage); err != nil {
+			return usageError{err}
+		}
 	}
 	start := time.Now()
 	root := "."
@@ -79,9 +85,6 @@ func runInventory(_ context.Context, args []string, stdout io.Writer) error {
 		result[s] = entry
 		if !*asJSON {
 			printRows(stdout, s, rows, entry)
-			if s == inventory.StageASR {
-				printLimits(stdout, rep.Limits)
-			}
 		}
 	}
 	if *asJSON {
@@ -89,6 +92,7 @@ func runInventory(_ context.Context, args []string, stdout io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(result)
 	}
+	printLimits(stdout, rep.Limits)
 	printOther(stdout, rep.Other, root)
 	fmt.Fprintf(stdout, "\n%d manifests read in %s\n", len(paths), time.Since(start).Round(time.Millisecond))
 	if *check {

@@ -48,23 +48,44 @@ func commands() map[string]command {
 	}
 }
 
+// usageError is a wrong invocation (an unknown stage, a missing argument): exit status 2,
+// like an unknown command, so scripts can tell it from a failed check (1).
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
 func main() {
-	if len(os.Args) < 2 || os.Args[1] == "-h" || os.Args[1] == "--help" || os.Args[1] == "help" {
-		fmt.Print(usage)
-		return
-	}
-	cmd, ok := commands()[os.Args[1]]
-	if !ok {
-		fmt.Fprintf(os.Stderr, "qual: unknown command %q\n\n%s", os.Args[1], usage)
-		os.Exit(2)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := cmd(ctx, os.Args[2:], os.Stdout); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return
-		}
-		fmt.Fprintf(os.Stderr, "qual %s: %v\n", os.Args[1], err)
-		os.Exit(1)
+	code := runQual(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// runQual is qual with its arguments and streams; it returns the exit status: 0 done, 1 a
+// command failed, 2 a wrong invocation (no command, unknown command, bad usage).
+func runQual(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
 	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	cmd, ok := commands()[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "qual: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	err := cmd(ctx, args[1:], stdout)
+	var ue usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "qual %s: %v\n", args[0], err)
+		return 2
+	}
+	fmt.Fprintf(stderr, "qual %s: %v\n", args[0], err)
+	return 1
 }

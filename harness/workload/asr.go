@@ -1,0 +1,166 @@
+package workload
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
+	"github.com/trtmc-qual/trtmc-qual/native/audio"
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
+	"github.com/trtmc-qual/trtmc-qual/native/manifest"
+	"github.com/trtmc-qual/trtmc-qual/native/task"
+)
+
+// ASR is stage 3: one complete recorded WAV clip per request → one final transcript.
+const ASR Stage = "asr"
+
+type asr struct{}
+
+func (asr) Stage() Stage          { return ASR }
+func (asr) Number() int           { return 3 }
+func (asr) Title() string         { return "recorded-clip transcription" }
+func (asr) Capability() task.Name { return task.SpeechTranscription }
+func (asr) Route() string         { return "/v1/audio/transcriptions" }
+func (asr) EndpointType() string  { return "audio_transcription" }
+func (asr) Figures() []string     { return []string{"audio_seconds_per_second", "rtf", "rtfx"} }
+func (asr) IdentityRule() string {
+	return "transcript text exactly equal (HTTP == server record == trtmc-native)"
+}
+
+// Inputs materializes the pinned clips; each is copied into the server container under /data
+// for the native runs.
+func (asr) Inputs(root, datasetPath, dir string) ([]Input, error) {
+	set, err := dataset.ReadASR(filepath.Join(root, datasetPath))
+	if err != nil {
+		return nil, err
+	}
+	clips, err := set.Materialize(root, filepath.Join(dir, "inputs"))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Input, 0, len(clips))
+	for _, cl := range clips {
+		sha, err := fileAudioSHA(cl.Path)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Input{ID: cl.ID, HostPath: cl.Path, ContainerPath: "/data/" + cl.ID + ".wav", Gold: cl.Gold, Seconds: cl.Duration, AudioSHA: sha})
+	}
+	return out, nil
+}
+
+// fileAudioSHA is the decoded clip's identity, as the server records it in input_sha256.
+func fileAudioSHA(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	a, err := audio.DecodeWAV(data)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return a.SHA256(), nil
+}
+
+func (asr) AIPerf(inputs []Input, _ manifest.Manifest, _ manifest.Testcase) (Load, error) {
+	l := Load{Media: map[string]string{}}
+	for _, in := range inputs {
+		l.Rows = append(l.Rows, map[string]any{"session_id": in.ID, "audio": in.ContainerPath})
+		l.Media[in.ContainerPath] = in.HostPath
+	}
+	return l, nil
+}
+
+// Request identifies the clip by the audio AIPerf sent (its decoded sha256 must equal what the
+// server decoded) and reads the HTTP transcript.
+func (w asr) Request(p join.Pair, inputs []Input) (Request, error) {
+	file, _ := p.Client.Payload["file"].(map[string]any)
+	b64, _ := file["b64_data"].(string)
+	wav, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		return Request{}, fmt.Errorf("raw payload audio: %w", err)
+	}
+	a, err := audio.DecodeWAV(wav)
+	if err != nil {
+		return Request{}, fmt.Errorf("raw payload audio: %w", err)
+	}
+	sha := a.SHA256()
+	if sha != p.Server.InputSHA256 {
+		return Request{}, fmt.Errorf("audio sent (sha %s) != audio the server decoded (%s)", sha, p.Server.InputSHA256)
+	}
+	text, err := w.HTTPOutput(p)
+	if err != nil {
+		return Request{}, err
+	}
+	for _, in := range inputs {
+		if in.AudioSHA == sha {
+			return Request{Key: in.ID, Input: in.ID, Gold: in.Gold, Output: text, Native: map[string]string{"input": in.ContainerPath}}, nil
+		}
+	}
+	return Request{}, fmt.Errorf("request audio (sha %s) is not one of the pinned clips", sha)
+}
+
+func (asr) HTTPOutput(p join.Pair) (string, error) {
+	var resp struct {
+		Text *string `json:"text"`
+	}
+	if err := json.Unmarshal([]byte(p.Client.ResponseBody()), &resp); err != nil || resp.Text == nil {
+		return "", fmt.Errorf("HTTP response has no text: %q", tail(p.Client.ResponseBody()))
+	}
+	if err := checkRecord(p); err != nil {
+		return "", err
+	}
+	if p.Server.Output.Text != *resp.Text {
+		return "", fmt.Errorf("HTTP text %q != server record %q", *resp.Text, p.Server.Output.Text)
+	}
+	return *resp.Text, nil
+}
+
+func (asr) NativeOutput(stdout string) (string, error) {
+	var res struct {
+		Text *string `json:"text"`
+	}
+	if err := nativeJSON(stdout, &res); err != nil {
+		return "", err
+	}
+	if res.Text == nil {
+		return "", fmt.Errorf("native run printed no text: %s", tail(stdout))
+	}
+	return *res.Text, nil
+}
+
+// Meaning: every transcript non-empty and the corpus WER to the human gold text within the
+// family's gold_wer bound.
+func (asr) Meaning(th manifest.Thresholds, outputs []evidence.Output, _ []join.Pair) (evidence.Meaning, error) {
+	m := evidence.Meaning{Checks: map[string]float64{}}
+	bound, err := th.Limit("gold_wer")
+	if err != nil {
+		return m, err
+	}
+	m.Rule = fmt.Sprintf("every transcript non-empty; corpus WER to gold (gold-wer-v1, unit costs) over all requests <= %v (the family's gold_wer)", bound)
+	wer, empty, err := metrics.GoldCorpusWER(evidence.GoldPairs(outputs))
+	if err != nil {
+		return m, err
+	}
+	m.Checks["gold_wer"], m.Checks["empty_transcripts"], m.Checks["gold_wer_bound"] = wer, float64(empty), bound
+	if empty > 0 {
+		m.Failures = append(m.Failures, fmt.Sprintf("%d empty transcripts", empty))
+	}
+	if wer > bound {
+		m.Failures = append(m.Failures, fmt.Sprintf("gold WER %.4f > %v", wer, bound))
+	}
+	return m, nil
+}
+
+func (asr) RecheckMeaning(outputs []evidence.Output, m evidence.Meaning) []string {
+	wer, _, err := metrics.GoldCorpusWER(evidence.GoldPairs(outputs))
+	if err != nil || wer-m.Checks["gold_wer"] > 1e-12 || m.Checks["gold_wer"]-wer > 1e-12 {
+		return []string{fmt.Sprintf("gold WER recomputed %.6f from stored outputs, evidence says %.6f (%v)", wer, m.Checks["gold_wer"], err)}
+	}
+	return nil
+}

@@ -1,0 +1,221 @@
+package workload
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/png"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
+	"github.com/trtmc-qual/trtmc-qual/native/manifest"
+	"github.com/trtmc-qual/trtmc-qual/native/task"
+)
+
+// T2I is stage 6: one prompt → one image at one fixed size, explicit steps/guidance/seed.
+const T2I Stage = "t2i"
+
+type t2i struct{}
+
+func (t2i) Stage() Stage          { return T2I }
+func (t2i) Number() int           { return 6 }
+func (t2i) Title() string         { return "text-to-image" }
+func (t2i) Capability() task.Name { return task.TextToImage }
+func (t2i) Route() string         { return "/v1/images/generations" }
+func (t2i) EndpointType() string  { return "image_generation" }
+func (t2i) Figures() []string     { return []string{"images_per_second"} }
+func (t2i) IdentityRule() string {
+	return "image pixels exactly equal: pixel sha256 of the HTTP PNG == server record == trtmc-native generate-image"
+}
+
+// Inputs reads the pinned prompts; nothing is copied into the server container.
+func (t2i) Inputs(root, datasetPath, _ string) ([]Input, error) {
+	prompts, err := dataset.ReadPrompts(filepath.Join(root, datasetPath))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Input, 0, len(prompts))
+	for _, p := range prompts {
+		out = append(out, Input{ID: p.ID, Prompt: p})
+	}
+	return out, nil
+}
+
+// AIPerf sends each prompt with its seed (and negative prompt); the fixed settings are the
+// testcase's, at the bundle's first declared size, as b64_json.
+func (t2i) AIPerf(inputs []Input, m manifest.Manifest, tc manifest.Testcase) (Load, error) {
+	l := Load{ExtraInputs: map[string]any{"response_format": "b64_json"}}
+	for k, v := range tc.Settings {
+		l.ExtraInputs[k] = v
+	}
+	if sizes, ok := m.Build["sizes"].([]any); ok && len(sizes) > 0 {
+		if wh, ok := sizes[0].([]any); ok && len(wh) == 2 {
+			l.ExtraInputs["size"] = fmt.Sprintf("%vx%v", wh[0], wh[1])
+		}
+	}
+	for _, in := range inputs {
+		extra := map[string]any{"seed": in.Prompt.Seed}
+		if in.Prompt.NegativePrompt != "" {
+			extra["negative_prompt"] = in.Prompt.NegativePrompt
+		}
+		l.Rows = append(l.Rows, map[string]any{"session_id": in.ID, "text": in.Prompt.Prompt, "extra": extra})
+	}
+	return l, nil
+}
+
+// Request reads the HTTP image (decoded at the requested size) and the request's settings; the
+// native-run key is the whole payload, so identical settings share one native run.
+func (w t2i) Request(p join.Pair, inputs []Input) (Request, error) {
+	sha, err := w.HTTPOutput(p)
+	if err != nil {
+		return Request{}, err
+	}
+	width, height, err := requestedSize(p.Client.Payload)
+	if err != nil {
+		return Request{}, err
+	}
+	img := p.Server.Output.Images[0]
+	if img.Width != width || img.Height != height {
+		return Request{}, fmt.Errorf("image is %dx%d, requested %dx%d", img.Width, img.Height, width, height)
+	}
+	get := func(k string) string {
+		if v, ok := p.Client.Payload[k]; ok && v != nil {
+			return fmt.Sprint(v)
+		}
+		return ""
+	}
+	r := Request{Output: sha, Native: map[string]string{"prompt": get("prompt"), "negative_prompt": get("negative_prompt"),
+		"seed": get("seed"), "steps": get("num_inference_steps"), "guidance": get("guidance_scale"),
+		"width": strconv.Itoa(width), "height": strconv.Itoa(height)}}
+	for _, in := range inputs {
+		if in.Prompt.Prompt == r.Native["prompt"] {
+			r.Input = in.ID
+		}
+	}
+	payload, err := json.Marshal(p.Client.Payload)
+	if err != nil {
+		return Request{}, fmt.Errorf("request payload: %w", err)
+	}
+	r.Key = string(payload)
+	return r, nil
+}
+
+func requestedSize(payload map[string]any) (int, int, error) {
+	size, _ := payload["size"].(string)
+	ws, hs, ok := strings.Cut(size, "x")
+	w, err1 := strconv.Atoi(ws)
+	h, err2 := strconv.Atoi(hs)
+	if !ok || err1 != nil || err2 != nil {
+		return 0, 0, fmt.Errorf("request payload size %q is not WxH", size)
+	}
+	return w, h, nil
+}
+
+// HTTPOutput is the pixel sha256 of the one PNG in the response, which must equal the server
+// record's and have the record's size.
+func (t2i) HTTPOutput(p join.Pair) (string, error) {
+	img, err := responsePNG(p.Client.ResponseBody())
+	if err != nil {
+		return "", err
+	}
+	sha := task.ImageSHA256Of(img)
+	if err := checkRecord(p); err != nil {
+		return "", err
+	}
+	recs := p.Server.Output.Images
+	if len(recs) != 1 || recs[0].SHA256 != sha {
+		return "", fmt.Errorf("HTTP image %s != server record %v", sha, recs)
+	}
+	if b := img.Bounds(); b.Dx() != recs[0].Width || b.Dy() != recs[0].Height {
+		return "", fmt.Errorf("HTTP image is %dx%d, server record says %dx%d", b.Dx(), b.Dy(), recs[0].Width, recs[0].Height)
+	}
+	return sha, nil
+}
+
+// responsePNG decodes the single b64_json image of an images response.
+func responsePNG(body string) (image.Image, error) {
+	raw, err := responseImageBytes(body)
+	if err != nil {
+		return nil, err
+	}
+	img, err := png.Decode(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("image does not decode: %w", err)
+	}
+	return img, nil
+}
+
+func responseImageBytes(body string) ([]byte, error) {
+	var resp contract.ImagesResponse
+	if err := json.Unmarshal([]byte(body), &resp); err != nil || len(resp.Data) != 1 {
+		return nil, fmt.Errorf("HTTP response holds no single b64 image (%v)", err)
+	}
+	raw, err := base64.StdEncoding.DecodeString(resp.Data[0].B64JSON)
+	if err != nil {
+		return nil, fmt.Errorf("image base64: %w", err)
+	}
+	return raw, nil
+}
+
+// NativeOutput is the pixel sha256 the native run prints.
+func (t2i) NativeOutput(stdout string) (string, error) {
+	var res struct {
+		ImageSHA256 string `json:"image_sha256"`
+	}
+	if err := nativeJSON(stdout, &res); err != nil {
+		return "", err
+	}
+	if res.ImageSHA256 == "" {
+		return "", fmt.Errorf("native run printed no image_sha256: %s", tail(stdout))
+	}
+	return res.ImageSHA256, nil
+}
+
+// Meaning: every image's pixel mean within [pixel_mean_min, pixel_mean_max] and its std at
+// least pixel_std_min (TRTMC's diffusion sanity bounds); decoding at the requested size is
+// checked per request by Request.
+func (t2i) Meaning(th manifest.Thresholds, _ []evidence.Output, pairs []join.Pair) (evidence.Meaning, error) {
+	m := evidence.Meaning{Checks: map[string]float64{},
+		Rule: "images decode at the requested size; each image's pixel mean within [pixel_mean_min, pixel_mean_max] and std >= pixel_std_min"}
+	lim := map[string]float64{}
+	for _, k := range []string{"pixel_mean_min", "pixel_mean_max", "pixel_std_min"} {
+		v, err := th.Limit(k)
+		if err != nil {
+			return m, err
+		}
+		lim[k] = v
+	}
+	worstStd, minMean, maxMean := 1.0, 1.0, 0.0
+	for _, p := range pairs {
+		raw, err := responseImageBytes(p.Client.ResponseBody())
+		if err != nil {
+			m.Failures = append(m.Failures, p.ID+": "+err.Error())
+			continue
+		}
+		planes, err := metrics.DecodePNG(raw)
+		if err != nil {
+			m.Failures = append(m.Failures, p.ID+": "+err.Error())
+			continue
+		}
+		s := metrics.PixelStats(planes)
+		worstStd, minMean, maxMean = min(worstStd, s.Std), min(minMean, s.Mean), max(maxMean, s.Mean)
+		if s.Mean < lim["pixel_mean_min"] || s.Mean > lim["pixel_mean_max"] || s.Std < lim["pixel_std_min"] {
+			m.Failures = append(m.Failures, fmt.Sprintf("%s: pixel mean %.3f std %.3f outside the sanity bounds", p.ID, s.Mean, s.Std))
+		}
+	}
+	m.Checks["pixel_std_min_seen"], m.Checks["pixel_mean_min_seen"], m.Checks["pixel_mean_max_seen"] = worstStd, minMean, maxMean
+	return m, nil
+}
+
+// RecheckMeaning recomputes nothing: the sanity statistics need the family's thresholds file,
+// which a published run does not carry. Each image's pixel hash is re-derived offline through
+// HTTPOutput instead.
+func (t2i) RecheckMeaning([]evidence.Output, evidence.Meaning) []string { return nil }

@@ -1,0 +1,150 @@
+// Package workload is the harness twin of native/family: one Workload per stage, holding
+// everything that differs between stages — the pinned inputs and their dataset, the route and
+// AIPerf endpoint type, how the HTTP output is read and compared, the native run's arguments,
+// the meaning check and the stage's timing figures. The checkpoint flow, the suites and the
+// offline verifier ask the registry instead of switching on a stage name.
+//
+// Adding a stage is one new file (its Stage constant and its Workload) and one line in All.
+//
+// It links no container code and no cgo, so the offline verifier can use it.
+package workload
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
+	"github.com/trtmc-qual/trtmc-qual/native/manifest"
+	"github.com/trtmc-qual/trtmc-qual/native/task"
+)
+
+// Stage names a workload (and its Ginkgo label): asr, t2i, audioqa.
+type Stage string
+
+// Workload is what one stage does differently from the others.
+type Workload interface {
+	Stage() Stage
+	// Number is the stage's number in the qualification plan (3, 6, 9).
+	Number() int
+	// Title is the stage's one-line description.
+	Title() string
+	// Capability is the native Task a checkpoint must implement to be qualified here.
+	Capability() task.Name
+	// Route is the serving route the workload's requests go to.
+	Route() string
+	// EndpointType is AIPerf 0.13.0's --endpoint-type for the route.
+	EndpointType() string
+	// IdentityRule says what "native output equals HTTP output" means for this stage.
+	IdentityRule() string
+	// Inputs reads the testcase's pinned dataset (repo-relative path under root) and writes the
+	// files the server container needs under dir.
+	Inputs(root, datasetPath, dir string) ([]Input, error)
+	// AIPerf turns the inputs into AIPerf's single_turn rows, the files those rows name, and
+	// the fixed --extra-inputs (from the manifest's build and the testcase's settings).
+	AIPerf(inputs []Input, m manifest.Manifest, tc manifest.Testcase) (Load, error)
+	// Request reads one joined request: which pinned input it sent, its HTTP output (checked
+	// against the server record) and the values of the target's native_run placeholders.
+	Request(p join.Pair, inputs []Input) (Request, error)
+	// HTTPOutput re-derives the comparable HTTP output of a request from the stored AIPerf
+	// response and server record alone (qual verify calls it offline).
+	HTTPOutput(p join.Pair) (string, error)
+	// NativeOutput reads the comparable output from a native run's printed JSON.
+	NativeOutput(stdout string) (string, error)
+	// Meaning checks that the outputs are meaningful within the family's thresholds, not only
+	// identical; failures are listed in the returned Meaning.
+	Meaning(th manifest.Thresholds, outputs []evidence.Output, pairs []join.Pair) (evidence.Meaning, error)
+	// RecheckMeaning recomputes from stored outputs what Meaning derived from them and says
+	// what differs (qual verify).
+	RecheckMeaning(outputs []evidence.Output, m evidence.Meaning) []string
+	// Figures names the stage's throughput figures in the timing summary, for the report.
+	Figures() []string
+}
+
+// All is the registry: every stage, in plan order. A new stage adds one line here.
+func All() []Workload {
+	return []Workload{asr{}, t2i{}, audioQA{}}
+}
+
+// Stages lists the registered stage names in plan order.
+func Stages() []Stage {
+	var out []Stage
+	for _, w := range All() {
+		out = append(out, w.Stage())
+	}
+	return out
+}
+
+// Get returns a stage's workload; an unknown name is an error listing the known ones.
+func Get(stage string) (Workload, error) {
+	for _, w := range All() {
+		if string(w.Stage()) == stage {
+			return w, nil
+		}
+	}
+	names := make([]string, 0, len(All()))
+	for _, s := range Stages() {
+		names = append(names, string(s))
+	}
+	sort.Strings(names)
+	return nil, fmt.Errorf("unknown stage %q (stages: %s)", stage, strings.Join(names, ", "))
+}
+
+// Input is one pinned input, on the host and, when the server container needs the file, in it.
+type Input struct {
+	ID            string
+	HostPath      string // a file copied into the server container ("" when none)
+	ContainerPath string
+	Gold          string // the human reference (ASR) or the expected answer (audio QA)
+	Seconds       float64
+	AudioSHA      string // task.Audio.SHA256 of the decoded clip
+	Prompt        dataset.Prompt
+	Question      string
+}
+
+// Load is what AIPerf is given.
+type Load struct {
+	Rows        []map[string]any  // single_turn JSONL rows
+	Media       map[string]string // container path -> host path, for files the rows name
+	ExtraInputs map[string]any
+}
+
+// Request is one joined request as the workload reads it.
+type Request struct {
+	Key    string            // requests with the same key have the same native output
+	Input  string            // the pinned input's id ("" when the request matches none)
+	Gold   string            // the input's reference, for the meaning check
+	Output string            // the HTTP output in comparable form
+	Native map[string]string // native_run placeholder values, bundle excepted
+}
+
+// nativeJSON is the JSON object a native run prints last; anything before its first "{" (a
+// banner, a warning) is skipped, and output without one is an error, never a panic.
+func nativeJSON(stdout string, v any) error {
+	i := strings.Index(stdout, "{")
+	if i < 0 {
+		return fmt.Errorf("native run printed no JSON object: %q", tail(stdout))
+	}
+	if err := json.Unmarshal([]byte(stdout[i:]), v); err != nil {
+		return fmt.Errorf("native run output %q: %w", tail(stdout), err)
+	}
+	return nil
+}
+
+func tail(s string) string {
+	if len(s) > 3000 {
+		return "…" + s[len(s)-3000:]
+	}
+	return s
+}
+
+// checkRecord is the common check of a response against the server record.
+func checkRecord(p join.Pair) error {
+	if p.Server.Output == nil {
+		return fmt.Errorf("server record %s holds no output (status %d)", p.ID, p.Server.Status)
+	}
+	return nil
+}
