@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,10 +15,10 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/containers/engine"
 	"github.com/trtmc-qual/trtmc-qual/containers/images"
+	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory/reference"
-	"github.com/trtmc-qual/trtmc-qual/harness/shard"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
@@ -37,57 +38,23 @@ type Plan struct {
 	// PlannedReason is set when this machine cannot run the target (no GPU stack, no target
 	// CLI): every row is then recorded as planned with the reason, and nothing claims a result.
 	PlannedReason string
+
+	cfg config.Config
 }
 
-// RepoRoot finds the checkout root from the working directory (a suite runs in its package
-// directory): the nearest parent holding go.mod and golden/.
-func RepoRoot() (string, error) {
-	if root := os.Getenv("QUAL_ROOT"); root != "" {
-		return root, nil
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "golden")); err == nil {
-			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-				return d, nil
-			}
-		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("no repository root above %s: set QUAL_ROOT", dir)
-		}
-	}
-}
-
-// NewPlan reads the target named by $QUAL_TARGET (default suites/targets/reference.yaml) and
-// the stage's inventory. A TRTMC target resolves its manifests in $QUAL_TRTMC_ROOT.
-func NewPlan(stage string) (*Plan, error) {
+// NewPlan reads the configured target and the stage's inventory: the rows of this shard, from
+// manifests only (nothing is built or started yet). A TRTMC target resolves its manifests in
+// the configured TRTMC checkout.
+func NewPlan(cfg config.Config, stage string) (*Plan, error) {
 	w, err := workload.Get(stage)
 	if err != nil {
 		return nil, err
 	}
-	root, err := RepoRoot()
+	t, err := cfg.Target()
 	if err != nil {
 		return nil, err
 	}
-	tpath := os.Getenv("QUAL_TARGET")
-	if tpath == "" {
-		tpath = "suites/targets/reference.yaml"
-	}
-	if !filepath.IsAbs(tpath) {
-		tpath = filepath.Join(root, tpath)
-	}
-	manifestRoot := root
-	if tr := os.Getenv("QUAL_TRTMC_ROOT"); tr != "" {
-		manifestRoot = tr
-	}
-	t, err := target.Read(tpath, manifestRoot)
-	if err != nil {
-		return nil, err
-	}
-	p := &Plan{Root: root, Stage: stage, W: w, Target: t, Caps: inventory.ByTaskString}
+	p := &Plan{Root: cfg.Root, Stage: stage, W: w, Target: t, Caps: inventory.ByTaskString, cfg: cfg}
 	opts := inventory.Options{Capabilities: inventory.ByTaskString}
 	if t.Kind == "reference" {
 		p.Caps, opts.Capabilities = reference.Capabilities, reference.Capabilities
@@ -98,13 +65,8 @@ func NewPlan(stage string) (*Plan, error) {
 	if p.Rows, err = inventory.Discover(p.Paths, stage, opts); err != nil {
 		return nil, err
 	}
-	// $QUAL_SHARD, or the index a Kubernetes Indexed Job / GitLab parallel job gives.
-	sh, err := shard.FromEnv(os.Getenv)
-	if err != nil {
-		return nil, fmt.Errorf("shard: %w", err)
-	}
-	p.Shard, p.Shards = sh.Index, sh.Total
-	p.Rows = inventory.Shard(p.Rows, sh.Index, sh.Total)
+	p.Shard, p.Shards = cfg.Shard.Index, cfg.Shard.Total
+	p.Rows = inventory.Shard(p.Rows, cfg.Shard.Index, cfg.Shard.Total)
 	if t.Kind != "reference" {
 		p.PlannedReason = missingStack(t)
 	}
@@ -112,17 +74,14 @@ func NewPlan(stage string) (*Plan, error) {
 }
 
 // Setup builds or finds the images and prepares the run directory.
-func (p *Plan) Setup(ctx context.Context, log *os.File) (*Env, error) {
-	runDir := os.Getenv("QUAL_RUN_DIR")
+func (p *Plan) Setup(ctx context.Context, log io.Writer) (*Env, error) {
+	runDir := p.cfg.RunDir
 	if runDir == "" {
 		runDir = filepath.Join(p.Root, "reports", "dev-"+time.Now().UTC().Format("20060102-150405"))
 	}
-	if !filepath.IsAbs(runDir) {
-		runDir = filepath.Join(p.Root, runDir)
-	}
 	engine.ApplyTestcontainersDefaults()
 	env := &Env{Root: p.Root, Target: p.Target, RunDir: runDir, Stage: p.W.Stage(), Log: log}
-	b := &images.Builder{Log: log, BaseImage: os.Getenv("QUAL_BASE_IMAGE")}
+	b := &images.Builder{Log: log, BaseImage: p.cfg.BaseImage, CacheDir: p.cfg.Cache}
 	set, err := b.Ensure(ctx, p.Root)
 	if err != nil {
 		return nil, err
@@ -285,4 +244,13 @@ func (s *StageRun) Result(profile string) (evidence.Result, bool) {
 func (s *StageRun) Planned(row inventory.Row, reason string) {
 	s.Add(evidence.Result{Profile: row.Profile, Checkpoint: row.Checkpoint, Revision: row.Revision, Kind: row.Kind,
 		Counted: row.Counted, Status: inventory.StatusPlanned, Failures: nil, Statement: reason})
+}
+
+// PlanFromEnv reads the configuration from the environment, then the stage's plan.
+func PlanFromEnv(stage string) (*Plan, error) {
+	cfg, err := config.Load()
+	if err != nil {
+		return nil, err
+	}
+	return NewPlan(cfg, stage)
 }

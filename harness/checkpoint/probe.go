@@ -45,6 +45,9 @@ func ProbeAudioRefusal(ctx context.Context, env *Env, row inventory.Row, pair da
 	if err != nil {
 		return nil, cleanups, err
 	}
+	if err := c.CheckServed(ctx); err != nil {
+		return nil, cleanups, err
+	}
 	clip, _, err := workload.QAClip(env.Root, pair, filepath.Join(c.Dir, "qa"))
 	if err != nil {
 		return nil, cleanups, err

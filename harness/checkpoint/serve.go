@@ -45,8 +45,8 @@ func (c *Checkpoint) StartNetwork(ctx context.Context) (Cleanup, error) {
 	return func(ctx context.Context) error { return nw.Remove(ctx) }, nil
 }
 
-// StartServer loads the pinned inputs, starts the server container on the exact bundle with the
-// inputs copied in, and checks /v1/serving/info reports the same sha256.
+// StartServer loads the pinned inputs and starts the server container on the exact bundle with
+// the inputs copied in; CheckServed then asks it what it serves.
 func (c *Checkpoint) StartServer(ctx context.Context) (Cleanup, error) {
 	if c.serving == nil {
 		return nil, c.fail("serve", fmt.Errorf("no network: StartNetwork first"))
@@ -98,20 +98,30 @@ func (c *Checkpoint) StartServer(ctx context.Context) (Cleanup, error) {
 		c.logf("%s", srv.GPU.Notice)
 		c.Result.GPU += " (" + srv.GPU.Notice + ")"
 	}
-	info, err := srv.ServingInfo(ctx, "")
+	c.logf("server %s ready in %.1fs", c.Env.Images.Server, time.Since(start).Seconds())
+	return cleanup, nil
+}
+
+// CheckServed asks the running server what it serves: /v1/serving/info must list one model
+// whose bundle sha256 is the built (and gated) one.
+func (c *Checkpoint) CheckServed(ctx context.Context) error {
+	if c.serving == nil || c.serving.server == nil {
+		return c.fail("serve", fmt.Errorf("no server running"))
+	}
+	info, err := c.serving.server.ServingInfo(ctx, "")
 	if err != nil {
-		return cleanup, c.fail("serve", err)
+		return c.fail("serve", err)
 	}
 	if len(info.Models) != 1 {
-		return cleanup, c.fail("serve", fmt.Errorf("serving info lists %d models, want 1", len(info.Models)))
+		return c.fail("serve", fmt.Errorf("serving info lists %d models, want 1", len(info.Models)))
 	}
 	c.Result.Bundle.SHA256Served = info.Models[0].BundleSHA256
 	if c.Result.Bundle.SHA256Served != c.Result.Bundle.SHA256Built {
-		return cleanup, c.fail("serve", fmt.Errorf("server reports bundle sha256 %s, built %s", c.Result.Bundle.SHA256Served, c.Result.Bundle.SHA256Built))
+		return c.fail("serve", fmt.Errorf("server reports bundle sha256 %s, built %s", c.Result.Bundle.SHA256Served, c.Result.Bundle.SHA256Built))
 	}
-	c.logf("serving %s in %s (ready in %.1fs)", info.Models[0].ID, c.Env.Images.Server, time.Since(start).Seconds())
+	c.logf("serving %s (bundle sha256 %s)", info.Models[0].ID, c.Result.Bundle.SHA256Served)
 	c.done("serve")
-	return cleanup, nil
+	return nil
 }
 
 // loadInputs materializes the testcase's pinned dataset.

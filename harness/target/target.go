@@ -161,18 +161,10 @@ func Expand(template []string, values map[string]string) ([]string, error) {
 	return out, nil
 }
 
-// StageLoad returns a stage's AIPerf settings with environment overrides
-// (QUAL_<STAGE>_REQUESTS, QUAL_<STAGE>_WARMUP, QUAL_<STAGE>_CONCURRENCY).
+// StageLoad returns a stage's AIPerf settings. The QUAL_<STAGE>_{REQUESTS,WARMUP,CONCURRENCY}
+// overrides are parsed strictly and applied by harness/config when the target is read.
 func (t *Target) StageLoad(stage string) Load {
 	l := t.AIPerf[stage]
-	env := func(name string, dst *int) {
-		if v := os.Getenv("QUAL_" + strings.ToUpper(stage) + "_" + name); v != "" {
-			fmt.Sscan(v, dst)
-		}
-	}
-	env("REQUESTS", &l.Requests)
-	env("WARMUP", &l.Warmup)
-	env("CONCURRENCY", &l.Concurrency)
 	if l.TimeoutSeconds == 0 {
 		l.TimeoutSeconds = 300
 	}

@@ -42,13 +42,3 @@ func TestExpandFillsEveryPlaceholderOrFails(t *testing.T) {
 		t.Fatal("an unfilled placeholder was accepted")
 	}
 }
-
-func TestStageLoadEnvironmentOverrides(t *testing.T) {
-	tg := &Target{AIPerf: map[string]Load{"asr": {Warmup: 5, Requests: 50, Concurrency: 2}}}
-	t.Setenv("QUAL_ASR_REQUESTS", "8")
-	t.Setenv("QUAL_ASR_WARMUP", "2")
-	l := tg.StageLoad("asr")
-	if l.Requests != 8 || l.Warmup != 2 || l.Concurrency != 2 || l.TimeoutSeconds != 300 {
-		t.Fatalf("load %+v", l)
-	}
-}

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/suites/labels"
@@ -13,7 +12,7 @@ import (
 
 // Stage 3: one complete recorded WAV clip per request → one final transcript, over
 // POST /v1/audio/transcriptions (AIPerf endpoint type audio_transcription).
-var suite = qualify.MustPlan(workload.ASR)
+var suite = qualify.NewSuite(workload.ASR)
 
 var _ = Describe("Stage 3: recorded-clip transcription", Label(labels.ASR), func() {
 	suite.Checkpoints()
@@ -22,6 +21,5 @@ var _ = Describe("Stage 3: recorded-clip transcription", Label(labels.ASR), func
 func init() { suite.Lifecycle() }
 
 func TestStage3ASR(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Stage 3 (asr): recorded-clip transcription")
+	qualify.Run(t, suite, "Stage 3 (asr): recorded-clip transcription")
 }

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/suites/labels"
@@ -13,7 +12,7 @@ import (
 
 // Stage 9: one recorded clip + a question → an answer, over POST /v1/chat/completions with
 // input_audio parts (AIPerf endpoint type chat). The fixed QA pairs are in golden/audioqa/.
-var suite = qualify.MustPlan(workload.AudioQA)
+var suite = qualify.NewSuite(workload.AudioQA)
 
 var _ = Describe("Stage 9: audio question answering", Ordered, Label(labels.AudioQA), func() {
 	suite.AudioQA()
@@ -22,6 +21,5 @@ var _ = Describe("Stage 9: audio question answering", Ordered, Label(labels.Audi
 func init() { suite.Lifecycle() }
 
 func TestStage9AudioQA(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Stage 9 (audioqa): audio question answering")
+	qualify.Run(t, suite, "Stage 9 (audioqa): audio question answering")
 }

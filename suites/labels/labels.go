@@ -1,5 +1,7 @@
 // Package labels is the one registry of Ginkgo labels the suites use:
-// `ginkgo --label-filter=asr ./suites/...` qualifies stage 3 alone.
+// `go tool ginkgo --label-filter=asr ./suites/...` qualifies stage 3 alone. A label filter
+// naming a label that is not registered here fails the run (a typo would otherwise select
+// nothing and pass).
 package labels
 
 // Stage and resource labels.
@@ -8,6 +10,40 @@ const (
 	T2I        = "t2i"        // stage 6: text-to-image
 	AudioQA    = "audioqa"    // stage 9: audio question answering
 	Containers = "containers" // starts Docker containers
-	GPU        = "gpu"        // needs GPU passthrough
-	Slow       = "slow"       // the full request counts of a real qualification
+	GPU        = "gpu"        // needs GPU passthrough (a planned row on a machine without it)
+	Slow       = "slow"       // a full qualification: serves the bundle and runs AIPerf (minutes per checkpoint)
 )
+
+// All lists every registered label.
+func All() []string { return []string{ASR, T2I, AudioQA, Containers, GPU, Slow} }
+
+// Unknown returns the labels a Ginkgo --label-filter names that are not registered. Regular
+// expressions (/.../) are not checked: they may legitimately match nothing in one suite.
+func Unknown(filter string) []string {
+	known := map[string]bool{}
+	for _, l := range All() {
+		known[l] = true
+	}
+	var out []string
+	inRegex := false
+	word := []rune{}
+	flush := func() {
+		if len(word) > 0 && !inRegex && !known[string(word)] {
+			out = append(out, string(word))
+		}
+		word = word[:0]
+	}
+	for _, r := range filter {
+		switch {
+		case r == '/':
+			flush()
+			inRegex = !inRegex
+		case r == '&' || r == '|' || r == '!' || r == '(' || r == ')' || r == ',' || r == ' ' || r == '\t':
+			flush()
+		default:
+			word = append(word, r)
+		}
+	}
+	flush()
+	return out
+}

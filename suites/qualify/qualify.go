@@ -5,8 +5,8 @@ package qualify
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
+	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -20,28 +20,46 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/suites/labels"
 )
 
-// Suite holds what the specs of one stage share once BeforeSuite has run.
+// Suite holds what the specs of one stage share. NewSuite does no I/O; Run reads the
+// configuration and the plan before the spec tree is built, and BeforeSuite fills Env and
+// Stage.
 type Suite struct {
+	stage workload.Stage
 	Plan  *checkpoint.Plan
 	Env   *checkpoint.Env
 	Stage *checkpoint.StageRun
 }
 
-// MustPlan reads the target and the stage's inventory while the spec tree is built.
-func MustPlan(stage workload.Stage) *Suite {
-	p, err := checkpoint.NewPlan(string(stage))
-	if err != nil {
-		panic(fmt.Sprintf("qualification plan for stage %s: %v", stage, err))
+// NewSuite is a stage's suite; call Lifecycle from init and Run from the Test function.
+func NewSuite(stage workload.Stage) *Suite { return &Suite{stage: stage} }
+
+// Run reads the configuration (every QUAL_* variable) and the stage's plan, checks the label
+// filter against the label registry, and runs the specs. A wrong configuration or an unknown
+// label stops here with one line, before any spec or container starts. An unfiltered run
+// fails when it selects no spec; a filtered one may legitimately select none of this stage.
+func Run(t *testing.T, s *Suite, description string) {
+	t.Helper()
+	suiteConfig, reporterConfig := GinkgoConfiguration()
+	if unknown := labels.Unknown(suiteConfig.LabelFilter); len(unknown) > 0 {
+		t.Fatalf("--label-filter %q names unknown label(s) %v (labels: %v)", suiteConfig.LabelFilter, unknown, labels.All())
 	}
-	return &Suite{Plan: p}
+	plan, err := checkpoint.PlanFromEnv(string(s.stage))
+	if err != nil {
+		t.Fatalf("stage %s: %v", s.stage, err)
+	}
+	s.Plan = plan
+	suiteConfig.FailOnEmpty = suiteConfig.FailOnEmpty || suiteConfig.LabelFilter == ""
+	RegisterFailHandler(Fail)
+	RunSpecs(t, description, suiteConfig, reporterConfig)
 }
 
 // Lifecycle registers BeforeSuite (images, run directory) and AfterSuite (stage.json, written
 // whatever the specs' outcome).
 func (s *Suite) Lifecycle() {
 	BeforeSuite(func(ctx SpecContext) {
-		env, err := s.Plan.Setup(ctx, os.Stderr)
+		env, err := s.Plan.Setup(ctx, GinkgoWriter)
 		Expect(err).NotTo(HaveOccurred(), "images and run directory")
+		env.Log = GinkgoWriter
 		s.Env, s.Stage = env, checkpoint.NewStageRun(env, s.Plan)
 	}, NodeTimeout(30*time.Minute))
 	AfterSuite(func(ctx SpecContext) {
@@ -66,12 +84,8 @@ func (s *Suite) Checkpoints() {
 	}
 	for _, row := range s.Plan.Rows {
 		switch row.Kind {
-		case inventory.KindFull:
-			if row.Counted {
-				s.full(row)
-			} else {
-				s.recorded(row)
-			}
+		case inventory.KindFull: // the inventory counts exactly one full profile per checkpoint
+			s.full(row)
 		case inventory.KindReduced, inventory.KindVariant:
 			s.recorded(row)
 		default:
@@ -84,17 +98,26 @@ func (s *Suite) describe(row inventory.Row, what string) string {
 	return fmt.Sprintf("%s (checkpoint %s@%s, %s)", row.Profile, row.Checkpoint, row.Revision, what)
 }
 
+// NewCheckpoint declares, in the enclosing Ordered container, the BeforeAll that prepares the
+// row's checkpoint, and returns the pointer the container's specs use: stable from the start,
+// filled before the first spec runs. When the container is done the row's result is recorded
+// (aiperf-qualified only for a counted full row whose every claim passed).
+func (s *Suite) NewCheckpoint(row inventory.Row) *checkpoint.Checkpoint {
+	c := new(checkpoint.Checkpoint)
+	BeforeAll(func() {
+		prepared, err := checkpoint.New(s.Env, row)
+		Expect(err).NotTo(HaveOccurred())
+		*c = *prepared
+		DeferCleanup(func() { s.Stage.Add(c.Finish(row.Kind == inventory.KindFull && row.Counted)) })
+	})
+	return c
+}
+
 // full is a counted checkpoint's whole qualification.
 func (s *Suite) full(row inventory.Row) {
-	Describe(s.describe(row, "full model, counted"), Ordered, Label(s.Plan.Stage, labels.Containers), func() {
-		var c *checkpoint.Checkpoint
-		BeforeAll(func() {
-			var err error
-			c, err = checkpoint.New(s.Env, row)
-			Expect(err).NotTo(HaveOccurred())
-			DeferCleanup(func() { s.Stage.Add(c.Finish(true)) })
-		})
-		s.buildAndGate(&c)
+	Describe(s.describe(row, "full model, counted"), Ordered, Label(s.Plan.Stage, labels.Containers, labels.Slow), func() {
+		c := s.NewCheckpoint(row)
+		s.buildAndGate(c)
 		Context("served in a container and measured by a real AIPerf", Ordered, func() {
 			BeforeAll(func(ctx SpecContext) {
 				stopNetwork, err := c.StartNetwork(ctx)
@@ -106,8 +129,8 @@ func (s *Suite) full(row inventory.Row) {
 				}
 				Expect(err).NotTo(HaveOccurred())
 			}, NodeTimeout(10*time.Minute))
-			It("serves that same bundle: /v1/serving/info reports its sha256", func() {
-				Expect(c.Result.Bundle.SHA256Served).To(Equal(c.Result.Bundle.SHA256Built))
+			It("serves that same bundle: /v1/serving/info reports its sha256", func(ctx SpecContext) {
+				Expect(c.CheckServed(ctx)).To(Succeed())
 				AddReportEntry("bundle_served", c.Result.Bundle, ReportEntryVisibilityFailureOrVerbose)
 			})
 			It("runs aiperf==0.13.0 with W warmup and N measured requests from the pinned dataset", func(ctx SpecContext) {
@@ -142,31 +165,25 @@ func (s *Suite) full(row inventory.Row) {
 }
 
 // buildAndGate declares the specs every row that is built shares.
-func (s *Suite) buildAndGate(c **checkpoint.Checkpoint) {
+func (s *Suite) buildAndGate(c *checkpoint.Checkpoint) {
 	It("builds the bundle from the family manifest and records its sha256", func(ctx SpecContext) {
-		Expect((*c).Build(ctx)).To(Succeed())
-		AddReportEntry("bundle", (*c).Result.Bundle, ReportEntryVisibilityFailureOrVerbose)
+		Expect(c.Build(ctx)).To(Succeed())
+		AddReportEntry("bundle", c.Result.Bundle, ReportEntryVisibilityFailureOrVerbose)
 	}, NodeTimeout(20*time.Minute))
 	It(fmt.Sprintf("implements %s, by capability rather than by name or declared mode", s.Plan.W.Capability()), func(ctx SpecContext) {
-		Expect((*c).Capability(ctx)).To(Succeed())
+		Expect(c.Capability(ctx)).To(Succeed())
 	})
 	It("passes the family's unchanged gate on that exact bundle, with pinned thresholds", func(ctx SpecContext) {
-		Expect((*c).Gate(ctx)).To(Succeed())
-		AddReportEntry("gate", (*c).Result.Gate, ReportEntryVisibilityFailureOrVerbose)
+		Expect(c.Gate(ctx)).To(Succeed())
+		AddReportEntry("gate", c.Result.Gate, ReportEntryVisibilityFailureOrVerbose)
 	}, NodeTimeout(30*time.Minute))
 }
 
 // recorded is a reduced or variant row: built and gated, recorded, never counted.
 func (s *Suite) recorded(row inventory.Row) {
 	Describe(s.describe(row, row.Kind+": recorded, not counted"), Ordered, Label(s.Plan.Stage), func() {
-		var c *checkpoint.Checkpoint
-		BeforeAll(func() {
-			var err error
-			c, err = checkpoint.New(s.Env, row)
-			Expect(err).NotTo(HaveOccurred())
-			DeferCleanup(func() { s.Stage.Add(c.Finish(false)) })
-		})
-		s.buildAndGate(&c)
+		c := s.NewCheckpoint(row)
+		s.buildAndGate(c)
 		It(fmt.Sprintf("is listed as a %s row and never counted as the checkpoint's model", row.Kind), func() {
 			Expect(row.Counted).To(BeFalse())
 			Expect(row.Kind).NotTo(Equal(inventory.KindFull))
@@ -175,17 +192,13 @@ func (s *Suite) recorded(row inventory.Row) {
 	})
 }
 
-// planned records a row this machine cannot run: no result is claimed for it.
+// planned records a row this machine cannot run and reports its spec skipped with the reason:
+// no result is claimed, and a skipped spec never counts as passed.
 func (s *Suite) planned(row inventory.Row, reason string) {
 	Describe(s.describe(row, "planned"), Label(s.Plan.Stage, labels.GPU), func() {
 		It("is recorded as planned, with the reason, and claims no result", func() {
 			s.Stage.Planned(row, reason)
-			r, ok := s.Stage.Result(row.Profile)
-			Expect(ok).To(BeTrue())
-			Expect(r.Status).To(Equal(inventory.StatusPlanned))
-			Expect(r.Statement).To(Equal(reason))
-			Expect(r.AIPerf).To(BeNil(), "a planned row carries no measurement")
-			Expect(r.Gate).To(BeNil(), "a planned row carries no gate result")
+			Skip(reason)
 		})
 	})
 }
@@ -238,14 +251,14 @@ func (s *Suite) AudioQA() {
 	})
 	if reason := s.Plan.PlannedReason; reason != "" {
 		It("records the refusal probe as planned: this machine cannot serve the target", func() {
-			s.Stage.SetProbe(&evidence.Probe{Route: "/v1/chat/completions", Planned: reason})
-			Expect(s.Stage.Evidence.Probe.Passed).To(BeFalse(), "a probe that did not run never counts as passed")
+			s.Stage.SetProbe(&evidence.Probe{Route: s.Plan.W.Route(), Planned: reason})
+			Skip(reason)
 		})
 		return
 	}
 	Describe("the serving path refuses audio questions it cannot answer", Ordered, Label(labels.Containers), func() {
 		It("answers an input_audio part with 400 unsupported_capability, naming the model and the Task, and records it", func(ctx SpecContext) {
-			asr, err := checkpoint.NewPlan(string(workload.ASR))
+			asr, err := checkpoint.PlanFromEnv(string(workload.ASR))
 			Expect(err).NotTo(HaveOccurred())
 			counted := inventory.Counted(asr.Rows)
 			Expect(counted).NotTo(BeEmpty(), "no transcription model to probe with")

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/suites/labels"
@@ -13,7 +12,7 @@ import (
 
 // Stage 6: one prompt → one image at one fixed size with explicit steps, guidance and seed,
 // over POST /v1/images/generations (AIPerf endpoint type image_generation).
-var suite = qualify.MustPlan(workload.T2I)
+var suite = qualify.NewSuite(workload.T2I)
 
 var _ = Describe("Stage 6: text-to-image", Label(labels.T2I), func() {
 	suite.Checkpoints()
@@ -22,6 +21,5 @@ var _ = Describe("Stage 6: text-to-image", Label(labels.T2I), func() {
 func init() { suite.Lifecycle() }
 
 func TestStage6T2I(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Stage 6 (t2i): text-to-image")
+	qualify.Run(t, suite, "Stage 6 (t2i): text-to-image")
 }

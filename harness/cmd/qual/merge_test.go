@@ -25,7 +25,7 @@ func TestShardsMergeIntoOneVerifiedRun(t *testing.T) {
 	t.Setenv("QUAL_ROOT", root)
 	t.Setenv("QUAL_TARGET", filepath.Join(root, "suites", "targets", "trtmc.yaml"))
 	t.Setenv("QUAL_TRTMC_ROOT", filepath.Join(root, "suites", "targets", "testdata", "trtmc-newer"))
-	whole, err := checkpoint.NewPlan("t2i")
+	whole, err := checkpoint.PlanFromEnv("t2i")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestShardsMergeIntoOneVerifiedRun(t *testing.T) {
 	total := 0
 	for _, shard := range []string{"1/2", "2/2"} {
 		t.Setenv("QUAL_SHARD", shard)
-		plan, err := checkpoint.NewPlan("t2i")
+		plan, err := checkpoint.PlanFromEnv("t2i")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,256 @@
+// Package config is the run's configuration, read once from the environment in the style of
+// the Kubernetes e2e framework's TestContext: every QUAL_* variable is declared here, parsed
+// strictly and validated, and an error names the variable and what it holds. The suites and
+// `qual config` (the Makefile's preflight) read it the same way, so a wrong value stops a run
+// with one line before any spec or container starts.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/shard"
+	"github.com/trtmc-qual/trtmc-qual/harness/target"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
+)
+
+// Var is one QUAL_* variable: its name and what it means.
+type Var struct {
+	Name, Meaning string
+}
+
+// Vars lists every QUAL_* variable the project reads, with what it means. A QUAL_* variable in
+// the environment that is not listed here is an error (a typo such as QUAL_ASR_REQUEST would
+// otherwise be ignored and the run would silently use the target file's count).
+func Vars() []Var {
+	vars := []Var{
+		{"QUAL_ROOT", "repository root (default: found from the working directory)"},
+		{"QUAL_TARGET", "target file (default suites/targets/reference.yaml; make TARGET=)"},
+		{"QUAL_TRTMC_ROOT", "TRTMC checkout the trtmc target's manifests resolve in (make TRTMC_ROOT=); required for that target"},
+		{"QUAL_RUN_DIR", "run directory for the evidence (default reports/dev-<time>; make RUN_ID=)"},
+		{shard.EnvShard, "shard i/n of the checkpoints (make SHARD=i/n)"},
+		{shard.EnvTotal, "shard count when the engine gives only an index (Kubernetes Indexed Job)"},
+		{"QUAL_BASE_IMAGE", "base image to build the server and AIPerf images on (default: debootstrap)"},
+		{"QUAL_CACHE", "cache of wheels, host binaries and image inputs (default ~/.cache/trtmc-qual)"},
+		{"QUAL_AIPERF_VERSION", "set inside the AIPerf container: the version it must find installed"},
+		{"QUAL_PARITY_PYTHON", "tests: python with jiwer and scikit-image for the parity tests"},
+		{"QUAL_LOAD_CONCURRENCY", "tests: concurrency of the server load test (make load)"},
+		{"QUAL_LOAD_SECONDS", "tests: duration of the server load test (make load)"},
+		{"QUAL_PLOT_OUT", "tests: directory to keep rendered plots and reports in, to look at them"},
+		{"QUAL_SIGNING_KEY", "qual sign: the signing key (PKCS#8 PEM)"},
+	}
+	for _, s := range workload.Stages() {
+		for _, f := range loadFields() {
+			vars = append(vars, Var{LoadVar(s, f.suffix), fmt.Sprintf("stage %s: AIPerf %s (overrides the target file; %s)", s, f.meaning, f.rule)})
+		}
+	}
+	return vars
+}
+
+type loadField struct {
+	suffix, meaning, rule string
+	min                   int
+}
+
+// loadFields are the per-stage AIPerf overrides.
+func loadFields() []loadField {
+	return []loadField{
+		{"REQUESTS", "measured requests", "an integer >= 1", 1},
+		{"WARMUP", "warmup requests", "an integer >= 0", 0},
+		{"CONCURRENCY", "concurrent requests", "an integer >= 1", 1},
+	}
+}
+
+// LoadVar is the variable overriding one AIPerf setting of a stage: QUAL_ASR_REQUESTS.
+func LoadVar(stage workload.Stage, suffix string) string {
+	return "QUAL_" + strings.ToUpper(string(stage)) + "_" + suffix
+}
+
+// Override is a stage's AIPerf settings from the environment; nil means "the target's".
+type Override struct {
+	Requests, Warmup, Concurrency *int
+}
+
+// Config is the run's configuration.
+type Config struct {
+	Root       string // repository root
+	TargetPath string // absolute
+	TRTMCRoot  string // absolute, "" for the reference target
+	RunDir     string // absolute, "" = a fresh reports/dev-<time>
+	BaseImage  string
+	Cache      string
+	Shard      shard.Shard
+	Loads      map[workload.Stage]Override
+}
+
+// FromEnv reads and validates every QUAL_* variable. getenv and environ are os.Getenv and
+// os.Environ (tests pass their own); wd is where a relative path and the repository search
+// start.
+func FromEnv(getenv func(string) string, environ []string, wd string) (Config, error) {
+	var errs []error
+	if err := unknownVars(environ); err != nil {
+		errs = append(errs, err)
+	}
+	c := Config{BaseImage: getenv("QUAL_BASE_IMAGE"), Cache: getenv("QUAL_CACHE"), Loads: map[workload.Stage]Override{}}
+	root, err := repoRoot(getenv("QUAL_ROOT"), wd)
+	if err != nil {
+		return c, err // nothing else resolves without the root
+	}
+	c.Root = root
+	c.TargetPath = absUnder(root, getenv("QUAL_TARGET"), "suites/targets/reference.yaml")
+	if tr := getenv("QUAL_TRTMC_ROOT"); tr != "" {
+		c.TRTMCRoot = absUnder(wd, tr, "")
+		if fi, err := os.Stat(c.TRTMCRoot); err != nil || !fi.IsDir() {
+			errs = append(errs, fmt.Errorf("QUAL_TRTMC_ROOT=%q is not a directory", tr))
+		}
+	}
+	if rd := getenv("QUAL_RUN_DIR"); rd != "" {
+		c.RunDir = absUnder(root, rd, "")
+	}
+	if c.Shard, err = shard.FromEnv(getenv); err != nil {
+		errs = append(errs, err)
+	}
+	for _, s := range workload.Stages() {
+		o, err := readOverride(getenv, s)
+		errs = append(errs, err...)
+		c.Loads[s] = o
+	}
+	return c, errors.Join(errs...)
+}
+
+// Load reads the configuration from this process's environment.
+func Load() (Config, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return Config{}, err
+	}
+	return FromEnv(os.Getenv, os.Environ(), wd)
+}
+
+func readOverride(getenv func(string) string, s workload.Stage) (Override, []error) {
+	var o Override
+	var errs []error
+	dst := map[string]**int{"REQUESTS": &o.Requests, "WARMUP": &o.Warmup, "CONCURRENCY": &o.Concurrency}
+	for _, f := range loadFields() {
+		name := LoadVar(s, f.suffix)
+		raw, set := lookup(getenv, name)
+		if !set {
+			continue
+		}
+		v, err := strconv.Atoi(strings.TrimSpace(raw))
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("%s=%q is not an integer (%s)", name, raw, f.rule))
+		case v < f.min:
+			errs = append(errs, fmt.Errorf("%s=%q is out of range (%s)", name, raw, f.rule))
+		default:
+			*dst[f.suffix] = &v
+		}
+	}
+	return o, errs
+}
+
+// lookup treats an empty value as unset: `make` passes QUAL_SHARD= when SHARD is not given.
+func lookup(getenv func(string) string, name string) (string, bool) {
+	v := getenv(name)
+	return v, v != ""
+}
+
+func unknownVars(environ []string) error {
+	known := map[string]bool{}
+	for _, v := range Vars() {
+		known[v.Name] = true
+	}
+	var unknown []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "QUAL_") && !known[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	sort.Strings(unknown)
+	return fmt.Errorf("unknown variable %s (the QUAL_* variables are listed by `go run ./harness/cmd/qual config --list`)", strings.Join(unknown, ", "))
+}
+
+// repoRoot is QUAL_ROOT, or the nearest directory above wd holding go.mod and golden/.
+func repoRoot(env, wd string) (string, error) {
+	if env != "" {
+		root := absUnder(wd, env, "")
+		if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+			return "", fmt.Errorf("QUAL_ROOT=%q holds no go.mod", env)
+		}
+		return root, nil
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if isDir(filepath.Join(d, "golden")) && isFile(filepath.Join(d, "go.mod")) {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no repository root (go.mod and golden/) above %s: set QUAL_ROOT", wd)
+		}
+	}
+}
+
+func isDir(p string) bool  { fi, err := os.Stat(p); return err == nil && fi.IsDir() }
+func isFile(p string) bool { fi, err := os.Stat(p); return err == nil && !fi.IsDir() }
+
+func absUnder(base, p, def string) string {
+	if p == "" {
+		p = def
+	}
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(base, p)
+}
+
+// Target reads the target file and checks it can be resolved here: the trtmc target needs
+// QUAL_TRTMC_ROOT. The error is one line naming the file or the variable.
+func (c Config) Target() (*target.Target, error) {
+	if !isFile(c.TargetPath) {
+		return nil, fmt.Errorf("target file %s does not exist (QUAL_TARGET, make TARGET=)", c.TargetPath)
+	}
+	manifestRoot := c.Root
+	if c.TRTMCRoot != "" {
+		manifestRoot = c.TRTMCRoot
+	}
+	t, err := target.Read(c.TargetPath, manifestRoot)
+	if err != nil {
+		return nil, fmt.Errorf("target file %s: %v", c.TargetPath, oneLine(err))
+	}
+	if t.Kind != "reference" && c.TRTMCRoot == "" {
+		return nil, fmt.Errorf("target %s (%s) resolves its manifests in a TRTMC checkout: set QUAL_TRTMC_ROOT (make TRTMC_ROOT=/path/to/TensorRT-Model-Connect)", t.Name, c.TargetPath)
+	}
+	for s, o := range c.Loads {
+		if o == (Override{}) {
+			continue
+		}
+		l := t.AIPerf[string(s)]
+		if o.Requests != nil {
+			l.Requests = *o.Requests
+		}
+		if o.Warmup != nil {
+			l.Warmup = *o.Warmup
+		}
+		if o.Concurrency != nil {
+			l.Concurrency = *o.Concurrency
+		}
+		if t.AIPerf == nil {
+			t.AIPerf = map[string]target.Load{}
+		}
+		t.AIPerf[string(s)] = l
+	}
+	return t, nil
+}
+
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}

@@ -1,0 +1,102 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
+)
+
+func checkout() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+func env(m map[string]string) (func(string) string, []string) {
+	var environ []string
+	for k, v := range m {
+		environ = append(environ, k+"="+v)
+	}
+	return func(k string) string { return m[k] }, environ
+}
+
+func read(t *testing.T, m map[string]string) (Config, error) {
+	t.Helper()
+	getenv, environ := env(m)
+	return FromEnv(getenv, environ, checkout())
+}
+
+// Every wrong value is an error naming the variable and the value; nothing is silently
+// replaced by the target file's count.
+func TestStrictValues(t *testing.T) {
+	for _, tc := range []struct{ name, value, want string }{
+		{"QUAL_ASR_REQUESTS", "abc", `QUAL_ASR_REQUESTS="abc" is not an integer`},
+		{"QUAL_ASR_REQUESTS", "1e3", `QUAL_ASR_REQUESTS="1e3" is not an integer`},
+		{"QUAL_ASR_REQUESTS", "-5", `QUAL_ASR_REQUESTS="-5" is out of range (an integer >= 1)`},
+		{"QUAL_ASR_REQUESTS", "0", `QUAL_ASR_REQUESTS="0" is out of range`},
+		{"QUAL_T2I_WARMUP", "-1", `QUAL_T2I_WARMUP="-1" is out of range (an integer >= 0)`},
+		{"QUAL_AUDIOQA_CONCURRENCY", "2.5", `QUAL_AUDIOQA_CONCURRENCY="2.5" is not an integer`},
+		{"QUAL_SHARD", "3/2", "QUAL_SHARD"},
+		{"QUAL_ASR_REQUEST", "8", "unknown variable QUAL_ASR_REQUEST"},
+		{"QUAL_TRTMC_ROOT", "/nonexistent/trtmc", `QUAL_TRTMC_ROOT="/nonexistent/trtmc" is not a directory`},
+		{"QUAL_ROOT", "/tmp", `QUAL_ROOT="/tmp" holds no go.mod`},
+	} {
+		_, err := read(t, map[string]string{tc.name: tc.value})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s=%s: %v, want %q", tc.name, tc.value, err, tc.want)
+		}
+	}
+}
+
+func TestOverridesApplyToTheTarget(t *testing.T) {
+	c, err := read(t, map[string]string{"QUAL_ASR_REQUESTS": "8", "QUAL_ASR_WARMUP": "0", "QUAL_SHARD": ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := c.Target()
+	if err != nil {
+		t.Fatal(err)
+	}
+	asr, t2i := tg.StageLoad(string(workload.ASR)), tg.StageLoad(string(workload.T2I))
+	if asr.Requests != 8 || asr.Warmup != 0 || asr.Concurrency < 1 {
+		t.Errorf("asr load %+v", asr)
+	}
+	if t2i.Requests < 1 {
+		t.Errorf("t2i load %+v lost the target file's count", t2i)
+	}
+	if c.Shard.Index != 1 || c.Shard.Total != 1 || c.TargetPath != filepath.Join(checkout(), "suites/targets/reference.yaml") {
+		t.Errorf("defaults %+v", c)
+	}
+}
+
+// A missing target file and the trtmc target without its checkout are one line naming the fix.
+func TestTargetErrorsNameTheFix(t *testing.T) {
+	c, err := read(t, map[string]string{"QUAL_TARGET": "nope.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Target(); err == nil || !strings.Contains(err.Error(), "nope.yaml does not exist (QUAL_TARGET, make TARGET=)") {
+		t.Errorf("missing target: %v", err)
+	}
+	c, _ = read(t, map[string]string{"QUAL_TARGET": "suites/targets/trtmc.yaml"})
+	if _, err := c.Target(); err == nil || !strings.Contains(err.Error(), "set QUAL_TRTMC_ROOT (make TRTMC_ROOT=") {
+		t.Errorf("trtmc without TRTMC_ROOT: %v", err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(bad, []byte("name: [unclosed\n"), 0o644)
+	c, _ = read(t, map[string]string{"QUAL_TARGET": bad})
+	if _, err := c.Target(); err == nil || strings.Contains(err.Error(), "\n") {
+		t.Errorf("invalid target must be one line: %v", err)
+	}
+}
+
+func TestEveryVariableIsDocumented(t *testing.T) {
+	for _, v := range Vars() {
+		if !strings.HasPrefix(v.Name, "QUAL_") || v.Meaning == "" {
+			t.Errorf("%+v", v)
+		}
+	}
+}
