@@ -78,8 +78,8 @@ func newIn(env *Env, row inventory.Row, dir string) (*Checkpoint, error) {
 	if c.Dir == "" {
 		c.Dir = filepath.Join(env.RunDir, string(env.Stage), m.Name)
 	}
-	c.Result = evidence.Result{Profile: m.Name, Checkpoint: row.Checkpoint, Revision: row.Revision, Kind: row.Kind,
-		Counted: row.Counted, Status: inventory.StatusPlanned, Statement: row.Statement, Precision: m.Precision, GPU: "none",
+	c.Result = evidence.Result{Profile: m.Name, Checkpoint: row.Checkpoint, Revision: row.Revision, Kind: evidence.Kind(row.Kind),
+		Counted: row.Counted, Status: evidence.StatusPlanned, Statement: row.Statement, Precision: m.Precision, GPU: "none",
 		Reproduce: fmt.Sprintf("QUAL_TARGET=%s ginkgo --label-filter=%s --focus=%q ./suites/%s", relTo(env.Root, env.Target.Path), env.Stage, m.Name+" ", env.Stage)}
 	return c, os.MkdirAll(c.Dir, 0o755)
 }
@@ -192,7 +192,7 @@ func (c *Checkpoint) Capability(ctx context.Context) error {
 				c.Row.Controls = append(c.Row.Controls, ctl.Name)
 			}
 			c.Result.Controls = c.Row.Controls
-			c.Result.Status = inventory.StatusImplemented
+			c.Result.Status = evidence.StatusImplemented
 			c.done("capability")
 			return nil
 		}
@@ -234,7 +234,7 @@ func (c *Checkpoint) Gate(ctx context.Context) error {
 	case runErr != nil:
 		return c.fail("gate", runErr)
 	}
-	c.Result.Status = inventory.StatusFamilyValidated
+	c.Result.Status = evidence.StatusFamilyValidated
 	c.logf("gate %s passed: %v", res.Testcase, res.Figures)
 	c.done("gate")
 	return nil
@@ -294,11 +294,11 @@ func (c *Checkpoint) Finish(full bool) evidence.Result {
 	}
 	switch {
 	case len(missing) == 0 && full:
-		c.Result.Status = inventory.StatusQualified
+		c.Result.Status = evidence.StatusQualified
 	case len(missing) == 0:
-		c.Result.Status = inventory.StatusFamilyValidated
+		c.Result.Status = evidence.StatusFamilyValidated
 	default:
-		c.Result.Status = inventory.StatusFailed
+		c.Result.Status = evidence.StatusFailed
 		if len(c.Result.Failures) == 0 {
 			c.Result.Failures = append(c.Result.Failures, "steps not completed: "+strings.Join(missing, ", "))
 		}

@@ -117,7 +117,7 @@ func (s *StageRun) Add(r evidence.Result) {
 	s.Evidence.Results = append(s.Evidence.Results, r)
 	for i := range s.Evidence.Inventory {
 		if s.Evidence.Inventory[i].Profile == r.Profile {
-			s.Evidence.Inventory[i].Status = r.Status
+			s.Evidence.Inventory[i].Status = string(r.Status)
 			if len(r.Controls) > 0 {
 				s.Evidence.Inventory[i].Controls = r.Controls
 			}
@@ -131,37 +131,7 @@ func (s *StageRun) Write(ctx context.Context) error {
 	defer s.mu.Unlock()
 	e := &s.Evidence
 	e.Versions, e.Hardware = Versions(ctx, s.Env.Root, e.Results), Hardware(e.Results)
-	counted, qualified, failed := 0, 0, 0
-	for _, r := range e.Results {
-		if r.Counted {
-			counted++
-			if r.Status == inventory.StatusQualified {
-				qualified++
-			}
-		}
-		if r.Status == inventory.StatusFailed {
-			failed++
-		}
-	}
-	planned := 0
-	for _, r := range e.Results {
-		if r.Status == inventory.StatusPlanned {
-			planned++
-		}
-	}
-	switch {
-	case e.Status == inventory.StatusBlocked:
-	case planned > 0 && planned == len(e.Results):
-		e.Status, e.Reason = inventory.StatusPlanned, e.Results[0].Statement
-	case failed > 0 || qualified < counted:
-		e.Status = "failed"
-		e.Reason = fmt.Sprintf("%d of %d counted checkpoints aiperf-qualified; %d rows failed", qualified, counted, failed)
-	case counted == 0:
-		e.Status, e.Reason = "failed", "no full-model checkpoint in the group was qualified"
-	default:
-		e.Status = "qualified"
-		e.Reason = fmt.Sprintf("all %d counted checkpoints aiperf-qualified", counted)
-	}
+	evidence.Settle(e)
 	return evidence.WriteJSON(filepath.Join(s.Env.RunDir, s.Evidence.Stage, "stage.json"), e)
 }
 
@@ -242,8 +212,8 @@ func (s *StageRun) Result(profile string) (evidence.Result, bool) {
 
 // Planned records a row the machine cannot run, with the reason.
 func (s *StageRun) Planned(row inventory.Row, reason string) {
-	s.Add(evidence.Result{Profile: row.Profile, Checkpoint: row.Checkpoint, Revision: row.Revision, Kind: row.Kind,
-		Counted: row.Counted, Status: inventory.StatusPlanned, Failures: nil, Statement: reason})
+	s.Add(evidence.Result{Profile: row.Profile, Checkpoint: row.Checkpoint, Revision: row.Revision, Kind: evidence.Kind(row.Kind),
+		Counted: row.Counted, Status: evidence.StatusPlanned, Statement: reason})
 }
 
 // PlanFromEnv reads the configuration from the environment, then the stage's plan.

@@ -101,7 +101,7 @@ func ProbeAudioRefusal(ctx context.Context, env *Env, row inventory.Row, pair da
 func (s *StageRun) Block(reason string, audit []inventory.AuditRow) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.Evidence.Status, s.Evidence.Reason, s.Evidence.Audit = inventory.StatusBlocked, reason, audit
+	s.Evidence.Status, s.Evidence.Reason, s.Evidence.Audit = evidence.StatusBlocked, reason, audit
 }
 
 // SetProbe records the refusal probe.

@@ -47,7 +47,7 @@ type Stage struct {
 	SchemaVersion int                  `json:"schema_version"`
 	Stage         string               `json:"stage"`
 	Number        int                  `json:"number"`
-	Status        string               `json:"status"` // qualified | failed | blocked | partial
+	Status        Status               `json:"status"` // qualified | failed | blocked | planned
 	Reason        string               `json:"reason,omitempty"`
 	Inventory     []inventory.Row      `json:"inventory"`
 	Audit         []inventory.AuditRow `json:"audit,omitempty"`
@@ -135,9 +135,9 @@ type Result struct {
 	Profile      string             `json:"profile"`
 	Checkpoint   string             `json:"checkpoint"`
 	Revision     string             `json:"revision"`
-	Kind         string             `json:"kind"`
+	Kind         Kind               `json:"kind"`
 	Counted      bool               `json:"counted"`
-	Status       string             `json:"status"`
+	Status       Status             `json:"status"`
 	Failures     []string           `json:"failures,omitempty"`
 	Statement    string             `json:"statement,omitempty"`
 	Controls     []string           `json:"controls,omitempty"` // the Task's declared controls

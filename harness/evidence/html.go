@@ -60,7 +60,7 @@ func HTML(runDir string, e Evidence) ([]byte, error) {
 			return fmt.Sprintf("%d / %d", q, c)
 		},
 		"light":   RowLight,
-		"upper":   strings.ToUpper,
+		"upper":   func(s Status) string { return strings.ToUpper(string(s)) },
 		"gate":    gateCell,
 		"join":    joinCell,
 		"fails":   func(r Result) string { return strings.Join(r.Failures, "; ") },

@@ -29,7 +29,7 @@ func Markdown(e Evidence) string {
 
 // Verdict is the run's one-word outcome, derived from the stage statuses (see the glossary).
 func Verdict(e Evidence) string {
-	counts := map[string]int{}
+	counts := map[Status]int{}
 	for _, s := range e.Stages {
 		counts[s.Status]++
 	}
@@ -57,9 +57,9 @@ func writeVerdict(b *strings.Builder, e Evidence) {
 			failures = fmt.Sprintf("%d row(s)", fails)
 		}
 		if s.Status == "blocked" || s.Status == "planned" {
-			failures = "— (" + s.Status + ")"
+			failures = "— (" + string(s.Status) + ")"
 		}
-		fmt.Fprintf(b, "| %d `%s` | %s | %d / %d | %d | %s |\n", s.Number, s.Stage, strings.ToUpper(s.Status), q, counted, len(s.Results), failures)
+		fmt.Fprintf(b, "| %d `%s` | %s | %d / %d | %d | %s |\n", s.Number, s.Stage, strings.ToUpper(string(s.Status)), q, counted, len(s.Results), failures)
 	}
 	b.WriteString("\n")
 }
@@ -70,11 +70,11 @@ func StageCounts(s Stage) (qualified, counted, failed int) {
 	for _, r := range s.Results {
 		if r.Counted {
 			counted++
-			if r.Status == "aiperf-qualified" {
+			if r.Status == StatusQualified {
 				qualified++
 			}
 		}
-		if r.Status == "failed" {
+		if r.Status == StatusFailed {
 			failed++
 		}
 	}
@@ -82,7 +82,7 @@ func StageCounts(s Stage) (qualified, counted, failed int) {
 }
 
 func writeStage(b *strings.Builder, s Stage) {
-	fmt.Fprintf(b, "## Stage %d (`%s`): %s\n\n", s.Number, s.Stage, strings.ToUpper(s.Status))
+	fmt.Fprintf(b, "## Stage %d (`%s`): %s\n\n", s.Number, s.Stage, strings.ToUpper(string(s.Status)))
 	if s.Reason != "" {
 		fmt.Fprintf(b, "%s\n\n", s.Reason)
 	}

@@ -47,7 +47,7 @@ func TestVerdictFollowsStageStatuses(t *testing.T) {
 	} {
 		var e Evidence
 		for _, s := range tc.statuses {
-			e.Stages = append(e.Stages, Stage{Status: s})
+			e.Stages = append(e.Stages, Stage{Status: Status(s)})
 		}
 		if got := Verdict(e); got != tc.want {
 			t.Errorf("stages %v: verdict %s, want %s", tc.statuses, got, tc.want)

@@ -14,7 +14,6 @@ import (
 	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
@@ -56,26 +55,22 @@ func Run(runDir string) ([]Problem, error) {
 }
 
 func checkStageStatus(s evidence.Stage, report func(string, string, ...any)) {
-	counted, qualified := 0, 0
-	for _, r := range s.Results {
-		if r.Counted {
-			counted++
-			if r.Status == inventory.StatusQualified {
-				qualified++
-			}
-		}
+	settled := s
+	if s.Status != evidence.StatusBlocked {
+		settled.Status = ""
 	}
-	if s.Status == "qualified" && (counted == 0 || qualified != counted) {
-		report(s.Stage, "stage says qualified but %d of %d counted checkpoints are aiperf-qualified", qualified, counted)
+	evidence.Settle(&settled)
+	if settled.Status != s.Status {
+		report(s.Stage, "stage says %s; its results settle to %s (%s)", s.Status, settled.Status, settled.Reason)
 	}
-	if s.Status == inventory.StatusBlocked && (s.Probe == nil || (!s.Probe.Passed && s.Probe.Planned == "") || len(s.Audit) == 0) {
+	if s.Status == evidence.StatusBlocked && (s.Probe == nil || (!s.Probe.Passed && s.Probe.Planned == "") || len(s.Audit) == 0) {
 		report(s.Stage, "stage says blocked without an audit and a passed (or planned) probe")
 	}
 }
 
 func checkBundle(where string, r evidence.Result, report func(string, string, ...any)) {
 	b := r.Bundle
-	if r.Status == inventory.StatusQualified && (b.SHA256Built == "" || b.SHA256Gated != b.SHA256Built || b.SHA256Served != b.SHA256Built || b.SHA256After != b.SHA256Built) {
+	if r.Status == evidence.StatusQualified && (b.SHA256Built == "" || b.SHA256Gated != b.SHA256Built || b.SHA256Served != b.SHA256Built || b.SHA256After != b.SHA256Built) {
 		report(where, "bundle sha256 differs between build %s, gate %s, serving %s and after %s", b.SHA256Built, b.SHA256Gated, b.SHA256Served, b.SHA256After)
 	}
 }

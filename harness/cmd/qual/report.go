@@ -34,7 +34,7 @@ func runReport(_ context.Context, args []string, stdout io.Writer) error {
 func printSummary(w io.Writer, runDir string, e evidence.Evidence) {
 	fmt.Fprintf(w, "\n=== qualification %s (target %s) ===\n", e.RunID, e.Target)
 	for _, s := range e.Stages {
-		fmt.Fprintf(w, "stage %d %-8s %-9s %s\n", s.Number, s.Stage, strings.ToUpper(s.Status), s.Reason)
+		fmt.Fprintf(w, "stage %d %-8s %-9s %s\n", s.Number, s.Stage, strings.ToUpper(string(s.Status)), s.Reason)
 		for _, r := range s.Results {
 			counted := "recorded"
 			if r.Counted {
@@ -151,42 +151,21 @@ func mergeStage(merged map[string]*evidence.Stage, s evidence.Stage) {
 	m.Results = append(m.Results, s.Results...)
 	status := map[string]string{}
 	for _, r := range s.Results {
-		status[r.Profile] = r.Status
+		status[r.Profile] = string(r.Status)
 	}
 	for i := range m.Inventory {
 		if st, ok := status[m.Inventory[i].Profile]; ok {
 			m.Inventory[i].Status = st
 		}
 	}
-	if s.Status == "blocked" {
+	if s.Status == evidence.StatusBlocked {
 		m.Status, m.Reason, m.Audit, m.Probe = s.Status, s.Reason, s.Audit, s.Probe
 	}
 }
 
-// settleMerged recomputes a merged stage's status from all shards' results.
+// settleMerged recomputes a merged stage's status from all shards' results, by the same rule
+// as a single run.
 func settleMerged(s *evidence.Stage) {
 	sort.Slice(s.Results, func(i, j int) bool { return s.Results[i].Profile < s.Results[j].Profile })
-	if s.Status == "blocked" {
-		return
-	}
-	counted, qualified, planned := 0, 0, 0
-	for _, r := range s.Results {
-		if r.Status == "planned" {
-			planned++
-		}
-		if r.Counted {
-			counted++
-			if r.Status == "aiperf-qualified" {
-				qualified++
-			}
-		}
-	}
-	if planned > 0 && planned == len(s.Results) {
-		s.Status = "planned"
-		return
-	}
-	s.Status, s.Reason = "failed", fmt.Sprintf("%d of %d counted checkpoints aiperf-qualified across shards", qualified, counted)
-	if counted > 0 && qualified == counted {
-		s.Status = "qualified"
-	}
+	evidence.Settle(s)
 }

@@ -17,7 +17,8 @@ import (
 func plannedRun(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	stage := evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: "t2i", Number: 6, Status: "planned", Reason: "signing test"}
+	stage := evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: "t2i", Number: 6, Status: "planned", Reason: "signing test",
+		Results: []evidence.Result{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned, Statement: "signing test"}}}
 	if err := evidence.WriteJSON(filepath.Join(dir, "t2i", "stage.json"), stage); err != nil {
 		t.Fatal(err)
 	}

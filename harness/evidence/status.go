@@ -1,0 +1,64 @@
+package evidence
+
+import "fmt"
+
+// Status is a row's place on the ladder (planned → implemented → family-validated →
+// aiperf-qualified, or unsupported / blocked / failed) or a stage's outcome (qualified,
+// failed, blocked, planned). The values are the inventory's, spelled once here for evidence.
+type Status string
+
+// Row and stage statuses.
+const (
+	StatusPlanned         Status = "planned"
+	StatusImplemented     Status = "implemented"
+	StatusFamilyValidated Status = "family-validated"
+	StatusQualified       Status = "aiperf-qualified" // a row
+	StatusUnsupported     Status = "unsupported"
+	StatusBlocked         Status = "blocked"
+	StatusFailed          Status = "failed"
+	StageQualified        Status = "qualified" // a stage whose every counted checkpoint is aiperf-qualified
+)
+
+// Kind is what a row is: the counted full model, a reduced or variant profile (recorded,
+// never counted), or excluded from the group.
+type Kind string
+
+// Row kinds.
+const (
+	KindFull     Kind = "full"
+	KindReduced  Kind = "reduced"
+	KindVariant  Kind = "variant"
+	KindExcluded Kind = "excluded"
+	KindGap      Kind = "gap"
+)
+
+// Settle is the one stage-status rule, for a single run, a shard and a merged run alike:
+//   - a blocked stage stays blocked (its audit and probe say why);
+//   - a stage whose every row is planned is planned (this machine could not run the target);
+//   - any failed row — counted or not: a reduced profile failing its family gate is a defect
+//     too — or a counted checkpoint short of aiperf-qualified fails the stage;
+//   - a stage with no counted checkpoint fails (nothing qualified the group);
+//   - otherwise the stage is qualified.
+func Settle(s *Stage) {
+	if s.Status == StatusBlocked {
+		return
+	}
+	qualified, counted, failed := StageCounts(*s)
+	planned := 0
+	for _, r := range s.Results {
+		if r.Status == StatusPlanned {
+			planned++
+		}
+	}
+	switch {
+	case planned > 0 && planned == len(s.Results):
+		s.Status, s.Reason = StatusPlanned, s.Results[0].Statement
+	case failed > 0 || qualified < counted:
+		s.Status = StatusFailed
+		s.Reason = fmt.Sprintf("%d of %d counted checkpoints aiperf-qualified; %d rows failed", qualified, counted, failed)
+	case counted == 0:
+		s.Status, s.Reason = StatusFailed, "no full-model checkpoint in the group was qualified"
+	default:
+		s.Status, s.Reason = StageQualified, fmt.Sprintf("all %d counted checkpoints aiperf-qualified", counted)
+	}
+}
