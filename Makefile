@@ -16,6 +16,8 @@ TARGET ?= suites/targets/reference.yaml
 RUN_ID ?= $(shell date -u +%Y%m%d-%H%M%S)
 RUN_DIR := reports/$(RUN_ID)
 SUITES := ./suites/asr ./suites/t2i ./suites/audioqa
+# The target, checkout and shard a run uses, as the suites and `qual config` read them.
+QUAL_ENV = QUAL_TARGET=$(TARGET) QUAL_TRTMC_ROOT=$(if $(TRTMC_ROOT),$(abspath $(TRTMC_ROOT))) QUAL_SHARD=$(SHARD)
 
 .PHONY: help deps engine images test qualify qualify-all inventory inventory-check verify bench fuzz load
 help: ## list the targets
@@ -49,14 +51,16 @@ qualify: deps ## the main job: all stages against the reference target, evidence
 # --keep-going: a failing stage must not skip the later stages (a shard would lose them, and
 # shard 1 alone runs the stage-level audits, so the merged report would miss a stage).
 qualify-all: ## qualify TARGET (optionally TRTMC_ROOT, SHARD=i/n); evidence in reports/RUN_ID
+	@$(QUAL_ENV) go run ./harness/cmd/qual config >/dev/null || { echo "[qualify] nothing was run: fix the line above (go run ./harness/cmd/qual config --list shows every variable)"; exit 2; }
 	@mkdir -p $(RUN_DIR)/junit
 	@echo "[qualify] run $(RUN_ID): target $(TARGET) $(if $(SHARD),shard $(SHARD),$(if $(JOB_COMPLETION_INDEX)$(CI_NODE_INDEX),shard from the engine (harness/shard)))"
-	@status=0; QUAL_TARGET=$(TARGET) QUAL_TRTMC_ROOT=$(if $(TRTMC_ROOT),$(abspath $(TRTMC_ROOT))) QUAL_SHARD=$(SHARD) QUAL_RUN_DIR=$(CURDIR)/$(RUN_DIR) \
-	  $(GINKGO) --timeout=6h --poll-progress-after=60s --junit-report=junit.xml --output-dir=$(RUN_DIR)/junit \
-	  --keep-separate-reports --keep-going $(SUITES) || status=$$?; \
+	@status=0; $(QUAL_ENV) QUAL_RUN_DIR=$(CURDIR)/$(RUN_DIR) \
+	  $(GINKGO) --keep-going --fail-on-empty --timeout=6h --poll-progress-after=60s --junit-report=junit.xml --output-dir=$(RUN_DIR)/junit \
+	  --keep-separate-reports $(SUITES) || status=$$?; \
 	go run ./harness/cmd/qual report $(RUN_DIR) && go run ./harness/cmd/qual sign $(RUN_DIR) && go run ./harness/cmd/qual verify $(RUN_DIR) || status=$$?; \
-	ln -sfn $(RUN_ID) reports/latest; \
-	if [ $$status -ne 0 ]; then echo "[qualify] some specs failed (exit $$status): see $(RUN_DIR)/qualification.md"; fi; \
+	if [ -f $(RUN_DIR)/qualification.md ]; then ln -sfn $(RUN_ID) reports/latest; \
+	else echo "[qualify] the run produced no report: reports/latest not moved"; [ $$status -ne 0 ] || status=1; fi; \
+	if [ $$status -ne 0 ] && [ -f $(RUN_DIR)/qualification.md ]; then echo "[qualify] some specs failed (exit $$status): see $(RUN_DIR)/qualification.md"; fi; \
 	exit $$status
 
 inventory: ## print the inventory of TARGET (TRTMC_ROOT for a TRTMC checkout)

@@ -43,6 +43,8 @@ func Vars() []Var {
 		{"QUAL_LOAD_SECONDS", "tests: duration of the server load test (make load)"},
 		{"QUAL_PLOT_OUT", "tests: directory to keep rendered plots and reports in, to look at them"},
 		{"QUAL_SIGNING_KEY", "qual sign: the signing key (PKCS#8 PEM)"},
+		{"QUAL_DOCKER_WAIT", "containers/engine/ensure-docker.sh: seconds to wait for DOCKER_HOST to answer"},
+		{TargetValuePrefix + "<NAME>", "overrides the target file's value NAME (QUAL_TRTMC_PYTHON for {python}, ...)"},
 	}
 	for _, s := range workload.Stages() {
 		for _, f := range loadFields() {
@@ -56,6 +58,10 @@ type loadField struct {
 	suffix, meaning, rule string
 	min                   int
 }
+
+// TargetValuePrefix starts the variables that override a target file's values; their names
+// come from the target file, so any suffix is accepted.
+const TargetValuePrefix = "QUAL_TRTMC_"
 
 // loadFields are the per-stage AIPerf overrides.
 func loadFields() []loadField {
@@ -169,7 +175,7 @@ func unknownVars(environ []string) error {
 	var unknown []string
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "QUAL_") && !known[name] {
+		if strings.HasPrefix(name, "QUAL_") && !known[name] && !strings.HasPrefix(name, TargetValuePrefix) {
 			unknown = append(unknown, name)
 		}
 	}

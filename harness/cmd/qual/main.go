@@ -16,6 +16,8 @@ import (
 const usage = `qual: qualification suite for model serving (TRTMC and the embedded reference target).
 
 Usage:
+  qual config [--list]                          check the QUAL_* variables and the target a run would use
+                                                (exit 2 naming the wrong one); --list lists them all
   qual images [--root DIR]                      build or find the base, trtmc-server and AIPerf images
   qual inventory --target T.yaml --stage S [--trtmc-root DIR] [--json]
                                                 list a stage's checkpoints from the target's manifests
@@ -37,6 +39,7 @@ type command func(ctx context.Context, args []string, stdout io.Writer) error
 
 func commands() map[string]command {
 	return map[string]command{
+		"config":    runConfig,
 		"images":    runImages,
 		"inventory": runInventory,
 		"verify":    runVerify,

@@ -27,3 +27,31 @@ func TestWrongInvocationsExit2(t *testing.T) {
 		}
 	}
 }
+
+// qual config is the Makefile's preflight: each wrong input is one line and exit 2.
+func TestConfigPreflight(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"QUAL_ASR_REQUESTS": "abc"}, `QUAL_ASR_REQUESTS="abc" is not an integer`},
+		{map[string]string{"QUAL_TARGET": "nope.yaml"}, "nope.yaml does not exist (QUAL_TARGET, make TARGET=)"},
+		{map[string]string{"QUAL_TARGET": "suites/targets/trtmc.yaml"}, "set QUAL_TRTMC_ROOT (make TRTMC_ROOT="},
+	} {
+		for k, v := range tc.env {
+			t.Setenv(k, v)
+		}
+		var stdout, stderr bytes.Buffer
+		code := runQual(context.Background(), []string{"config"}, &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), tc.want) || strings.Count(strings.TrimSpace(stderr.String()), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q (want one line with %q)", tc.env, code, stderr.String(), tc.want)
+		}
+		for k := range tc.env {
+			t.Setenv(k, "")
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := runQual(context.Background(), []string{"config"}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "target reference") {
+		t.Errorf("default configuration: exit %d %q %q", code, stdout.String(), stderr.String())
+	}
+}

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/config"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
+)
+
+// runConfig reads the run's configuration the way the suites do — every QUAL_* variable,
+// strictly — and the target it names, and prints what a run would use. `make qualify-all`
+// calls it first, so a wrong value or a missing target stops the run with one line before any
+// spec, container, JUnit file or report exists (exit 2).
+func runConfig(_ context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("config", flag.ContinueOnError)
+	list := fs.Bool("list", false, "list every QUAL_* variable with its meaning")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *list {
+		tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
+		for _, v := range config.Vars() {
+			fmt.Fprintf(tw, "%s\t%s\n", v.Name, v.Meaning)
+		}
+		return tw.Flush()
+	}
+	cfg, err := config.Load()
+	if err != nil {
+		return usageError{err}
+	}
+	t, err := cfg.Target()
+	if err != nil {
+		return usageError{err}
+	}
+	fmt.Fprintf(stdout, "target %s (%s) from %s\n", t.Name, t.Kind, cfg.TargetPath)
+	if cfg.TRTMCRoot != "" {
+		fmt.Fprintf(stdout, "TRTMC checkout %s\n", cfg.TRTMCRoot)
+	}
+	fmt.Fprintf(stdout, "shard %s\n", cfg.Shard)
+	for _, s := range workload.Stages() {
+		l := t.StageLoad(string(s))
+		fmt.Fprintf(stdout, "stage %s: %d warmup + %d measured requests at concurrency %d\n", s, l.Warmup, l.Requests, l.Concurrency)
+	}
+	return nil
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Runs that cannot start fail loudly: `make qualify-all` with a wrong input prints one line
+// naming the fix and exits 2 before any spec runs — no run directory, no JUnit, no report,
+// and reports/latest stays where it was.
+func TestQualifyAllRefusesWrongInputsBeforeRunning(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	root := repoRoot()
+	latest, _ := os.Readlink(filepath.Join(root, "reports", "latest"))
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  []string
+		want string
+	}{
+		{"missing target file", []string{"TARGET=nope.yaml"}, nil, "nope.yaml does not exist (QUAL_TARGET, make TARGET=)"},
+		{"trtmc without TRTMC_ROOT", []string{"TARGET=suites/targets/trtmc.yaml"}, nil, "set QUAL_TRTMC_ROOT (make TRTMC_ROOT="},
+		{"non-integer request count", nil, []string{"QUAL_ASR_REQUESTS=abc"}, `QUAL_ASR_REQUESTS="abc" is not an integer`},
+		{"negative request count", nil, []string{"QUAL_T2I_REQUESTS=-5"}, `QUAL_T2I_REQUESTS="-5" is out of range`},
+		{"bad shard", []string{"SHARD=3/2"}, nil, "QUAL_SHARD"},
+	} {
+		runID := fmt.Sprintf("test-refused-%d", time.Now().UnixNano())
+		cmd := exec.Command("make", "--no-print-directory", "-s", "qualify-all", "RUN_ID="+runID)
+		cmd.Args = append(cmd.Args, tc.args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), tc.env...)
+		out, err := cmd.CombinedOutput()
+		exit, _ := err.(*exec.ExitError)
+		if exit == nil || exit.ExitCode() != 2 || !strings.Contains(string(out), tc.want) {
+			t.Errorf("%s: %v\n%s", tc.name, err, out)
+		}
+		if strings.Contains(string(out), "goroutine ") || strings.Contains(string(out), "panic") {
+			t.Errorf("%s: a stack instead of one line:\n%s", tc.name, out)
+		}
+		if _, err := os.Stat(filepath.Join(root, "reports", runID)); err == nil {
+			t.Errorf("%s: a run directory was created", tc.name)
+			os.RemoveAll(filepath.Join(root, "reports", runID))
+		}
+		if now, _ := os.Readlink(filepath.Join(root, "reports", "latest")); now != latest {
+			t.Errorf("%s: reports/latest moved from %q to %q", tc.name, latest, now)
+		}
+	}
+}
+
+// A label filter naming no registered label fails the suite instead of selecting nothing and
+// passing.
+func TestLabelTypoFailsTheSuite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles a suite")
+	}
+	cmd := exec.Command("go", "test", "-count=1", "./suites/asr", "-ginkgo.label-filter=speech")
+	cmd.Dir = repoRoot()
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), `--label-filter "speech" names unknown label(s) [speech]`) {
+		t.Errorf("label typo: %v\n%s", err, out)
+	}
+}
