@@ -145,7 +145,7 @@ func TestAIPerfSendsTheAPIKey(t *testing.T) {
 
 // startServer finds the images, creates an internal network (removed at cleanup) and starts the
 // server on one reference profile's bundle (terminated at cleanup).
-func startServer(t *testing.T, profile string, opts ...trtmcserver.Option) (images.Set, *testcontainers.DockerNetwork, *trtmcserver.Container) {
+func startServer(t *testing.T, profile string, opts ...testcontainers.ContainerCustomizer) (images.Set, *testcontainers.DockerNetwork, *trtmcserver.Container) {
 	t.Helper()
 	ctx := context.Background()
 	set, err := (&images.Builder{Log: testLog{t}, BaseImage: os.Getenv("QUAL_BASE_IMAGE")}).Ensure(ctx, st.RepoRoot())
@@ -158,7 +158,7 @@ func startServer(t *testing.T, profile string, opts ...trtmcserver.Option) (imag
 	}
 	t.Cleanup(func() { nw.Remove(context.Background()) })
 	bundle := st.BuildBundle(t, "sphinx", profile, t.TempDir())
-	opts = append([]trtmcserver.Option{trtmcserver.WithBundles(bundle), trtmcserver.WithNetwork(nw, "trtmc-server")}, opts...)
+	opts = append([]testcontainers.ContainerCustomizer{trtmcserver.WithBundles(bundle), trtmcserver.WithNetwork(nw, "trtmc-server")}, opts...)
 	srv, err := trtmcserver.Run(ctx, set.Server, opts...)
 	if srv != nil && srv.DockerContainer != nil {
 		t.Cleanup(func() { testcontainers.TerminateContainer(srv) })

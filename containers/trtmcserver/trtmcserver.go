@@ -46,8 +46,55 @@ type options struct {
 	command        []string
 }
 
-// Option configures Run.
+// Option configures Run. It is a testcontainers.ContainerCustomizer, in the style of the
+// testcontainers-go modules: module options and generic customizers (testcontainers.WithLabels,
+// ...) go to Run in one list; Run applies the module's options itself and passes the others on.
 type Option func(*options)
+
+// Customize does nothing to the request: Run has applied the option before building it.
+func (Option) Customize(*testcontainers.GenericContainerRequest) error { return nil }
+
+func defaultOptions() options {
+	return options{lanes: 2, queue: 64, env: map[string]string{}, gpu: gpu.Request{Mode: "none"}, alias: "trtmc-server", startupTimeout: 5 * time.Minute}
+}
+
+// apply splits Run's arguments into the module's options, applied over the defaults, and the
+// generic customizers, kept in order.
+func apply(opts []testcontainers.ContainerCustomizer) (options, []testcontainers.ContainerCustomizer) {
+	o := defaultOptions()
+	var rest []testcontainers.ContainerCustomizer
+	for _, opt := range opts {
+		if mo, ok := opt.(Option); ok {
+			mo(&o)
+		} else {
+			rest = append(rest, opt)
+		}
+	}
+	return o, rest
+}
+
+// commandLine is the server's command line and the files copied in: each bundle under /bundles
+// (served with --bundle), the API key file, and the caller's files. A WithCommand replaces the
+// reference server's command line; the files are copied all the same.
+func (o options) commandLine() (args []string, files []testcontainers.ContainerFile, bundles map[string]string) {
+	files = append(files, o.files...)
+	bundles = map[string]string{}
+	args = []string{"--addr", "0.0.0.0:8000", "--records", RecordsPath, "--lanes", fmt.Sprint(o.lanes), "--queue", fmt.Sprint(o.queue)}
+	for _, b := range o.bundles {
+		dst := path.Join(BundleDir, path.Base(b))
+		bundles[b] = dst
+		files = append(files, testcontainers.ContainerFile{HostFilePath: b, ContainerFilePath: dst, FileMode: 0o644})
+		args = append(args, "--bundle", dst)
+	}
+	if o.apiKey != "" {
+		files = append(files, testcontainers.ContainerFile{Reader: strings.NewReader(o.apiKey), ContainerFilePath: apiKeyPath, FileMode: 0o644})
+		args = append(args, "--api-key-file", apiKeyPath)
+	}
+	if o.command != nil {
+		args = o.command
+	}
+	return args, files, bundles
+}
 
 // WithBundles copies bundle files into /bundles and serves each.
 func WithBundles(hostPaths ...string) Option {
@@ -102,27 +149,10 @@ type Container struct {
 func (c *Container) BundlePath(hostPath string) string { return c.bundles[hostPath] }
 
 // Run starts the server image and waits until /health/ready answers 200.
-func Run(ctx context.Context, image string, opts ...Option) (*Container, error) {
-	o := options{lanes: 2, queue: 64, env: map[string]string{}, gpu: gpu.Request{Mode: "none"}, alias: "trtmc-server", startupTimeout: 5 * time.Minute}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	c := &Container{alias: o.alias, bundles: map[string]string{}}
-	files := append([]testcontainers.ContainerFile(nil), o.files...)
-	args := []string{"--addr", "0.0.0.0:8000", "--records", RecordsPath, "--lanes", fmt.Sprint(o.lanes), "--queue", fmt.Sprint(o.queue)}
-	for _, b := range o.bundles {
-		dst := path.Join(BundleDir, path.Base(b))
-		c.bundles[b] = dst
-		files = append(files, testcontainers.ContainerFile{HostFilePath: b, ContainerFilePath: dst, FileMode: 0o644})
-		args = append(args, "--bundle", dst)
-	}
-	if o.apiKey != "" {
-		files = append(files, testcontainers.ContainerFile{Reader: strings.NewReader(o.apiKey), ContainerFilePath: apiKeyPath, FileMode: 0o644})
-		args = append(args, "--api-key-file", apiKeyPath)
-	}
-	if o.command != nil {
-		args = o.command
-	}
+func Run(ctx context.Context, image string, opts ...testcontainers.ContainerCustomizer) (*Container, error) {
+	o, rest := apply(opts)
+	args, files, bundles := o.commandLine()
+	c := &Container{alias: o.alias, bundles: bundles}
 	hasNvidia := false
 	if o.gpu.Mode != "none" {
 		var err error
@@ -150,6 +180,7 @@ func Run(ctx context.Context, image string, opts ...Option) (*Container, error) 
 	if o.nw != nil {
 		customizers = append(customizers, network.WithNetwork([]string{o.alias}, o.nw), network.WithBridgeNetwork())
 	}
+	customizers = append(customizers, rest...)
 	ctr, err := testcontainers.Run(ctx, image, customizers...)
 	c.DockerContainer = ctr
 	if err != nil {

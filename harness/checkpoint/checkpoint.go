@@ -146,10 +146,10 @@ func (c *Checkpoint) Build(ctx context.Context) error {
 	if err != nil {
 		return c.fail("build", err)
 	}
-	header := map[string]any{}
-	raw, _ := json.Marshal(b.Header)
-	json.Unmarshal(raw, &header)
-	delete(header, "sections")
+	header, err := headerMap(b.Header)
+	if err != nil {
+		return c.fail("build", err)
+	}
 	c.Result.Bundle = evidence.Bundle{Path: relTo(c.Env.RunDir, c.bundlePath), Bytes: b.Size, SHA256Built: b.SHA256, Header: header}
 	c.logf("built bundle %s (%d bytes, sha256 %s) in %.1fs", filepath.Base(c.bundlePath), b.Size, b.SHA256, time.Since(start).Seconds())
 	c.done("build")
@@ -161,9 +161,9 @@ func (c *Checkpoint) Build(ctx context.Context) error {
 func (c *Checkpoint) Capability(ctx context.Context) error {
 	want := string(c.W.Capability())
 	if c.Env.Target.Kind != "reference" {
-		have, _, _ := inventory.ByTaskString("", fmt.Sprint(c.Result.Bundle.Header["task"]))
-		if len(have) == 0 || string(have[0]) != want {
-			return c.fail("capability", fmt.Errorf("bundle header task %v is not %s", c.Result.Bundle.Header["task"], want))
+		have, _, err := inventory.ByTaskString("", fmt.Sprint(c.Result.Bundle.Header["task"]))
+		if err != nil || len(have) == 0 || string(have[0]) != want {
+			return c.fail("capability", fmt.Errorf("bundle header task %v is not %s (%v)", c.Result.Bundle.Header["task"], want, err))
 		}
 		c.done("capability")
 		return nil
@@ -304,4 +304,18 @@ func (c *Checkpoint) Finish(full bool) evidence.Result {
 		}
 	}
 	return c.Result
+}
+
+// headerMap is the bundle header as evidence records it: every field but the section table.
+func headerMap(h any) (map[string]any, error) {
+	raw, err := json.Marshal(h)
+	if err != nil {
+		return nil, fmt.Errorf("bundle header: %w", err)
+	}
+	header := map[string]any{}
+	if err := json.Unmarshal(raw, &header); err != nil {
+		return nil, fmt.Errorf("bundle header: %w", err)
+	}
+	delete(header, "sections")
+	return header, nil
 }

@@ -7,8 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +17,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory/reference"
+	"github.com/trtmc-qual/trtmc-qual/harness/sysinfo"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
@@ -130,58 +129,24 @@ func (s *StageRun) Write(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := &s.Evidence
-	e.Versions, e.Hardware = Versions(ctx, s.Env.Root, e.Results), Hardware(e.Results)
+	e.Versions, e.Hardware = versionsAndHardware(ctx, s.Env.Root, e.Results)
 	evidence.Settle(e)
 	return evidence.WriteJSON(filepath.Join(s.Env.RunDir, s.Evidence.Stage, "stage.json"), e)
 }
 
-// Versions of everything the evidence depends on.
-func Versions(ctx context.Context, root string, results []evidence.Result) map[string]string {
-	out := map[string]string{"go": runtime.Version(), "aiperf": images.AIPerfVersion + " (required)"}
+// versions and hardware of the run: the AIPerf version a checkpoint reported, and the GPU a
+// server was given.
+func versionsAndHardware(ctx context.Context, root string, results []evidence.Result) (map[string]string, evidence.Hardware) {
+	aiperfRan, gpu := "", ""
 	for _, r := range results {
 		if r.AIPerf != nil && r.AIPerf.Version != "" {
-			out["aiperf"] = r.AIPerf.Version
+			aiperfRan = r.AIPerf.Version
 		}
-	}
-	cmd := func(name string, args ...string) string {
-		b, err := exec.CommandContext(ctx, name, args...).Output()
-		if err != nil {
-			return "unknown"
-		}
-		return strings.TrimSpace(string(b))
-	}
-	out["docker_engine"] = cmd("docker", "version", "-f", "{{.Server.Version}}")
-	out["pocketsphinx"] = cmd("dpkg-query", "-W", "-f", "${Version}", "libpocketsphinx3")
-	out["trtmc-qual"] = cmd("git", "-C", root, "describe", "--always", "--dirty")
-	return out
-}
-
-// Hardware describes this machine.
-func Hardware(results []evidence.Result) evidence.Hardware {
-	h := evidence.Hardware{Cores: runtime.NumCPU(), GPU: "none"}
-	h.Host, _ = os.Hostname()
-	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(data), "\n") {
-			if name, ok := strings.CutPrefix(line, "model name"); ok {
-				h.CPU = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), ":"))
-				break
-			}
-		}
-	}
-	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
-		for _, line := range strings.Split(string(data), "\n") {
-			if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-				kb, _ := strconv.ParseFloat(strings.Fields(rest)[0], 64)
-				h.MemoryGB = kb / 1024 / 1024
-			}
-		}
-	}
-	for _, r := range results {
 		if r.GPU != "" && r.GPU != "none" {
-			h.GPU = r.GPU
+			gpu = r.GPU
 		}
 	}
-	return h
+	return sysinfo.Versions(ctx, root, aiperfRan, images.AIPerfVersion), sysinfo.Hardware(gpu)
 }
 
 // missingStack says why this machine cannot run a non-reference target ("" when it can).

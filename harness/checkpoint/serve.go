@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -61,7 +62,7 @@ func (c *Checkpoint) StartServer(ctx context.Context) (Cleanup, error) {
 	if err != nil {
 		return nil, c.fail("serve", err)
 	}
-	opts := []trtmcserver.Option{trtmcserver.WithBundles(c.bundlePath), trtmcserver.WithNetwork(c.serving.network, "trtmc-server"),
+	opts := []testcontainers.ContainerCustomizer{trtmcserver.WithBundles(c.bundlePath), trtmcserver.WithNetwork(c.serving.network, "trtmc-server"),
 		trtmcserver.WithGPU(req), trtmcserver.WithLanes(max(1, srvCfg.Lanes), max(1, srvCfg.Queue)), trtmcserver.WithEnv(srvCfg.Env)}
 	if srvCfg.StartupSeconds > 0 {
 		opts = append(opts, trtmcserver.WithStartupTimeout(time.Duration(srvCfg.StartupSeconds)*time.Second))
@@ -84,10 +85,14 @@ func (c *Checkpoint) StartServer(ctx context.Context) (Cleanup, error) {
 		if srv == nil || srv.DockerContainer == nil {
 			return nil
 		}
-		if logs, lerr := srv.LogText(ctx); lerr == nil {
-			os.WriteFile(filepath.Join(c.Dir, "server.log"), []byte(logs), 0o644)
+		logs, lerr := srv.LogText(ctx)
+		if lerr == nil {
+			lerr = os.WriteFile(filepath.Join(c.Dir, "server.log"), []byte(logs), 0o644)
 		}
-		return testcontainers.TerminateContainer(srv)
+		if lerr != nil {
+			lerr = fmt.Errorf("keep server log: %w", lerr)
+		}
+		return errors.Join(lerr, testcontainers.TerminateContainer(srv))
 	}
 	if err != nil {
 		return cleanup, c.fail("serve", err)
