@@ -15,7 +15,8 @@ GOTEST ?= go test
 TARGET ?= suites/targets/reference.yaml
 RUN_ID ?= $(shell date -u +%Y%m%d-%H%M%S)
 RUN_DIR := reports/$(RUN_ID)
-SUITES := ./suites/asr ./suites/t2i ./suites/audioqa
+# Every stage suite (a package under suites/ with a *_suite_test.go): a new stage needs no line here.
+SUITES := $(sort $(patsubst %/,./%,$(dir $(wildcard suites/*/*_suite_test.go))))
 # The target, checkout and shard a run uses, as the suites and `qual config` read them.
 QUAL_ENV = QUAL_TARGET=$(TARGET) QUAL_TRTMC_ROOT=$(if $(TRTMC_ROOT),$(abspath $(TRTMC_ROOT))) QUAL_SHARD=$(SHARD)
 

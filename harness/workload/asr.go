@@ -121,18 +121,7 @@ func (asr) HTTPOutput(p join.Pair) (string, error) {
 	return *resp.Text, nil
 }
 
-func (asr) NativeOutput(stdout string) (string, error) {
-	var res struct {
-		Text *string `json:"text"`
-	}
-	if err := nativeJSON(stdout, &res); err != nil {
-		return "", err
-	}
-	if res.Text == nil {
-		return "", fmt.Errorf("native run printed no text: %s", tail(stdout))
-	}
-	return *res.Text, nil
-}
+func (asr) NativeOutput(stdout string) (string, error) { return nativeText(stdout) }
 
 // Meaning: every transcript non-empty and the corpus WER to the human gold text within the
 // family's gold_wer bound.

@@ -121,18 +121,7 @@ func (audioQA) HTTPOutput(p join.Pair) (string, error) {
 	return answer, nil
 }
 
-func (audioQA) NativeOutput(stdout string) (string, error) {
-	var res struct {
-		Text *string `json:"text"`
-	}
-	if err := nativeJSON(stdout, &res); err != nil {
-		return "", err
-	}
-	if res.Text == nil {
-		return "", fmt.Errorf("native run printed no text: %s", tail(stdout))
-	}
-	return *res.Text, nil
-}
+func (audioQA) NativeOutput(stdout string) (string, error) { return nativeText(stdout) }
 
 // Meaning is defined by the capable family's gate, which does not exist yet: it fails, naming
 // why, rather than passing anything.

@@ -134,6 +134,20 @@ func nativeJSON(stdout string, v any) error {
 	return nil
 }
 
+// nativeText is the "text" a native run prints (a transcript, an answer).
+func nativeText(stdout string) (string, error) {
+	var res struct {
+		Text *string `json:"text"`
+	}
+	if err := nativeJSON(stdout, &res); err != nil {
+		return "", err
+	}
+	if res.Text == nil {
+		return "", fmt.Errorf("native run printed no text: %s", tail(stdout))
+	}
+	return *res.Text, nil
+}
+
 func tail(s string) string {
 	if len(s) > 3000 {
 		return "…" + s[len(s)-3000:]

@@ -4,6 +4,8 @@
 // nothing and pass).
 package labels
 
+import "github.com/trtmc-qual/trtmc-qual/harness/workload"
+
 // Stage and resource labels.
 const (
 	ASR        = "asr"        // stage 3: recorded-clip transcription
@@ -14,8 +16,15 @@ const (
 	Slow       = "slow"       // a full qualification: serves the bundle and runs AIPerf (minutes per checkpoint)
 )
 
-// All lists every registered label.
-func All() []string { return []string{ASR, T2I, AudioQA, Containers, GPU, Slow} }
+// All lists every registered label: the resource labels and one per stage of the workload
+// registry (a new stage's label needs no line here).
+func All() []string {
+	out := []string{Containers, GPU, Slow}
+	for _, s := range workload.Stages() {
+		out = append(out, string(s))
+	}
+	return out
+}
 
 // Unknown returns the labels a Ginkgo --label-filter names that are not registered. Regular
 // expressions (/.../) are not checked: they may legitimately match nothing in one suite.
