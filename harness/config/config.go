@@ -43,6 +43,7 @@ func Vars() []Var {
 		{"QUAL_LOAD_SECONDS", "tests: duration of the server load test (make load)"},
 		{"QUAL_PLOT_OUT", "tests: directory to keep rendered plots and reports in, to look at them"},
 		{"QUAL_SIGNING_KEY", "qual sign: the signing key (PKCS#8 PEM)"},
+		{"QUAL_VERIFY_RUN", "tests: a published run for harness/verify's tamper table to copy instead of running the suites"},
 		{"QUAL_DOCKER_WAIT", "containers/engine/ensure-docker.sh: seconds to wait for DOCKER_HOST to answer"},
 		{TargetValuePrefix + "<NAME>", "overrides the target file's value NAME (QUAL_TRTMC_PYTHON for {python}, ...)"},
 	}

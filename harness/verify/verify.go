@@ -10,10 +10,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
@@ -41,17 +43,51 @@ func Run(runDir string) ([]Problem, error) {
 	if err != nil || string(md) != evidence.Markdown(e) {
 		report("qualification.md", "does not match evidence.json (regenerated report differs)")
 	}
+	p, err := findPins()
+	if err != nil {
+		return nil, err
+	}
+	checkStageFiles(runDir, e, report)
+	checkJUnit(runDir, e, report)
 	for _, s := range e.Stages {
 		checkStageStatus(s, report)
 		for _, r := range s.Results {
 			where := s.Stage + "/" + r.Profile
 			checkBundle(where, r, report)
+			checkBacking(where, s, r, report)
+			checkStored(runDir, p, where, s.Stage, r, report)
+			var pairs []join.Pair
 			if r.AIPerf != nil && r.Join != nil {
-				checkServed(runDir, where, s.Stage, r, report)
+				pairs = checkServed(runDir, where, s.Stage, r, report)
+			}
+			if i := slices.IndexFunc(s.Inventory, func(row inventory.Row) bool { return row.Profile == r.Profile }); i >= 0 {
+				checkGate(p, where, s.Stage, s.Inventory[i], r, pairs, report)
 			}
 		}
 	}
 	return out, nil
+}
+
+// findPins locates the repository whose pinned inputs the run is checked against: QUAL_ROOT, or
+// the nearest directory above the working directory holding golden/thresholds.sha256.
+func findPins() (pins, error) {
+	if root := os.Getenv("QUAL_ROOT"); root != "" {
+		return pins{root: root}, nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return pins{}, err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "golden", "thresholds.sha256")); err == nil {
+			return pins{root: dir}, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return pins{}, fmt.Errorf("no repository with golden/thresholds.sha256 above the working directory: run from the checkout or set QUAL_ROOT")
+		}
+		dir = parent
+	}
 }
 
 func checkStageStatus(s evidence.Stage, report func(string, string, ...any)) {
@@ -75,27 +111,31 @@ func checkBundle(where string, r evidence.Result, report func(string, string, ..
 	}
 }
 
-func checkServed(runDir, where, stage string, r evidence.Result, report func(string, string, ...any)) {
+// checkServed recomputes the join, timing, outputs and gold WER from the stored artifacts, and
+// returns the joined pairs for the gate's recomputation.
+func checkServed(runDir, where, stage string, r evidence.Result, report func(string, string, ...any)) []join.Pair {
 	w, err := workload.Get(stage)
 	if err != nil {
 		report(where, "%v", err)
-		return
+		return nil
 	}
 	exports, err := harnessaiperf.Read(filepath.Join(runDir, r.AIPerf.Dir))
 	if err != nil {
 		report(where, "AIPerf exports: %v", err)
-		return
+		return nil
 	}
 	data, err := os.ReadFile(filepath.Join(runDir, r.Records))
 	if err != nil {
 		report(where, "server records: %v", err)
-		return
+		return nil
 	}
 	records, err := contract.ParseRecords(data)
 	if err != nil {
 		report(where, "%v", err)
-		return
+		return nil
 	}
+	checkRequests(where, r, exports, records, report)
+	checkAggregate(runDir, where, r, report)
 	rep := join.Join(exports.Raw, records, r.Join.Route)
 	if rep.Matched != r.Join.Matched || len(rep.UnmatchedClient) != len(r.Join.UnmatchedClient) || len(rep.UnmatchedServer) != len(r.Join.UnmatchedServer) ||
 		len(rep.DuplicateClient) != len(r.Join.DuplicateClient) || len(rep.DuplicateServer) != len(r.Join.DuplicateServer) {
@@ -133,6 +173,7 @@ func checkServed(runDir, where, stage string, r evidence.Result, report func(str
 			report(where, "%s", problem)
 		}
 	}
+	return rep.Pairs
 }
 
 func compareFigures(where string, got, want timing.Summary, report func(string, string, ...any)) {

@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify"
 )
 
@@ -72,7 +74,7 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		return fmt.Errorf("%d mismatches between the evidence and its artifacts", len(mismatches))
 	}
-	fmt.Fprintf(stdout, "verified %s: signature, file hashes, joins, timing, outputs, gold WER, image hashes, bundle hashes and report all match\n", fs.Arg(0))
+	fmt.Fprintf(stdout, "verified %s: signature, file hashes, statuses backed, requests 2xx and counted, joins, timing, outputs, gate figures against the pins, JUnit, bundle and input hashes, and report all match\n", fs.Arg(0))
 	return nil
 }
 
@@ -88,9 +90,12 @@ func runMerge(_ context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("usage: qual merge -o reports/RUN reports/SHARD1 reports/SHARD2 ...")
 	}
 	merged := map[string]*evidence.Stage{}
-	for _, shard := range fs.Args() {
+	for i, shard := range fs.Args() {
 		paths, err := filepath.Glob(filepath.Join(shard, "*", "stage.json"))
 		if err != nil {
+			return err
+		}
+		if err := copyJUnit(shard, *out, i+1); err != nil {
 			return err
 		}
 		for _, p := range paths {
@@ -140,6 +145,28 @@ func copyCheckpointDirs(src, dst string) error {
 	return nil
 }
 
+// copyJUnit keeps each shard's JUnit reports (qual verify checks them against the rows) as
+// junit/shard<i>-<name>.
+func copyJUnit(shard, out string, i int) error {
+	files, err := filepath.Glob(filepath.Join(shard, "junit", "*.xml"))
+	if err != nil || len(files) == 0 {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(out, "junit"), 0o755); err != nil {
+		return err
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(out, "junit", fmt.Sprintf("shard%d-%s", i, filepath.Base(f))), data, 0o644)
+		}
+		if err != nil {
+			return fmt.Errorf("copy JUnit %s: %w", f, err)
+		}
+	}
+	return nil
+}
+
 func mergeStage(merged map[string]*evidence.Stage, s evidence.Stage) {
 	m, ok := merged[s.Stage]
 	if !ok {
@@ -149,6 +176,11 @@ func mergeStage(merged map[string]*evidence.Stage, s evidence.Stage) {
 		m = &copy
 	}
 	m.Results = append(m.Results, s.Results...)
+	for _, row := range s.Inventory { // each shard lists only its own rows
+		if !slices.ContainsFunc(m.Inventory, func(r inventory.Row) bool { return r.Profile == row.Profile }) {
+			m.Inventory = append(m.Inventory, row)
+		}
+	}
 	status := map[string]string{}
 	for _, r := range s.Results {
 		status[r.Profile] = string(r.Status)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/attest"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 )
 
 // plannedRun publishes a run whose only stage is planned: evidence qual verify accepts as is.
@@ -18,7 +19,8 @@ func plannedRun(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	stage := evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: "t2i", Number: 6, Status: "planned", Reason: "signing test",
-		Results: []evidence.Result{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned, Statement: "signing test"}}}
+		Results:   []evidence.Result{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned, Statement: "signing test"}},
+		Inventory: []inventory.Row{{Profile: "p", Kind: string(evidence.KindFull), Counted: true, Status: string(evidence.StatusPlanned)}}}
 	if err := evidence.WriteJSON(filepath.Join(dir, "t2i", "stage.json"), stage); err != nil {
 		t.Fatal(err)
 	}
