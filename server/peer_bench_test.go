@@ -70,6 +70,7 @@ const peerServeEnv = "TRTMC_PEERBENCH_SERVE"
 // serveNoop serves trtmc-server's handler, with the binary's http.Server settings, and a no-op
 // Task (a test double: "noop" is no model) on addr until the process is killed.
 func serveNoop(addr string) error {
+	TuneGC(DefaultGCPercent, DefaultMemoryLimitMB) // as trtmc-server's defaults
 	dir, err := os.MkdirTemp("", "peerbench-")
 	if err != nil {
 		return err

@@ -66,6 +66,8 @@ func run(args []string) error {
 	headerTimeout := fs.Duration("header-timeout", 10*time.Second, "time to receive a request's headers")
 	idleTimeout := fs.Duration("idle-timeout", 30*time.Second, "how long an idle keep-alive connection is kept open")
 	idMemory := fs.Int("request-id-memory", server.DefaultRequestIDMemory, "client X-Request-IDs remembered to refuse reuse (oldest forgotten past it)")
+	gcPercent := fs.Int("gc-percent", server.DefaultGCPercent, "Go GC target percent (GOGC in the environment wins)")
+	memLimitMB := fs.Int("memory-limit-mb", server.DefaultMemoryLimitMB, "soft limit of the Go heap in MiB, 0 = none (GOMEMLIMIT wins)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -77,6 +79,7 @@ func run(args []string) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	server.TuneGC(*gcPercent, *memLimitMB)
 	srv, err := server.New(server.Config{Bundles: bundles, RecordsPath: *records, Lanes: *lanes, QueueDepth: *queue,
 		MaxBodyBytes: int64(*maxBodyMB) << 20, MaxAudioBytes: int64(*maxAudioMB) << 20, APIKey: key,
 		ArtifactDir: *artifactDir, ArtifactTTL: *artifactTTL, PublicURL: *publicURL, Logger: log,
