@@ -108,7 +108,8 @@ func checkRequests(where string, r evidence.Result, exports harnessaiperf.Export
 		v, _ := r.Settings[k].(float64)
 		return int(v)
 	}
-	if phases["warmup"] != r.AIPerf.Warmup || phases["profiling"] != r.AIPerf.Requests || warmup != r.AIPerf.Warmup || measured != r.AIPerf.Requests ||
+	runs := max(1, r.AIPerf.Runs) // a repeated profile: each run has its warmup and N
+	if phases["warmup"] != runs*r.AIPerf.Warmup || phases["profiling"] != runs*r.AIPerf.Requests || warmup != r.AIPerf.Warmup || measured != r.AIPerf.Requests ||
 		settings("warmup") != r.AIPerf.Warmup || settings("requests") != r.AIPerf.Requests || len(exports.Metrics) != len(exports.Raw) {
 		report(where, "request counts disagree: raw export %d warmup + %d measured, metrics export %d records, AIPerf command W=%d N=%d, evidence W=%d N=%d, settings W=%d N=%d",
 			phases["warmup"], phases["profiling"], len(exports.Metrics), warmup, measured, r.AIPerf.Warmup, r.AIPerf.Requests, settings("warmup"), settings("requests"))
@@ -118,7 +119,20 @@ func checkRequests(where string, r evidence.Result, exports harnessaiperf.Export
 // checkAggregate reads AIPerf's own summary of the run: complete, not cancelled, no errors, and
 // the measured and warmup request counts the evidence records.
 func checkAggregate(runDir, where string, r evidence.Result, report reporter) {
-	rel := filepath.ToSlash(filepath.Join(r.AIPerf.Dir, "profile_export_aiperf.json"))
+	dirs, _ := filepath.Glob(filepath.Join(runDir, r.AIPerf.Dir, harnessaiperf.RunsDir, "run_*"))
+	if len(dirs) == 0 {
+		dirs = []string{filepath.Join(runDir, r.AIPerf.Dir)}
+	}
+	if len(dirs) != max(1, r.AIPerf.Runs) {
+		report(where, "%d AIPerf run directories, evidence records %d runs", len(dirs), max(1, r.AIPerf.Runs))
+	}
+	for _, dir := range dirs {
+		rel, _ := filepath.Rel(runDir, filepath.Join(dir, "profile_export_aiperf.json"))
+		checkRunAggregate(runDir, filepath.ToSlash(rel), r, report)
+	}
+}
+
+func checkRunAggregate(runDir, rel string, r evidence.Result, report reporter) {
 	data, err := os.ReadFile(filepath.Join(runDir, rel))
 	if err != nil {
 		report(rel, "AIPerf aggregate export: %v", err)
