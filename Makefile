@@ -20,7 +20,7 @@ SUITES := $(sort $(patsubst %/,./%,$(dir $(wildcard suites/*/*_suite_test.go))))
 # The target, checkout and shard a run uses, as the suites and `qual config` read them.
 QUAL_ENV = QUAL_TARGET=$(TARGET) QUAL_TRTMC_ROOT=$(if $(TRTMC_ROOT),$(abspath $(TRTMC_ROOT))) QUAL_SHARD=$(SHARD)
 
-.PHONY: help deps engine images test qualify qualify-all inventory inventory-check verify bench fuzz load
+.PHONY: help deps engine images test qualify qualify-all qualify-trtmc-double inventory inventory-check verify bench fuzz load
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
@@ -72,6 +72,17 @@ TRTMC_TARGET = $(if $(wildcard $(TRTMC_ROOT)/families),suites/targets/trtmc.yaml
 inventory-check: ## inventory a real TRTMC checkout: make inventory-check TRTMC_ROOT=/path/to/TensorRT-Model-Connect
 	@test -n "$(TRTMC_ROOT)" || { echo "set TRTMC_ROOT to a TensorRT-Model-Connect checkout"; exit 2; }
 	go run ./harness/cmd/qual inventory --check --target $(TRTMC_TARGET) --trtmc-root $(abspath $(TRTMC_ROOT))
+
+# The TRTMC target file itself, run on the CPU against the contract double: every row it produces
+# is labelled as the double's and is never a TRTMC result (suites/targets/testdata/trtmc-double).
+# Stage 6 is left out: TRTMC's serving records hold a 64x64 media digest, not the image, so the
+# HTTP-to-record pixel identity cannot be checked against its record shape yet.
+TRTMC_DOUBLE := $(CURDIR)/suites/targets/testdata/trtmc-double
+qualify-trtmc-double: images ## run suites/targets/trtmc.yaml against the CPU contract double (not a TRTMC result)
+	@$(MAKE) --no-print-directory qualify-all TARGET=suites/targets/trtmc.yaml TRTMC_ROOT=$(TRTMC_DOUBLE) RUN_ID=$(RUN_ID) \
+	  SUITES="./suites/asr ./suites/audioqa" \
+	  QUAL_TRTMC_TRTMC_BINARY=$(TRTMC_DOUBLE)/bin/trtmc QUAL_TRTMC_IMAGE=reference QUAL_TRTMC_GPU=none QUAL_TRTMC_PYTHON=python3 \
+	  TRTMC_DOUBLE_NATIVE=$(QUAL_CACHE)/bin/trtmc-native TRTMC_DOUBLE_SERVER=$(QUAL_CACHE)/bin/trtmc-server
 
 verify: ## re-check a published run offline: make verify RUN_DIR=reports/<run> [KEY=signer.pub]
 	go run ./harness/cmd/qual verify $(if $(KEY),--key $(KEY)) $(RUN_DIR)

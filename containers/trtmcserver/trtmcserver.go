@@ -44,6 +44,8 @@ type options struct {
 	alias          string
 	startupTimeout time.Duration
 	command        []string
+	entrypoint     []string
+	binds          []string // host:container:ro
 }
 
 // Option configures Run. It is a testcontainers.ContainerCustomizer, in the style of the
@@ -137,6 +139,16 @@ func WithStartupTimeout(d time.Duration) Option { return func(o *options) { o.st
 // WithCommand replaces the reference server's command line (for a TRTMC serving image).
 func WithCommand(args ...string) Option { return func(o *options) { o.command = args } }
 
+// WithEntrypoint replaces the image's entrypoint (a TRTMC serving command starts with its
+// interpreter, not with trtmc-server).
+func WithEntrypoint(args ...string) Option { return func(o *options) { o.entrypoint = args } }
+
+// WithReadOnlyDir bind-mounts a host directory read-only at the same path in the container (a
+// TRTMC checkout the serving command and native runs name by host paths).
+func WithReadOnlyDir(dir string) Option {
+	return func(o *options) { o.binds = append(o.binds, dir+":"+dir+":ro") }
+}
+
 // Container is a running server.
 type Container struct {
 	*testcontainers.DockerContainer
@@ -172,6 +184,7 @@ func Run(ctx context.Context, image string, opts ...testcontainers.ContainerCust
 		testcontainers.WithEnv(o.env),
 		testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
 			hc.DeviceRequests = decision.Requests
+			hc.Binds = append(hc.Binds, o.binds...)
 		}),
 		// An HTTP probe from the host: it needs no shell in the image (TRTMC's may have none).
 		testcontainers.WithWaitStrategyAndDeadline(o.startupTimeout, wait.ForHTTP("/health/ready").WithPort(Port).
@@ -179,6 +192,9 @@ func Run(ctx context.Context, image string, opts ...testcontainers.ContainerCust
 	}
 	if o.nw != nil {
 		customizers = append(customizers, network.WithNetwork([]string{o.alias}, o.nw), network.WithBridgeNetwork())
+	}
+	if o.entrypoint != nil {
+		customizers = append(customizers, testcontainers.WithEntrypoint(o.entrypoint...))
 	}
 	customizers = append(customizers, rest...)
 	ctr, err := testcontainers.Run(ctx, image, customizers...)

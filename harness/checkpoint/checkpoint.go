@@ -51,6 +51,7 @@ type Checkpoint struct {
 	Result   evidence.Result
 
 	bundlePath string
+	step       *target.Step // TRTMC-kind targets: the checkpoint's values for TRTMC's own tooling
 	steps      map[string]bool
 	serving    *serving
 }
@@ -133,6 +134,9 @@ func (c *Checkpoint) placeholders() map[string]string {
 
 // Build runs the target's build command and hashes the bundle.
 func (c *Checkpoint) Build(ctx context.Context) error {
+	if c.isTRTMC() {
+		return c.buildTRTMC(ctx)
+	}
 	c.bundlePath = filepath.Join(c.Dir, filepath.Base(c.Manifest.Bundle))
 	args, err := target.Expand(c.Env.Target.Build, c.placeholders())
 	if err != nil {
@@ -160,6 +164,9 @@ func (c *Checkpoint) Build(ctx context.Context) error {
 // by loading it (`trtmc-native inspect`); for others from the bundle header's task.
 func (c *Checkpoint) Capability(ctx context.Context) error {
 	want := string(c.W.Capability())
+	if c.isTRTMC() && len(c.Env.Target.Inspect) > 0 && c.step != nil {
+		return c.capabilityTRTMC(ctx, want)
+	}
 	if c.Env.Target.Kind != "reference" {
 		have, _, err := inventory.ByTaskString("", fmt.Sprint(c.Result.Bundle.Header["task"]))
 		if err != nil || len(have) == 0 || string(have[0]) != want {
@@ -202,6 +209,9 @@ func (c *Checkpoint) Capability(ctx context.Context) error {
 
 // Gate checks the threshold pin, then runs the family's unchanged gate on the exact bundle.
 func (c *Checkpoint) Gate(ctx context.Context) error {
+	if c.isTRTMC() && c.Env.Target.GateJUnit != "" && c.step != nil {
+		return c.gateTRTMC(ctx) // thresholds live in the TRTMC checkout, hashed there, not pinned here
+	}
 	thresholds := manifest.ThresholdsPath(c.Manifest, c.Testcase.Name)
 	pin, err := CheckThresholdPin(c.Env.Root, thresholds)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
+	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
 // Join matches every AIPerf record (warmup included) to exactly one server record.
@@ -97,6 +98,13 @@ func (c *Checkpoint) nativeRun(ctx context.Context, req workload.Request) (strin
 	for k, v := range req.Native {
 		values[k] = v
 	}
+	if c.step != nil { // TRTMC-kind target: its own values ({trtmc_binary}, {runtime_root}, ...) (trtmc hook)
+		for k, v := range c.step.Values {
+			if _, set := values[k]; !set {
+				values[k] = v
+			}
+		}
+	}
 	args, err := target.Expand(tmpl, values)
 	if err != nil {
 		return "", err
@@ -105,6 +113,9 @@ func (c *Checkpoint) nativeRun(ctx context.Context, req workload.Request) (strin
 	c.Result.Commands = append(c.Result.Commands, append([]string{"(in server container)"}, args...))
 	if err != nil || code != 0 {
 		return "", fmt.Errorf("native run %v: exit %d %v: %s", args, code, err, tail(out))
+	}
+	if c.isTRTMC() && c.Env.Target.NativeOutput[c.Manifest.TaskString()] != "" {
+		return c.parseNativeTRTMC(ctx, c.Manifest.TaskString(), out, c.W.Capability() == task.SpeechTranscription)
 	}
 	return c.W.NativeOutput(out)
 }

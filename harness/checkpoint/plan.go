@@ -86,8 +86,14 @@ func (p *Plan) Setup(ctx context.Context, log io.Writer) (*Env, error) {
 		return nil, err
 	}
 	env.Images = set
-	if p.Target.Server.Image != "" && p.Target.Server.Image != "reference" {
-		env.Images.Server = p.Target.Server.Image
+	image := p.Target.Server.Image
+	if p.Target.Kind == "trtmc" { // "{image}": named by QUAL_TRTMC_IMAGE ("reference" = the image built here, for the contract double)
+		if x, err := target.Expand([]string{image}, p.Target.Values(os.Getenv)); err == nil {
+			image = x[0]
+		}
+	}
+	if image != "" && image != "reference" {
+		env.Images.Server = image
 	}
 	env.NativeBin = filepath.Join(b.CacheDirPath(), "bin", "trtmc-native")
 	return env, os.MkdirAll(filepath.Join(runDir, p.Stage), 0o755)
@@ -151,10 +157,18 @@ func versionsAndHardware(ctx context.Context, root string, results []evidence.Re
 
 // missingStack says why this machine cannot run a non-reference target ("" when it can).
 func missingStack(t *target.Target) string {
-	if _, err := exec.LookPath(t.Build[0]); err != nil {
+	gpuMode := t.Server.GPU
+	if t.Kind == "trtmc" { // its commands name placeholders: ask the target what is missing (trtmc hook)
+		if why := t.Missing(os.Getenv); why != "" {
+			return why
+		}
+		if g, err := target.Expand([]string{gpuMode}, t.Values(os.Getenv)); err == nil {
+			gpuMode = g[0]
+		}
+	} else if _, err := exec.LookPath(t.Build[0]); err != nil {
 		return fmt.Sprintf("planned: the target's build command %q is not installed on this machine", t.Build[0])
 	}
-	if t.Server.GPU != "" && t.Server.GPU != "none" && t.Server.GPU != "auto" {
+	if gpuMode != "" && gpuMode != "none" && gpuMode != "auto" {
 		out, err := exec.Command("docker", "info", "--format", "{{json .Runtimes}}").Output()
 		if err != nil || !strings.Contains(string(out), "nvidia") {
 			return "planned: the target needs GPU passthrough and the Docker engine here has no nvidia runtime"

@@ -58,6 +58,14 @@ func (c *Checkpoint) StartServer(ctx context.Context) (Cleanup, error) {
 	}
 	c.serving.inputs = inputs
 	srvCfg := c.Env.Target.Server
+	values := map[string]string{"bundle_name": filepath.Base(c.bundlePath)}
+	if c.step != nil { // TRTMC-kind target: its own values, and its env/GPU may name them
+		for k, v := range c.step.Values {
+			values[k] = v
+		}
+		values["bundle_name"] = filepath.Base(c.bundlePath)
+		srvCfg = expandServer(srvCfg, values)
+	}
 	req, err := gpu.Parse(srvCfg.GPU)
 	if err != nil {
 		return nil, c.fail("serve", err)
@@ -68,9 +76,13 @@ func (c *Checkpoint) StartServer(ctx context.Context) (Cleanup, error) {
 		opts = append(opts, trtmcserver.WithStartupTimeout(time.Duration(srvCfg.StartupSeconds)*time.Second))
 	}
 	if len(srvCfg.Command) > 0 {
-		cmd, err := target.Expand(srvCfg.Command, map[string]string{"bundle_name": filepath.Base(c.bundlePath)})
+		cmd, err := target.Expand(srvCfg.Command, values)
 		if err != nil {
 			return nil, c.fail("serve", err)
+		}
+		if c.step != nil { // TRTMC's command names its interpreter and paths in the checkout
+			opts = append(opts, trtmcserver.WithEntrypoint(cmd[0]), trtmcserver.WithReadOnlyDir(c.Env.Target.Root))
+			cmd = cmd[1:]
 		}
 		opts = append(opts, trtmcserver.WithCommand(cmd...))
 	}

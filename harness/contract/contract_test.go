@@ -80,3 +80,18 @@ func TestTRTMCResponseParses(t *testing.T) {
 		}
 	}
 }
+
+// TestTRTMCAppRecordMeansServed: TRTMC's perf-serving app (apps/perf_serving/trtmc_perf_serving/app.py
+// @1797a247, execute) writes {"request_id","route","operation","backend","time","timing","observation"}
+// only after the operation ran and never a status; such a record is a served request.
+func TestTRTMCAppRecordMeansServed(t *testing.T) {
+	line := []byte(`{"request_id": "req-1", "route": "/v1/audio/transcriptions", "operation": "transcribe", "backend": "trtmc", "time": 1796031909.33, "timing": {"queue_ms": 0.1, "model_call_ms": 96.4, "handler_ms": 97.0}, "observation": {"text": "go forward"}}`)
+	r, err := ParseRecord(line)
+	if err != nil || r.Status != 200 || r.Timing.ModelCallMS != 96.4 || r.Output == nil || r.Output.Text != "go forward" {
+		t.Fatalf("%+v %v", r, err)
+	}
+	flat := []byte(`{"x_request_id": "req-2", "model_call_ms": 5}`)
+	if r, _ := ParseRecord(flat); r.Status != 0 {
+		t.Errorf("a flat export without a status got status %d", r.Status)
+	}
+}

@@ -94,6 +94,11 @@ func ParseRecord(line []byte) (Record, error) {
 	if r.Timing == (Timing{}) {
 		r.Timing = alt.timing()
 	}
+	if r.Status == 0 && alt.Timing != nil && alt.Observation != nil {
+		// TRTMC's serving app writes a record only after the operation ran (app.py execute):
+		// its nested shape means a served request. (trtmc helper, minimal addition)
+		r.Status = 200
+	}
 	if r.Output == nil {
 		if text, ok := alt.text(); ok {
 			r.Output = &RecordOutput{Text: text}

@@ -94,9 +94,9 @@ func runDouble(t *testing.T, tg *Target, base map[string]string, extra []string,
 		return out
 	}
 	// Build by profile.
-	bundle, err := step.Build(ctx)
-	if err != nil {
-		t.Fatal(err)
+	bundle, double, err := step.Build(ctx)
+	if err != nil || !strings.Contains(double, "NOT a TRTMC result") {
+		t.Fatalf("build %v, label %q", err, double)
 	}
 	if want := filepath.Join(work, "bundle-cache", profile, m.Bundle); bundle != want {
 		t.Fatalf("bundle at %s, want TRTMC's <bundle-cache>/<profile>/<bundle> %s", bundle, want)

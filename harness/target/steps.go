@@ -75,31 +75,32 @@ func (s *Step) path(tmpl string) (string, error) {
 
 // Build runs the build command and returns where the bundle is: named by trtmc-bench's
 // --prepare-only report, at build_bundle, or at {bundle}. It becomes {bundle} for later steps.
-func (s *Step) Build(ctx context.Context) (string, error) {
+// The second result is the contract double's self-label when the build tool printed one.
+func (s *Step) Build(ctx context.Context) (string, string, error) {
 	out, err := s.exec(ctx, s.T.Build)
 	if err != nil {
-		return "", fmt.Errorf("build: %w", err)
+		return "", "", fmt.Errorf("build: %w", err)
 	}
-	var bundle string
+	var bundle, double string
 	switch {
 	case s.T.BuildOutput == "trtmc-bench-prepare":
 		p, err := ParsePrepare(out, s.Values["profile"])
 		if err != nil {
-			return "", err
+			return "", "", err
 		}
-		bundle = p.Bundle
+		bundle, double = p.Bundle, p.Double
 	case s.T.BuildBundle != "":
 		if bundle, err = s.path(s.T.BuildBundle); err != nil {
-			return "", err
+			return "", "", err
 		}
 	default:
 		bundle = s.Values["bundle"]
 	}
 	if _, err := os.Stat(bundle); err != nil {
-		return "", fmt.Errorf("build reported success but left no bundle: %w", err)
+		return "", "", fmt.Errorf("build reported success but left no bundle: %w", err)
 	}
 	s.Values["bundle"] = bundle
-	return bundle, nil
+	return bundle, double, nil
 }
 
 // Inspect runs the target's inspect command on {bundle}.
@@ -173,7 +174,8 @@ func (t *Target) Missing(getenv func(string) string) string {
 	}
 	if t.Server.ImageBuild != nil {
 		if _, err := os.Stat(filepath.Join(t.Root, t.Server.ImageBuild.Dockerfile)); err == nil {
-			return ""
+			return "planned: no serving image named; building it from the checkout's " + dockerfile(t) +
+				" is not automated yet: build it and name it with QUAL_TRTMC_IMAGE"
 		}
 	}
 	return "planned: no serving image: name one with QUAL_TRTMC_IMAGE (the checkout has no " + dockerfile(t) + " to build it from)"

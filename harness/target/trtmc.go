@@ -21,6 +21,7 @@ type Prepared struct {
 	Bundle     string   `json:"bundle"`
 	Command    []string `json:"command"`
 	BuildTimeS float64  `json:"build_time_s"`
+	Double     string   `json:"contract_double,omitempty"` // the contract double's self-label
 }
 
 // ParsePrepare reads --prepare-only's JSON and returns the profile's bundle.

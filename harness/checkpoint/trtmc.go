@@ -1,0 +1,169 @@
+package checkpoint
+
+// Hooks for TRTMC-kind targets (added by the trtmc helper): TRTMC's own tooling builds by
+// profile, its family tests gate with JUnit and keep the bundle they validated, and its native
+// CLI prints its own formats. The parsing lives in harness/target; this file only wires it in.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/target"
+	"github.com/trtmc-qual/trtmc-qual/native/bundle"
+	"github.com/trtmc-qual/trtmc-qual/native/family"
+	"github.com/trtmc-qual/trtmc-qual/native/task"
+)
+
+func (c *Checkpoint) isTRTMC() bool { return c.Env.Target.Kind == "trtmc" }
+
+// trtmcStep prepares the checkpoint's TRTMC step values once.
+func (c *Checkpoint) trtmcStep() (*target.Step, error) {
+	if c.step != nil {
+		return c.step, nil
+	}
+	work, err := filepath.Abs(filepath.Join(c.Dir, "work"))
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return nil, err
+	}
+	familyDir := filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(c.Manifest.Path)))) // families/<dir>/tests/manifests
+	if c.Env.Target.Layout == "tests/e2e" {
+		familyDir = filepath.Base(filepath.Dir(filepath.Dir(c.Manifest.Path))) // tests/e2e/models/<dir>/manifests
+	}
+	run := func(ctx context.Context, args, env []string, dir string) ([]byte, error) {
+		c.Result.Commands = append(c.Result.Commands, args)
+		return target.ExecRunner(ctx, args, env, dir)
+	}
+	c.step, err = c.Env.Target.NewStep(os.Getenv, map[string]string{"profile": c.Manifest.Name, "testcase": c.Testcase.Name,
+		"family_dir": familyDir, "bundle_name": c.Manifest.Bundle, "work": work}, run)
+	return c.step, err
+}
+
+// buildTRTMC builds by profile through the target's own tooling and hashes the bundle.
+func (c *Checkpoint) buildTRTMC(ctx context.Context) error {
+	step, err := c.trtmcStep()
+	if err != nil {
+		return c.fail("build", err)
+	}
+	path, double, err := step.Build(ctx)
+	if err != nil {
+		return c.fail("build", err)
+	}
+	if double != "" {
+		c.Result.Statement = strings.TrimSpace(double + " " + c.Result.Statement)
+	}
+	return c.recordBundle(path, "build")
+}
+
+// recordBundle makes path the bundle of record and records its hash and header.
+func (c *Checkpoint) recordBundle(path, step string) error {
+	b, err := bundle.Open(path)
+	if err != nil {
+		return c.fail(step, err)
+	}
+	header := map[string]any{}
+	raw, _ := json.Marshal(b.Header)
+	json.Unmarshal(raw, &header)
+	delete(header, "sections")
+	c.bundlePath = path
+	c.Result.Bundle = evidence.Bundle{Path: relTo(c.Env.RunDir, path), Bytes: b.Size, SHA256Built: b.SHA256, Header: header}
+	c.logf("bundle %s (%d bytes, sha256 %s)", path, b.Size, b.SHA256)
+	if step == "build" {
+		c.done(step)
+	}
+	return nil
+}
+
+// capabilityTRTMC asks the target's inspect command what the built bundle implements. A contract
+// double labels its output; the label goes into the row, so nothing it made passes for TRTMC's.
+func (c *Checkpoint) capabilityTRTMC(ctx context.Context, want string) error {
+	in, err := c.step.Inspect(ctx)
+	if err != nil {
+		return c.fail("capability", err)
+	}
+	if in.Double != "" && !strings.Contains(c.Result.Statement, in.Double) {
+		c.Result.Statement = strings.TrimSpace(in.Double + " " + c.Result.Statement)
+	}
+	have, _, _ := inventory.ByTaskString("", in.Task)
+	if len(have) == 0 || string(have[0]) != want {
+		return c.fail("capability", fmt.Errorf("trtmc inspect reports task %q (%v), not %s", in.Task, have, want))
+	}
+	c.Result.Status = inventory.StatusImplemented
+	c.done("capability")
+	return nil
+}
+
+// gateTRTMC runs the family's own test, reads its JUnit, and makes the bundle the test validated
+// the bundle of record: that file, byte for byte, is what is served.
+func (c *Checkpoint) gateTRTMC(ctx context.Context) error {
+	built := c.Result.Bundle.SHA256Built
+	rep, validated, err := c.step.Gate(ctx, []string{c.Testcase.Name})
+	if err != nil {
+		return c.fail("gate", err)
+	}
+	res := family.GateResult{Testcase: c.Testcase.Name, Passed: rep.Passed, Failures: rep.Reasons}
+	if rep.Passed && validated != c.bundlePath {
+		if err := c.recordBundle(validated, "gate"); err != nil {
+			return err
+		}
+		c.logf("the family test validated its own build %s (trtmc-bench built %s); serving the validated file", c.Result.Bundle.SHA256Built, built)
+		c.Result.Commands = append(c.Result.Commands, []string{"(bundle of record: the gate's validated file, sha256 " + c.Result.Bundle.SHA256Built + "; the build step's was " + built + ")"})
+	}
+	res.BundleSHA = c.Result.Bundle.SHA256Built
+	c.Result.Gate, c.Result.Bundle.SHA256Gated = &res, res.BundleSHA
+	if !rep.Passed {
+		return c.fail("gate", fmt.Errorf("family test %s failed: %v", c.Testcase.Name, rep.Reasons))
+	}
+	c.Result.Status = inventory.StatusFamilyValidated
+	c.done("gate")
+	return nil
+}
+
+// parseNativeTRTMC reads the target's native output format; an image is copied out of the
+// server container and hashed by its pixels, as the HTTP side is.
+func (c *Checkpoint) parseNativeTRTMC(ctx context.Context, taskString, out string, asr bool) (string, error) {
+	format := c.Env.Target.NativeOutput[taskString]
+	if asr {
+		tr, err := target.ParseTranscript(format, []byte(out))
+		return tr.Text, err
+	}
+	img, err := target.ParseImageRun(format, []byte(out))
+	if err != nil {
+		return "", err
+	}
+	rc, err := c.serving.server.CopyFileFromContainer(ctx, img.Output)
+	if err != nil {
+		return "", fmt.Errorf("copy native image %s: %w", img.Output, err)
+	}
+	defer rc.Close()
+	decoded, err := png.Decode(rc)
+	if err != nil {
+		return "", fmt.Errorf("native image %s: %w", img.Output, err)
+	}
+	return task.ImageSHA256Of(decoded), nil
+}
+
+// expandServer fills the target's values into the serving GPU request and environment.
+func expandServer(s target.Server, values map[string]string) target.Server {
+	if g, err := target.Expand([]string{s.GPU}, values); err == nil {
+		s.GPU = g[0]
+	}
+	env := make(map[string]string, len(s.Env))
+	for k, v := range s.Env {
+		if x, err := target.Expand([]string{v}, values); err == nil {
+			v = x[0]
+		}
+		env[k] = v
+	}
+	s.Env = env
+	return s
+}
