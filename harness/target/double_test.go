@@ -159,7 +159,7 @@ func serve(t *testing.T, tg *Target, v map[string]string, extra []string, work, 
 			args[i] = bundle
 		case a == tg.Server.Records:
 			args[i] = records
-		case a == "/scratch":
+		case a == "/tmp/trtmc-scratch":
 			args[i] = filepath.Join(work, "scratch")
 		case a == "0.0.0.0":
 			args[i] = "127.0.0.1"

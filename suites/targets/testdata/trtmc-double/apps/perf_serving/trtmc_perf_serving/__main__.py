@@ -42,6 +42,7 @@ def main(argv):
     scratch.mkdir(parents=True, exist_ok=True)
     records.parent.mkdir(parents=True, exist_ok=True)
     ours = scratch / "double-server-records.jsonl"
+    ours.unlink(missing_ok=True)  # this server's records only
     addr = f"{opts.get('--host', '127.0.0.1')}:{opts.get('--port', '8000')}"
     child = subprocess.Popen([d.server(), "--bundle", opts["--bundle"], "--addr", addr, "--records", str(ours),
                               "--lanes", "1", "--queue", opts.get("--max-queue", "64")])
