@@ -21,6 +21,7 @@ func TestKilledServerFailsTheCheckpointWithEveryLostRequestNamed(t *testing.T) {
 	t.Setenv("QUAL_ROOT", st.RepoRoot())
 	t.Setenv("QUAL_ASR_REQUESTS", "30")
 	t.Setenv("QUAL_ASR_WARMUP", "1")
+	t.Setenv("QUAL_ASR_RUNS", "1") // one AIPerf run: the kill lands in it
 	plan, err := checkpoint.PlanFromEnv(inventory.StageASR)
 	if err != nil {
 		t.Fatal(err)

@@ -236,6 +236,9 @@ func (c *Checkpoint) Gate(ctx context.Context) error {
 	}
 	c.Result.Gate = &res
 	c.Result.Bundle.SHA256Gated = res.BundleSHA
+	if c.Result.Accuracy, err = evidence.GateAccuracy(&res); err != nil { // bootstrap intervals (#19)
+		return c.fail("gate", err)
+	}
 	switch {
 	case res.BundleSHA != c.Result.Bundle.SHA256Built:
 		return c.fail("gate", fmt.Errorf("gate ran on bundle %s, built %s", res.BundleSHA, c.Result.Bundle.SHA256Built))

@@ -10,6 +10,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
@@ -25,11 +26,12 @@ func (c *Checkpoint) Join() (join.Report, error) {
 	rep := join.Join(c.serving.exports.Raw, c.serving.records, c.serving.route)
 	c.Result.Join = &rep
 	load := c.Env.Target.StageLoad(string(c.W.Stage()))
+	runs := max(1, load.Runs)
 	switch {
 	case !rep.OK():
 		return rep, c.fail("join", fmt.Errorf("%s", rep))
-	case rep.Matched != load.Warmup+load.Requests || rep.ByPhase["warmup"] != load.Warmup || rep.ByPhase["profiling"] != load.Requests:
-		return rep, c.fail("join", fmt.Errorf("matched %d (%v), want %d warmup + %d measured", rep.Matched, rep.ByPhase, load.Warmup, load.Requests))
+	case rep.Matched != runs*(load.Warmup+load.Requests) || rep.ByPhase["warmup"] != runs*load.Warmup || rep.ByPhase["profiling"] != runs*load.Requests:
+		return rep, c.fail("join", fmt.Errorf("matched %d (%v), want %d runs × (%d warmup + %d measured)", rep.Matched, rep.ByPhase, runs, load.Warmup, load.Requests))
 	}
 	c.done("join")
 	return rep, nil
@@ -157,6 +159,13 @@ func (c *Checkpoint) Timing() (timing.Summary, error) {
 		return sum, c.fail("timing", err)
 	}
 	c.Result.Timing = &sum
+	if len(c.serving.runs) > 1 { // statistics over runs (#19): every interval from the runs' own requests
+		rep, err := stats.FromRuns(c.Result.Join.Pairs, c.serving.runs)
+		if err != nil {
+			return sum, c.fail("timing", err)
+		}
+		c.Result.Repeated = &rep
+	}
 	plot := filepath.Join(c.Dir, "latency.svg")
 	if err := evidence.WriteLatencySVG(plot, c.Manifest.Name+": client latency vs Task call (measured requests)", client, task); err != nil {
 		return sum, c.fail("timing", err)

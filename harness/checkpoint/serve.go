@@ -28,7 +28,8 @@ type serving struct {
 	server  *trtmcserver.Container
 	inputs  []workload.Input
 	aiperf  *aiperf.Result
-	exports harnessaiperf.Exports
+	exports harnessaiperf.Exports   // every run's records together, for the join
+	runs    []harnessaiperf.Exports // each AIPerf run on its own, for statistics over runs
 	records []contract.Record
 	route   string
 }
@@ -163,7 +164,7 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 	}
 	load := c.Env.Target.StageLoad(string(c.W.Stage()))
 	p := aiperf.Profile{Model: c.Manifest.Name, URL: c.serving.server.InternalURL(), RequestCount: load.Requests,
-		WarmupCount: load.Warmup, Concurrency: load.Concurrency, Seed: load.Seed, TimeoutSeconds: load.TimeoutSeconds, Media: map[string]string{}}
+		WarmupCount: load.Warmup, Concurrency: load.Concurrency, Seed: load.Seed, TimeoutSeconds: load.TimeoutSeconds, Media: map[string]string{}, Runs: load.Runs}
 	l, err := c.W.AIPerf(c.serving.inputs, c.Manifest, c.Testcase)
 	if err != nil {
 		return c.fail("aiperf", err)
@@ -174,13 +175,13 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 	}
 	c.Result.Endpoint = c.serving.route
 	c.Result.Settings = map[string]any{"warmup": load.Warmup, "requests": load.Requests, "concurrency": load.Concurrency,
-		"lanes": max(1, c.Env.Target.Server.Lanes), "endpoint_type": p.EndpointType, "extra_inputs": p.ExtraInputs}
+		"lanes": max(1, c.Env.Target.Server.Lanes), "endpoint_type": p.EndpointType, "extra_inputs": p.ExtraInputs, "runs": max(1, load.Runs)}
 	c.logf("AIPerf: %d warmup + %d measured requests at concurrency %d ...", load.Warmup, load.Requests, load.Concurrency)
 	start := time.Now()
 	res, err := aiperf.Run(ctx, c.Env.Images.AIPerf, p, filepath.Join(c.Dir, "aiperf"), aiperf.WithNetwork(c.serving.network))
 	if res != nil {
 		c.Result.AIPerf = &evidence.AIPerfRun{Version: res.Version, Command: res.Command, ExitCode: res.ExitCode,
-			Dir: relTo(c.Env.RunDir, res.ArtifactDir), Warmup: load.Warmup, Requests: load.Requests, Concurrency: load.Concurrency, Endpoint: p.EndpointType}
+			Dir: relTo(c.Env.RunDir, res.ArtifactDir), Warmup: load.Warmup, Requests: load.Requests, Concurrency: load.Concurrency, Endpoint: p.EndpointType, Runs: max(1, load.Runs)}
 		c.Result.Commands = append(c.Result.Commands, res.Command)
 	}
 	records, rerr := c.serving.server.Records(ctx)
@@ -198,15 +199,16 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 		stderr, _ := os.ReadFile(filepath.Join(res.Dir, "aiperf.stderr"))
 		return c.fail("aiperf", fmt.Errorf("aiperf exited %d: %s", res.ExitCode, tail(string(stderr))))
 	}
-	if c.serving.exports, err = harnessaiperf.Read(res.ArtifactDir); err != nil {
+	if c.serving.runs, err = harnessaiperf.ReadRuns(res.ArtifactDir); err != nil {
 		return c.fail("aiperf", err)
 	}
+	c.serving.exports = harnessaiperf.Merge(res.ArtifactDir, c.serving.runs)
 	if c.serving.records, err = contract.ParseRecords(records); err != nil {
 		return c.fail("aiperf", err)
 	}
 	c.serving.aiperf = res
-	if got, want := len(c.serving.exports.Raw), load.Warmup+load.Requests; got != want {
-		return c.fail("aiperf", fmt.Errorf("AIPerf exported %d raw records, want %d warmup + %d measured", got, load.Warmup, load.Requests))
+	if got, want := len(c.serving.exports.Raw), max(1, load.Runs)*(load.Warmup+load.Requests); got != want || len(c.serving.runs) != max(1, load.Runs) {
+		return c.fail("aiperf", fmt.Errorf("AIPerf exported %d raw records in %d runs, want %d runs × (%d warmup + %d measured)", got, len(c.serving.runs), max(1, load.Runs), load.Warmup, load.Requests))
 	}
 	c.logf("AIPerf %s finished in %.1fs: %d raw records", res.Version, time.Since(start).Seconds(), len(c.serving.exports.Raw))
 	c.done("aiperf")

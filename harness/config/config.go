@@ -70,6 +70,7 @@ func loadFields() []loadField {
 		{"REQUESTS", "measured requests", "an integer >= 1", 1},
 		{"WARMUP", "warmup requests", "an integer >= 0", 0},
 		{"CONCURRENCY", "concurrent requests", "an integer >= 1", 1},
+		{"RUNS", "AIPerf runs (statistics over runs)", "an integer >= 1", 1},
 	}
 }
 
@@ -80,7 +81,7 @@ func LoadVar(stage workload.Stage, suffix string) string {
 
 // Override is a stage's AIPerf settings from the environment; nil means "the target's".
 type Override struct {
-	Requests, Warmup, Concurrency *int
+	Requests, Warmup, Concurrency, Runs *int
 }
 
 // Config is the run's configuration.
@@ -142,7 +143,7 @@ func Load() (Config, error) {
 func readOverride(getenv func(string) string, s workload.Stage) (Override, []error) {
 	var o Override
 	var errs []error
-	dst := map[string]**int{"REQUESTS": &o.Requests, "WARMUP": &o.Warmup, "CONCURRENCY": &o.Concurrency}
+	dst := map[string]**int{"REQUESTS": &o.Requests, "WARMUP": &o.Warmup, "CONCURRENCY": &o.Concurrency, "RUNS": &o.Runs}
 	for _, f := range loadFields() {
 		name := LoadVar(s, f.suffix)
 		raw, set := lookup(getenv, name)
@@ -249,6 +250,9 @@ func (c Config) Target() (*target.Target, error) {
 		}
 		if o.Concurrency != nil {
 			l.Concurrency = *o.Concurrency
+		}
+		if o.Runs != nil {
+			l.Runs = *o.Runs
 		}
 		if t.AIPerf == nil {
 			t.AIPerf = map[string]target.Load{}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
 // The report's statistics (issue #19): repeated-run figures with their intervals, tails under the
@@ -19,7 +20,7 @@ func writeIntervals(b *strings.Builder, s Stage) {
 			continue
 		}
 		if !header {
-			b.WriteString("Over runs (mean ± 95% Student-t half-width; *inconclusive* when the half-width exceeds 5% of the mean; tails pooled over runs, only with enough samples):\n\n" +
+			b.WriteString("Over runs (mean ± 95% Student-t half-width; *inconclusive* when the half-width exceeds 5% of the mean; tails pooled over runs; – (n=50<59) means insufficient samples for that percentile):\n\n" +
 				"| profile | runs × requests | Task p50 ms | client − Task p50 ms | throughput req/s | audio-s/s or images/s | client p95 / p99 ms | Task p95 / p99 ms |\n|---|---|---|---|---|---|---|---|\n")
 			header = true
 		}
@@ -39,6 +40,15 @@ func writeIntervals(b *strings.Builder, s Stage) {
 		b.WriteString("\n")
 	}
 	writeAccuracy(b, s)
+}
+
+// p95Cell is a pooled p95 figure only when the sample rule allows it (stats.TailRule).
+func p95Cell(t timing.Summary, name string) string {
+	if need := stats.MinTailSamples(95); t.Requests < need {
+		return fmt.Sprintf("– (n=%d<%d)", t.Requests, need) // insufficient samples
+	}
+	v, _ := t.Get(name)
+	return fmt.Sprintf("%.1f", v)
 }
 
 func intervalCell(rep *stats.Repeated, name string) string {
@@ -67,7 +77,7 @@ func tailsCell(rep *stats.Repeated, name string) string {
 		if t.Reportable {
 			parts = append(parts, fmt.Sprintf("%.1f (≤ %.1f)", t.Value, t.UpperBound))
 		} else {
-			parts = append(parts, fmt.Sprintf("insufficient samples (%d < %d)", t.N, t.MinSamples))
+			parts = append(parts, fmt.Sprintf("– (n=%d<%d)", t.N, t.MinSamples)) // insufficient samples
 		}
 	}
 	if len(parts) == 0 {

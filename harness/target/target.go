@@ -72,6 +72,9 @@ type Load struct {
 	Concurrency    int     `yaml:"concurrency"`
 	TimeoutSeconds float64 `yaml:"timeout_seconds"`
 	Seed           int     `yaml:"seed"`
+	// Runs repeats the measured requests in that many AIPerf runs (statistics over runs, #19);
+	// 0 or 1 is one run.
+	Runs int `yaml:"runs"`
 }
 
 // Read parses a target file. root is where its manifest globs resolve (the repository for the

@@ -46,7 +46,7 @@ func (p *publishedRun) produce(root string) {
 			"--keep-separate-reports", "./suites/asr", "./suites/t2i")
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "QUAL_RUN_DIR="+p.dir, "QUAL_TARGET="+filepath.Join(root, "suites", "targets", "reference.yaml"),
-			"QUAL_TRTMC_ROOT=", "QUAL_SHARD=", "QUAL_ASR_WARMUP=2", "QUAL_ASR_REQUESTS=8", "QUAL_T2I_WARMUP=1", "QUAL_T2I_REQUESTS=4")
+			"QUAL_TRTMC_ROOT=", "QUAL_SHARD=", "QUAL_ASR_WARMUP=2", "QUAL_ASR_REQUESTS=8", "QUAL_T2I_WARMUP=1", "QUAL_T2I_REQUESTS=4", "QUAL_ASR_RUNS=2", "QUAL_T2I_RUNS=2")
 		out, err := cmd.CombinedOutput()
 		p.log = string(out)
 		if err != nil {

@@ -56,6 +56,7 @@ func Run(runDir string) ([]Problem, error) {
 			checkBundle(where, r, report)
 			checkBacking(where, s, r, report)
 			checkStored(runDir, p, where, s.Stage, r, report)
+			checkAccuracy(where, r, report) // #19 statistics (repeated.go)
 			var pairs []join.Pair
 			if r.AIPerf != nil && r.Join != nil {
 				pairs = checkServed(runDir, where, s.Stage, r, report)
@@ -119,11 +120,12 @@ func checkServed(runDir, where, stage string, r evidence.Result, report func(str
 		report(where, "%v", err)
 		return nil
 	}
-	exports, err := harnessaiperf.Read(filepath.Join(runDir, r.AIPerf.Dir))
+	runs, err := harnessaiperf.ReadRuns(filepath.Join(runDir, r.AIPerf.Dir))
 	if err != nil {
 		report(where, "AIPerf exports: %v", err)
 		return nil
 	}
+	exports := harnessaiperf.Merge(r.AIPerf.Dir, runs)
 	data, err := os.ReadFile(filepath.Join(runDir, r.Records))
 	if err != nil {
 		report(where, "server records: %v", err)
@@ -153,6 +155,7 @@ func checkServed(runDir, where, stage string, r evidence.Result, report func(str
 			report(where, "timing not recomputable: %v", err)
 		}
 	}
+	checkRepeated(where, r, rep.Pairs, runs, report) // #19 statistics (repeated.go)
 	byID := map[string]join.Pair{}
 	for _, p := range rep.Pairs {
 		byID[p.ID] = p
