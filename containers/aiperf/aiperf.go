@@ -172,7 +172,10 @@ func Run(ctx context.Context, image string, p Profile, outDir string, opts ...Op
 	customizers := []testcontainers.ContainerCustomizer{
 		testcontainers.WithCmd(args...),
 		testcontainers.WithFiles(files...),
-		testcontainers.WithEnv(map[string]string{"QUAL_AIPERF_VERSION": images.AIPerfVersion, "QUAL_AIPERF_RUNS": strconv.Itoa(max(1, p.Runs))}),
+		// AIPerf's services must register within 30 s by default; a loaded 2-core runner starting
+		// several AIPerf runs misses that ("Some services failed to register within timeout").
+		testcontainers.WithEnv(map[string]string{"QUAL_AIPERF_VERSION": images.AIPerfVersion, "QUAL_AIPERF_RUNS": strconv.Itoa(max(1, p.Runs)),
+			"AIPERF_SERVICE_REGISTRATION_TIMEOUT": "300"}),
 		testcontainers.WithWaitStrategyAndDeadline(o.timeout, wait.ForExit().WithExitTimeout(o.timeout)),
 	}
 	if o.nw != nil {
