@@ -111,8 +111,8 @@ func checkRequests(where string, r evidence.Result, exports harnessaiperf.Export
 	runs := max(1, r.AIPerf.Runs) // a repeated profile: each run has its warmup and N
 	if phases["warmup"] != runs*r.AIPerf.Warmup || phases["profiling"] != runs*r.AIPerf.Requests || warmup != r.AIPerf.Warmup || measured != r.AIPerf.Requests ||
 		settings("warmup") != r.AIPerf.Warmup || settings("requests") != r.AIPerf.Requests || len(exports.Metrics) != len(exports.Raw) {
-		report(where, "request counts disagree: raw export %d warmup + %d measured, metrics export %d records, AIPerf command W=%d N=%d, evidence %d runs × (W=%d N=%d), settings W=%d N=%d",
-			phases["warmup"], phases["profiling"], len(exports.Metrics), warmup, measured, runs, r.AIPerf.Warmup, r.AIPerf.Requests, settings("warmup"), settings("requests"))
+		report(where, "request counts disagree: raw export %d warmup + %d measured, metrics export %d records, AIPerf command W=%d N=%d, evidence W=%d N=%d, settings W=%d N=%d",
+			phases["warmup"], phases["profiling"], len(exports.Metrics), warmup, measured, r.AIPerf.Warmup, r.AIPerf.Requests, settings("warmup"), settings("requests"))
 	}
 }
 
