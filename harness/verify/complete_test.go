@@ -74,15 +74,20 @@ func TestFailedRequestsAreListed(t *testing.T) {
 	}
 	exports := harnessaiperf.Exports{Raw: []harnessaiperf.RawRecord{raw("a", "warmup", 200, "null"), raw("b", "profiling", 500, `{"message":"boom"}`), raw("c", "profiling", 200, "null")}}
 	records := []contract.Record{{RequestID: "a", Route: "/r", Status: 200}, {RequestID: "b", Route: "/r", Status: 500}, {RequestID: "h", Route: "/health/ready", Status: 503}}
-	r := evidence.Result{Join: &join.Report{Route: "/r"}, AIPerf: &evidence.AIPerfRun{Warmup: 1, Requests: 3, Command: []string{"aiperf", "--request-count", "3", "--warmup-request-count", "1"}},
+	r := evidence.Result{Status: evidence.StatusQualified, Join: &join.Report{Route: "/r"}, AIPerf: &evidence.AIPerfRun{Warmup: 1, Requests: 3, Command: []string{"aiperf", "--request-count", "3", "--warmup-request-count", "1"}},
 		Settings: map[string]any{"warmup": 1.0, "requests": 3.0}}
 	report, got := collect()
 	checkRequests("asr/m", r, exports, records, report)
-	if !containsAll(*got, "asr/m: 2 failed requests: b (profiling) HTTP 500 error {\"message\":\"boom\"}; b: server record status 500") {
+	if !containsAll(*got, "asr/m: 2 failed requests under a aiperf-qualified row: b (profiling) HTTP 500 error {\"message\":\"boom\"}; b: server record status 500") {
 		t.Errorf("failed requests: %v", *got)
 	}
 	if !containsAll(*got, "request counts disagree: raw export 1 warmup + 2 measured") {
 		t.Errorf("counts: %v", *got)
+	}
+	r.Status = evidence.StatusFailed // the row already fails: its failed requests are its evidence
+	report, got = collect()
+	if checkRequests("asr/m", r, exports, records, report); containsAll(*got, "failed requests") {
+		t.Errorf("failed requests reported under a failed row: %v", *got)
 	}
 }
 
