@@ -18,6 +18,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
+	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
@@ -119,6 +120,7 @@ func (c *Checkpoint) gateTRTMC(ctx context.Context) error {
 		c.Result.Commands = append(c.Result.Commands, []string{"(bundle of record: the gate's validated file, sha256 " + c.Result.Bundle.SHA256Built + "; the build step's was " + built + ")"})
 	}
 	res.BundleSHA = c.Result.Bundle.SHA256Built
+	c.Result.ThresholdPin = trtmcThresholds(manifest.ThresholdsPath(c.Manifest, c.Testcase.Name))
 	c.Result.Gate, c.Result.Bundle.SHA256Gated = &res, res.BundleSHA
 	if !rep.Passed {
 		return c.fail("gate", fmt.Errorf("family test %s failed: %v", c.Testcase.Name, rep.Reasons))
@@ -126,6 +128,16 @@ func (c *Checkpoint) gateTRTMC(ctx context.Context) error {
 	c.Result.Status = inventory.StatusFamilyValidated
 	c.done("gate")
 	return nil
+}
+
+// trtmcThresholds records the thresholds a TRTMC family test reads: the checkout's file, by its
+// sha256 (TRTMC's thresholds are TRTMC's, not pinned in golden/), or that none is declared.
+func trtmcThresholds(path string) string {
+	sum, err := bundle.FileSHA256(path)
+	if err != nil {
+		return "none declared in the TRTMC checkout for this testcase (the family test's defaults apply)"
+	}
+	return "sha256:" + sum + " " + filepath.Base(path) + " (TRTMC checkout)"
 }
 
 // parseNativeTRTMC reads the target's native output format; an image is copied out of the

@@ -61,7 +61,9 @@ func Run(runDir string) ([]Problem, error) {
 			if r.AIPerf != nil && r.Join != nil {
 				pairs = checkServed(runDir, where, s.Stage, r, report)
 			}
-			if i := slices.IndexFunc(s.Inventory, func(row inventory.Row) bool { return row.Profile == r.Profile }); i >= 0 {
+			if s.TargetKind == "trtmc" { // the family's own pytest gate: its stored JUnit is the evidence (trtmc hook)
+				checkJUnitGate(runDir, where, s.Stage, r, report)
+			} else if i := slices.IndexFunc(s.Inventory, func(row inventory.Row) bool { return row.Profile == r.Profile }); i >= 0 {
 				checkGate(p, where, s.Stage, s.Inventory[i], r, pairs, report)
 			}
 		}
