@@ -19,7 +19,9 @@ func TestJUnitGateIsReread(t *testing.T) {
 	os.MkdirAll(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, "gate-junit.xml"), []byte(`<testsuites><testsuite><testcase name="test_official_checkpoint_e2e[p-case]" time="1"><failure message="WER 0.5 &gt; 0.35"/></testcase></testsuite></testsuites>`), 0o644)
 	var problems []string
-	report := func(where, format string, args ...any) { problems = append(problems, where+": "+fmt.Sprintf(format, args...)) }
+	report := func(where, format string, args ...any) {
+		problems = append(problems, where+": "+fmt.Sprintf(format, args...))
+	}
 	r := evidence.Result{Profile: "p", Gate: &family.GateResult{Testcase: "p-case", Passed: true}}
 	checkJUnitGate(run, "asr/p", "asr", r, report)
 	if len(problems) != 1 || !strings.Contains(problems[0], "JUnit report says passed=false") {
