@@ -51,13 +51,14 @@ qualify: deps ## the main job: all stages against the reference target, evidence
 # JOB_COMPLETION_INDEX + QUAL_SHARD_TOTAL; GitLab parallel: CI_NODE_INDEX/CI_NODE_TOTAL).
 # --keep-going: a failing stage must not skip the later stages (a shard would lose them, and
 # shard 1 alone runs the stage-level audits, so the merged report would miss a stage).
+# Each suite writes its own JUnit (suites/junit) to RUN_DIR/junit/<stage>.xml; AIPerf runs print
+# progress lines (-v streams them live), so no --poll-progress-after stack dumps.
 qualify-all: ## qualify TARGET (optionally TRTMC_ROOT, SHARD=i/n); evidence in reports/RUN_ID
 	@$(QUAL_ENV) go run ./harness/cmd/qual config >/dev/null || { echo "[qualify] nothing was run: fix the line above (go run ./harness/cmd/qual config --list shows every variable)"; exit 2; }
 	@mkdir -p $(RUN_DIR)/junit
 	@echo "[qualify] run $(RUN_ID): target $(TARGET) $(if $(SHARD),shard $(SHARD),$(if $(JOB_COMPLETION_INDEX)$(CI_NODE_INDEX),shard from the engine (harness/shard)))"
 	@status=0; $(QUAL_ENV) QUAL_RUN_DIR=$(CURDIR)/$(RUN_DIR) \
-	  $(GINKGO) --keep-going --fail-on-empty --timeout=6h --poll-progress-after=60s --junit-report=junit.xml --output-dir=$(RUN_DIR)/junit \
-	  --keep-separate-reports $(SUITES) || status=$$?; \
+	  $(GINKGO) -v --keep-going --fail-on-empty --timeout=6h $(SUITES) || status=$$?; \
 	go run ./harness/cmd/qual report $(RUN_DIR) && go run ./harness/cmd/qual sign $(RUN_DIR) && go run ./harness/cmd/qual verify $(RUN_DIR) || status=$$?; \
 	if [ -f $(RUN_DIR)/qualification.md ]; then ln -sfn $(RUN_ID) reports/latest; \
 	else echo "[qualify] the run produced no report: reports/latest not moved"; [ $$status -ne 0 ] || status=1; fi; \

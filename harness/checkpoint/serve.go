@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -177,8 +178,19 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 	c.Result.Settings = map[string]any{"warmup": load.Warmup, "requests": load.Requests, "concurrency": load.Concurrency,
 		"lanes": max(1, c.Env.Target.Server.Lanes), "endpoint_type": p.EndpointType, "extra_inputs": p.ExtraInputs, "runs": max(1, load.Runs)}
 	c.logf("AIPerf: %d warmup + %d measured requests at concurrency %d ...", load.Warmup, load.Requests, load.Concurrency)
+	before, err := c.recordCount(ctx)
+	if err != nil {
+		return c.fail("aiperf", fmt.Errorf("server records before AIPerf: %w", err))
+	}
+	answered := func(ctx context.Context) (int, error) {
+		n, err := c.recordCount(ctx)
+		return n - before, err
+	}
 	start := time.Now()
-	res, err := aiperf.Run(ctx, c.Env.Images.AIPerf, p, filepath.Join(c.Dir, "aiperf"), aiperf.WithNetwork(c.serving.network))
+	res, err := aiperf.Run(ctx, c.Env.Images.AIPerf, p, filepath.Join(c.Dir, "aiperf"), aiperf.WithNetwork(c.serving.network),
+		aiperf.WithProgress(aiperf.Progress{Total: load.Warmup + load.Requests, Done: answered, Logf: c.logf}))
+	// A request AIPerf gave up on may still be in the server: let its record land before the copy.
+	c.settleRecords(ctx, answered, load.Warmup+load.Requests, time.Duration(load.TimeoutSeconds)*time.Second)
 	if res != nil {
 		c.Result.AIPerf = &evidence.AIPerfRun{Version: res.Version, Command: res.Command, ExitCode: res.ExitCode,
 			Dir: relTo(c.Env.RunDir, res.ArtifactDir), Warmup: load.Warmup, Requests: load.Requests, Concurrency: load.Concurrency, Endpoint: p.EndpointType, Runs: max(1, load.Runs)}
@@ -213,6 +225,36 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 	c.logf("AIPerf %s finished in %.1fs: %d raw records", res.Version, time.Since(start).Seconds(), len(c.serving.exports.Raw))
 	c.done("aiperf")
 	return nil
+}
+
+// recordCount is how many records the server has written so far.
+func (c *Checkpoint) recordCount(ctx context.Context) (int, error) {
+	records, err := c.serving.server.Records(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return bytes.Count(records, []byte("\n")), nil
+}
+
+// settleRecords waits until every request has a record, or the count has not moved for three
+// seconds, or limit has passed: the join then sees what the server really recorded.
+func (c *Checkpoint) settleRecords(ctx context.Context, answered func(context.Context) (int, error), want int, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	last, still := -1, 0
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		n, err := answered(ctx)
+		if err != nil || n >= want {
+			return
+		}
+		if n == last {
+			if still++; still >= 3 {
+				return
+			}
+		} else {
+			last, still = n, 0
+		}
+		time.Sleep(time.Second)
+	}
 }
 
 // Server is the running server container (nil before StartServer), for fault injection in tests.
