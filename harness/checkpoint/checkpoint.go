@@ -81,7 +81,7 @@ func newIn(env *Env, row inventory.Row, dir string) (*Checkpoint, error) {
 	}
 	c.Result = evidence.Result{Profile: m.Name, Checkpoint: row.Checkpoint, Revision: row.Revision, Kind: evidence.Kind(row.Kind),
 		Counted: row.Counted, Status: evidence.StatusPlanned, Statement: row.Statement, Precision: m.Precision, GPU: "none",
-		Reproduce: fmt.Sprintf("QUAL_TARGET=%s ginkgo --label-filter=%s --focus=%q ./suites/%s", relTo(env.Root, env.Target.Path), env.Stage, m.Name+" ", env.Stage)}
+		Reproduce: fmt.Sprintf("QUAL_TARGET=%s go tool ginkgo -v --label-filter=%s --focus=%q ./suites/%s", relTo(env.Root, env.Target.Path), env.Stage, m.Name+" ", env.Stage)}
 	return c, os.MkdirAll(c.Dir, 0o755)
 }
 
