@@ -64,6 +64,20 @@ func (f *forger) result(stage string, status evidence.Status, kind evidence.Kind
 	return 0, evidence.Result{}
 }
 
+// imperfect finds a qualified row whose served transcripts are not all the gold text.
+func (f *forger) imperfect(stage string) (int, evidence.Result) {
+	f.t.Helper()
+	for _, s := range f.e.Stages {
+		for i, r := range s.Results {
+			if s.Stage == stage && r.Status == evidence.StatusQualified && slices.ContainsFunc(r.Outputs, func(o evidence.Output) bool { return o.HTTPOutput != o.Gold }) {
+				return i, r
+			}
+		}
+	}
+	f.t.Fatalf("the published run has no qualified %s row with a transcript other than its gold text", stage)
+	return 0, evidence.Result{}
+}
+
 // stage rewrites <stage>/stage.json through fn and re-assembles evidence.json and the report.
 func (f *forger) stage(stage string, fn func(s *evidence.Stage)) {
 	f.t.Helper()
@@ -118,10 +132,37 @@ func (f *forger) jsonl(rel string, fn func(map[string]any) map[string]any) {
 	})
 }
 
-// responses rewrites the HTTP response bodies stored in a row's raw AIPerf export.
+// runDirs are a row's AIPerf artifact directories, relative to the run: one per run of a
+// repeated profile (profile_runs/run_NNNN), or the artifact directory itself.
+func (f *forger) runDirs(r evidence.Result) []string {
+	f.t.Helper()
+	dirs, _ := filepath.Glob(f.path(r.AIPerf.Dir + "/" + harnessaiperf.RunsDir + "/run_*"))
+	if len(dirs) == 0 {
+		return []string{r.AIPerf.Dir}
+	}
+	sort.Strings(dirs)
+	var out []string
+	for _, d := range dirs {
+		rel, err := filepath.Rel(f.dir, d)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		out = append(out, filepath.ToSlash(rel))
+	}
+	return out
+}
+
+// responses rewrites the HTTP response bodies stored in a row's raw AIPerf exports.
 func (f *forger) responses(r evidence.Result, fn func(id string, body map[string]any)) {
 	f.t.Helper()
-	f.jsonl(r.AIPerf.Dir+"/profile_export_raw.jsonl", func(m map[string]any) map[string]any {
+	for _, d := range f.runDirs(r) {
+		f.responsesIn(d, fn)
+	}
+}
+
+func (f *forger) responsesIn(dir string, fn func(id string, body map[string]any)) {
+	f.t.Helper()
+	f.jsonl(dir+"/profile_export_raw.jsonl", func(m map[string]any) map[string]any {
 		resp := m["responses"].([]any)[0].(map[string]any)
 		var body map[string]any
 		if err := json.Unmarshal([]byte(resp["text"].(string)), &body); err != nil {
@@ -138,10 +179,11 @@ func (f *forger) responses(r evidence.Result, fn func(id string, body map[string
 // served re-reads a result's stored artifacts.
 func (f *forger) served(r evidence.Result) (harnessaiperf.Exports, []contract.Record) {
 	f.t.Helper()
-	exports, err := harnessaiperf.Read(f.path(r.AIPerf.Dir))
+	runs, err := harnessaiperf.ReadRuns(f.path(r.AIPerf.Dir))
 	if err != nil {
 		f.t.Fatal(err)
 	}
+	exports := harnessaiperf.Merge(r.AIPerf.Dir, runs)
 	data, err := os.ReadFile(f.path(r.Records))
 	if err != nil {
 		f.t.Fatal(err)
@@ -274,7 +316,7 @@ func tampers() []tamper {
 			edit: func(t *testing.T, f *forger) {
 				_, r := f.result(asr, q, "")
 				done := false
-				f.jsonl(r.AIPerf.Dir+"/profile_export_raw.jsonl", func(m map[string]any) map[string]any {
+				f.jsonl(f.runDirs(r)[0]+"/profile_export_raw.jsonl", func(m map[string]any) map[string]any {
 					if !done && measured(m) {
 						m["status"], m["error"], done = 500, map[string]any{"code": 500, "type": "InternalServerError", "message": "boom"}, true
 					}
@@ -368,7 +410,13 @@ func tampers() []tamper {
 				_, r := f.result(asr, q, "")
 				f.rewrite("junit/suites_asr_junit.xml", func(b []byte) []byte {
 					s := string(b)
-					at := strings.Index(s, " "+r.Profile+" (checkpoint ")
+					at := strings.Index(s, `classname="asr.`+r.Profile+`"`) // suites/junit
+					if at < 0 {
+						at = strings.Index(s, " "+r.Profile+" (checkpoint ") // Ginkgo's own names
+					}
+					if at < 0 {
+						t.Fatalf("no spec of %s in junit/suites_asr_junit.xml", r.Profile)
+					}
 					st := strings.Index(s[at:], `status="passed"`) + at
 					return []byte(s[:st] + `status="failed"` + s[st+len(`status="passed"`):])
 				})
@@ -419,15 +467,17 @@ func tampers() []tamper {
 					}
 					return m
 				}
-				f.jsonl(r.AIPerf.Dir+"/profile_export_raw.jsonl", keep)
-				f.jsonl(r.AIPerf.Dir+"/profile_export.jsonl", keep)
+				for _, d := range f.runDirs(r) {
+					f.jsonl(d+"/profile_export_raw.jsonl", keep)
+					f.jsonl(d+"/profile_export.jsonl", keep)
+				}
 				f.jsonl(r.Records, keep)
 				f.stage(asr, func(s *evidence.Stage) { f.recompute(&s.Results[i]) })
 			}},
 		{name: "every transcript set to the gold text everywhere and recomputed", forged: true,
 			want: []string{"served transcript", "the gate's transcript of that clip is"},
 			edit: func(t *testing.T, f *forger) {
-				i, r := f.result(asr, q, "")
+				i, r := f.imperfect(asr) // a row whose transcripts differ from the gold text
 				gold := map[string]string{}
 				for _, o := range r.Outputs {
 					gold[o.RequestID] = o.Gold
@@ -462,7 +512,7 @@ func tampers() []tamper {
 			edit: func(t *testing.T, f *forger) {
 				_, r := f.result(asr, q, "")
 				done := false
-				f.jsonl(r.AIPerf.Dir+"/profile_export.jsonl", func(m map[string]any) map[string]any {
+				f.jsonl(f.runDirs(r)[0]+"/profile_export.jsonl", func(m map[string]any) map[string]any {
 					if lat, ok := m["metrics"].(map[string]any)["request_latency"].(map[string]any); ok && !done && measured(m) {
 						lat["value"], done = lat["value"].(float64)*3, true
 					}
@@ -509,7 +559,7 @@ func tampers() []tamper {
 		{name: "AIPerf aggregate export edited (request count)", forged: true, want: []string{"profile_export_aiperf.json", "AIPerf's summary says 6 measured"},
 			edit: func(t *testing.T, f *forger) {
 				_, r := f.result(asr, q, "")
-				f.rewrite(r.AIPerf.Dir+"/profile_export_aiperf.json", func(b []byte) []byte {
+				f.rewrite(f.runDirs(r)[0]+"/profile_export_aiperf.json", func(b []byte) []byte {
 					var agg map[string]any
 					json.Unmarshal(b, &agg)
 					agg["request_count"].(map[string]any)["avg"] = 6.0
