@@ -67,6 +67,7 @@ func HTML(runDir string, e Evidence) ([]byte, error) {
 		"figure":  figure,
 		"plotURI": func(r Result) (template.URL, error) { return plotURI(runDir, r) },
 		"kv":      func(m map[string]float64) []string { return gateKV(m) },
+		"gaps":    gapRows,
 	}).Parse(htmlTemplate)
 	if err != nil {
 		return nil, fmt.Errorf("report.html template: %w", err)
@@ -145,6 +146,8 @@ img.plot{max-width:42em;display:block}
 <td>{{gate .}}{{if .Gate}}<br><small>{{range kv .Gate.Figures}}{{.}}<br>{{end}}</small>{{end}}</td><td>{{join .}}</td>
 <td>{{figure . "client_latency_p50"}} / {{figure . "client_latency_p95"}}</td><td>{{figure . "task_call_p50"}} / {{figure . "task_call_p95"}}</td>
 <td>{{figure . "client_minus_task_p50"}}</td><td>{{fails .}}</td></tr>
+{{end}}{{range gaps .}}<tr class="gap"><td><span class="light white" title="gap"></span></td><td>—</td><td>{{.Checkpoint}}@{{.Revision}}</td><td>gap</td><td>no</td>
+<td>not qualified</td><td>—</td><td>—</td><td>—</td><td>—</td><td>—</td><td>{{.Reason}}</td></tr>
 {{end}}</table>
 {{range .Results}}{{if .Statement}}<p><strong>Note ({{.Profile}}):</strong> {{.Statement}}.</p>{{end}}{{end}}
 {{range .Results}}{{if .Plot}}<figure><img class="plot" alt="latency of {{.Profile}}" src="{{plotURI .}}"><figcaption>{{.Profile}}: client latency vs Task call</figcaption></figure>{{end}}{{end}}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 )
 
 // Markdown renders qualification.md: the verdict on one screen, then per stage a narrow table of
@@ -103,6 +105,9 @@ func writeStage(b *strings.Builder, s Stage) {
 			fmt.Fprintf(b, "| %s | %s@%s | %s | %s | %s | %s | %s | %s |\n", r.Profile, r.Checkpoint, r.Revision, r.Kind,
 				yesNo(r.Counted), r.Status, gateCell(r), joinCell(r), escape(fails))
 		}
+		for _, g := range gapRows(s) {
+			fmt.Fprintf(b, "| — | %s@%s | gap | no | not qualified | — | — | %s |\n", g.Checkpoint, g.Revision, escape(g.Reason))
+		}
 		b.WriteString("\n")
 		writeFigures(b, s)
 		writeIntervals(b, s) // #19 statistics (intervals.go)
@@ -112,6 +117,18 @@ func writeStage(b *strings.Builder, s Stage) {
 	writeProbe(b, s)
 	writeAudit(b, s)
 	writeInventory(b, s)
+}
+
+// gapRows are the group's checkpoints that have only reduced or variant profiles: no row of
+// theirs can stand for the model, and the table says so instead of leaving them out.
+func gapRows(s Stage) []inventory.Row {
+	var out []inventory.Row
+	for _, r := range s.Inventory {
+		if r.Kind == inventory.KindGap {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func gateCell(r Result) string {

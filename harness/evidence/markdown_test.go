@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
@@ -30,6 +31,8 @@ func sampleRun() Evidence {
 		{Profile: "sphinx-an4-l0", Checkpoint: "pocketsphinx-testdata/an4", Revision: "0.8", Kind: "reduced",
 			Status: "family-validated", Gate: gate, Reproduce: "go tool ginkgo --label-filter=asr ./suites/asr"},
 	}}
+	asr.Inventory = []inventory.Row{{Checkpoint: "pocketsphinx-testdata/an4", Revision: "0.8", Profile: "gap:pocketsphinx-testdata/an4",
+		Kind: inventory.KindGap, Reason: "only reduced or variant profiles: sphinx-an4-l0"}}
 	qa := Stage{Stage: "audioqa", Number: 9, Status: "blocked", Reason: "none of the 8 profiles implements audio_text_to_text"}
 	return Evidence{RunID: "r1", Target: "reference", Stages: []Stage{asr, qa}}
 }
@@ -65,6 +68,7 @@ func TestMarkdownReadsOnOneScreen(t *testing.T) {
 		"| 3 `asr` | QUALIFIED | 1 / 1 | 2 | none |",
 		"| 9 `audioqa` | BLOCKED | 0 / 0 | 0 | — (blocked) |",
 		"55/55 matched",
+		"| — | pocketsphinx-testdata/an4@0.8 | gap | no | not qualified | — | — | only reduced or variant profiles: sphinx-an4-l0 |",
 		"[latency](asr/sphinx-en-us/latency.svg)",
 		"RTF 0.473 (4.16 audio-s/s)",
 		"| sphinx-en-us | 0.2667 | 0 |",
