@@ -376,8 +376,11 @@ func compareMarkdown(c Comparison) string {
 			fmt.Fprintf(&w, "  - changed %s output %s: %q → %q\n", ch.Source, ch.ID, ch.Base, ch.New)
 		}
 	}
-	if len(c.OnlyInBase)+len(c.OnlyInNew) > 0 {
-		fmt.Fprintf(&w, "\nNot compared: only in base %v; only in new %v.\n", c.OnlyInBase, c.OnlyInNew)
+	if len(c.OnlyInBase) > 0 {
+		fmt.Fprintf(&w, "\nNot compared, only in base: %s.\n", strings.Join(c.OnlyInBase, ", "))
+	}
+	if len(c.OnlyInNew) > 0 {
+		fmt.Fprintf(&w, "\nNot compared, only in new: %s.\n", strings.Join(c.OnlyInNew, ", "))
 	}
 	w.WriteString("\n## Rules\n\n")
 	for _, k := range []string{"performance", "mean", "accuracy", "work"} {
