@@ -68,6 +68,12 @@ func HTML(runDir string, e Evidence) ([]byte, error) {
 		"plotURI": func(r Result) (template.URL, error) { return plotURI(runDir, r) },
 		"kv":      func(m map[string]float64) []string { return gateKV(m) },
 		"gaps":    gapRows,
+		"p95": func(r Result, name string) string { // under the sample rule, as in the Markdown
+			if r.Timing == nil {
+				return "—"
+			}
+			return p95Cell(*r.Timing, name)
+		},
 	}).Parse(htmlTemplate)
 	if err != nil {
 		return nil, fmt.Errorf("report.html template: %w", err)
@@ -144,7 +150,7 @@ img.plot{max-width:42em;display:block}
 {{range .Results}}<tr class="row" data-profile="{{.Profile}}"><td><span class="light {{light .}}" title="{{light .}}"></span></td>
 <td>{{.Profile}}</td><td>{{.Checkpoint}}@{{.Revision}}</td><td>{{.Kind}}</td><td>{{if .Counted}}yes{{else}}no{{end}}</td><td>{{.Status}}</td>
 <td>{{gate .}}{{if .Gate}}<br><small>{{range kv .Gate.Figures}}{{.}}<br>{{end}}</small>{{end}}</td><td>{{join .}}</td>
-<td>{{figure . "client_latency_p50"}} / {{figure . "client_latency_p95"}}</td><td>{{figure . "task_call_p50"}} / {{figure . "task_call_p95"}}</td>
+<td>{{figure . "client_latency_p50"}} / {{p95 . "client_latency_p95"}}</td><td>{{figure . "task_call_p50"}} / {{p95 . "task_call_p95"}}</td>
 <td>{{figure . "client_minus_task_p50"}}</td><td>{{fails .}}</td></tr>
 {{end}}{{range gaps .}}<tr class="gap"><td><span class="light white" title="gap"></span></td><td>—</td><td>{{.Checkpoint}}@{{.Revision}}</td><td>gap</td><td>no</td>
 <td>not qualified</td><td>—</td><td>—</td><td>—</td><td>—</td><td>—</td><td>{{.Reason}}</td></tr>
