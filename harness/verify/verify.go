@@ -64,7 +64,9 @@ func Run(runDir string) ([]Problem, error) {
 			if s.TargetKind == "trtmc" { // the family's own pytest gate: its stored JUnit is the evidence (trtmc hook)
 				checkJUnitGate(runDir, where, s.Stage, r, report)
 			} else if i := slices.IndexFunc(s.Inventory, func(row inventory.Row) bool { return row.Profile == r.Profile }); i >= 0 {
-				checkGate(p, where, s.Stage, s.Inventory[i], r, pairs, report)
+				if e.TargetKind == "reference" { // another target's gate is its own family test, pinned in its checkout
+					checkGate(p, where, s.Stage, s.Inventory[i], r, pairs, report)
+				}
 			}
 		}
 	}
