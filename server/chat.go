@@ -127,6 +127,9 @@ func (s *Server) answerAudio(x *exchange, m *servedModel, qa task.AudioAnswerer,
 	if len(in.audios) != 1 || in.images > 0 {
 		return nil, badRequest(contract.CodeInvalidValue, "audio question answering takes exactly one audio part and no images (got %d audio, %d image)", len(in.audios), in.images)
 	}
+	if len(in.text) == 0 {
+		return nil, badRequest(contract.CodeMissingField, "audio question answering needs a text part holding the question")
+	}
 	wav, err := base64.StdEncoding.DecodeString(in.audios[0])
 	if err != nil {
 		return nil, badRequest(audio.CodeInvalidAudio, "input_audio.data is not base64: %v", err)
@@ -136,7 +139,7 @@ func (s *Server) answerAudio(x *exchange, m *servedModel, qa task.AudioAnswerer,
 		return nil, err
 	}
 	question := strings.TrimSpace(strings.Join(in.text, "\n"))
-	x.rec.InputSHA256 = sha256Hex(clip.SHA256() + "\x00" + question)
+	x.rec.InputSHA256 = task.AudioQuestionSHA256(clip, question) // what `trtmc-native answer --json` prints
 	if err := audio.Validate(clip, qa.AudioSpec()); err != nil {
 		return nil, err
 	}

@@ -13,7 +13,10 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
+	"github.com/trtmc-qual/trtmc-qual/native/family"
+	"github.com/trtmc-qual/trtmc-qual/native/registry"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
+	"github.com/trtmc-qual/trtmc-qual/server/servertest"
 )
 
 // fakeAnswerer is a test double for a future audio_text_to_text family: it proves the chat
@@ -98,4 +101,17 @@ func TestCheckDuplicateKeys(t *testing.T) {
 
 func testBundle(profile string) *bundle.Bundle {
 	return &bundle.Bundle{Header: bundle.Header{Profile: profile}, SHA256: strings.Repeat("0", 64)}
+}
+
+// addCascadeModel serves the real cascade audio-QA reduced profile (PocketSphinx AN4 +
+// templated reader) in s as "sphinxqa-an4-l0", so that chat fuzzing reaches a real Task.
+func addCascadeModel(f *testing.F, s *Server) {
+	f.Helper()
+	path := servertest.BuildBundle(f, "sphinxqa", "sphinxqa-an4-l0", f.TempDir())
+	l, err := registry.Load(path, family.LoadOptions{Lanes: 2})
+	if err != nil {
+		f.Fatal(err)
+	}
+	s.models["sphinxqa-an4-l0"] = newServedModel(path, l.Bundle, l.Model, 2, 8)
+	s.order = append(s.order, "sphinxqa-an4-l0")
 }

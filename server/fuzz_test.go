@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"image"
 	"mime/multipart"
@@ -46,8 +47,18 @@ func FuzzChatContent(f *testing.F) {
 	f.Add(`{"model":"noop","messages":[{"role":"user","content":[{"type":"text","text":"q"},{"type":"input_audio","input_audio":{"data":"UklGRg==","format":"wav"}}]}]}`)
 	f.Add(`{"model":"noop","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}],"stream":true}`)
 	f.Add(`{"model":"noop","messages":null}`)
+	// Audio-QA shapes: two audio parts, no text part, empty question, wrong format, bad base64.
+	f.Add(`{"model":"noop","messages":[{"role":"user","content":[{"type":"text","text":"q"},{"type":"input_audio","input_audio":{"data":"UklGRg==","format":"wav"}},{"type":"input_audio","input_audio":{"data":"UklGRg==","format":"wav"}}]}]}`)
+	f.Add(`{"model":"noop","messages":[{"role":"user","content":[{"type":"input_audio","input_audio":{"data":"UklGRg==","format":"wav"}}]}]}`)
+	f.Add(`{"model":"noop","messages":[{"role":"user","content":[{"type":"text","text":"  "},{"type":"input_audio","input_audio":{"data":"UklGRg==","format":"wav"}}]}]}`)
+	f.Add(`{"model":"noop","messages":[{"role":"user","content":[{"type":"text","text":"How many words are spoken?"},{"type":"input_audio","input_audio":{"data":"@@","format":"mp3"}}]}]}`)
+	f.Add(`{"model":"noop","messages":[{"role":"user","content":[{"type":"text","text":"Which digits are spoken?"},{"type":"input_audio","input_audio":{"data":"UklGRg==","format":"wav"}}]},{"role":"user","content":"What is the last word?"}]}`)
 	f.Add(`[1,2,3]`)
+	silence := base64.StdEncoding.EncodeToString(audio.EncodePCM16(make([]int16, 1600), 1, 16000))
+	f.Add(`{"model":"sphinxqa-an4-l0","messages":[{"role":"user","content":[{"type":"text","text":"How many words are spoken?"},{"type":"input_audio","input_audio":{"data":"` + silence + `","format":"wav"}}]}]}`)
+	f.Add(`{"model":"sphinxqa-an4-l0","messages":[{"role":"user","content":[{"type":"text","text":"Why?"},{"type":"input_audio","input_audio":{"data":"` + silence + `","format":"wav"}}]}]}`)
 	s := fuzzServer(f)
+	addCascadeModel(f, s)
 	h := s.Handler()
 	f.Fuzz(func(t *testing.T, body string) {
 		req := httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(body))

@@ -208,7 +208,7 @@ func errorCases(t *testing.T) []errorCase {
 	}
 	long := audio.EncodePCM16(make([]int16, 31*16000), 1, 16000)
 	img := func(body string) func(*testing.T, string) *http.Request { return js("/v1/images/generations", body) }
-	return []errorCase{
+	return append([]errorCase{
 		{"truncated wav", mp(wavWith(func(b []byte) []byte { return b[:len(b)-7] }), model), 400, audio.CodeInvalidAudio},
 		{"lying wav header", mp(wavWith(func(b []byte) []byte { b[40], b[41], b[42], b[43] = 0xff, 0xff, 0xff, 0x7f; return b }), model), 400, audio.CodeInvalidAudio},
 		{"8-bit wav", mp(wavWith(setU16(34, 8)), model), 400, audio.CodeUnsupportedAudio},
@@ -251,12 +251,12 @@ func errorCases(t *testing.T) []errorCase {
 			r.Header.Set("X-Request-ID", "has space")
 			return r
 		}, 400, contract.CodeInvalidRequestID},
-	}
+	}, chatErrorCases(t)...) // the audio-QA chat rows (chat_integration_test.go)
 }
 
 func TestErrorsHaveStatusCodeIDTimingAndOneRecordEach(t *testing.T) {
 	f := setup(t)
-	p := st.Start(t, f.server, []string{f.an4, f.tidigits, imageBundle(t, "procdiff-small-l0")})
+	p := st.Start(t, f.server, []string{f.an4, f.tidigits, imageBundle(t, "procdiff-small-l0"), qaBundle(t)})
 	cases := errorCases(t)
 	if len(cases) < 30 {
 		t.Fatalf("the bad-input table has %d cases, want at least 30", len(cases))

@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/draw"
 	"math"
+	"strings"
 )
 
 // SHA256 identifies decoded audio: the hash of "pcm-f32le:<rate>:<channels>:" followed by the
@@ -65,4 +66,12 @@ func FillImageDefaults(spec ImageSpec, req ImageRequest) ImageRequest {
 		req.Count = 1
 	}
 	return req
+}
+
+// AudioQuestionSHA256 identifies an audio_text_to_text input: the hash of the clip's SHA256,
+// a NUL, and the question with surrounding whitespace trimmed. The server records it and the
+// native CLI prints it, so the two can be matched on the same input.
+func AudioQuestionSHA256(a Audio, question string) string {
+	s := sha256.Sum256([]byte(a.SHA256() + "\x00" + strings.TrimSpace(question)))
+	return hex.EncodeToString(s[:])
 }

@@ -24,6 +24,7 @@ Usage:
   trtmc-native transcribe X.bundle --input clip.wav [--language en] [--json]
   trtmc-native generate-image X.bundle --prompt P --output out.png [--width W --height H
                  --steps S --guidance G --seed N --negative-prompt P] [--json]
+  trtmc-native answer X.bundle --input clip.wav --question Q [--json]
   trtmc-native gate X.bundle --testcase T [--manifest M.json] [--root DIR] [--json]
   trtmc-native reference X.bundle --testcase T --out F.json [--root DIR]
   trtmc-native extract X.bundle DIR
@@ -43,6 +44,7 @@ func commands() map[string]command {
 		"inspect":        {runInspect, "print a bundle's header, tasks, controls and sha256 as JSON"},
 		"transcribe":     {runTranscribe, "transcribe one WAV clip through speech_transcription"},
 		"generate-image": {runGenerateImage, "generate one image through text_to_image"},
+		"answer":         {runAnswer, "answer one question about one WAV clip through audio_text_to_text"},
 		"gate":           {runGate, "run the family's correctness gate on this exact bundle"},
 		"reference":      {runReference, "regenerate a testcase's upstream reference outputs"},
 		"extract":        {runExtract, "write a bundle's model files into a directory"},
