@@ -139,7 +139,7 @@ func (s *Server) answerAudio(x *exchange, m *servedModel, qa task.AudioAnswerer,
 		return nil, err
 	}
 	question := strings.TrimSpace(strings.Join(in.text, "\n"))
-	x.rec.InputSHA256 = task.AudioQuestionSHA256(clip, question) // what `trtmc-native answer --json` prints
+	x.rec.InputSHA256 = task.AudioQuestionSHA256(clip.SHA256(), question) // what `trtmc-native answer --json` prints
 	if err := audio.Validate(clip, qa.AudioSpec()); err != nil {
 		return nil, err
 	}

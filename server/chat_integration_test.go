@@ -104,7 +104,7 @@ func TestChatAnswersAnAudioQuestionLikeTheNativeCLI(t *testing.T) {
 	}
 	json.Unmarshal(out, &native)
 	decoded, _ := audio.DecodeWAV(clip)
-	if httpAnswer != native.Answer || httpAnswer == "" || native.InputSHA256 != task.AudioQuestionSHA256(decoded, question) {
+	if httpAnswer != native.Answer || httpAnswer == "" || native.InputSHA256 != task.AudioQuestionSHA256(decoded.SHA256(), question) {
 		t.Fatalf("HTTP answer %q, native %s", httpAnswer, out)
 	}
 	if err := reader.CheckType(question, httpAnswer); err != nil {

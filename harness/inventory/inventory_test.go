@@ -41,17 +41,17 @@ func TestReferenceInventoryFollowsCapabilityAndMarkings(t *testing.T) {
 	}
 	// Stage 9: only the sphinxqa cascade implements audio_text_to_text; every row says what it is.
 	qa, err := Discover(paths, StageAudioQA, Options{Capabilities: reference.Capabilities})
-	if err != nil || len(qa) != 2 {
-		t.Fatalf("audioqa rows %+v, err %v: want the two sphinxqa profiles", qa, err)
+	if err != nil || len(qa) != 3 {
+		t.Fatalf("audioqa rows %+v, err %v: want the two sphinxqa profiles and the AN4 gap", qa, err)
 	}
 	wantQA := map[string]struct {
 		kind    string
 		counted bool
-	}{"sphinxqa-en-us": {KindFull, true}, "sphinxqa-an4-l0": {KindReduced, false}}
+	}{"sphinxqa-en-us": {KindFull, true}, "sphinxqa-an4-l0": {KindReduced, false}, "gap:pocketsphinx-testdata/an4": {KindGap, false}}
 	for _, r := range qa {
 		w, ok := wantQA[r.Profile]
 		if !ok || r.Kind != w.kind || r.Counted != w.counted || r.NativeTask != "audio_text_to_text" ||
-			!strings.HasPrefix(r.Statement, "cascade reference: PocketSphinx + templated reader") {
+			(r.Kind != KindGap && !strings.HasPrefix(r.Statement, "cascade reference: PocketSphinx + templated reader")) {
 			t.Errorf("%s: kind %s counted %v task %s statement %q, want %+v", r.Profile, r.Kind, r.Counted, r.NativeTask, r.Statement, w)
 		}
 	}

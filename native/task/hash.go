@@ -8,7 +8,6 @@ import (
 	"image"
 	"image/draw"
 	"math"
-	"strings"
 )
 
 // SHA256 identifies decoded audio: the hash of "pcm-f32le:<rate>:<channels>:" followed by the
@@ -68,10 +67,10 @@ func FillImageDefaults(spec ImageSpec, req ImageRequest) ImageRequest {
 	return req
 }
 
-// AudioQuestionSHA256 identifies an audio_text_to_text input: the hash of the clip's SHA256,
-// a NUL, and the question with surrounding whitespace trimmed. The server records it and the
-// native CLI prints it, so the two can be matched on the same input.
-func AudioQuestionSHA256(a Audio, question string) string {
-	s := sha256.Sum256([]byte(a.SHA256() + "\x00" + strings.TrimSpace(question)))
+// AudioQuestionSHA256 identifies an audio_text_to_text input: the hash of the decoded clip's
+// SHA256 (Audio.SHA256), a NUL, and the question. The server records it as input_sha256 (with
+// the question trimmed as it passes it to the Task) and `trtmc-native answer` prints it.
+func AudioQuestionSHA256(clipSHA256, question string) string {
+	s := sha256.Sum256([]byte(clipSHA256 + "\x00" + question))
 	return hex.EncodeToString(s[:])
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
@@ -65,5 +66,5 @@ func runAnswer(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	return printJSON(stdout, AnswerOutput{Answer: answer, Question: *question, PublicTaskMS: float64(wall.Microseconds()) / 1000,
 		AudioSeconds: clip.Seconds(), BundleSHA256: l.Bundle.SHA256, Profile: l.Bundle.Header.Profile,
-		InputSHA256: task.AudioQuestionSHA256(clip, *question)})
+		InputSHA256: task.AudioQuestionSHA256(clip.SHA256(), strings.TrimSpace(*question))})
 }

@@ -90,7 +90,7 @@ func TestGateFailsWhenTheUpstreamTranscriptDiffers(t *testing.T) {
 			failed = append(failed, it.ID)
 		}
 	}
-	want := []string{"cards-004-word_count", "cards-004-digit_count", "cards-004-last_word", "cards-004-digits", "cards-004-digit_sum"}
+	want := []string{"cards-004-word_count", "cards-004-last_word", "cards-004-digit_count"}
 	if res.Passed || !reflect.DeepEqual(failed, want) || res.Figures["reference_mismatches"] != float64(len(want)) {
 		t.Fatalf("gate with a changed upstream transcript: passed=%v failed=%v figures=%v", res.Passed, failed, res.Figures)
 	}

@@ -26,24 +26,23 @@ type Pair struct {
 // the first one not in a clip's gold text is asked.
 func absentWords() []string { return []string{"elephant", "purple", "river", "window"} }
 
-// Generate derives the pinned pairs for every clip of an ASR dataset from its gold transcripts:
-// each declared form once, and the word question twice (a gold word, and a word not spoken).
-// datasetPath is recorded as given (repo-relative).
+// Generate derives the pinned pairs for every clip of an ASR dataset from its gold transcripts.
+// Every clip costs one recognizer decode per question in the gate, so each clip gets four
+// questions, rotating through the declared forms by clip position so that the set covers every
+// form: the word count; the first word (even positions) or the last word (odd); whether a gold
+// word (even) or a word not spoken (odd) is spoken; and one digit form (count, list, sum in
+// turn). datasetPath is recorded as given (repo-relative).
 func Generate(datasetPath string, set dataset.ASRSet) []Pair {
 	var out []Pair
-	for _, c := range set.Clips {
+	for i, c := range set.Clips {
 		words := Words(c.Gold)
-		qs := []Question{{Kind: WordCount}, {Kind: DigitCount}, {Kind: FirstWord}, {Kind: LastWord}}
-		if w := longest(words); w != "" {
-			qs = append(qs, Question{Kind: WordSpoken, Word: w})
+		qs := []Question{{Kind: WordCount}, {Kind: []Kind{FirstWord, LastWord}[i%2]}}
+		if i%2 == 0 {
+			qs = append(qs, Question{Kind: WordSpoken, Word: longest(words)})
+		} else {
+			qs = append(qs, Question{Kind: WordSpoken, Word: absent(words)})
 		}
-		for _, w := range absentWords() {
-			if !contains(words, w) {
-				qs = append(qs, Question{Kind: WordSpoken, Word: w})
-				break
-			}
-		}
-		qs = append(qs, Question{Kind: Digits}, Question{Kind: DigitSum})
+		qs = append(qs, Question{Kind: []Kind{DigitCount, Digits, DigitSum}[i%3]})
 		for _, q := range qs {
 			id := c.ID + "-" + string(q.Kind)
 			if q.Word != "" {
@@ -53,6 +52,16 @@ func Generate(datasetPath string, set dataset.ASRSet) []Pair {
 		}
 	}
 	return out
+}
+
+// absent is the first candidate word the gold text does not contain.
+func absent(words []string) string {
+	for _, w := range absentWords() {
+		if !contains(words, w) {
+			return w
+		}
+	}
+	return absentWords()[0]
 }
 
 // longest is the first longest word: a content word the recognizer may or may not get right.
