@@ -99,7 +99,7 @@ func TestChatAnswersAnAudioQuestionLikeTheNativeCLI(t *testing.T) {
 		t.Fatalf("trtmc-native answer: %v", err)
 	}
 	var native struct {
-		Answer      string `json:"answer"`
+		Answer      string `json:"text"`
 		InputSHA256 string `json:"input_sha256"`
 	}
 	json.Unmarshal(out, &native)

@@ -15,7 +15,7 @@ import (
 
 // AnswerOutput is what `answer --json` prints.
 type AnswerOutput struct {
-	Answer       string  `json:"answer"`
+	Answer       string  `json:"text"` // the answer, under the key every native run prints its text output
 	Question     string  `json:"question"`
 	PublicTaskMS float64 `json:"public_task_call_wall_ms"`
 	AudioSeconds float64 `json:"audio_seconds"`
