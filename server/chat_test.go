@@ -19,8 +19,10 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/server/servertest"
 )
 
-// fakeAnswerer is a test double for a future audio_text_to_text family: it proves the chat
-// route dispatches audio parts by capability and runs the Task, the day a family provides it.
+// fakeAnswerer is a test double (labelled as such in its answers) of an audio_text_to_text
+// model: it proves the chat route dispatches audio parts by capability and hands the Task the
+// question and clip as sent, whatever the family; the real cascade is exercised in
+// chat_integration_test.go and FuzzChatContent.
 type fakeAnswerer struct{}
 
 func (fakeAnswerer) Tasks() []task.Info { return []task.Info{{Name: task.AudioTextToText}} }

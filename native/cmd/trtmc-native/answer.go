@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -35,16 +34,9 @@ func runAnswer(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *input == "" {
-		return usageError{"--input is required"}
-	}
-	data, err := os.ReadFile(*input)
+	clip, err := readClip(*input)
 	if err != nil {
 		return err
-	}
-	clip, err := audio.DecodeWAV(data)
-	if err != nil {
-		return fmt.Errorf("%s: %w", *input, err)
 	}
 	l, qa, err := loadTask[task.AudioAnswerer](pos[0], task.AudioTextToText)
 	if err != nil {

@@ -86,16 +86,9 @@ func runTranscribe(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *input == "" {
-		return usageError{"--input is required"}
-	}
-	data, err := os.ReadFile(*input)
+	clip, err := readClip(*input)
 	if err != nil {
 		return err
-	}
-	clip, err := audio.DecodeWAV(data)
-	if err != nil {
-		return fmt.Errorf("%s: %w", *input, err)
 	}
 	l, tr, err := loadTask[task.Transcriber](pos[0], task.SpeechTranscription)
 	if err != nil {
@@ -182,6 +175,22 @@ func runGenerateImage(ctx context.Context, args []string, stdout io.Writer) erro
 	return printJSON(stdout, ImageOutput{Output: *output, ImageSHA256: task.ImageSHA256(imgs[0]), Width: req.Width, Height: req.Height,
 		Steps: req.Steps, Guidance: req.Guidance, Seed: req.Seed, PublicTaskMS: float64(wall.Microseconds()) / 1000,
 		BundleSHA256: l.Bundle.SHA256, Profile: l.Bundle.Header.Profile})
+}
+
+// readClip reads and decodes the --input WAV of an audio command (before any timed region).
+func readClip(path string) (task.Audio, error) {
+	if path == "" {
+		return task.Audio{}, usageError{"--input is required"}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return task.Audio{}, err
+	}
+	clip, err := audio.DecodeWAV(data)
+	if err != nil {
+		return task.Audio{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return clip, nil
 }
 
 // loadTask loads a bundle and asks it for one Task by capability; on error nothing stays loaded.
