@@ -3,8 +3,6 @@ package contract
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 )
@@ -161,11 +159,4 @@ func ParseRecords(data []byte) ([]Record, error) {
 		out = append(out, r)
 	}
 	return out, sc.Err()
-}
-
-// AudioQuestionSHA256 is a chat request's input_sha256 for an audio question: the decoded
-// clip's sha256 and the question text, so the same clip with another question is another input.
-func AudioQuestionSHA256(clipSHA256, question string) string {
-	sum := sha256.Sum256([]byte(clipSHA256 + "\x00" + question))
-	return hex.EncodeToString(sum[:])
 }

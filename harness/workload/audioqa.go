@@ -5,23 +5,26 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
+	"github.com/trtmc-qual/trtmc-qual/native/families/sphinxqa/reader"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
 // AudioQA is stage 9: one recorded clip and a question → an answer, over chat completions
-// with an input_audio part.
+// with an input_audio part (AIPerf --endpoint-type chat; a single_turn row with "text" and
+// "audio", which AIPerf 0.13.0 sends as a text part followed by
+// {"type":"input_audio","input_audio":{"data":<base64 of the WAV file>,"format":"wav"}}).
 //
-// Today no family of either target implements audio_text_to_text, so the stage is reported
-// blocked with its capability audit and a refusal probe (ProbeBody). The serving side is
-// written as far as the contract fixes it — inputs from the pinned QA pairs, AIPerf chat rows
-// with audio, the answer read from the chat completion and the server record — while the
-// meaning check, which a capable family's gate defines, fails loudly until that family exists.
+// On the reference target the capable family is the sphinxqa cascade (PocketSphinx +
+// templated reader, not an audio-language model); a target without a capable profile is
+// reported blocked with its audit and the refusal probe (ProbeBody).
 const AudioQA Stage = "audioqa"
 
 type audioQA struct{}
@@ -37,48 +40,65 @@ func (audioQA) IdentityRule() string {
 	return "answer text exactly equal (HTTP == server record == native run)"
 }
 
-// PairsPath is where the pinned QA pairs live, relative to the repository root.
+// PairsPath is where the free-form QA pairs of the refusal probe live, relative to the
+// repository root. A capable profile's testcase names its own pinned pairs.
 const PairsPath = "golden/audioqa/pairs.jsonl"
 
-// Inputs reads QA pairs (the testcase's dataset) and materializes each pair's clip; the clip
-// is copied into the server container for the native runs.
+// Inputs reads the testcase's QA pairs and materializes each pair's clip (each ASR dataset
+// once); the clip is copied into the server container for the native runs.
 func (audioQA) Inputs(root, datasetPath, dir string) ([]Input, error) {
 	pairs, err := dataset.ReadQAPairs(filepath.Join(root, datasetPath))
 	if err != nil {
 		return nil, err
 	}
+	clips := map[string]dataset.Materialized{}
 	out := make([]Input, 0, len(pairs))
 	for _, p := range pairs {
-		path, seconds, err := QAClip(root, p, filepath.Join(dir, "inputs"))
+		c, ok := clips[p.Dataset+"\x00"+p.Clip]
+		if !ok {
+			if err := materializeSet(root, p.Dataset, filepath.Join(dir, "inputs", fmt.Sprint(len(clips))), clips); err != nil {
+				return nil, err
+			}
+			if c, ok = clips[p.Dataset+"\x00"+p.Clip]; !ok {
+				return nil, fmt.Errorf("QA pair %s names clip %s, not in %s", p.ID, p.Clip, p.Dataset)
+			}
+		}
+		sha, err := fileAudioSHA(c.Path)
 		if err != nil {
 			return nil, err
 		}
-		sha, err := fileAudioSHA(path)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Input{ID: p.ID, HostPath: path, ContainerPath: "/data/" + p.ID + ".wav", Gold: p.Answer,
-			Seconds: seconds, AudioSHA: sha, Question: p.Question})
+		out = append(out, Input{ID: p.ID, HostPath: c.Path, ContainerPath: "/data/" + p.ID + ".wav", Gold: p.Answer,
+			Seconds: c.Duration, AudioSHA: sha, Question: p.Question})
 	}
 	return out, nil
 }
 
+func materializeSet(root, setPath, dir string, into map[string]dataset.Materialized) error {
+	set, err := dataset.ReadASR(filepath.Join(root, setPath))
+	if err != nil {
+		return err
+	}
+	mat, err := set.Materialize(root, dir)
+	if err != nil {
+		return err
+	}
+	for _, c := range mat {
+		into[setPath+"\x00"+c.ID] = c
+	}
+	return nil
+}
+
 // QAClip materializes the clip a QA pair names from its ASR dataset pin, under dir.
 func QAClip(root string, p dataset.QAPair, dir string) (string, float64, error) {
-	set, err := dataset.ReadASR(filepath.Join(root, p.Dataset))
-	if err != nil {
+	clips := map[string]dataset.Materialized{}
+	if err := materializeSet(root, p.Dataset, dir, clips); err != nil {
 		return "", 0, err
 	}
-	clips, err := set.Materialize(root, dir)
-	if err != nil {
-		return "", 0, err
+	c, ok := clips[p.Dataset+"\x00"+p.Clip]
+	if !ok {
+		return "", 0, fmt.Errorf("QA pair %s names clip %s, not in %s", p.ID, p.Clip, p.Dataset)
 	}
-	for _, c := range clips {
-		if c.ID == p.Clip {
-			return c.Path, c.Duration, nil
-		}
-	}
-	return "", 0, fmt.Errorf("QA pair %s names clip %s, not in %s", p.ID, p.Clip, p.Dataset)
+	return c.Path, c.Duration, nil
 }
 
 func (audioQA) AIPerf(inputs []Input, _ manifest.Manifest, _ manifest.Testcase) (Load, error) {
@@ -90,20 +110,71 @@ func (audioQA) AIPerf(inputs []Input, _ manifest.Manifest, _ manifest.Testcase) 
 	return l, nil
 }
 
-// Request identifies the pair by the server's input hash (clip sha256 + question) and reads
-// the answer.
+// Request identifies the pair by what AIPerf sent: the question text part and the decoded
+// input_audio part must be one pinned pair's, and the server's input hash must agree.
 func (w audioQA) Request(p join.Pair, inputs []Input) (Request, error) {
 	answer, err := w.HTTPOutput(p)
 	if err != nil {
 		return Request{}, err
 	}
+	question, clipSHA, err := chatInput(p.Client.Payload)
+	if err != nil {
+		return Request{}, err
+	}
+	if got := task.AudioQuestionSHA256(clipSHA, question); got != p.Server.InputSHA256 {
+		return Request{}, fmt.Errorf("the server recorded input %s, AIPerf sent %s (question %q)", p.Server.InputSHA256, got, question)
+	}
 	for _, in := range inputs {
-		if contract.AudioQuestionSHA256(in.AudioSHA, in.Question) == p.Server.InputSHA256 {
+		if in.AudioSHA == clipSHA && in.Question == question {
 			return Request{Key: in.ID, Input: in.ID, Gold: in.Gold, Output: answer,
 				Native: map[string]string{"input": in.ContainerPath, "question": in.Question}}, nil
 		}
 	}
-	return Request{}, fmt.Errorf("request input (sha %s) is not one of the pinned QA pairs", p.Server.InputSHA256)
+	return Request{}, fmt.Errorf("request (question %q, clip sha %s) is not one of the pinned QA pairs", question, clipSHA)
+}
+
+// chatInput reads the question (text parts, joined and trimmed as the server does) and the
+// decoded clip's sha256 from a chat payload as AIPerf sent it.
+func chatInput(payload map[string]any) (string, string, error) {
+	var req struct {
+		Messages []struct {
+			Content []struct {
+				Type       string `json:"type"`
+				Text       string `json:"text"`
+				InputAudio *struct {
+					Data   string `json:"data"`
+					Format string `json:"format"`
+				} `json:"input_audio"`
+			} `json:"content"`
+		} `json:"messages"`
+	}
+	raw, _ := json.Marshal(payload)
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return "", "", fmt.Errorf("chat payload: %w", err)
+	}
+	var texts, audios []string
+	for _, m := range req.Messages {
+		for _, part := range m.Content {
+			switch {
+			case part.Type == "text":
+				texts = append(texts, part.Text)
+			case part.Type == "input_audio" && part.InputAudio != nil && part.InputAudio.Format == "wav":
+				audios = append(audios, part.InputAudio.Data)
+			}
+		}
+	}
+	if len(audios) != 1 {
+		return "", "", fmt.Errorf("chat payload holds %d input_audio WAV parts, want 1", len(audios))
+	}
+	wav, err := base64.StdEncoding.DecodeString(audios[0])
+	if err != nil {
+		return "", "", fmt.Errorf("input_audio data: %w", err)
+	}
+	a, err := audio.DecodeWAV(wav)
+	if err != nil {
+		return "", "", fmt.Errorf("input_audio data: %w", err)
+	}
+	return strings.TrimSpace(strings.Join(texts, "\n")), a.SHA256(), nil
 }
 
 func (audioQA) HTTPOutput(p join.Pair) (string, error) {
@@ -121,15 +192,74 @@ func (audioQA) HTTPOutput(p join.Pair) (string, error) {
 	return answer, nil
 }
 
+// NativeOutput reads `trtmc-native answer --json`'s "text" (the answer).
 func (audioQA) NativeOutput(stdout string) (string, error) { return nativeText(stdout) }
 
-// Meaning is defined by the capable family's gate, which does not exist yet: it fails, naming
-// why, rather than passing anything.
-func (audioQA) Meaning(manifest.Thresholds, []evidence.Output, []join.Pair) (evidence.Meaning, error) {
-	return evidence.Meaning{}, fmt.Errorf("stage 9 has no meaning check yet: it is defined with the first family implementing %s", task.AudioTextToText)
+// Meaning: every answer is non-empty and of its question's type (a count is an integer, a
+// word question gets one word, "is the word X spoken" gets yes/no, the digit list is numerals
+// or "none"), by the declared templated forms. A question outside those forms (a free-form
+// pair of a future audio-language model) can only be held to non-empty. Accuracy to the gold
+// answers over the requests sent is reported; the family gate bounds it over every pair.
+func (audioQA) Meaning(_ manifest.Thresholds, outputs []evidence.Output, pairs []join.Pair) (evidence.Meaning, error) {
+	m := evidence.Meaning{Checks: map[string]float64{}, Rule: "every answer non-empty; an answer to a declared templated question " +
+		"(native/families/sphinxqa/reader) of that question's type; accuracy to gold reported (bounded by the family gate over every pair)"}
+	questions := map[string]string{}
+	for _, p := range pairs {
+		if q, _, err := chatInput(p.Client.Payload); err == nil {
+			questions[p.ID] = q
+		}
+	}
+	empty, typed, untyped, correct := 0, 0, 0, 0
+	for _, o := range outputs {
+		if o.HTTPOutput == "" {
+			empty++
+			m.Failures = append(m.Failures, fmt.Sprintf("%s: empty answer", o.RequestID))
+			continue
+		}
+		if o.HTTPOutput == o.Gold {
+			correct++
+		}
+		q := questions[o.RequestID]
+		if _, err := reader.Parse(q); err != nil {
+			untyped++
+			continue
+		}
+		typed++
+		if err := reader.CheckType(q, o.HTTPOutput); err != nil {
+			m.Failures = append(m.Failures, fmt.Sprintf("%s: %v", o.RequestID, err))
+		}
+	}
+	m.Checks["answers"], m.Checks["empty_answers"] = float64(len(outputs)), float64(empty)
+	m.Checks["typed_answers"], m.Checks["untyped_questions"] = float64(typed), float64(untyped)
+	if len(outputs) > 0 {
+		m.Checks["gold_accuracy"] = float64(correct) / float64(len(outputs))
+	}
+	if len(outputs) == 0 {
+		m.Failures = append(m.Failures, "no answers to check")
+	}
+	return m, nil
 }
 
-func (audioQA) RecheckMeaning([]evidence.Output, evidence.Meaning) []string { return nil }
+// RecheckMeaning recomputes from the stored outputs what does not need the requests: the
+// answer count, empty answers and accuracy to gold.
+func (audioQA) RecheckMeaning(outputs []evidence.Output, m evidence.Meaning) []string {
+	empty, correct := 0, 0
+	for _, o := range outputs {
+		if o.HTTPOutput == "" {
+			empty++
+		} else if o.HTTPOutput == o.Gold {
+			correct++
+		}
+	}
+	var diffs []string
+	if float64(len(outputs)) != m.Checks["answers"] || float64(empty) != m.Checks["empty_answers"] {
+		diffs = append(diffs, fmt.Sprintf("stored outputs hold %d answers (%d empty), evidence says %v (%v)", len(outputs), empty, m.Checks["answers"], m.Checks["empty_answers"]))
+	}
+	if len(outputs) > 0 && float64(correct)/float64(len(outputs)) != m.Checks["gold_accuracy"] {
+		diffs = append(diffs, fmt.Sprintf("gold accuracy recomputed %d/%d, evidence says %v", correct, len(outputs), m.Checks["gold_accuracy"]))
+	}
+	return diffs
+}
 
 // ProbeBody is the chat request of the refusal probe: the pair's question and its clip as an
 // input_audio part, to a model without the capability.

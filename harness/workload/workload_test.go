@@ -139,21 +139,6 @@ func TestT2IAIPerfSettings(t *testing.T) {
 	}
 }
 
-func TestAudioQAMeaningFailsUntilAFamilyDefinesIt(t *testing.T) {
-	w, _ := Get("audioqa")
-	if _, err := w.Meaning(manifest.Thresholds{}, nil, nil); err == nil {
-		t.Error("stage 9's meaning check passed without a capable family")
-	}
-	pairs, err := dataset.ReadQAPairs(filepath.Join(repoRoot(), PairsPath))
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := ProbeBody("sphinx-en-us", pairs[0], []byte("RIFF"))
-	if err != nil || !strings.Contains(string(body), `"input_audio"`) || !strings.Contains(string(body), pairs[0].Question) {
-		t.Errorf("probe body %s %v", body, err)
-	}
-}
-
 // No code outside this registry decides behaviour by stage name: adding a stage must not
 // need a new case anywhere else. (harness/inventory keeps its own stage table for discovery,
 // checked against the registry by TestRegistryIsConsistentWithTheInventory.)

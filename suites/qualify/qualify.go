@@ -17,6 +17,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
+	"github.com/trtmc-qual/trtmc-qual/native/task"
 	"github.com/trtmc-qual/trtmc-qual/suites/junit"
 	"github.com/trtmc-qual/trtmc-qual/suites/labels"
 )
@@ -266,14 +267,21 @@ func (s *Suite) AudioQA() {
 		AddReportEntry("audit", audit, ReportEntryVisibilityFailureOrVerbose)
 	})
 	if len(capable) > 0 {
-		for _, r := range capable {
-			s.full(r)
-		}
-		return
+		// Capable rows are qualified like any stage's: full rows end to end, reduced and
+		// variant rows built and gated, gaps listed. The refusal probe below still runs.
+		s.Checkpoints()
 	}
 	if s.Plan.Shard != 1 {
-		return // the blocked report and its probe belong to shard 1
+		return // the blocked report and the probe belong to shard 1
 	}
+	if len(capable) == 0 {
+		s.blocked(want)
+	}
+	s.refusalProbe()
+}
+
+// blocked reports stage 9 blocked with its audit when no profile implements the capability.
+func (s *Suite) blocked(want task.Name) {
 	It("is reported blocked, visibly, because no profile implements audio_text_to_text", func() {
 		Expect(s.Stage.Evidence.Audit).NotTo(BeEmpty(), "a blocked stage needs its audit")
 		reason := fmt.Sprintf("blocked: none of the %d profiles of target %s implements %s (audit below)", len(s.Stage.Evidence.Audit), s.Plan.Target.Name, want)
@@ -285,6 +293,10 @@ func (s *Suite) AudioQA() {
 		// with its reason, so that no viewer shows a blocked stage green.
 		Skip(reason)
 	})
+}
+
+// refusalProbe proves the serving path refuses an audio question to a transcription-only model.
+func (s *Suite) refusalProbe() {
 	if reason := s.Plan.PlannedReason; reason != "" {
 		It("records the refusal probe as planned: this machine cannot serve the target", func() {
 			s.Stage.SetProbe(&evidence.Probe{Route: s.Plan.W.Route(), Planned: reason})
