@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
+	"github.com/trtmc-qual/trtmc-qual/harness/parity"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,13 +28,9 @@ type pythonVerdict struct {
 
 func parityPython(t *testing.T) string {
 	t.Helper()
-	py := os.Getenv("QUAL_PARITY_PYTHON")
-	if py == "" {
-		home, _ := os.UserHomeDir()
-		py = filepath.Join(home, ".cache", "trtmc-qual", "parity-venv", "bin", "python")
-	}
-	if _, err := os.Stat(py); err != nil {
-		t.Fatalf("parity venv python %s missing (run `make deps` or set QUAL_PARITY_PYTHON): %v", py, err)
+	py, err := parity.Python(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return py
 }

@@ -186,11 +186,12 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 		n, err := c.recordCount(ctx)
 		return n - before, err
 	}
+	sent := max(1, load.Runs) * (load.Warmup + load.Requests) // each run sends its own warmup
 	start := time.Now()
 	res, err := aiperf.Run(ctx, c.Env.Images.AIPerf, p, filepath.Join(c.Dir, "aiperf"), aiperf.WithNetwork(c.serving.network),
-		aiperf.WithProgress(aiperf.Progress{Total: load.Warmup + load.Requests, Done: answered, Logf: c.logf}))
+		aiperf.WithProgress(aiperf.Progress{Total: sent, Done: answered, Logf: c.logf}))
 	// A request AIPerf gave up on may still be in the server: let its record land before the copy.
-	c.settleRecords(ctx, answered, load.Warmup+load.Requests, time.Duration(load.TimeoutSeconds)*time.Second)
+	c.settleRecords(ctx, answered, sent, time.Duration(load.TimeoutSeconds)*time.Second)
 	if res != nil {
 		c.Result.AIPerf = &evidence.AIPerfRun{Version: res.Version, Command: res.Command, ExitCode: res.ExitCode,
 			Dir: relTo(c.Env.RunDir, res.ArtifactDir), Warmup: load.Warmup, Requests: load.Requests, Concurrency: load.Concurrency, Endpoint: p.EndpointType, Runs: max(1, load.Runs)}

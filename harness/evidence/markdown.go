@@ -88,11 +88,13 @@ func writeStage(b *strings.Builder, s Stage) {
 	if s.Reason != "" {
 		fmt.Fprintf(b, "%s\n\n", s.Reason)
 	}
-	seen := map[string]bool{}
+	// Each distinct statement (e.g. "NOT a trained model", "produced by the contract double,
+	// not a TRTMC result") is a numbered note, and every row it applies to carries its number.
+	notes := map[string]int{}
 	for _, r := range s.Results {
-		if r.Statement != "" && !seen[r.Statement] {
-			seen[r.Statement] = true
-			fmt.Fprintf(b, "**Note:** %s.\n\n", r.Statement)
+		if r.Statement != "" && notes[r.Statement] == 0 {
+			notes[r.Statement] = len(notes) + 1
+			fmt.Fprintf(b, "**Note [%d]:** %s.\n\n", notes[r.Statement], r.Statement)
 		}
 	}
 	if len(s.Results) > 0 {
@@ -102,7 +104,11 @@ func writeStage(b *strings.Builder, s Stage) {
 			if fails == "" {
 				fails = "none"
 			}
-			fmt.Fprintf(b, "| %s | %s@%s | %s | %s | %s | %s | %s | %s |\n", r.Profile, r.Checkpoint, r.Revision, r.Kind,
+			profile := r.Profile
+			if n := notes[r.Statement]; n > 0 {
+				profile = fmt.Sprintf("%s [%d]", r.Profile, n)
+			}
+			fmt.Fprintf(b, "| %s | %s@%s | %s | %s | %s | %s | %s | %s |\n", profile, r.Checkpoint, r.Revision, r.Kind,
 				yesNo(r.Counted), r.Status, gateCell(r), joinCell(r), escape(fails))
 		}
 		for _, g := range gapRows(s) {
@@ -169,20 +175,26 @@ func writeFigures(b *strings.Builder, s Stage) {
 			b.WriteString("Figures (measured requests; formulas at the end; a p95 needs 59 samples):\n\n| profile | client p50 / p95 ms | Task p50 / p95 ms | client − Task p50 ms | throughput | RTF or images/s | plot |\n|---|---|---|---|---|---|---|\n")
 			header = true
 		}
-		get := func(n string) float64 { v, _ := t.Get(n); return v }
+		// A figure the row does not have prints "—", never a 0 that reads as measured.
+		get := func(n, format string) string {
+			if v, ok := t.Get(n); ok {
+				return fmt.Sprintf(format, v)
+			}
+			return "—"
+		}
 		rate := "—"
-		if v, ok := t.Get("rtf"); ok {
-			rate = fmt.Sprintf("RTF %.3f (%.2f audio-s/s)", v, get("audio_seconds_per_second"))
-		} else if v, ok := t.Get("images_per_second"); ok {
-			rate = fmt.Sprintf("%.2f images/s", v)
+		if _, ok := t.Get("rtf"); ok {
+			rate = fmt.Sprintf("RTF %s (%s audio-s/s)", get("rtf", "%.3f"), get("audio_seconds_per_second", "%.2f"))
+		} else if _, ok := t.Get("images_per_second"); ok {
+			rate = get("images_per_second", "%.2f") + " images/s"
 		}
 		plot := "—"
 		if r.Plot != "" {
 			plot = fmt.Sprintf("[latency](%s)", r.Plot)
 		}
-		fmt.Fprintf(b, "| %s | %.1f / %s | %.1f / %s | %.2f | %.2f req/s | %s | %s |\n", r.Profile, // p95 under the sample rule (intervals.go)
-			get("client_latency_p50"), p95Cell(*t, "client_latency_p95"), get("task_call_p50"), p95Cell(*t, "task_call_p95"),
-			get("client_minus_task_p50"), get("request_throughput"), rate, plot)
+		fmt.Fprintf(b, "| %s | %s / %s | %s / %s | %s | %s req/s | %s | %s |\n", r.Profile, // p95 under the sample rule (intervals.go)
+			get("client_latency_p50", "%.1f"), p95Cell(*t, "client_latency_p95"), get("task_call_p50", "%.1f"), p95Cell(*t, "task_call_p95"),
+			get("client_minus_task_p50", "%.2f"), get("request_throughput", "%.2f"), rate, plot)
 	}
 	if header {
 		b.WriteString("\n")

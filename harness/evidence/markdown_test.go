@@ -27,7 +27,7 @@ func sampleRun() Evidence {
 	asr := Stage{Stage: "asr", Number: 3, Status: "qualified", Results: []Result{
 		{Profile: "sphinx-en-us", Checkpoint: "pocketsphinx-en-us/en-us", Revision: "0.8", Kind: "full", Counted: true,
 			Status: "aiperf-qualified", Gate: gate, Timing: &sum, Plot: "asr/sphinx-en-us/latency.svg",
-			Join: &join.Report{Matched: 55}, Reproduce: "QUAL_TARGET=suites/targets/reference.yaml go tool ginkgo --label-filter=asr ./suites/asr"},
+			Join: &join.Report{Matched: 55}, Statement: "produced by the contract double, not a TRTMC result", Reproduce: "QUAL_TARGET=suites/targets/reference.yaml go tool ginkgo --label-filter=asr ./suites/asr"},
 		{Profile: "sphinx-an4-l0", Checkpoint: "pocketsphinx-testdata/an4", Revision: "0.8", Kind: "reduced",
 			Status: "family-validated", Gate: gate, Reproduce: "go tool ginkgo --label-filter=asr ./suites/asr"},
 	}}
@@ -68,6 +68,9 @@ func TestMarkdownReadsOnOneScreen(t *testing.T) {
 		"| 3 `asr` | QUALIFIED | 1 / 1 | 2 | none |",
 		"| 9 `audioqa` | BLOCKED | 0 / 0 | 0 | — (blocked) |",
 		"55/55 matched",
+		"**Note [1]:** produced by the contract double, not a TRTMC result.",
+		"| sphinx-en-us [1] | pocketsphinx-en-us/en-us@0.8 |",
+		"| sphinx-an4-l0 | pocketsphinx-testdata/an4@0.8 |",
 		"| — | pocketsphinx-testdata/an4@0.8 | gap | no | not qualified | — | — | only reduced or variant profiles: sphinx-an4-l0 |",
 		"[latency](asr/sphinx-en-us/latency.svg)",
 		"RTF 0.473 (4.16 audio-s/s)",

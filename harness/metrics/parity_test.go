@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/trtmc-qual/trtmc-qual/harness/parity"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -28,13 +29,9 @@ func requireTool(t *testing.T, name string) string {
 
 func parityPython(t *testing.T) string {
 	t.Helper()
-	py := os.Getenv("QUAL_PARITY_PYTHON")
-	if py == "" {
-		home, _ := os.UserHomeDir()
-		py = filepath.Join(home, ".cache", "trtmc-qual", "parity-venv", "bin", "python")
-	}
-	if _, err := os.Stat(py); err != nil {
-		t.Fatalf("parity venv python %s missing (run `make deps` or set QUAL_PARITY_PYTHON): %v", py, err)
+	py, err := parity.Python(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return py
 }

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"github.com/trtmc-qual/trtmc-qual/harness/parity"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -54,10 +55,9 @@ func BenchmarkWERVersusSCLITE(b *testing.B) {
 // BenchmarkSSIMVersusScikitImage times scikit-image's SSIM in-process on a 1024×1024 RGB pair
 // against ours on the same PNGs, and reports the ratio. Run by bench.sh.
 func BenchmarkSSIMVersusScikitImage(b *testing.B) {
-	py := os.Getenv("QUAL_PARITY_PYTHON")
-	if py == "" {
-		home, _ := os.UserHomeDir()
-		py = filepath.Join(home, ".cache", "trtmc-qual", "parity-venv", "bin", "python")
+	py, err := parity.Python(os.Getenv)
+	if err != nil {
+		b.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	dir := b.TempDir()

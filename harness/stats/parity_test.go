@@ -3,11 +3,11 @@ package stats
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/trtmc-qual/trtmc-qual/harness/parity"
 	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 )
 
@@ -16,13 +16,9 @@ import (
 
 func parityPython(t *testing.T) string {
 	t.Helper()
-	py := os.Getenv("QUAL_PARITY_PYTHON")
-	if py == "" {
-		home, _ := os.UserHomeDir()
-		py = filepath.Join(home, ".cache", "trtmc-qual", "parity-venv", "bin", "python")
-	}
-	if _, err := os.Stat(py); err != nil {
-		t.Fatalf("parity venv python %s missing (run `make deps` or set QUAL_PARITY_PYTHON): %v", py, err)
+	py, err := parity.Python(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return py
 }

@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"encoding/json"
+	"github.com/trtmc-qual/trtmc-qual/harness/parity"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -145,10 +146,9 @@ func containsAll(problems []string, parts ...string) bool {
 // second implementation, as the attest tests do on a small run.
 func TestPythonVerifiesTheRealRun(t *testing.T) {
 	run := realRun(t)
-	py := os.Getenv("QUAL_PARITY_PYTHON")
-	if py == "" {
-		home, _ := os.UserHomeDir()
-		py = filepath.Join(home, ".cache", "trtmc-qual", "parity-venv", "bin", "python")
+	py, err := parity.Python(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
 	}
 	pub := filepath.Join(t.TempDir(), "pub.pem")
 	if err := os.WriteFile(pub, run.pub, 0o644); err != nil {

@@ -72,7 +72,7 @@ func Convert(r types.Report, o Options) reporters.JUnitTestSuites {
 		Properties: properties(o.Properties),
 	}
 	for _, spec := range r.SpecReports {
-		if spec.LeafNodeType != types.NodeTypeIt {
+		if spec.LeafNodeType != types.NodeTypeIt && !setupFailed(spec) {
 			continue // BeforeSuite, AfterSuite and report nodes are setup, not claims
 		}
 		tc := testCase(spec, o.StageLabels)
@@ -91,9 +91,19 @@ func Convert(r types.Report, o Options) reporters.JUnitTestSuites {
 		Disabled: suite.Disabled, Time: suite.Time, TestSuites: []reporters.JUnitTestSuite{suite}}
 }
 
+// setupFailed is a suite-level node (images, run directory, stage.json) that did not pass: it
+// becomes an error case, so that a run whose setup failed is never a JUnit file of skips.
+func setupFailed(spec types.SpecReport) bool {
+	return spec.LeafNodeType.Is(types.NodeTypesForSuiteLevelNodes) && spec.State.Is(types.SpecStateFailureStates)
+}
+
 func testCase(spec types.SpecReport, stageLabels []string) reporters.JUnitTestCase {
+	name := spec.LeafNodeText
+	if name == "" {
+		name = "[" + spec.LeafNodeType.String() + "]"
+	}
 	tc := reporters.JUnitTestCase{
-		Name:      spec.LeafNodeText,
+		Name:      name,
 		Classname: classname(spec, stageLabels),
 		Status:    spec.State.String(),
 		Time:      spec.RunTime.Seconds(),
@@ -113,6 +123,11 @@ func testCase(spec types.SpecReport, stageLabels []string) reporters.JUnitTestCa
 		}
 		tc.Skipped = &reporters.JUnitSkipped{Message: reason}
 	case types.SpecStateFailed:
+		if setupFailed(spec) {
+			tc.Error = &reporters.JUnitError{Message: spec.Failure.Message, Type: "setup failed",
+				Description: fmt.Sprintf("%s\n%s", spec.Failure.Location, spec.Failure.Message)}
+			break
+		}
 		tc.Failure = &reporters.JUnitFailure{Message: spec.Failure.Message, Type: "failed",
 			Description: fmt.Sprintf("%s\n%s", spec.Failure.Location, spec.Failure.Message)}
 	default: // panicked, interrupted, aborted, timed out

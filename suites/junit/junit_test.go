@@ -2,6 +2,7 @@ package junit
 
 import (
 	"encoding/json"
+	"github.com/trtmc-qual/trtmc-qual/harness/parity"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,14 +81,27 @@ func TestConvertShapesCasesForViewers(t *testing.T) {
 
 // TestJUnitReadByRealConsumers parses the written file with junitparser and renders it with
 // junit2html, the tools a CI viewer stands for (both in the parity venv that `make deps` builds).
+func TestFailedSetupIsAnError(t *testing.T) {
+	r := sampleReport("/work/repo")
+	r.SpecReports[0] = types.SpecReport{LeafNodeType: types.NodeTypeBeforeSuite, State: types.SpecStateFailed,
+		Failure: types.Failure{Message: "images and run directory: docker engine unreachable"}}
+	s := Convert(r, Options{StageLabels: stageLabels}).TestSuites[0]
+	if s.Tests != 6 || s.Errors != 1 {
+		t.Fatalf("tests/errors = %d/%d, want 6/1: a failed BeforeSuite must show", s.Tests, s.Errors)
+	}
+	if tc := s.TestCases[0]; tc.Name != "[BeforeSuite]" || tc.Error == nil || !strings.Contains(tc.Error.Message, "docker engine unreachable") {
+		t.Errorf("failed setup case: %+v", tc)
+	}
+}
+
 func TestJUnitReadByRealConsumers(t *testing.T) {
-	py := os.Getenv("QUAL_PARITY_PYTHON")
-	if py == "" {
-		t.Fatal("QUAL_PARITY_PYTHON is not set: run through `make test` (make deps builds the parity venv)")
+	py, err := parity.Python(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "asr.xml")
-	if err := Write(path, sampleReport("/work/repo"), Options{ModuleRoot: "/work/repo", StageLabels: stageLabels,
+	if err = Write(path, sampleReport("/work/repo"), Options{ModuleRoot: "/work/repo", StageLabels: stageLabels,
 		Properties: map[string]string{"run_id": "r1", "target": "reference", "version.aiperf": "0.13.0"}}); err != nil {
 		t.Fatal(err)
 	}
