@@ -4,7 +4,9 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -125,7 +127,12 @@ func (a *artifactStore) get(name string) ([]byte, error) {
 	if !ok {
 		return nil, newError(http.StatusNotFound, contract.CodeNotFound, "no artifact %q", name)
 	}
-	return os.ReadFile(filepath.Join(a.dir, name))
+	data, err := os.ReadFile(filepath.Join(a.dir, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		// The sweeper removed it between the expiry check and the read: it expired.
+		return nil, newError(http.StatusGone, contract.CodeArtifactExpired, "artifact %s expired at %s", name, exp.UTC().Format(time.RFC3339))
+	}
+	return data, err
 }
 
 // close stops the sweeper and removes the directory when it is the store's own temp dir. In a
