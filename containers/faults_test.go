@@ -10,6 +10,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/containers/images"
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	st "github.com/trtmc-qual/trtmc-qual/server/servertest"
 )
 
@@ -22,12 +23,12 @@ func TestKilledServerFailsTheCheckpointWithEveryLostRequestNamed(t *testing.T) {
 	t.Setenv("QUAL_ASR_REQUESTS", "30")
 	t.Setenv("QUAL_ASR_WARMUP", "1")
 	t.Setenv("QUAL_ASR_RUNS", "1") // one AIPerf run: the kill lands in it
-	plan, err := checkpoint.PlanFromEnv(inventory.StageASR)
+	pl, err := plan.FromEnv(inventory.StageASR)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var row inventory.Row
-	for _, r := range plan.Rows {
+	for _, r := range pl.Rows {
 		if r.Profile == "sphinx-en-us" {
 			row = r
 		}
@@ -37,7 +38,7 @@ func TestKilledServerFailsTheCheckpointWithEveryLostRequestNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &checkpoint.Env{Root: st.RepoRoot(), Target: plan.Target, RunDir: t.TempDir(), Stage: inventory.StageASR,
+	env := &checkpoint.Env{Root: st.RepoRoot(), Target: pl.Target, RunDir: t.TempDir(), Stage: inventory.StageASR,
 		Images: set, NativeBin: b.CacheDirPath() + "/bin/trtmc-native", Log: testLog{t}}
 	c, err := checkpoint.New(env, row)
 	if err != nil {

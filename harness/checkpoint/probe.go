@@ -96,17 +96,3 @@ func ProbeAudioRefusal(ctx context.Context, env *Env, row inventory.Row, pair da
 		p.RequestID == "audioqa-probe-"+pair.ID && p.Recorded && strings.Contains(p.Message, "audio_text_to_text")
 	return p, cleanups, nil
 }
-
-// Block marks the stage blocked with its reason and audit.
-func (s *StageRun) Block(reason string, audit []inventory.AuditRow) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.Evidence.Status, s.Evidence.Reason, s.Evidence.Audit = evidence.StatusBlocked, reason, audit
-}
-
-// SetProbe records the refusal probe.
-func (s *StageRun) SetProbe(p *evidence.Probe) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.Evidence.Probe = p
-}

@@ -31,3 +31,25 @@ func TestSettle(t *testing.T) {
 		}
 	}
 }
+
+// A merged run settles like a single run: the shard with a failing reduced row fails the merge.
+func TestMergeSettlesLikeASingleRun(t *testing.T) {
+	m := NewMerge()
+	m.Add(Stage{Stage: "asr", Status: StageQualified, Results: []Result{row("a", KindFull, true, StatusQualified)}})
+	m.Add(Stage{Stage: "asr", Status: StatusFailed, Results: []Result{row("l0", KindReduced, false, StatusFailed)}})
+	got := m.Stages()["asr"]
+	if got.Status != StatusFailed || len(got.Results) != 2 || got.Results[0].Profile != "a" {
+		t.Errorf("merged %s (%s) %+v", got.Status, got.Reason, got.Results)
+	}
+	single := Stage{Results: []Result{row("a", KindFull, true, StatusQualified), row("l0", KindReduced, false, StatusFailed)}}
+	Settle(&single)
+	if single.Status != got.Status || single.Reason != got.Reason {
+		t.Errorf("single %s %q, merged %s %q", single.Status, single.Reason, got.Status, got.Reason)
+	}
+	b := NewMerge()
+	b.Add(Stage{Stage: "audioqa", Status: StatusBlocked, Reason: "no capable profile"})
+	b.Add(Stage{Stage: "audioqa", Status: StatusFailed})
+	if s := b.Stages()["audioqa"]; s.Status != StatusBlocked || s.Reason != "no capable profile" {
+		t.Errorf("blocked shard lost: %+v", s)
+	}
+}

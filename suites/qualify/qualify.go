@@ -15,6 +15,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
@@ -27,9 +28,9 @@ import (
 // Stage.
 type Suite struct {
 	stage workload.Stage
-	Plan  *checkpoint.Plan
+	Plan  *plan.Plan
 	Env   *checkpoint.Env
-	Stage *checkpoint.StageRun
+	Stage *evidence.StageRun
 }
 
 // NewSuite is a stage's suite; call Lifecycle from init and Run from the Test function.
@@ -45,11 +46,11 @@ func Run(t *testing.T, s *Suite, description string) {
 	if unknown := labels.Unknown(suiteConfig.LabelFilter); len(unknown) > 0 {
 		t.Fatalf("--label-filter %q names unknown label(s) %v (labels: %v)", suiteConfig.LabelFilter, unknown, labels.All())
 	}
-	plan, err := checkpoint.PlanFromEnv(string(s.stage))
+	p, err := plan.FromEnv(string(s.stage))
 	if err != nil {
 		t.Fatalf("stage %s: %v", s.stage, err)
 	}
-	s.Plan = plan
+	s.Plan = p
 	suiteConfig.FailOnEmpty = suiteConfig.FailOnEmpty || suiteConfig.LabelFilter == ""
 	RegisterFailHandler(Fail)
 	RunSpecs(t, description, suiteConfig, reporterConfig)
@@ -62,11 +63,11 @@ func (s *Suite) Lifecycle() {
 		env, err := s.Plan.Setup(ctx, GinkgoWriter)
 		Expect(err).NotTo(HaveOccurred(), "images and run directory")
 		env.Log = GinkgoWriter
-		s.Env, s.Stage = env, checkpoint.NewStageRun(env, s.Plan)
+		s.Env, s.Stage = env, s.Plan.NewStageRun()
 	}, NodeTimeout(30*time.Minute))
 	AfterSuite(func(ctx SpecContext) {
 		if s.Stage != nil {
-			Expect(s.Stage.Write(ctx)).To(Succeed())
+			Expect(plan.WriteStage(ctx, s.Env, s.Stage)).To(Succeed())
 			GinkgoWriter.Printf("stage evidence: %s/%s/stage.json (%s)\n", s.Env.RunDir, s.Plan.Stage, s.Stage.Evidence.Status)
 		}
 	})
@@ -305,7 +306,7 @@ func (s *Suite) refusalProbe() {
 	}
 	Describe("the serving path refuses audio questions it cannot answer", Ordered, Label(labels.Containers), func() {
 		It("answers an input_audio part with 400 unsupported_capability, naming the model and the Task, and records it", func(ctx SpecContext) {
-			asr, err := checkpoint.PlanFromEnv(string(workload.ASR))
+			asr, err := plan.FromEnv(string(workload.ASR))
 			Expect(err).NotTo(HaveOccurred())
 			counted := inventory.Counted(asr.Rows)
 			Expect(counted).NotTo(BeEmpty(), "no transcription model to probe with")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify"
 )
 
@@ -25,7 +26,7 @@ func TestShardsMergeIntoOneVerifiedRun(t *testing.T) {
 	t.Setenv("QUAL_ROOT", root)
 	t.Setenv("QUAL_TARGET", filepath.Join(root, "suites", "targets", "trtmc.yaml"))
 	t.Setenv("QUAL_TRTMC_ROOT", filepath.Join(root, "suites", "targets", "testdata", "trtmc-newer"))
-	whole, err := checkpoint.PlanFromEnv("t2i")
+	whole, err := plan.FromEnv("t2i")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,21 +34,21 @@ func TestShardsMergeIntoOneVerifiedRun(t *testing.T) {
 	total := 0
 	for _, shard := range []string{"1/2", "2/2"} {
 		t.Setenv("QUAL_SHARD", shard)
-		plan, err := checkpoint.PlanFromEnv("t2i")
+		p, err := plan.FromEnv("t2i")
 		if err != nil {
 			t.Fatal(err)
 		}
-		reason := plan.PlannedReason
+		reason := p.PlannedReason
 		if reason == "" { // a runner with the TRTMC stack: the merge mechanics are the same
 			reason = "planned: recorded by the merge test"
 		}
 		dir := t.TempDir()
-		stage := checkpoint.NewStageRun(&checkpoint.Env{Root: root, RunDir: dir, Stage: "t2i"}, plan)
-		for _, row := range plan.Rows {
+		stage := p.NewStageRun()
+		for _, row := range p.Rows {
 			stage.Planned(row, reason)
 		}
-		total += len(plan.Rows)
-		if err := stage.Write(context.Background()); err != nil {
+		total += len(p.Rows)
+		if err := plan.WriteStage(context.Background(), &checkpoint.Env{Root: root, RunDir: dir}, stage); err != nil {
 			t.Fatal(err)
 		}
 		shardDirs = append(shardDirs, dir)

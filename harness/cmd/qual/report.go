@@ -7,12 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify"
 )
 
@@ -89,7 +86,7 @@ func runMerge(_ context.Context, args []string, stdout io.Writer) error {
 	if *out == "" || fs.NArg() == 0 {
 		return fmt.Errorf("usage: qual merge -o reports/RUN reports/SHARD1 reports/SHARD2 ...")
 	}
-	merged := map[string]*evidence.Stage{}
+	merged := evidence.NewMerge()
 	for i, shard := range fs.Args() {
 		paths, err := filepath.Glob(filepath.Join(shard, "*", "stage.json"))
 		if err != nil {
@@ -106,11 +103,10 @@ func runMerge(_ context.Context, args []string, stdout io.Writer) error {
 			if err := copyCheckpointDirs(filepath.Dir(p), filepath.Join(*out, s.Stage)); err != nil {
 				return err
 			}
-			mergeStage(merged, s)
+			merged.Add(s)
 		}
 	}
-	for name, s := range merged {
-		settleMerged(s)
+	for name, s := range merged.Stages() {
 		if err := evidence.WriteJSON(filepath.Join(*out, name, "stage.json"), s); err != nil {
 			return err
 		}
@@ -165,39 +161,4 @@ func copyJUnit(shard, out string, i int) error {
 		}
 	}
 	return nil
-}
-
-func mergeStage(merged map[string]*evidence.Stage, s evidence.Stage) {
-	m, ok := merged[s.Stage]
-	if !ok {
-		copy := s
-		copy.Results = nil
-		merged[s.Stage] = &copy
-		m = &copy
-	}
-	m.Results = append(m.Results, s.Results...)
-	for _, row := range s.Inventory { // each shard lists only its own rows
-		if !slices.ContainsFunc(m.Inventory, func(r inventory.Row) bool { return r.Profile == row.Profile }) {
-			m.Inventory = append(m.Inventory, row)
-		}
-	}
-	status := map[string]string{}
-	for _, r := range s.Results {
-		status[r.Profile] = string(r.Status)
-	}
-	for i := range m.Inventory {
-		if st, ok := status[m.Inventory[i].Profile]; ok {
-			m.Inventory[i].Status = st
-		}
-	}
-	if s.Status == evidence.StatusBlocked {
-		m.Status, m.Reason, m.Audit, m.Probe = s.Status, s.Reason, s.Audit, s.Probe
-	}
-}
-
-// settleMerged recomputes a merged stage's status from all shards' results, by the same rule
-// as a single run.
-func settleMerged(s *evidence.Stage) {
-	sort.Slice(s.Results, func(i, j int) bool { return s.Results[i].Profile < s.Results[j].Profile })
-	evidence.Settle(s)
 }

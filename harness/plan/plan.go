@@ -1,4 +1,7 @@
-package checkpoint
+// Package plan is what a stage's suite knows before any checkpoint runs: the configured
+// target and the stage's inventory rows of this shard (from manifests only), the images and
+// run directory it sets up once, and the stage's evidence it writes at the end.
+package plan
 
 import (
 	"context"
@@ -8,11 +11,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/containers/engine"
 	"github.com/trtmc-qual/trtmc-qual/containers/images"
+	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
@@ -41,10 +44,10 @@ type Plan struct {
 	cfg config.Config
 }
 
-// NewPlan reads the configured target and the stage's inventory: the rows of this shard, from
+// New reads the configured target and the stage's inventory: the rows of this shard, from
 // manifests only (nothing is built or started yet). A TRTMC target resolves its manifests in
 // the configured TRTMC checkout.
-func NewPlan(cfg config.Config, stage string) (*Plan, error) {
+func New(cfg config.Config, stage string) (*Plan, error) {
 	w, err := workload.Get(stage)
 	if err != nil {
 		return nil, err
@@ -73,13 +76,13 @@ func NewPlan(cfg config.Config, stage string) (*Plan, error) {
 }
 
 // Setup builds or finds the images and prepares the run directory.
-func (p *Plan) Setup(ctx context.Context, log io.Writer) (*Env, error) {
+func (p *Plan) Setup(ctx context.Context, log io.Writer) (*checkpoint.Env, error) {
 	runDir := p.cfg.RunDir
 	if runDir == "" {
 		runDir = filepath.Join(p.Root, "reports", "dev-"+time.Now().UTC().Format("20060102-150405"))
 	}
 	engine.ApplyTestcontainersDefaults()
-	env := &Env{Root: p.Root, Target: p.Target, RunDir: runDir, Stage: p.W.Stage(), Log: log}
+	env := &checkpoint.Env{Root: p.Root, Target: p.Target, RunDir: runDir, Stage: p.W.Stage(), Log: log}
 	b := &images.Builder{Log: log, BaseImage: p.cfg.BaseImage, CacheDir: p.cfg.Cache}
 	set, err := b.Ensure(ctx, p.Root)
 	if err != nil {
@@ -97,47 +100,6 @@ func (p *Plan) Setup(ctx context.Context, log io.Writer) (*Env, error) {
 	}
 	env.NativeBin = filepath.Join(b.CacheDirPath(), "bin", "trtmc-native")
 	return env, os.MkdirAll(filepath.Join(runDir, p.Stage), 0o755)
-}
-
-// StageRun collects a stage's results into its stage.json.
-type StageRun struct {
-	mu       sync.Mutex
-	Env      *Env
-	Evidence evidence.Stage
-}
-
-// NewStageRun starts a stage's evidence from its plan.
-func NewStageRun(env *Env, p *Plan) *StageRun {
-	rows := append([]inventory.Row(nil), p.Rows...)
-	inventory.Relative(rows, p.Target.Root)
-	return &StageRun{Env: env, Evidence: evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: p.Stage,
-		Number: p.W.Number(), Inventory: rows, Target: relTo(p.Root, p.Target.Path), TargetKind: p.Target.Kind,
-		Settings: map[string]any{"aiperf": p.Target.StageLoad(p.Stage), "server": p.Target.Server}}}
-}
-
-// Add records one checkpoint's result and moves its inventory row up the ladder.
-func (s *StageRun) Add(r evidence.Result) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.Evidence.Results = append(s.Evidence.Results, r)
-	for i := range s.Evidence.Inventory {
-		if s.Evidence.Inventory[i].Profile == r.Profile {
-			s.Evidence.Inventory[i].Status = string(r.Status)
-			if len(r.Controls) > 0 {
-				s.Evidence.Inventory[i].Controls = r.Controls
-			}
-		}
-	}
-}
-
-// Write settles the stage's status and writes RunDir/<stage>/stage.json.
-func (s *StageRun) Write(ctx context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e := &s.Evidence
-	e.Versions, e.Hardware = versionsAndHardware(ctx, s.Env.Root, e.Results)
-	evidence.Settle(e)
-	return evidence.WriteJSON(filepath.Join(s.Env.RunDir, s.Evidence.Stage, "stage.json"), e)
 }
 
 // versions and hardware of the run: the AIPerf version a checkpoint reported, and the GPU a
@@ -177,29 +139,34 @@ func missingStack(t *target.Target) string {
 	return ""
 }
 
-// Result returns the recorded result of a profile.
-func (s *StageRun) Result(profile string) (evidence.Result, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, r := range s.Evidence.Results {
-		if r.Profile == profile {
-			return r, true
-		}
-	}
-	return evidence.Result{}, false
-}
-
-// Planned records a row the machine cannot run, with the reason.
-func (s *StageRun) Planned(row inventory.Row, reason string) {
-	s.Add(evidence.Result{Profile: row.Profile, Checkpoint: row.Checkpoint, Revision: row.Revision, Kind: evidence.Kind(row.Kind),
-		Counted: row.Counted, Status: evidence.StatusPlanned, Statement: reason})
-}
-
-// PlanFromEnv reads the configuration from the environment, then the stage's plan.
-func PlanFromEnv(stage string) (*Plan, error) {
+// FromEnv reads the configuration from the environment, then the stage's plan.
+func FromEnv(stage string) (*Plan, error) {
 	cfg, err := config.Load()
 	if err != nil {
 		return nil, err
 	}
-	return NewPlan(cfg, stage)
+	return New(cfg, stage)
+}
+
+// NewStageRun starts the stage's evidence: its inventory (paths relative to the target's
+// root), the target and the AIPerf and server settings.
+func (p *Plan) NewStageRun() *evidence.StageRun {
+	rows := append([]inventory.Row(nil), p.Rows...)
+	inventory.Relative(rows, p.Target.Root)
+	return evidence.NewStageRun(evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: p.Stage,
+		Number: p.W.Number(), Inventory: rows, Target: relTo(p.Root, p.Target.Path), TargetKind: p.Target.Kind,
+		Settings: map[string]any{"aiperf": p.Target.StageLoad(p.Stage), "server": p.Target.Server}})
+}
+
+// WriteStage writes the stage's evidence with this machine's versions and hardware.
+func WriteStage(ctx context.Context, env *checkpoint.Env, run *evidence.StageRun) error {
+	versions, hw := versionsAndHardware(ctx, env.Root, run.Snapshot().Results)
+	return run.Write(env.RunDir, versions, hw)
+}
+
+func relTo(root, path string) string {
+	if rel, err := filepath.Rel(root, path); err == nil {
+		return rel
+	}
+	return path
 }

@@ -1,0 +1,60 @@
+package evidence
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+)
+
+// Merge combines the stage evidence of shards: each stage's results, in profile order, with
+// the inventory statuses they reached, settled by the same rule as a single run.
+type Merge struct {
+	stages map[string]*Stage
+}
+
+// NewMerge starts an empty merge.
+func NewMerge() *Merge { return &Merge{stages: map[string]*Stage{}} }
+
+// Add merges one shard's stage.
+func (m *Merge) Add(s Stage) {
+	merged, ok := m.stages[s.Stage]
+	if !ok {
+		first := s
+		first.Results = nil
+		m.stages[s.Stage] = &first
+		merged = &first
+	}
+	merged.Results = append(merged.Results, s.Results...)
+	for _, row := range s.Inventory { // each shard lists only its own rows
+		if !slices.ContainsFunc(merged.Inventory, func(r inventory.Row) bool { return r.Profile == row.Profile }) {
+			merged.Inventory = append(merged.Inventory, row)
+		}
+	}
+	status := map[string]string{}
+	for _, r := range s.Results {
+		status[r.Profile] = string(r.Status)
+	}
+	for i := range merged.Inventory {
+		if st, ok := status[merged.Inventory[i].Profile]; ok {
+			merged.Inventory[i].Status = st
+		}
+	}
+	if s.Status == StatusBlocked {
+		merged.Status, merged.Reason, merged.Audit, merged.Probe = s.Status, s.Reason, s.Audit, s.Probe
+	}
+}
+
+// Stages are the merged stages by name, each settled.
+func (m *Merge) Stages() map[string]Stage {
+	out := make(map[string]Stage, len(m.stages))
+	for name, s := range m.stages {
+		sort.Slice(s.Results, func(i, j int) bool { return s.Results[i].Profile < s.Results[j].Profile })
+		if s.Status != StatusBlocked {
+			s.Status = ""
+		}
+		Settle(s)
+		out[name] = *s
+	}
+	return out
+}

@@ -1,0 +1,85 @@
+package evidence
+
+import (
+	"path/filepath"
+	"sync"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+)
+
+// StageRun collects one stage's results, as its checkpoints finish (concurrently safe), into
+// the stage.json the suite writes at the end.
+type StageRun struct {
+	mu       sync.Mutex
+	Evidence Stage
+}
+
+// NewStageRun starts a stage's evidence.
+func NewStageRun(s Stage) *StageRun { return &StageRun{Evidence: s} }
+
+// Add records one checkpoint's result and moves its inventory row up the ladder.
+func (s *StageRun) Add(r Result) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Evidence.Results = append(s.Evidence.Results, r)
+	for i := range s.Evidence.Inventory {
+		if s.Evidence.Inventory[i].Profile == r.Profile {
+			s.Evidence.Inventory[i].Status = string(r.Status)
+			if len(r.Controls) > 0 {
+				s.Evidence.Inventory[i].Controls = r.Controls
+			}
+		}
+	}
+}
+
+// Result returns the recorded result of a profile.
+func (s *StageRun) Result(profile string) (Result, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.Evidence.Results {
+		if r.Profile == profile {
+			return r, true
+		}
+	}
+	return Result{}, false
+}
+
+// Planned records a row the machine cannot run, with the reason.
+func (s *StageRun) Planned(row inventory.Row, reason string) {
+	s.Add(Result{Profile: row.Profile, Checkpoint: row.Checkpoint, Revision: row.Revision, Kind: Kind(row.Kind),
+		Counted: row.Counted, Status: StatusPlanned, Statement: reason})
+}
+
+// Block marks the stage blocked with its reason and audit.
+func (s *StageRun) Block(reason string, audit []inventory.AuditRow) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Evidence.Status, s.Evidence.Reason, s.Evidence.Audit = StatusBlocked, reason, audit
+}
+
+// SetProbe records the refusal probe.
+func (s *StageRun) SetProbe(p *Probe) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Evidence.Probe = p
+}
+
+// Snapshot is a copy of the stage's evidence so far.
+func (s *StageRun) Snapshot() Stage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.Evidence
+	out.Results = append([]Result(nil), s.Evidence.Results...)
+	return out
+}
+
+// Write settles the stage's status by the one rule and writes runDir/<stage>/stage.json with
+// the run's versions and hardware.
+func (s *StageRun) Write(runDir string, versions map[string]string, hw Hardware) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := &s.Evidence
+	e.Versions, e.Hardware = versions, hw
+	Settle(e)
+	return WriteJSON(filepath.Join(runDir, e.Stage, "stage.json"), e)
+}
