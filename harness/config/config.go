@@ -38,6 +38,8 @@ func Vars() []Var {
 		{"QUAL_BASE_IMAGE", "base image to build the server and AIPerf images on (default: debootstrap)"},
 		{"QUAL_CACHE", "cache of wheels, host binaries and image inputs (default ~/.cache/trtmc-qual)"},
 		{"QUAL_AIPERF_VERSION", "set inside the AIPerf container: the version it must find installed"},
+		{"QUAL_AIPERF_RUNS", "set inside the AIPerf container: how many profile runs run-profile.sh makes"},
+		{"QUAL_PEER_PYTHON", "make bench: python of the FastAPI peer server for the overhead comparison"},
 		{"QUAL_PARITY_PYTHON", "tests: python with jiwer and scikit-image for the parity tests"},
 		{"QUAL_LOAD_CONCURRENCY", "tests: concurrency of the server load test (make load)"},
 		{"QUAL_LOAD_SECONDS", "tests: duration of the server load test (make load)"},
