@@ -39,7 +39,8 @@ func NewSuite(stage workload.Stage) *Suite { return &Suite{stage: stage} }
 // Run reads the configuration (every QUAL_* variable) and the stage's plan, checks the label
 // filter against the label registry, and runs the specs. A wrong configuration or an unknown
 // label stops here with one line, before any spec or container starts. An unfiltered run
-// fails when it selects no spec; a filtered one may legitimately select none of this stage.
+// fails when it selects no spec unless filtered or sharded (a filtered run or one shard may
+// legitimately hold none of this stage).
 func Run(t *testing.T, s *Suite, description string) {
 	t.Helper()
 	suiteConfig, reporterConfig := GinkgoConfiguration()
@@ -51,7 +52,7 @@ func Run(t *testing.T, s *Suite, description string) {
 		t.Fatalf("stage %s: %v", s.stage, err)
 	}
 	s.Plan = p
-	suiteConfig.FailOnEmpty = suiteConfig.FailOnEmpty || suiteConfig.LabelFilter == ""
+	suiteConfig.FailOnEmpty = suiteConfig.FailOnEmpty || (suiteConfig.LabelFilter == "" && p.Shards == 1)
 	RegisterFailHandler(Fail)
 	RunSpecs(t, description, suiteConfig, reporterConfig)
 }
