@@ -38,9 +38,9 @@ func NewSuite(stage workload.Stage) *Suite { return &Suite{stage: stage} }
 
 // Run reads the configuration (every QUAL_* variable) and the stage's plan, checks the label
 // filter against the label registry, and runs the specs. A wrong configuration or an unknown
-// label stops here with one line, before any spec or container starts. An unfiltered run
-// fails when it selects no spec unless filtered or sharded (a filtered run or one shard may
-// legitimately hold none of this stage).
+// label stops here with one line, before any spec or container starts. A whole run (no label
+// filter, one shard) fails when it selects no spec; a filtered run or one shard of several may
+// legitimately hold none of this stage.
 func Run(t *testing.T, s *Suite, description string) {
 	t.Helper()
 	suiteConfig, reporterConfig := GinkgoConfiguration()
