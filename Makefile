@@ -95,6 +95,7 @@ bench: ## run the benchmarks and print their figures
 	go test -run '^$$' -bench ServerOverhead -benchtime 2000x ./server/
 	go test -run '^$$' -bench ServerSphinxThroughput -benchtime 2x ./server/
 	QUAL_PEER_PYTHON=$$(bash server/peerbench/setup.sh) go test -run '^$$' -bench PeerOverhead -benchtime 1x ./server/
+	go test -run '^$$' -bench Whisper -benchtime 2x ./native/families/whisper/
 
 FUZZTIME ?= 10m
 fuzz: ## run each fuzz target for FUZZTIME (default 10m); `make test` runs their seed corpora

@@ -10,13 +10,15 @@ import (
 	"time"
 )
 
-// serverDockerfile: the reference target's server image. The base already carries the
-// PocketSphinx runtime libraries when it was built here; a user-given base gets them from apt.
+// serverDockerfile: the reference target's server image, on the server base (the base plus the
+// whisper worker venv). The base already carries the PocketSphinx runtime libraries when it
+// was built here; a user-given base gets them from apt.
 const serverDockerfile = `FROM %s
 RUN (dpkg -s libpocketsphinx3 >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libpocketsphinx3 >/dev/null && rm -rf /var/lib/apt/lists/*)) \
  && useradd --system --uid 10001 --create-home qual \
  && mkdir -p /bundles /data /records && chown qual /records /data
 COPY trtmc-server trtmc-native /usr/local/bin/
+ENV QUAL_WHISPER_PYTHON=/opt/whisper/bin/python
 USER qual
 EXPOSE 8000
 ENTRYPOINT ["/usr/local/bin/trtmc-server"]
@@ -68,11 +70,17 @@ func wheelPlatform() []string {
 }
 
 // Wheelhouse fills (once) a directory with aiperf==AIPerfVersion and its dependencies as wheels.
-// A marker names what the directory holds; with it present the download is skipped.
 func (b *Builder) Wheelhouse(ctx context.Context) (string, error) {
-	dir := filepath.Join(b.cacheDir(), "wheels", "aiperf-"+AIPerfVersion+"-cp311")
+	return b.wheelhouse(ctx, "aiperf-"+AIPerfVersion+"-cp311", "aiperf=="+AIPerfVersion, "aiperf=="+AIPerfVersion)
+}
+
+// wheelhouse fills (once) the cache directory name with the wheels pip resolves for args, for
+// the image's interpreter. A marker names what the directory holds; with it present the
+// download is skipped.
+func (b *Builder) wheelhouse(ctx context.Context, name, what string, args ...string) (string, error) {
+	dir := filepath.Join(b.cacheDir(), "wheels", name)
 	marker := filepath.Join(dir, ".complete")
-	want := "aiperf==" + AIPerfVersion + " " + strings.Join(wheelPlatform(), " ")
+	want := strings.Join(args, " ") + " " + strings.Join(wheelPlatform(), " ")
 	if got, err := os.ReadFile(marker); err == nil && string(got) == want {
 		b.step("wheelhouse: %s (cached)", dir)
 		return dir, nil
@@ -80,15 +88,15 @@ func (b *Builder) Wheelhouse(ctx context.Context) (string, error) {
 	pip, err := exec.LookPath("pip3")
 	if err != nil {
 		if pip, err = exec.LookPath("pip"); err != nil {
-			return "", fmt.Errorf("no pip on this machine to fill the AIPerf wheelhouse: install python3-pip")
+			return "", fmt.Errorf("no pip on this machine to fill the %s wheelhouse: install python3-pip", what)
 		}
 	}
 	start := time.Now()
-	b.step("wheelhouse: pip download aiperf==%s into %s ...", AIPerfVersion, dir)
-	args := append([]string{"download", "-q", "--disable-pip-version-check", "-d", dir}, wheelPlatform()...)
-	if err := b.run(ctx, nil, pip, append(args, "aiperf=="+AIPerfVersion)...); err != nil {
-		return "", fmt.Errorf("AIPerf wheelhouse: pip could not download aiperf==%s and its wheels into %s "+
-			"(is the package index reachable? set PIP_INDEX_URL to a mirror, or fill the directory from a machine that can): %w", AIPerfVersion, dir, err)
+	b.step("wheelhouse: pip download %s into %s ...", what, dir)
+	dl := append([]string{"download", "-q", "--disable-pip-version-check", "-d", dir}, wheelPlatform()...)
+	if err := b.run(ctx, nil, pip, append(dl, args...)...); err != nil {
+		return "", fmt.Errorf("%s wheelhouse: pip could not download %s and its wheels into %s "+
+			"(is the package index reachable? set PIP_INDEX_URL to a mirror, or fill the directory from a machine that can): %w", what, what, dir, err)
 	}
 	if err := os.WriteFile(marker, []byte(want), 0o644); err != nil {
 		return "", err

@@ -41,7 +41,15 @@ func (b *Builder) Ensure(ctx context.Context, repoRoot string) (Set, error) {
 	if set.Base, err = b.Base(ctx); err != nil {
 		return set, err
 	}
-	if set.Server, err = b.Server(ctx, set.Base, bins["trtmc-server"], bins["trtmc-native"]); err != nil {
+	whisperWheels, err := b.WhisperWheelhouse(ctx, repoRoot)
+	if err != nil {
+		return set, err
+	}
+	serverBase, err := b.ServerBase(ctx, set.Base, whisperWheels, repoRoot)
+	if err != nil {
+		return set, err
+	}
+	if set.Server, err = b.Server(ctx, serverBase, bins["trtmc-server"], bins["trtmc-native"]); err != nil {
 		return set, err
 	}
 	wheels, err := b.Wheelhouse(ctx)

@@ -26,7 +26,8 @@ func TestReferenceInventoryFollowsCapabilityAndMarkings(t *testing.T) {
 		counted bool
 	}{"sphinx-en-us": {KindFull, true}, "sphinx-tidigits": {KindFull, true}, "sphinx-an4-l0": {KindReduced, false}, "sphinx-en-us-fast": {KindVariant, false},
 		// AN4 has only its reduced profile: an explicit gap row, never a silent omission.
-		"gap:pocketsphinx-testdata/an4": {KindGap, false}}
+		"gap:pocketsphinx-testdata/an4": {KindGap, false},
+		"whisper-tiny-en":               {KindFull, true}, "whisper-tiny-en-int8": {KindVariant, false}}
 	if len(asr) != len(want) {
 		t.Fatalf("asr rows: %+v", asr)
 	}

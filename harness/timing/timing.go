@@ -86,7 +86,7 @@ func Summarize(samples []Sample) (Summary, error) {
 	}
 	for _, p := range []float64{50, 95, 99} {
 		add(fmt.Sprintf("client_latency_p%.0f", p), "ms", fmt.Sprintf("p%.0f of AIPerf request_latency over measured requests (linear interpolation)", p), Percentile(client, p))
-		add(fmt.Sprintf("task_call_p%.0f", p), "ms", fmt.Sprintf("p%.0f of server model_call_ms (public_task_call_wall) over measured requests", p), Percentile(taskMS, p))
+		add(fmt.Sprintf("task_call_p%.0f", p), "ms", fmt.Sprintf("p%.0f of server model_call_ms (public_task_call_wall: the one public Task call; for a worker-backed family such as whisper, exactly the worker round trip) over measured requests", p), Percentile(taskMS, p))
 		add(fmt.Sprintf("client_minus_task_p%.0f", p), "ms", fmt.Sprintf("p%.0f of (request_latency − model_call_ms) per request", p), Percentile(diff, p))
 	}
 	add("benchmark_duration", "s", "max(request_end_ns) − min(request_start_ns) over measured requests", duration)

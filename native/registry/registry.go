@@ -9,6 +9,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/families/procdiff"
 	"github.com/trtmc-qual/trtmc-qual/native/families/sphinx"
 	"github.com/trtmc-qual/trtmc-qual/native/families/sphinxqa"
+	"github.com/trtmc-qual/trtmc-qual/native/families/whisper"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
@@ -16,7 +17,7 @@ import (
 
 // Families returns every family the reference runtime ships, by name.
 func Families() map[string]family.Family {
-	fams := []family.Family{sphinx.Family{}, procdiff.Family{}, sphinxqa.Family{}}
+	fams := []family.Family{sphinx.Family{}, procdiff.Family{}, sphinxqa.Family{}, whisper.Family{}}
 	out := make(map[string]family.Family, len(fams))
 	for _, f := range fams {
 		out[f.Name()] = f

@@ -15,6 +15,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/families/sphinx"
+	"github.com/trtmc-qual/trtmc-qual/native/families/whisper"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/registry"
@@ -313,7 +314,7 @@ func runReference(_ context.Context, args []string, stdout io.Writer) error {
 	if *out == "" {
 		return usageError{"--out is required"}
 	}
-	if b.Header.Family != sphinx.Name {
+	if b.Header.Family != sphinx.Name && b.Header.Family != whisper.Name {
 		return fmt.Errorf("family %q generates its references in its test code, not with an upstream tool", b.Header.Family)
 	}
 	work, err := os.MkdirTemp("", "reference-")
@@ -329,7 +330,13 @@ func runReference(_ context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	refs, err := sphinx.GenerateReferences(b, clips, work)
+	var refs any
+	n := len(clips)
+	if b.Header.Family == whisper.Name {
+		refs, err = whisper.GenerateReferences(b, clips, work)
+	} else {
+		refs, err = sphinx.GenerateReferences(b, clips, work)
+	}
 	if err != nil {
 		return err
 	}
@@ -340,7 +347,7 @@ func runReference(_ context.Context, args []string, stdout io.Writer) error {
 	if err := os.WriteFile(*out, append(data, '\n'), 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %d reference transcripts to %s\n", len(refs.Transcripts), *out)
+	fmt.Fprintf(stdout, "wrote %d reference transcripts to %s\n", n, *out)
 	return nil
 }
 
@@ -353,6 +360,13 @@ func runExtract(_ context.Context, args []string, stdout io.Writer) error {
 	b, err := bundle.Open(pos[0])
 	if err != nil {
 		return err
+	}
+	if b.Header.Family == whisper.Name {
+		s, err := whisper.ExtractModel(b, pos[1])
+		if err != nil {
+			return err
+		}
+		return printJSON(stdout, map[string]any{"dir": pos[1], "settings": s})
 	}
 	if b.Header.Family != sphinx.Name {
 		return fmt.Errorf("family %q has no extractable model files", b.Header.Family)

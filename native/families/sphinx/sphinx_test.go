@@ -2,7 +2,6 @@ package sphinx
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -46,25 +45,8 @@ func loadTranscriber(t testing.TB, b *bundle.Bundle, lanes int) (task.Model, tas
 
 func clipsOf(t testing.TB, m manifest.Manifest) []task.Audio {
 	t.Helper()
-	set, err := dataset.ReadASR(filepath.Join(repoRoot(t), m.Testcases[0].Dataset))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mat, err := set.Materialize(repoRoot(t), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make([]task.Audio, len(mat))
-	for i, c := range mat {
-		data, err := os.ReadFile(c.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if out[i], err = audio.DecodeWAV(data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return out
+	_, clips := familytest.Clips(t, m)
+	return clips
 }
 
 func transcribe(t testing.TB, tr task.Transcriber, a task.Audio) string {
@@ -191,25 +173,12 @@ func TestGatePassesOnEveryProfileAndFailsOnAWrongReference(t *testing.T) {
 	}
 	// The same gate with one reference word changed must fail on that clip.
 	b, m := buildProfile(t, "sphinx-an4-l0")
-	root := t.TempDir()
 	refs, err := ReadReferences(filepath.Join(repoRoot(t), m.Testcases[0].Reference))
 	if err != nil {
 		t.Fatal(err)
 	}
 	refs.Transcripts[1].Text += " clubs"
-	data, _ := json.Marshal(refs)
-	tc := m.Testcases[0]
-	tc.Reference = "reference.json"
-	if err := os.WriteFile(filepath.Join(root, tc.Reference), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.CopyFS(filepath.Join(root, "golden"), os.DirFS(filepath.Join(repoRoot(t), "golden"))); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Family{}.Gate(context.Background(), b, m, tc, family.GateEnv{Root: root, WorkDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := familytest.GateWithReferences(t, Family{}, b, m, refs)
 	if res.Passed || len(res.Failures) != 1 || res.Items[1].Passed {
 		t.Fatalf("gate with a wrong reference: passed=%v failures=%v", res.Passed, res.Failures)
 	}

@@ -3,13 +3,19 @@
 package familytest
 
 import (
+	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
+	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
 // RepoRoot is the checkout root.
@@ -38,4 +44,53 @@ func Build(tb testing.TB, f family.Family, profile string) (*bundle.Bundle, mani
 		tb.Fatal(err)
 	}
 	return b, m
+}
+
+// GateWithReferences runs f's gate on b with refs written as the testcase's reference, in a
+// scratch root holding a copy of golden/: how a family test proves its gate fails on a wrong
+// reference.
+func GateWithReferences(tb testing.TB, f family.Family, b *bundle.Bundle, m manifest.Manifest, refs any) family.GateResult {
+	tb.Helper()
+	root := tb.TempDir()
+	data, err := json.Marshal(refs)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tc := m.Testcases[0]
+	tc.Reference = "reference.json"
+	if err := os.WriteFile(filepath.Join(root, tc.Reference), data, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.CopyFS(filepath.Join(root, "golden"), os.DirFS(filepath.Join(RepoRoot(), "golden"))); err != nil {
+		tb.Fatal(err)
+	}
+	res, err := f.Gate(context.Background(), b, m, tc, family.GateEnv{Root: root, WorkDir: tb.TempDir()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return res
+}
+
+// Clips materializes the first testcase's pinned clips and decodes them.
+func Clips(tb testing.TB, m manifest.Manifest) ([]dataset.Materialized, []task.Audio) {
+	tb.Helper()
+	set, err := dataset.ReadASR(filepath.Join(RepoRoot(), m.Testcases[0].Dataset))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	mat, err := set.Materialize(RepoRoot(), tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := make([]task.Audio, len(mat))
+	for i, c := range mat {
+		data, err := os.ReadFile(c.Path)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if out[i], err = audio.DecodeWAV(data); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return mat, out
 }

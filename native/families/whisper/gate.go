@@ -1,0 +1,110 @@
+package whisper
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
+	"github.com/trtmc-qual/trtmc-qual/native/bundle"
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
+	"github.com/trtmc-qual/trtmc-qual/native/family"
+	"github.com/trtmc-qual/trtmc-qual/native/family/asrgate"
+	"github.com/trtmc-qual/trtmc-qual/native/manifest"
+	"github.com/trtmc-qual/trtmc-qual/native/task"
+)
+
+// Gate is the family's correctness contract: on every clip of the pinned selection the native
+// transcript must be byte-for-byte the transcript faster-whisper's own transcribe() gives
+// standalone on the same files with the same settings (the committed references; "ned" bounds
+// the word-level distance too, 0 for every profile). Against the human gold text it bounds
+// WER twice: "gold_wer" after gold-wer-v1 (lowercase, punctuation dropped except apostrophes:
+// the normalizer the suite's meaning check and `qual verify` use), and "gold_wer_normalized"
+// after Whisper's own EnglishTextNormalizer (whisper-normalizer package) on both sides, which
+// folds "Mr."/"mister", "10"/"ten" and hyphenation; both record the model's quality.
+func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest, tc manifest.Testcase, env family.GateEnv) (family.GateResult, error) {
+	res := family.GateResult{Family: Name, Profile: m.Name, Testcase: tc.Name, BundleSHA: b.SHA256, Figures: map[string]float64{}}
+	in, err := asrgate.Read(m, tc, env, "ned", "gold_wer", "gold_wer_normalized")
+	if err != nil {
+		return res, err
+	}
+	limits := in.Limits
+	res.Thresholds = in.Thresholds.Overrides
+	native, seconds, err := f.transcribeClips(ctx, b, in.Clips)
+	if err != nil {
+		return res, err
+	}
+	var vsRef, vsGold []metrics.Pair
+	for i, c := range in.Clips {
+		vsRef = append(vsRef, metrics.Pair{ID: c.ID, Reference: in.References[i], Hyp: native[i]})
+		vsGold = append(vsGold, metrics.Pair{ID: c.ID, Reference: c.Gold, Hyp: native[i]})
+	}
+	normGold, err := normalizedPairs(vsGold, env.WorkDir)
+	if err != nil {
+		return res, err
+	}
+	refScore := metrics.Score(vsRef, metrics.Identity(), metrics.UnitCosts())
+	goldScore := metrics.Score(vsGold, metrics.GoldWER(), metrics.UnitCosts())
+	normScore := metrics.Score(normGold, metrics.Identity(), metrics.UnitCosts())
+	for i, u := range refScore.Utterances {
+		raw, norm := goldScore.Utterances[i], normScore.Utterances[i]
+		item := family.GateItem{ID: u.ID, Output: vsRef[i].Hyp, Reference: vsRef[i].Reference, Gold: vsGold[i].Reference, Distance: u.NED,
+			Passed: u.NED <= limits["ned"] && vsRef[i].Hyp == vsRef[i].Reference,
+			Detail: fmt.Sprintf("gold WER raw %.4f (%d/%d), normalized %.4f (%d/%d)", ratio(raw.Words.Errors(), raw.Words.RefWords()), raw.Words.Errors(), raw.Words.RefWords(), ratio(norm.Words.Errors(), norm.Words.RefWords()), norm.Words.Errors(), norm.Words.RefWords())}
+		if !item.Passed {
+			res.Failures = append(res.Failures, fmt.Sprintf("clip %s: native %q != upstream transcribe() %q", u.ID, item.Output, item.Reference))
+		}
+		res.Items = append(res.Items, item)
+	}
+	werRef, _ := refScore.WER()
+	goldWER, errRaw := goldScore.WER()
+	goldCER, _ := goldScore.CER()
+	normWER, errNorm := normScore.WER()
+	res.Figures = map[string]float64{"clips": float64(len(in.Clips)), "audio_seconds": seconds, "ned_max": refScore.MaxNED(),
+		"wer_vs_reference": werRef, "gold_wer": goldWER, "gold_cer": goldCER, "gold_wer_normalized": normWER}
+	if errRaw != nil || goldWER > limits["gold_wer"] {
+		res.Failures = append(res.Failures, fmt.Sprintf("gold WER %.4f above the family bound %v (err %v)", goldWER, limits["gold_wer"], errRaw))
+	}
+	if errNorm != nil || normWER > limits["gold_wer_normalized"] {
+		res.Failures = append(res.Failures, fmt.Sprintf("normalized gold WER %.4f above the family bound %v (err %v)", normWER, limits["gold_wer_normalized"], errNorm))
+	}
+	res.Passed = len(res.Failures) == 0
+	return res, nil
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// transcribeClips runs every clip through the public Task on one lane, as the native CLI does.
+func (f Family) transcribeClips(ctx context.Context, b *bundle.Bundle, clips []dataset.Materialized) ([]string, float64, error) {
+	mdl, err := f.Load(b, family.LoadOptions{Lanes: 1})
+	if err != nil {
+		return nil, 0, err
+	}
+	defer mdl.Close()
+	tr, err := task.Lookup[task.Transcriber](mdl, b.Header.Profile, task.SpeechTranscription)
+	if err != nil {
+		return nil, 0, err
+	}
+	return asrgate.Transcribe(ctx, tr, clips)
+}
+
+// normalizedPairs applies Whisper's English normalizer to both sides of every pair.
+func normalizedPairs(pairs []metrics.Pair, workDir string) ([]metrics.Pair, error) {
+	texts := make([]string, 0, 2*len(pairs))
+	for _, p := range pairs {
+		texts = append(texts, p.Reference, p.Hyp)
+	}
+	norm, _, err := NormalizeEnglish(texts, workDir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]metrics.Pair, len(pairs))
+	for i, p := range pairs {
+		out[i] = metrics.Pair{ID: p.ID, Reference: norm[2*i], Hyp: norm[2*i+1]}
+	}
+	return out, nil
+}

@@ -1,0 +1,118 @@
+package whisper
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/native/bundle"
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
+	"github.com/trtmc-qual/trtmc-qual/native/family/asrgate"
+)
+
+// References are faster-whisper's own transcripts for a dataset, with the command that made
+// them and the settings it ran with.
+type References = asrgate.References
+
+// Reference is one clip's upstream transcript.
+type Reference = asrgate.Reference
+
+// ReadReferences reads a reference file.
+func ReadReferences(path string) (References, error) { return asrgate.ReadReferences(path) }
+
+// ReferenceTool is what the references come from: faster-whisper's WhisperModel.transcribe()
+// called on the WAV files (faster-whisper decodes them itself), outside this family's code.
+const ReferenceTool = "faster_whisper.WhisperModel.transcribe"
+
+// GenerateReferences runs the upstream reference (reference.py in the whisper venv) on the
+// bundle's own model files, extracted into workDir, with the bundle's settings, over the clips.
+func GenerateReferences(b *bundle.Bundle, clips []dataset.Materialized, workDir string) (References, error) {
+	py, err := Python()
+	if err != nil {
+		return References{}, err
+	}
+	modelDir := filepath.Join(workDir, "model")
+	s, err := ExtractModel(b, modelDir)
+	if err != nil {
+		return References{}, err
+	}
+	if len(clips) == 0 {
+		return References{}, fmt.Errorf("no clips to transcribe")
+	}
+	script := filepath.Join(workDir, "reference.py")
+	if err := os.WriteFile(script, referenceScript, 0o600); err != nil {
+		return References{}, fmt.Errorf("write reference script: %w", err)
+	}
+	opts, err := json.Marshal(workerOptions{ModelOptions: s.ModelOptions, TranscribeOptions: s.TranscribeOptions})
+	if err != nil {
+		return References{}, err
+	}
+	args := []string{script, modelDir, string(opts)}
+	redacted := []string{"python", "native/families/whisper/reference.py", "WORK/model", "'" + string(opts) + "'"}
+	for _, c := range clips {
+		args = append(args, c.Path)
+		redacted = append(redacted, "CLIPS/"+filepath.Base(c.Path))
+	}
+	cmd := exec.Command(py, args...)
+	cmd.Env = append(os.Environ(), "HF_HUB_OFFLINE=1", "OMP_NUM_THREADS=1")
+	out, err := cmd.Output()
+	if err != nil {
+		return References{}, fmt.Errorf("upstream reference (%s reference.py) failed: %w%s", py, err, stderrOf(err))
+	}
+	var res struct {
+		Versions    map[string]string `json:"versions"`
+		Transcripts map[string]string `json:"transcripts"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		return References{}, fmt.Errorf("upstream reference output %q: %w", tailString(string(out), 500), err)
+	}
+	refs := References{
+		Tool: ReferenceTool, ToolPackage: "faster-whisper", ToolVersion: res.Versions["faster-whisper"], Versions: res.Versions,
+		Command:  strings.Join(redacted, " "),
+		Settings: opts,
+		Note: "model files extracted from the bundle (`trtmc-native extract`); run in the whisper venv (`make deps`); " +
+			"faster-whisper decodes the WAV files itself; transcript = the segments' text joined, stripped",
+	}
+	for _, c := range clips {
+		text, ok := res.Transcripts[c.ID]
+		if !ok {
+			return References{}, fmt.Errorf("upstream reference printed no transcript for %s", c.ID)
+		}
+		refs.Transcripts = append(refs.Transcripts, Reference{ID: c.ID, Text: text})
+	}
+	return refs, nil
+}
+
+// NormalizeEnglish applies Whisper's EnglishTextNormalizer (PyPI whisper-normalizer, in the
+// whisper venv) to texts; it returns the normalized texts and the package version.
+func NormalizeEnglish(texts []string, workDir string) ([]string, string, error) {
+	py, err := Python()
+	if err != nil {
+		return nil, "", err
+	}
+	script := filepath.Join(workDir, "normalize.py")
+	if err := os.WriteFile(script, normalizeScript, 0o600); err != nil {
+		return nil, "", fmt.Errorf("write normalizer script: %w", err)
+	}
+	in, err := json.Marshal(texts)
+	if err != nil {
+		return nil, "", err
+	}
+	cmd := exec.Command(py, script)
+	cmd.Stdin = strings.NewReader(string(in))
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, "", fmt.Errorf("whisper-normalizer: %w%s", err, stderrOf(err))
+	}
+	var res struct {
+		Version string   `json:"version"`
+		Texts   []string `json:"texts"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil || len(res.Texts) != len(texts) {
+		return nil, "", fmt.Errorf("whisper-normalizer output %q: %v", tailString(string(out), 500), err)
+	}
+	return res.Texts, res.Version, nil
+}

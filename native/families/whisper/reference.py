@@ -1,0 +1,28 @@
+"""Upstream reference for the whisper family: faster-whisper's own transcribe() on the clip
+files, standalone (faster-whisper decodes the WAVs itself), with the model and transcribe()
+settings the bundle records. Prints one JSON object: versions and {clip id: transcript}.
+
+usage: python reference.py MODEL_DIR SETTINGS_JSON CLIP.wav...
+"""
+
+import importlib.metadata
+import json
+import os
+import sys
+
+from faster_whisper import WhisperModel
+
+
+def main():
+    model_dir, settings = sys.argv[1], json.loads(sys.argv[2])
+    model = WhisperModel(model_dir, **settings["model_options"])
+    out = {}
+    for path in sys.argv[3:]:
+        segments, _ = model.transcribe(path, **settings["transcribe_options"])
+        out[os.path.splitext(os.path.basename(path))[0]] = "".join(s.text for s in segments).strip()
+    versions = {p: importlib.metadata.version(p) for p in ("faster-whisper", "ctranslate2")}
+    json.dump({"versions": versions, "transcripts": out}, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+// Package asrgate holds what every speech_transcription family's gate reads the same way: the
+// testcase's bounds, the pinned clips and the committed upstream references, and the run of
+// every clip through the public Task.
+package asrgate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/trtmc-qual/trtmc-qual/native/audio"
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
+	"github.com/trtmc-qual/trtmc-qual/native/family"
+	"github.com/trtmc-qual/trtmc-qual/native/manifest"
+	"github.com/trtmc-qual/trtmc-qual/native/task"
+)
+
+// References are an upstream tool's transcripts for a dataset, with the command that made them
+// (and, where the tool takes them, its versions and settings).
+type References struct {
+	Tool        string            `json:"tool"`
+	ToolPackage string            `json:"tool_package"`
+	ToolVersion string            `json:"tool_version"`
+	Versions    map[string]string `json:"versions,omitempty"`
+	Command     string            `json:"command"`
+	Settings    json.RawMessage   `json:"settings,omitempty"`
+	Note        string            `json:"note"`
+	Transcripts []Reference       `json:"transcripts"`
+}
+
+// Reference is one clip's upstream transcript.
+type Reference struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+// ReadReferences reads a reference file.
+func ReadReferences(path string) (References, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return References{}, fmt.Errorf("read references: %w", err)
+	}
+	var r References
+	if err := json.Unmarshal(data, &r); err != nil {
+		return References{}, fmt.Errorf("references %s: %w", path, err)
+	}
+	return r, nil
+}
+
+// Inputs are a gate's bounds, clips and references.
+type Inputs struct {
+	Thresholds manifest.Thresholds
+	Limits     map[string]float64 // the named bounds; a missing one is an error, never a default
+	Clips      []dataset.Materialized
+	References []string // in clip order
+}
+
+// Read loads the thresholds (requiring every named limit), materializes the testcase's clips
+// under env.WorkDir and lines the references up with them.
+func Read(m manifest.Manifest, tc manifest.Testcase, env family.GateEnv, limits ...string) (Inputs, error) {
+	var in Inputs
+	th, err := manifest.ReadThresholds(manifest.ThresholdsPath(m, tc.Name))
+	if err != nil {
+		return in, err
+	}
+	in.Thresholds, in.Limits = th, map[string]float64{}
+	for _, k := range limits {
+		if in.Limits[k], err = th.Limit(k); err != nil {
+			return in, err
+		}
+	}
+	set, err := dataset.ReadASR(filepath.Join(env.Root, tc.Dataset))
+	if err != nil {
+		return in, err
+	}
+	if in.Clips, err = set.Materialize(env.Root, filepath.Join(env.WorkDir, "clips")); err != nil {
+		return in, err
+	}
+	refs, err := ReadReferences(filepath.Join(env.Root, tc.Reference))
+	if err != nil {
+		return in, err
+	}
+	byID := map[string]string{}
+	for _, r := range refs.Transcripts {
+		byID[r.ID] = r.Text
+	}
+	for _, c := range in.Clips {
+		ref, ok := byID[c.ID]
+		if !ok {
+			return in, fmt.Errorf("references %s have no transcript for clip %s", tc.Reference, c.ID)
+		}
+		in.References = append(in.References, ref)
+	}
+	return in, nil
+}
+
+// Transcribe decodes each clip's WAV file and runs it through the public Task, as the native
+// CLI does; it returns the transcripts in clip order and the audio seconds.
+func Transcribe(ctx context.Context, tr task.Transcriber, clips []dataset.Materialized) ([]string, float64, error) {
+	out := make([]string, len(clips))
+	seconds := 0.0
+	for i, c := range clips {
+		data, err := os.ReadFile(c.Path)
+		if err != nil {
+			return nil, 0, err
+		}
+		a, err := audio.DecodeWAV(data)
+		if err != nil {
+			return nil, 0, fmt.Errorf("clip %s: %w", c.ID, err)
+		}
+		t, err := tr.Transcribe(ctx, a, task.TranscribeConfig{})
+		if err != nil {
+			return nil, 0, fmt.Errorf("clip %s: %w", c.ID, err)
+		}
+		out[i], seconds = t.Text, seconds+a.Seconds()
+	}
+	return out, seconds, nil
+}
