@@ -421,9 +421,15 @@ func tampers() []tamper {
 					return []byte(s[:st] + `status="failed"` + s[st+len(`status="passed"`):])
 				})
 			}},
-		{name: "JUnit file deleted", forged: true,
-			want: []string{"no JUnit spec for this row"},
-			edit: func(t *testing.T, f *forger) { os.Remove(f.path("junit/suites_t2i_junit.xml")) }},
+		{name: "the T2I JUnit reports deleted", forged: true,
+			want: []string{"t2i/", "no JUnit spec for this row"},
+			edit: func(t *testing.T, f *forger) {
+				// Ginkgo's junit/suites_t2i_junit.xml and the suite's own junit/t2i.xml
+				files, _ := filepath.Glob(f.path("junit/*t2i*.xml"))
+				for _, p := range files {
+					os.Remove(p)
+				}
+			}},
 		{name: "stage.json edited, evidence.json left", forged: true,
 			want: []string{"asr/stage.json", "differs from stage asr"},
 			edit: func(t *testing.T, f *forger) {
@@ -538,7 +544,7 @@ func tampers() []tamper {
 					return m
 				})
 			}},
-		{name: "planned claim: a failed row turned planned while keeping its results", forged: true,
+		{name: "planned claim: a family-validated row turned planned, keeping its results", forged: true,
 			want: []string{"status planned but the row claims results"},
 			edit: func(t *testing.T, f *forger) {
 				i, _ := f.result(asr, fv, evidence.KindVariant)
