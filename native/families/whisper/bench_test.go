@@ -27,7 +27,9 @@ var benchScript []byte
 // second, RTF, load time and peak RSS per worker for the native Task (one warm worker per
 // caller), and the same figures for faster-whisper called directly in Python (bench.py: one
 // process per caller, same model files and settings) in the same run. RTF/direct is the
-// native RTF over the direct one: the worker protocol's cost (goal < 1.05).
+// native RTF over the direct one (goal < 1.05; on a shared machine it carries the load's noise
+// between the two runs); protocol-% is measured on the same calls: the share of each round
+// trip not spent inside the worker's transcribe().
 func BenchmarkWhisper(b *testing.B) {
 	for _, profile := range profiles {
 		bnd, m := familytest.Build(b, Family{}, profile)
@@ -48,6 +50,7 @@ func BenchmarkWhisper(b *testing.B) {
 				for range callers { // the direct run warms up too
 					tr.Transcribe(context.Background(), clips[0], task.TranscribeConfig{})
 				}
+				before := mdl.CallTimes()
 				b.ResetTimer()
 				for b.Loop() {
 					var wg sync.WaitGroup
@@ -68,6 +71,9 @@ func BenchmarkWhisper(b *testing.B) {
 				b.ReportMetric(rtf, "RTF")
 				b.ReportMetric(workerPeakRSS(mdl), "worker-peak-RSS-MiB")
 				b.ReportMetric(loadS, "load-s") // after the loop: ResetTimer drops earlier metrics
+				after := mdl.CallTimes()
+				rt, in := after.RoundTripMS-before.RoundTripMS, after.InWorkerMS-before.InWorkerMS
+				b.ReportMetric(100*(rt-in)/rt, "protocol-%") // round trip not spent in transcribe(), same calls
 				if directRTF > 0 {
 					b.ReportMetric(rtf/directRTF, "RTF/direct")
 				}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
@@ -27,6 +28,7 @@ type model struct {
 	restarts sync.WaitGroup // restarts in flight; Close waits for them
 
 	mu       sync.Mutex
+	calls    callTimes
 	crashes  int
 	closed   bool
 	lastLoad []reply // each lane's ready frame, in lane order
@@ -86,6 +88,29 @@ func (m *model) restart(sl *slot) {
 		m.start(sl) // a failure leaves sl.w nil; acquire retries
 		m.pool <- sl
 	}()
+}
+
+// callTimes sums the round trips and the worker's own transcribe() time inside them: the
+// difference is what the protocol (framing, pipes, base64, JSON) costs.
+type callTimes struct {
+	Calls       int
+	RoundTripMS float64
+	InWorkerMS  float64
+}
+
+func (m *model) record(roundTrip time.Duration, inWorkerMS float64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.calls.Calls++
+	m.calls.RoundTripMS += float64(roundTrip.Nanoseconds()) / 1e6
+	m.calls.InWorkerMS += inWorkerMS
+}
+
+// CallTimes returns the sums so far.
+func (m *model) CallTimes() callTimes {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.calls
 }
 
 // Crashes is how many worker crashes the model has seen (each followed by a restart).
@@ -164,7 +189,9 @@ func (m *model) Transcribe(ctx context.Context, a task.Audio, cfg task.Transcrib
 			return task.Transcript{}, fmt.Errorf("transcribe with %s: %w", m.name, err)
 		}
 	}
-	text, err := sl.w.transcribe(m.name, a.Samples)
+	start := time.Now()
+	text, inWorker, err := sl.w.transcribe(m.name, a.Samples)
+	m.record(time.Since(start), inWorker)
 	var crash *WorkerCrashError
 	if errors.As(err, &crash) {
 		sl.w = nil

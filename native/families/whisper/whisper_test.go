@@ -90,8 +90,8 @@ func TestWorkerRefusesABadRequestAndStaysUp(t *testing.T) {
 	if err := readFrame(w.out, &rep); err != nil || rep.OK || rep.ID != w.nextID || !strings.Contains(rep.Error, "sample_rate") {
 		t.Fatalf("bad request: reply %+v, err %v", rep, err)
 	}
-	text, err := w.transcribe("whisper-tiny-en", clips[4].Samples)
-	if err != nil || text != references(t, m)[4] {
+	text, inWorker, err := w.transcribe("whisper-tiny-en", clips[4].Samples)
+	if err != nil || text != references(t, m)[4] || inWorker <= 0 {
 		t.Fatalf("after the refusal: %q, %v", text, err)
 	}
 }

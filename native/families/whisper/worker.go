@@ -196,10 +196,11 @@ func pcmBase64(samples []float32) string {
 // healthy.
 var errWorkerRefused = errors.New("whisper worker refused the request")
 
-// transcribe is one round trip: write the request frame, read the reply frame. A broken pipe,
+// transcribe is one round trip: write the request frame, read the reply frame; it returns the
+// transcript and the worker's own time inside transcribe(). A broken pipe,
 // EOF or a malformed frame means the worker is gone or unusable: the caller gets a
 // WorkerCrashError and must replace the worker.
-func (w *worker) transcribe(model string, samples []float32) (string, error) {
+func (w *worker) transcribe(model string, samples []float32) (string, float64, error) {
 	w.nextID++
 	req := transcribeRequest{Op: "transcribe", ID: w.nextID, SampleRate: 16000, PCM: pcmBase64(samples)}
 	var rep reply
@@ -212,12 +213,12 @@ func (w *worker) transcribe(model string, samples []float32) (string, error) {
 	}
 	if err != nil {
 		w.kill()
-		return "", &WorkerCrashError{Model: model, Lane: w.lane, PID: w.ready.PID, Exit: fmt.Sprintf("%v (process: %v)", err, w.exit), Stderr: w.stderr.String()}
+		return "", 0, &WorkerCrashError{Model: model, Lane: w.lane, PID: w.ready.PID, Exit: fmt.Sprintf("%v (process: %v)", err, w.exit), Stderr: w.stderr.String()}
 	}
 	if !rep.OK {
-		return "", fmt.Errorf("%w: %s", errWorkerRefused, rep.Error)
+		return "", 0, fmt.Errorf("%w: %s", errWorkerRefused, rep.Error)
 	}
-	return rep.Text, nil
+	return rep.Text, rep.WorkerMS, nil
 }
 
 // kill ends the process (if still running) and waits for it, bounded so that a wedged process
