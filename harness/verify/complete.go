@@ -119,9 +119,17 @@ func checkRequests(where string, r evidence.Result, exports harnessaiperf.Export
 // checkAggregate reads AIPerf's own summary of the run: complete, not cancelled, no errors, and
 // the measured and warmup request counts the evidence records.
 func checkAggregate(runDir, where string, r evidence.Result, report reporter) {
-	dirs, _ := filepath.Glob(filepath.Join(runDir, r.AIPerf.Dir, harnessaiperf.RunsDir, "run_*"))
+	aiperfDir, err := local(runDir, "aiperf.dir", r.AIPerf.Dir)
+	if err != nil {
+		report(where, "%v", err)
+		return
+	}
+	dirs, err := filepath.Glob(filepath.Join(aiperfDir, harnessaiperf.RunsDir, "run_*"))
+	if err != nil {
+		report(where, "AIPerf run directories under %s: %v", r.AIPerf.Dir, err)
+	}
 	if len(dirs) == 0 {
-		dirs = []string{filepath.Join(runDir, r.AIPerf.Dir)}
+		dirs = []string{aiperfDir}
 	}
 	if len(dirs) != max(1, r.AIPerf.Runs) {
 		report(where, "%d AIPerf run directories, evidence records %d runs", len(dirs), max(1, r.AIPerf.Runs))

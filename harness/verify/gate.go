@@ -382,7 +382,11 @@ func orNone(s []string) string {
 // the pinned dataset record.
 func checkStored(runDir string, p pins, where, stage string, r evidence.Result, report reporter) {
 	if r.Bundle.Path != "" && r.Bundle.SHA256Built != "" {
-		got, err := bundle.FileSHA256(filepath.Join(runDir, r.Bundle.Path))
+		path, err := local(runDir, "bundle.path", r.Bundle.Path)
+		got := ""
+		if err == nil {
+			got, err = bundle.FileSHA256(path)
+		}
 		if err != nil || got != r.Bundle.SHA256Built {
 			report(r.Bundle.Path, "stored bundle sha256 %s, evidence records %s (%v)", got, r.Bundle.SHA256Built, err)
 		}
@@ -403,7 +407,12 @@ func checkStored(runDir string, p pins, where, stage string, r evidence.Result, 
 		report(r.Dataset.Path, "%v", err)
 		return
 	}
-	dir := filepath.Join(filepath.Dir(filepath.Join(runDir, r.Records)), "inputs")
+	recordsPath, err := local(runDir, "records", r.Records)
+	if err != nil {
+		report(where, "%v", err)
+		return
+	}
+	dir := filepath.Join(filepath.Dir(recordsPath), "inputs")
 	for _, c := range set.Clips {
 		rel, _ := filepath.Rel(runDir, filepath.Join(dir, c.ID+".wav"))
 		got, err := bundle.FileSHA256(filepath.Join(dir, c.ID+".wav"))

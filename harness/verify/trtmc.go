@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -17,6 +18,14 @@ const trtmcGateCase = `^test_.*e2e\[(?P<case>.+)\]$`
 // for the testcase: TRTMC's gate cannot be recomputed here, but its own report can be re-read.
 func checkJUnitGate(runDir, where, stage string, r evidence.Result, report reporter) {
 	if r.Gate == nil {
+		return
+	}
+	_, err := local(runDir, "profile", r.Profile)
+	if err == nil && r.Profile != filepath.Base(r.Profile) {
+		err = fmt.Errorf("profile %q is not a single path element", r.Profile)
+	}
+	if err != nil {
+		report(where, "TRTMC gate: %v", err)
 		return
 	}
 	path := filepath.Join(runDir, stage, r.Profile, "work", "gate-junit.xml")

@@ -124,13 +124,23 @@ func checkServed(runDir, where, stage string, r evidence.Result, report func(str
 		report(where, "%v", err)
 		return nil
 	}
-	runs, err := harnessaiperf.ReadRuns(filepath.Join(runDir, r.AIPerf.Dir))
+	aiperfDir, err := local(runDir, "aiperf.dir", r.AIPerf.Dir)
+	if err != nil {
+		report(where, "%v", err)
+		return nil
+	}
+	recordsPath, err := local(runDir, "records", r.Records)
+	if err != nil {
+		report(where, "%v", err)
+		return nil
+	}
+	runs, err := harnessaiperf.ReadRuns(aiperfDir)
 	if err != nil {
 		report(where, "AIPerf exports: %v", err)
 		return nil
 	}
 	exports := harnessaiperf.Merge(r.AIPerf.Dir, runs)
-	data, err := os.ReadFile(filepath.Join(runDir, r.Records))
+	data, err := os.ReadFile(recordsPath)
 	if err != nil {
 		report(where, "server records: %v", err)
 		return nil

@@ -1,0 +1,77 @@
+package verify
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/native/family"
+)
+
+func TestLocalRefusesPathsLeavingTheRun(t *testing.T) {
+	run := t.TempDir()
+	for _, c := range []struct {
+		rel string
+		ok  bool
+	}{
+		{"asr/p/records.jsonl", true},
+		{"asr/../asr/p", true},
+		{"../../etc/x", false},
+		{"asr/../../x", false},
+		{"/etc/passwd", false},
+		{"", false},
+	} {
+		got, err := local(run, "records", c.rel)
+		if (err == nil) != c.ok {
+			t.Errorf("local(%q) = %q, %v; want ok=%v", c.rel, got, err, c.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "records") {
+			t.Errorf("error does not name the field: %v", err)
+		}
+	}
+}
+
+// TestForgedPathsAreVerifyFailures: every path the evidence names is confined to the run dir; a
+// forged ../../etc/x is a problem naming the field, at every site that reads such a path.
+func TestForgedPathsAreVerifyFailures(t *testing.T) {
+	run := t.TempDir()
+	forged := "../../etc/x"
+	check := func(name, field string, got []string) {
+		t.Helper()
+		if !containsAll(got, field+` "`+forged+`" is not a path inside the run directory`) {
+			t.Errorf("%s: forged %s not refused: %v", name, field, got)
+		}
+	}
+	r := evidence.Result{Profile: "p", Status: evidence.StatusQualified,
+		Bundle:  evidence.Bundle{Path: forged, SHA256Built: "x"},
+		AIPerf:  &evidence.AIPerfRun{Dir: forged},
+		Records: "asr/p/records.jsonl", Join: &join.Report{}}
+	report, got := collect()
+	checkStored(run, pins{root: t.TempDir()}, "asr/p", "asr", r, report)
+	check("bundle", "bundle.path", *got)
+
+	report, got = collect()
+	checkServed(run, "asr/p", "asr", r, report)
+	check("served", "aiperf.dir", *got)
+
+	report, got = collect()
+	checkAggregate(run, "asr/p", r, report)
+	check("aggregate", "aiperf.dir", *got)
+
+	r.AIPerf.Dir, r.Records = "asr/p/aiperf", forged
+	report, got = collect()
+	checkServed(run, "asr/p", "asr", r, report)
+	check("served", "records", *got)
+
+	r.Profile, r.Gate = forged, &family.GateResult{Testcase: "c"}
+	report, got = collect()
+	checkJUnitGate(run, "asr/x", "asr", r, report)
+	check("junit", "profile", *got)
+	r.Profile = "q/p"
+	report, got = collect()
+	checkJUnitGate(run, "asr/x", "asr", r, report)
+	if !containsAll(*got, `profile "q/p" is not a single path element`) {
+		t.Errorf("profile q/p not refused: %v", *got)
+	}
+}
