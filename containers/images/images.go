@@ -5,6 +5,7 @@
 package images
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -27,23 +28,40 @@ type Builder struct {
 	CacheDir string // wheelhouse and scratch (default $QUAL_CACHE or ~/.cache/trtmc-qual)
 	// BaseImage is used as the base when set ($QUAL_BASE_IMAGE); else a debootstrap base.
 	BaseImage string
+	// Verbose streams each long step's output (debootstrap, pip download, docker build) to Log
+	// as it comes; otherwise only a failing step's tail is shown.
+	Verbose bool
 }
 
 func (b *Builder) step(format string, args ...any) {
 	fmt.Fprintf(b.Log, "[images] "+format+"\n", args...)
 }
 
-// run executes a command, streaming its output to the log only when it fails.
+// run executes a command; its output is streamed with Verbose, and its tail is in the error.
 func (b *Builder) run(ctx context.Context, env []string, name string, args ...string) error {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		tail := string(out)
+	if err := b.output(cmd); err != nil {
+		return fmt.Errorf("%s %s: %w", name, strings.Join(args, " "), err)
+	}
+	return nil
+}
+
+// output runs cmd, streaming its combined output to Log when Verbose; a failure carries the
+// last 4,000 bytes of the output.
+func (b *Builder) output(cmd *exec.Cmd) error {
+	var out bytes.Buffer
+	var w io.Writer = &out
+	if b.Verbose && b.Log != nil {
+		w = io.MultiWriter(&out, b.Log)
+	}
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Run(); err != nil {
+		tail := out.String()
 		if len(tail) > 4000 {
 			tail = "…" + tail[len(tail)-4000:]
 		}
-		return fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, tail)
+		return fmt.Errorf("%w\n%s", err, tail)
 	}
 	return nil
 }
@@ -188,12 +206,8 @@ func (b *Builder) build(ctx context.Context, repo string, bc buildContext) (stri
 	// Context via tar with -h, so the wheelhouse symlink is followed rather than copied twice.
 	cmd := exec.CommandContext(ctx, "bash", "-c", fmt.Sprintf("tar -C %q -ch . | docker build -t %s -", dir, tag))
 	cmd.Env = append(os.Environ(), "DOCKER_BUILDKIT=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		tail := string(out)
-		if len(tail) > 4000 {
-			tail = "…" + tail[len(tail)-4000:]
-		}
-		return "", fmt.Errorf("docker build %s: %w\n%s", tag, err, tail)
+	if err := b.output(cmd); err != nil {
+		return "", fmt.Errorf("docker build %s: %w", tag, err)
 	}
 	b.step("%s: built %s in %.0fs", repo, tag, time.Since(start).Seconds())
 	b.pruneOlder(ctx, repo, tag)

@@ -83,7 +83,8 @@ func (p *Plan) Setup(ctx context.Context, log io.Writer) (*checkpoint.Env, error
 	}
 	engine.ApplyTestcontainersDefaults()
 	env := &checkpoint.Env{Root: p.Root, Target: p.Target, RunDir: runDir, Stage: p.W.Stage(), Log: log}
-	b := &images.Builder{Log: log, BaseImage: p.cfg.BaseImage, CacheDir: p.cfg.Cache}
+	// Verbose: a suite's log is GinkgoWriter, live with -v and shown with a failure otherwise.
+	b := &images.Builder{Log: log, BaseImage: p.cfg.BaseImage, CacheDir: p.cfg.Cache, Verbose: true}
 	set, err := b.Ensure(ctx, p.Root)
 	if err != nil {
 		return nil, err
