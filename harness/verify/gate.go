@@ -216,7 +216,21 @@ func checkT2IGate(p pins, where string, tc manifest.Testcase, th manifest.Thresh
 	worstPSNR, worstSSIM := math.Inf(1), 1.0
 	covered := map[string]bool{}
 	var fails []string
+	prompts, err := dataset.ReadPrompts(filepath.Join(p.root, tc.Dataset))
+	if err != nil {
+		report(where, "gate not recomputable: pinned prompts %s: %v", tc.Dataset, err)
+		return []string{"prompts unreadable"}
+	}
+	pinned := map[string]bool{}
+	for _, pr := range prompts {
+		pinned[pr.ID] = true
+	}
 	for _, o := range r.Outputs {
+		if !pinned[o.InputID] {
+			report(where, "request %s: input_id %q is not a prompt id pinned in %s", o.RequestID, o.InputID, tc.Dataset)
+			fails = append(fails, fmt.Sprintf("input_id %q not pinned", o.InputID))
+			continue
+		}
 		if itemSHA[o.InputID] != o.HTTPOutput {
 			report(where, "request %s (prompt %s): served image %s is not the gate's image %s of that prompt", o.RequestID, o.InputID, o.HTTPOutput, itemSHA[o.InputID])
 			continue
