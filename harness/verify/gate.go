@@ -28,19 +28,50 @@ type pins struct {
 	root string
 }
 
-// testcase reads the row's manifest and the gate's testcase from the repository.
-func (p pins) testcase(row inventory.Row, name string) (manifest.Manifest, manifest.Testcase, error) {
-	path := row.Manifest
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(p.root, path)
+// manifest resolves a profile's manifest among the reference target's pinned manifests
+// (native/families/*/manifests/<profile>.json under the repository root), as a slash path
+// relative to the root; ok is false when the profile has none (not a reference profile).
+func (p pins) manifest(profile string) (rel string, ok bool, err error) {
+	if profile == "" || profile != filepath.Base(profile) || !filepath.IsLocal(profile) || strings.ContainsAny(profile, `*?[\`) {
+		return "", false, fmt.Errorf("profile %q is not a plain profile name", profile)
 	}
-	m, err := manifest.Read(path)
+	matches, err := filepath.Glob(filepath.Join(p.root, "native", "families", "*", "manifests", profile+".json"))
+	if err != nil {
+		return "", false, fmt.Errorf("pinned manifests: %w", err)
+	}
+	switch len(matches) {
+	case 0:
+		return "", false, nil
+	case 1:
+		rel, err := filepath.Rel(p.root, matches[0])
+		if err != nil {
+			return "", false, err
+		}
+		return filepath.ToSlash(rel), true, nil
+	}
+	return "", false, fmt.Errorf("profile %s has %d pinned manifests %v", profile, len(matches), matches)
+}
+
+// testcase reads the row's manifest and the gate's testcase from the repository: the manifest is
+// the profile's pinned one, and the inventory row must name that file.
+func (p pins) testcase(row inventory.Row, name string) (manifest.Manifest, manifest.Testcase, error) {
+	rel, ok, err := p.manifest(row.Profile)
+	if err != nil {
+		return manifest.Manifest{}, manifest.Testcase{}, err
+	}
+	if !ok {
+		return manifest.Manifest{}, manifest.Testcase{}, fmt.Errorf("profile %s has no pinned manifest under native/families/*/manifests", row.Profile)
+	}
+	if filepath.ToSlash(row.Manifest) != rel {
+		return manifest.Manifest{}, manifest.Testcase{}, fmt.Errorf("inventory manifest %q is not profile %s's pinned manifest %s", row.Manifest, row.Profile, rel)
+	}
+	m, err := manifest.Read(filepath.Join(p.root, rel))
 	if err != nil {
 		return m, manifest.Testcase{}, fmt.Errorf("pinned manifest: %w", err)
 	}
 	i := slices.IndexFunc(m.Testcases, func(tc manifest.Testcase) bool { return tc.Name == name })
 	if i < 0 {
-		return m, manifest.Testcase{}, fmt.Errorf("manifest %s has no testcase %q", m.Path, name)
+		return m, manifest.Testcase{}, fmt.Errorf("manifest %s has no testcase %q", rel, name)
 	}
 	return m, m.Testcases[i], nil
 }

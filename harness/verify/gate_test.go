@@ -3,9 +3,11 @@ package verify
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
@@ -33,6 +35,39 @@ func TestT2IInputIDMustBeAPinnedPrompt(t *testing.T) {
 		fails := checkT2IGate(pins{root: root}, "t2i/p", tc, manifest.Thresholds{}, r, nil, report)
 		if !containsAll(*got, `input_id "`+id+`" is not a prompt id pinned in golden/t2i/prompts.jsonl`) || len(fails) == 0 {
 			t.Errorf("input id %q: problems %v, fails %v", id, *got, fails)
+		}
+	}
+}
+
+// TestManifestIsThePinnedOneForTheProfile: the gate's manifest (which decides the dataset and
+// references) is resolved by profile among the repository's pinned manifests; an inventory row
+// naming another file (absolute, elsewhere, another profile's) fails naming it.
+func TestManifestIsThePinnedOneForTheProfile(t *testing.T) {
+	root := pinnedRoot(t)
+	dir := filepath.Join(root, "native", "families", "procdiff", "manifests")
+	os.MkdirAll(dir, 0o755)
+	pinned := `{"name": "pd", "bundle": "pd.bundle", "family": "procdiff", "task": "image_generation", "precision": "fp32",
+		"testcases": [{"name": "c", "dataset": "golden/t2i/prompts.jsonl", "reference": "golden/t2i/pd"}]}`
+	os.WriteFile(filepath.Join(dir, "pd.json"), []byte(pinned), 0o644)
+	forged := filepath.Join(t.TempDir(), "pd.json")
+	os.WriteFile(forged, []byte(pinned), 0o644)
+	p := pins{root: root}
+	for _, c := range []struct {
+		row  inventory.Row
+		want string
+	}{
+		{inventory.Row{Profile: "pd", Manifest: "native/families/procdiff/manifests/pd.json"}, ""},
+		{inventory.Row{Profile: "pd", Manifest: forged}, `inventory manifest "` + forged + `" is not profile pd's pinned manifest native/families/procdiff/manifests/pd.json`},
+		{inventory.Row{Profile: "pd", Manifest: "native/families/procdiff/manifests/../../../../x/pd.json"}, "is not profile pd's pinned manifest"},
+		{inventory.Row{Profile: "zz", Manifest: "native/families/procdiff/manifests/pd.json"}, "profile zz has no pinned manifest"},
+		{inventory.Row{Profile: "*", Manifest: "native/families/procdiff/manifests/pd.json"}, `profile "*" is not a plain profile name`},
+	} {
+		_, tc, err := p.testcase(c.row, "c")
+		switch {
+		case c.want == "" && (err != nil || tc.Dataset != "golden/t2i/prompts.jsonl"):
+			t.Errorf("%+v: the pinned manifest was refused: %v", c.row, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%+v: got %v, want %q", c.row, err, c.want)
 		}
 	}
 }
