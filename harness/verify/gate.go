@@ -76,6 +76,30 @@ func (p pins) testcase(row inventory.Row, name string) (manifest.Manifest, manif
 	return m, m.Testcases[i], nil
 }
 
+// pinnedDataset requires a reference profile's recorded dataset to be the dataset of its pinned
+// manifest's testcase (the gate's, or any testcase's when the row has no gate); the file's sha256
+// is then checked against the repository's copy.
+func (p pins) pinnedDataset(r evidence.Result) error {
+	rel, ok, err := p.manifest(r.Profile)
+	if err != nil || !ok {
+		return err
+	}
+	m, err := manifest.Read(filepath.Join(p.root, rel))
+	if err != nil {
+		return fmt.Errorf("pinned manifest: %w", err)
+	}
+	var want []string
+	for _, tc := range m.Testcases {
+		if r.Gate == nil || tc.Name == r.Gate.Testcase {
+			want = append(want, tc.Dataset)
+		}
+	}
+	if !slices.Contains(want, filepath.ToSlash(r.Dataset.Path)) {
+		return fmt.Errorf("dataset.path %q is not the dataset %v of the pinned manifest %s", r.Dataset.Path, want, rel)
+	}
+	return nil
+}
+
 // thresholds reads the testcase's threshold file and checks it against its pin and the sha256
 // the evidence recorded.
 func (p pins) thresholds(m manifest.Manifest, tc manifest.Testcase, recorded string) (manifest.Thresholds, string, error) {
@@ -439,7 +463,16 @@ func checkStored(runDir string, p pins, where, stage string, r evidence.Result, 
 	if r.Dataset.Path == "" {
 		return
 	}
-	got, err := bundle.FileSHA256(filepath.Join(p.root, r.Dataset.Path))
+	if err := p.pinnedDataset(r); err != nil {
+		report(where, "%v", err)
+		return
+	}
+	datasetPath, err := local(p.root, "dataset.path", r.Dataset.Path)
+	if err != nil {
+		report(where, "%v", err)
+		return
+	}
+	got, err := bundle.FileSHA256(datasetPath)
 	if err != nil || got != r.Dataset.SHA256 {
 		report(r.Dataset.Path, "pinned dataset sha256 %s, evidence records %s (%v)", got, r.Dataset.SHA256, err)
 		return
@@ -447,7 +480,7 @@ func checkStored(runDir string, p pins, where, stage string, r evidence.Result, 
 	if stage != inventory.StageASR || r.AIPerf == nil {
 		return
 	}
-	set, err := dataset.ReadASR(filepath.Join(p.root, r.Dataset.Path))
+	set, err := dataset.ReadASR(datasetPath)
 	if err != nil {
 		report(r.Dataset.Path, "%v", err)
 		return

@@ -8,6 +8,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
@@ -69,5 +70,45 @@ func TestManifestIsThePinnedOneForTheProfile(t *testing.T) {
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%+v: got %v, want %q", c.row, err, c.want)
 		}
+	}
+}
+
+// TestDatasetIsThePinnedManifests: the recorded dataset path must be the pinned manifest
+// testcase's dataset, and its sha256 the repository copy's; another file (even one with a
+// matching recorded sha256) fails naming dataset.path.
+func TestDatasetIsThePinnedManifests(t *testing.T) {
+	root := pinnedRoot(t)
+	dir := filepath.Join(root, "native", "families", "procdiff", "manifests")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "pd.json"), []byte(`{"name": "pd", "bundle": "pd.bundle", "family": "procdiff", "task": "image_generation", "precision": "fp32",
+		"testcases": [{"name": "c", "dataset": "golden/t2i/prompts.jsonl", "reference": "golden/t2i/pd"}]}`), 0o644)
+	os.WriteFile(filepath.Join(root, "golden", "t2i", "easy.jsonl"), []byte(`{"id": "p01", "prompt": "x", "seed": 1}`+"\n"), 0o644)
+	sum := func(rel string) string {
+		s, err := bundle.FileSHA256(filepath.Join(root, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	p := pins{root: root}
+	for _, c := range []struct {
+		path, sha, want string
+	}{
+		{"golden/t2i/prompts.jsonl", sum("golden/t2i/prompts.jsonl"), ""},
+		{"golden/t2i/easy.jsonl", sum("golden/t2i/easy.jsonl"), `dataset.path "golden/t2i/easy.jsonl" is not the dataset [golden/t2i/prompts.jsonl] of the pinned manifest native/families/procdiff/manifests/pd.json`},
+		{"golden/t2i/prompts.jsonl", sum("golden/t2i/easy.jsonl"), "pinned dataset sha256"},
+	} {
+		r := evidence.Result{Profile: "pd", Gate: &family.GateResult{Testcase: "c"}, Dataset: evidence.Dataset{Path: c.path, SHA256: c.sha}}
+		report, got := collect()
+		checkStored(t.TempDir(), p, "t2i/pd", "t2i", r, report)
+		if (c.want == "") != (len(*got) == 0) || (c.want != "" && !containsAll(*got, c.want)) {
+			t.Errorf("dataset %s: got %v, want %q", c.path, *got, c.want)
+		}
+	}
+	// A non-reference profile's dataset is still confined to the repository.
+	report, got := collect()
+	checkStored(t.TempDir(), p, "asr/x", "asr", evidence.Result{Profile: "x", Dataset: evidence.Dataset{Path: "../../etc/x"}}, report)
+	if !containsAll(*got, `dataset.path "../../etc/x" is not a path inside`) {
+		t.Errorf("dataset outside the repository: %v", *got)
 	}
 }
