@@ -112,3 +112,37 @@ func TestDatasetIsThePinnedManifests(t *testing.T) {
 		t.Errorf("dataset outside the repository: %v", *got)
 	}
 }
+
+// TestPinnedProfileIsAReferenceRow: a profile whose manifest is pinned in native/families is a
+// reference row whatever target_kind the evidence claims; its gate is recomputed (here: the
+// thresholds are not pinned, so recomputation fails) instead of trusting a JUnit report.
+func TestPinnedProfileIsAReferenceRow(t *testing.T) {
+	root := pinnedRoot(t)
+	dir := filepath.Join(root, "native", "families", "procdiff", "manifests")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "pd.json"), []byte(`{"name": "pd", "bundle": "pd.bundle", "family": "procdiff", "task": "image_generation", "precision": "fp32",
+		"testcases": [{"name": "c", "dataset": "golden/t2i/prompts.jsonl", "reference": "golden/t2i/pd"}]}`), 0o644)
+	run := t.TempDir()
+	wd := filepath.Join(run, "t2i", "pd", "work")
+	os.MkdirAll(wd, 0o755)
+	os.WriteFile(filepath.Join(wd, "gate-junit.xml"), []byte(`<testsuites><testsuite><testcase name="test_model_e2e[c]" time="1"/></testsuite></testsuites>`), 0o644)
+	r := evidence.Result{Profile: "pd", Gate: &family.GateResult{Testcase: "c", Passed: true}}
+	s := evidence.Stage{Stage: "t2i", TargetKind: "trtmc", Results: []evidence.Result{r},
+		Inventory: []inventory.Row{{Profile: "pd", Manifest: "native/families/procdiff/manifests/pd.json"}}}
+	for _, runKind := range []string{"trtmc", "reference"} {
+		report, got := collect()
+		checkGateOf(run, pins{root: root}, "t2i/pd", runKind, s, r, nil, report)
+		if !containsAll(*got, `for profile pd, whose manifest native/families/procdiff/manifests/pd.json is pinned in the reference target`) ||
+			!containsAll(*got, "thresholds") {
+			t.Errorf("run kind %s, stage kind trtmc: %v", runKind, *got)
+		}
+	}
+	// A TRTMC profile (no pinned manifest) still has its JUnit re-read.
+	r.Profile, s.Inventory[0].Profile = "other", "other"
+	os.MkdirAll(filepath.Join(run, "t2i", "other"), 0o755)
+	report, got := collect()
+	checkGateOf(run, pins{root: root}, "t2i/other", "trtmc", s, r, nil, report)
+	if !containsAll(*got, "TRTMC gate: its JUnit report is not in the run") {
+		t.Errorf("TRTMC row: %v", *got)
+	}
+}

@@ -61,13 +61,7 @@ func Run(runDir string) ([]Problem, error) {
 			if r.AIPerf != nil && r.Join != nil {
 				pairs = checkServed(runDir, where, s.Stage, r, report)
 			}
-			if s.TargetKind == "trtmc" { // the family's own pytest gate: its stored JUnit is the evidence (trtmc hook)
-				checkJUnitGate(runDir, where, s.Stage, r, report)
-			} else if i := slices.IndexFunc(s.Inventory, func(row inventory.Row) bool { return row.Profile == r.Profile }); i >= 0 {
-				if e.TargetKind == "reference" { // another target's gate is its own family test, pinned in its checkout
-					checkGate(p, where, s.Stage, s.Inventory[i], r, pairs, report)
-				}
-			}
+			checkGateOf(runDir, p, where, e.TargetKind, s, r, pairs, report)
 		}
 	}
 	return out, nil
@@ -203,5 +197,32 @@ func compareFigures(where string, got, want timing.Summary, report func(string, 
 		if f.Name != w.Name || math.Abs(f.Value-w.Value) > 1e-9*math.Max(1, math.Abs(w.Value)) {
 			report(where, "figure %s recomputed %v, evidence says %s = %v", f.Name, f.Value, w.Name, w.Value)
 		}
+	}
+}
+
+// checkGateOf re-checks a row's gate the way its target produced it. A profile whose manifest is
+// pinned in this repository (native/families) is a reference row whatever the evidence's
+// target_kind says, and its gate is recomputed; a TRTMC row's gate is its stored JUnit report;
+// another target's gate is its own family test, pinned in its checkout.
+func checkGateOf(runDir string, p pins, where, runKind string, s evidence.Stage, r evidence.Result, pairs []join.Pair, report reporter) {
+	rel, isRef, err := p.manifest(r.Profile)
+	if err != nil {
+		report(where, "%v", err)
+		return
+	}
+	row, inInventory := inventory.Row{Profile: r.Profile}, false
+	if i := slices.IndexFunc(s.Inventory, func(row inventory.Row) bool { return row.Profile == r.Profile }); i >= 0 {
+		row, inInventory = s.Inventory[i], true
+	}
+	switch {
+	case isRef:
+		if runKind != "reference" || s.TargetKind != "reference" {
+			report(where, "target_kind %q (stage %q) for profile %s, whose manifest %s is pinned in the reference target: a reference row, its gate is recomputed", runKind, s.TargetKind, r.Profile, rel)
+		}
+		checkGate(p, where, s.Stage, row, r, pairs, report)
+	case s.TargetKind == "trtmc": // the family's own pytest gate: its stored JUnit is the evidence (trtmc hook)
+		checkJUnitGate(runDir, where, s.Stage, r, report)
+	case runKind == "reference" && inInventory:
+		checkGate(p, where, s.Stage, row, r, pairs, report) // fails: a reference run's profile needs a pinned manifest
 	}
 }
