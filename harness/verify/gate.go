@@ -30,10 +30,11 @@ type pins struct {
 
 // manifest resolves a profile's manifest among the reference target's pinned manifests
 // (native/families/*/manifests/<profile>.json under the repository root), as a slash path
-// relative to the root; ok is false when the profile has none (not a reference profile).
+// relative to the root; ok is false when the profile has none (not a reference profile, or a
+// name no manifest file can have).
 func (p pins) manifest(profile string) (rel string, ok bool, err error) {
 	if profile == "" || profile != filepath.Base(profile) || !filepath.IsLocal(profile) || strings.ContainsAny(profile, `*?[\`) {
-		return "", false, fmt.Errorf("profile %q is not a plain profile name", profile)
+		return "", false, nil // not a manifest's name (a gap row "gap:org/model", say): not pinned here
 	}
 	matches, err := filepath.Glob(filepath.Join(p.root, "native", "families", "*", "manifests", profile+".json"))
 	if err != nil {

@@ -61,7 +61,8 @@ func TestManifestIsThePinnedOneForTheProfile(t *testing.T) {
 		{inventory.Row{Profile: "pd", Manifest: forged}, `inventory manifest "` + forged + `" is not profile pd's pinned manifest native/families/procdiff/manifests/pd.json`},
 		{inventory.Row{Profile: "pd", Manifest: "native/families/procdiff/manifests/../../../../x/pd.json"}, "is not profile pd's pinned manifest"},
 		{inventory.Row{Profile: "zz", Manifest: "native/families/procdiff/manifests/pd.json"}, "profile zz has no pinned manifest"},
-		{inventory.Row{Profile: "*", Manifest: "native/families/procdiff/manifests/pd.json"}, `profile "*" is not a plain profile name`},
+		{inventory.Row{Profile: "*", Manifest: "native/families/procdiff/manifests/pd.json"}, `profile * has no pinned manifest`},
+		{inventory.Row{Profile: "gap:org/m", Manifest: "native/families/procdiff/manifests/pd.json"}, `profile gap:org/m has no pinned manifest`},
 	} {
 		_, tc, err := p.testcase(c.row, "c")
 		switch {
