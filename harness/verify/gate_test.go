@@ -147,3 +147,41 @@ func TestPinnedProfileIsAReferenceRow(t *testing.T) {
 		t.Errorf("TRTMC row: %v", *got)
 	}
 }
+
+// asrRoot writes a pinned one-clip ASR dataset (gold text gold) and its references.
+func asrRoot(t *testing.T, gold string) (pins, manifest.Testcase) {
+	t.Helper()
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "golden", "asr"), 0o755)
+	os.WriteFile(filepath.Join(root, "golden", "asr", "d.json"), []byte(`{"clips": [{"id": "c1", "gold": "`+gold+`"}]}`), 0o644)
+	os.WriteFile(filepath.Join(root, "golden", "asr", "ref.json"), []byte(`{"transcripts": [{"id": "c1", "text": "`+gold+`"}]}`), 0o644)
+	return pins{root: root}, manifest.Testcase{Name: "c", Dataset: "golden/asr/d.json", Reference: "golden/asr/ref.json"}
+}
+
+// TestASRGateBoundsNeedTheirFigures: a pinned bound whose figure is neither recomputed nor
+// recorded fails the gate (A6); a WER/CER that cannot be computed (errors over an empty gold
+// text) is reported and fails, not taken as 0 (A7).
+func TestASRGateBoundsNeedTheirFigures(t *testing.T) {
+	p, tc := asrRoot(t, "hello")
+	r := evidence.Result{Gate: &family.GateResult{Family: "other",
+		Items:   []family.GateItem{{ID: "c1", Output: "hello", Reference: "hello", Gold: "hello"}},
+		Figures: map[string]float64{"gold_wer": 0, "gold_cer": 0, "clips": 1}}}
+	report, got := collect()
+	fails := checkASRGate(p, "asr/p", tc, manifest.Thresholds{Overrides: map[string]float64{"gold_wer": 0.1, "own_wer": 0.2}}, r, report)
+	if !containsAll(*got, "pinned bound own_wer (0.2): gate figure own_wer neither recomputed nor recorded") || len(fails) != 1 {
+		t.Errorf("missing figure: problems %v, fails %v", *got, fails)
+	}
+	r.Gate.Figures["own_wer"] = 0.1
+	report, got = collect()
+	if fails := checkASRGate(p, "asr/p", tc, manifest.Thresholds{Overrides: map[string]float64{"gold_wer": 0.1, "own_wer": 0.2}}, r, report); len(fails) != 0 || len(*got) != 0 {
+		t.Errorf("a recorded figure within its bound was refused: %v %v", *got, fails)
+	}
+
+	p, tc = asrRoot(t, "")
+	r.Gate.Items[0].Reference, r.Gate.Items[0].Gold = "", ""
+	report, got = collect()
+	fails = checkASRGate(p, "asr/p", tc, manifest.Thresholds{Overrides: map[string]float64{"gold_wer": 0.1}}, r, report)
+	if !containsAll(*got, "gate figure gold_wer not computable from the stored transcripts") || !containsAll(fails, "gold_wer not computable") {
+		t.Errorf("WER over an empty reference: problems %v, fails %v", *got, fails)
+	}
+}
