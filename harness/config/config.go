@@ -73,7 +73,7 @@ func loadFields() []loadField {
 		{"REQUESTS", "measured requests", "an integer >= 1", 1},
 		{"WARMUP", "warmup requests", "an integer >= 0", 0},
 		{"CONCURRENCY", "concurrent requests", "an integer >= 1", 1},
-		{"RUNS", "AIPerf runs (statistics over runs)", "an integer >= 1", 1},
+		{"RUNS", "runs (statistics over runs)", "an integer >= 1", 1},
 	}
 }
 
