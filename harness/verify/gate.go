@@ -328,6 +328,12 @@ func checkT2IGate(p pins, where string, tc manifest.Testcase, th manifest.Thresh
 		worstPSNR, worstSSIM = math.Min(worstPSNR, psnr), math.Min(worstSSIM, ssim)
 		fails = append(fails, imageFails(golden, psnr, ssim, img, ref, th.Overrides)...)
 	}
+	if len(covered) == 0 && r.Status == evidence.StatusQualified {
+		// An aiperf-qualified row claims its served images met the gate; with none recomputed,
+		// nothing would. (A family-validated reduced or variant row serves nothing by design.)
+		report(where, "gate not recomputed: no served images")
+		fails = append(fails, "no served images")
+	}
 	if math.IsInf(worstPSNR, 1) && len(covered) > 0 {
 		worstPSNR = math.MaxFloat64 // as the gate stores "identical"
 	}

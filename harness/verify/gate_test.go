@@ -185,3 +185,22 @@ func TestASRGateBoundsNeedTheirFigures(t *testing.T) {
 		t.Errorf("WER over an empty reference: problems %v, fails %v", *got, fails)
 	}
 }
+
+// TestT2IQualifiedRowNeedsServedImages: an aiperf-qualified T2I row whose gate no served image
+// recomputes fails; a family-validated row (gate only, by design) does not.
+func TestT2IQualifiedRowNeedsServedImages(t *testing.T) {
+	root := pinnedRoot(t)
+	tc := manifest.Testcase{Name: "c", Dataset: "golden/t2i/prompts.jsonl", Reference: "golden/t2i/ref"}
+	r := evidence.Result{Status: evidence.StatusQualified,
+		Gate: &family.GateResult{Passed: true, Items: []family.GateItem{{ID: "p01", Output: "sha"}}, Figures: map[string]float64{"psnr_min_db": 99, "ssim_min": 1}}}
+	report, got := collect()
+	fails := checkT2IGate(pins{root: root}, "t2i/p", tc, manifest.Thresholds{}, r, nil, report)
+	if !containsAll(*got, "t2i/p: gate not recomputed: no served images") || len(fails) == 0 {
+		t.Errorf("qualified row with no served images: problems %v, fails %v", *got, fails)
+	}
+	r.Status = evidence.StatusFamilyValidated
+	report, got = collect()
+	if fails := checkT2IGate(pins{root: root}, "t2i/p", tc, manifest.Thresholds{}, r, nil, report); len(*got) != 0 || len(fails) != 0 {
+		t.Errorf("family-validated row refused: %v %v", *got, fails)
+	}
+}
