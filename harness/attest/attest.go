@@ -166,11 +166,15 @@ func Verify(ctx context.Context, runDir string, pinnedPublicPEM []byte) (Report,
 		rep.Problems = append(rep.Problems, Problem{where, fmt.Sprintf(format, args...)})
 	}
 	recorded, recErr := os.ReadFile(filepath.Join(runDir, PublicKeyFile))
-	if recErr == nil {
-		rep.RecordedFingerprint, _ = Fingerprint(recorded)
-	}
 	key := pinnedPublicPEM
 	rep.Pinned = key != nil
+	if recErr == nil {
+		var err error
+		if rep.RecordedFingerprint, err = Fingerprint(recorded); err != nil && rep.Pinned {
+			// Unpinned, the same key fails below as the signature key.
+			problem(PublicKeyFile, "the public key recorded beside the run is unreadable: %v", err)
+		}
+	}
 	if !rep.Pinned {
 		if recErr != nil {
 			problem(PublicKeyFile, "run is not signed, or its public key is missing: none recorded beside the run and none given (--key): %v", recErr)

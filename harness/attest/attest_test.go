@@ -252,3 +252,15 @@ func TestRunWithoutEvidenceIsNotSigned(t *testing.T) {
 		t.Fatalf("signing a directory without evidence.json: %v", err)
 	}
 }
+
+// TestUnreadableRecordedKeyIsAProblem: with a pinned key, a garbled public key recorded beside
+// the run is reported, not silently left without a fingerprint.
+func TestUnreadableRecordedKeyIsAProblem(t *testing.T) {
+	dir := writeRun(t)
+	priv, pub := newKey(t)
+	signRun(t, dir, priv)
+	if err := os.WriteFile(filepath.Join(dir, PublicKeyFile), []byte("not a key"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	requireProblem(t, verifyRun(t, dir, pub), PublicKeyFile, "the public key recorded beside the run is unreadable")
+}
