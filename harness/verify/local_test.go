@@ -75,3 +75,14 @@ func TestForgedPathsAreVerifyFailures(t *testing.T) {
 		t.Errorf("profile q/p not refused: %v", *got)
 	}
 }
+
+// TestAIPerfRunGlobErrorIsReported: an aiperf.dir that is no valid pattern is reported, not
+// taken as a single-run directory.
+func TestAIPerfRunGlobErrorIsReported(t *testing.T) {
+	r := evidence.Result{Profile: "p", Status: evidence.StatusFailed, AIPerf: &evidence.AIPerfRun{Dir: "asr/p/aiperf["}}
+	report, got := collect()
+	checkAggregate(t.TempDir(), "asr/p", r, report)
+	if !containsAll(*got, "asr/p: AIPerf run directories under asr/p/aiperf[: syntax error in pattern") {
+		t.Errorf("Glob error not reported: %v", *got)
+	}
+}
