@@ -17,6 +17,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
@@ -161,18 +162,32 @@ func checkGate(p pins, where, stage string, row inventory.Row, r evidence.Result
 	if !sameFloats(th.Overrides, g.Thresholds) {
 		report(where, "gate thresholds %v differ from the pinned %s %v", sortedFloats(g.Thresholds), thPath, sortedFloats(th.Overrides))
 	}
-	var fails []string
-	switch stage {
-	case inventory.StageASR:
-		fails = checkASRGate(p, where, tc, th, r, report)
-	case inventory.StageT2I:
-		fails = checkT2IGate(p, where, tc, th, r, pairs, report)
-	default:
+	recheck := rechecks[workload.Stage(stage)].gate
+	if recheck == nil {
 		return // no recomputation defined for this stage's gate yet: thresholds checked above
 	}
+	fails := recheck(p, where, tc, th, r, pairs, report)
 	if g.Passed != (len(fails) == 0) {
 		report(where, "gate recorded as passed=%v; recomputed figures against the pinned thresholds say %v", g.Passed, orNone(fails))
 	}
+}
+
+// recheck is how verify re-checks one workload's gate and stored inputs offline, registered by
+// the workload registry's stage (no decision by stage name: a stage without an entry gets its
+// thresholds checked and nothing recomputed).
+type recheck struct {
+	gate         func(p pins, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, pairs []join.Pair, report reporter) []string
+	storedInputs func(runDir, datasetPath, where string, r evidence.Result, report reporter)
+}
+
+var rechecks = map[workload.Stage]recheck{
+	workload.ASR: {
+		gate: func(p pins, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, _ []join.Pair, report reporter) []string {
+			return checkASRGate(p, where, tc, th, r, report)
+		},
+		storedInputs: checkASRInputs,
+	},
+	workload.T2I: {gate: checkT2IGate},
 }
 
 // referenceNormalizer is how a family compares its transcript with the upstream reference
@@ -505,9 +520,14 @@ func checkStored(runDir string, p pins, where, stage string, r evidence.Result, 
 		report(r.Dataset.Path, "pinned dataset sha256 %s, evidence records %s (%v)", got, r.Dataset.SHA256, err)
 		return
 	}
-	if stage != inventory.StageASR || r.AIPerf == nil {
-		return
+	if inputs := rechecks[workload.Stage(stage)].storedInputs; inputs != nil && r.AIPerf != nil {
+		inputs(runDir, datasetPath, where, r, report)
 	}
+}
+
+// checkASRInputs re-hashes the stored WAV inputs beside the server records against the pinned
+// dataset's clips.
+func checkASRInputs(runDir, datasetPath, where string, r evidence.Result, report reporter) {
 	set, err := dataset.ReadASR(datasetPath)
 	if err != nil {
 		report(r.Dataset.Path, "%v", err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
@@ -202,5 +203,18 @@ func TestT2IQualifiedRowNeedsServedImages(t *testing.T) {
 	report, got = collect()
 	if fails := checkT2IGate(pins{root: root}, "t2i/p", tc, manifest.Thresholds{}, r, nil, report); len(*got) != 0 || len(fails) != 0 {
 		t.Errorf("family-validated row refused: %v %v", *got, fails)
+	}
+}
+
+// TestRechecksAreRegisteredByRegistryStage: every gate recomputation is keyed by a stage the
+// workload registry knows.
+func TestRechecksAreRegisteredByRegistryStage(t *testing.T) {
+	for stage := range rechecks {
+		if _, err := workload.Get(string(stage)); err != nil {
+			t.Errorf("recheck for %q: %v", stage, err)
+		}
+	}
+	if rechecks[workload.ASR].gate == nil || rechecks[workload.ASR].storedInputs == nil || rechecks[workload.T2I].gate == nil {
+		t.Errorf("the ASR and T2I gates are no longer recomputed")
 	}
 }

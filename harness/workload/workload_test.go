@@ -142,9 +142,7 @@ func TestT2IAIPerfSettings(t *testing.T) {
 // knownStageSites are the files that still decide by stage, each with the step that removes it.
 // A new file deciding by stage fails the test below.
 var knownStageSites = map[string]bool{
-	// the family gates' offline recomputation (checkASRGate/checkT2IGate), added by the
-	// evidence work after the registry: next step, a Workload.RecheckGate method per stage.
-	"harness/verify/gate.go": true,
+	// none: verify's gate recomputation is registered by workload.Stage (verify.rechecks)
 }
 
 // No code outside this registry decides behaviour by stage name: adding a stage must not
