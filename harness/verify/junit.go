@@ -155,6 +155,10 @@ func checkRowSpecs(where string, r evidence.Result, specs []spec, files []string
 func checkStageFiles(runDir string, e evidence.Evidence, report reporter) {
 	for _, s := range e.Stages {
 		rel := s.Stage + "/stage.json"
+		if _, err := local(runDir, "stage", s.Stage); err != nil || s.Stage != filepath.Base(s.Stage) {
+			report("evidence.json", "stage %q is not a single path element inside the run directory", s.Stage)
+			continue
+		}
 		onDisk, err := evidence.ReadStage(filepath.Join(runDir, filepath.FromSlash(rel)))
 		if err != nil {
 			report(rel, "%v", err)

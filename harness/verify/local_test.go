@@ -86,3 +86,15 @@ func TestAIPerfRunGlobErrorIsReported(t *testing.T) {
 		t.Errorf("Glob error not reported: %v", *got)
 	}
 }
+
+// TestForgedStageNameIsRefused: the stage name picks <stage>/stage.json; one leaving the run
+// directory is refused naming it.
+func TestForgedStageNameIsRefused(t *testing.T) {
+	for _, stage := range []string{"../../etc", "asr/../../x", "a/b"} {
+		report, got := collect()
+		checkStageFiles(t.TempDir(), evidence.Evidence{Stages: []evidence.Stage{{Stage: stage}}}, report)
+		if !containsAll(*got, `evidence.json: stage "`+stage+`" is not a single path element inside the run directory`) {
+			t.Errorf("stage %q: %v", stage, *got)
+		}
+	}
+}
