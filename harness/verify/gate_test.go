@@ -134,15 +134,27 @@ func TestPinnedProfileIsAReferenceRow(t *testing.T) {
 	for _, runKind := range []string{"trtmc", "reference"} {
 		report, got := collect()
 		checkGateOf(run, pins{root: root}, "t2i/pd", runKind, s, r, nil, report)
-		if !containsAll(*got, `for profile pd, whose manifest native/families/procdiff/manifests/pd.json is pinned in the reference target`) ||
+		if !containsAll(*got, `for profile pd, whose manifest native/families/procdiff/manifests/pd.json is the reference target's`) ||
 			!containsAll(*got, "thresholds") {
 			t.Errorf("run kind %s, stage kind trtmc: %v", runKind, *got)
 		}
 	}
-	// A TRTMC profile (no pinned manifest) still has its JUnit re-read.
+	// A TRTMC profile of the same name (TRTMC's manifest, families/...) in a TRTMC run has its
+	// JUnit re-read; so does a TRTMC profile no reference manifest names.
+	s.Inventory[0].Manifest = "families/procdiff/tests/manifests/pd.json"
+	report, got := collect()
+	checkGateOf(run, pins{root: root}, "t2i/pd", "trtmc", s, r, nil, report)
+	if len(*got) != 0 {
+		t.Errorf("TRTMC row named like a reference profile: %v", *got)
+	}
+	report, got = collect()
+	checkGateOf(run, pins{root: root}, "t2i/pd", "reference", s, r, nil, report)
+	if !containsAll(*got, `target_kind "reference" (stage "trtmc") for profile pd`) {
+		t.Errorf("stage trtmc in a reference run: %v", *got)
+	}
 	r.Profile, s.Inventory[0].Profile = "other", "other"
 	os.MkdirAll(filepath.Join(run, "t2i", "other"), 0o755)
-	report, got := collect()
+	report, got = collect()
 	checkGateOf(run, pins{root: root}, "t2i/other", "trtmc", s, r, nil, report)
 	if !containsAll(*got, "TRTMC gate: its JUnit report is not in the run") {
 		t.Errorf("TRTMC row: %v", *got)

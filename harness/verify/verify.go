@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
@@ -200,29 +202,33 @@ func compareFigures(where string, got, want timing.Summary, report func(string, 
 	}
 }
 
-// checkGateOf re-checks a row's gate the way its target produced it. A profile whose manifest is
-// pinned in this repository (native/families) is a reference row whatever the evidence's
-// target_kind says, and its gate is recomputed; a TRTMC row's gate is its stored JUnit report;
+// checkGateOf re-checks a row's gate the way its target produced it. A reference row (the run or
+// the stage says reference, or the row's manifest is the reference target's, under native/families)
+// is recomputed, and must say reference throughout: a trtmc target_kind does not turn its gate
+// into a JUnit report to trust. A TRTMC row's gate is its stored JUnit report (a TRTMC profile may
+// share a reference profile's name: its manifest is TRTMC's, families/..., not native/families);
 // another target's gate is its own family test, pinned in its checkout.
 func checkGateOf(runDir string, p pins, where, runKind string, s evidence.Stage, r evidence.Result, pairs []join.Pair, report reporter) {
-	rel, isRef, err := p.manifest(r.Profile)
+	rel, pinned, err := p.manifest(r.Profile)
 	if err != nil {
 		report(where, "%v", err)
 		return
 	}
-	row, inInventory := inventory.Row{Profile: r.Profile}, false
+	row, inInventory := inventory.Row{Profile: r.Profile, Manifest: rel}, false
 	if i := slices.IndexFunc(s.Inventory, func(row inventory.Row) bool { return row.Profile == r.Profile }); i >= 0 {
 		row, inInventory = s.Inventory[i], true
 	}
+	manifestIsReference := strings.HasPrefix(path.Clean(filepath.ToSlash(row.Manifest)), "native/families/")
+	reference := runKind == "reference" || s.TargetKind == "reference" || manifestIsReference
 	switch {
-	case isRef:
+	case reference:
 		if runKind != "reference" || s.TargetKind != "reference" {
-			report(where, "target_kind %q (stage %q) for profile %s, whose manifest %s is pinned in the reference target: a reference row, its gate is recomputed", runKind, s.TargetKind, r.Profile, rel)
+			report(where, "target_kind %q (stage %q) for profile %s, whose manifest %s is the reference target's: a reference row, its gate is recomputed", runKind, s.TargetKind, r.Profile, row.Manifest)
 		}
-		checkGate(p, where, s.Stage, row, r, pairs, report)
+		if inInventory || pinned {
+			checkGate(p, where, s.Stage, row, r, pairs, report)
+		}
 	case s.TargetKind == "trtmc": // the family's own pytest gate: its stored JUnit is the evidence (trtmc hook)
 		checkJUnitGate(runDir, where, s.Stage, r, report)
-	case runKind == "reference" && inInventory:
-		checkGate(p, where, s.Stage, row, r, pairs, report) // fails: a reference run's profile needs a pinned manifest
 	}
 }
