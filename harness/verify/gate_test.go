@@ -230,3 +230,33 @@ func TestRechecksAreRegisteredByRegistryStage(t *testing.T) {
 		t.Errorf("the ASR and T2I gates are no longer recomputed")
 	}
 }
+
+// TestTargetKindIsTheTargetFiles: the run's target_kind must be the kind of the repository's
+// target file it names.
+func TestTargetKindIsTheTargetFiles(t *testing.T) {
+	p := pins{root: repoRootForTest(t)}
+	for _, c := range []struct {
+		target, kind, want string
+	}{
+		{"suites/targets/reference.yaml", "reference", ""},
+		{"suites/targets/trtmc.yaml", "trtmc", ""},
+		{"suites/targets/reference.yaml", "trtmc", `target_kind "trtmc", but the target file suites/targets/reference.yaml says kind "reference"`},
+		{"suites/targets/trtmc.yaml", "reference", `target_kind "reference", but the target file suites/targets/trtmc.yaml says kind "trtmc"`},
+		{"../../elsewhere.yaml", "reference", `target_kind reference, but target "../../elsewhere.yaml" is not a path inside`},
+	} {
+		report, got := collect()
+		checkTargetKind(p, evidence.Evidence{Target: c.target, TargetKind: c.kind}, report)
+		if (c.want == "") != (len(*got) == 0) || (c.want != "" && !containsAll(*got, c.want)) {
+			t.Errorf("%s as %s: got %v, want %q", c.target, c.kind, *got, c.want)
+		}
+	}
+}
+
+func repoRootForTest(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
@@ -49,6 +50,7 @@ func Run(runDir string) ([]Problem, error) {
 	if err != nil {
 		return nil, err
 	}
+	checkTargetKind(p, e, report)
 	checkStageFiles(runDir, e, report)
 	checkJUnit(runDir, e, report)
 	for _, s := range e.Stages {
@@ -230,5 +232,29 @@ func checkGateOf(runDir string, p pins, where, runKind string, s evidence.Stage,
 		}
 	case s.TargetKind == "trtmc": // the family's own pytest gate: its stored JUnit is the evidence (trtmc hook)
 		checkJUnitGate(runDir, where, s.Stage, r, report)
+	}
+}
+
+// checkTargetKind ties the run's target_kind to the target file it names when that file is in
+// the repository (suites/targets/*.yaml): a run of reference.yaml cannot call itself trtmc to
+// have its gates read from JUnit reports, nor the reverse. A target file outside the repository
+// cannot be checked here.
+func checkTargetKind(p pins, e evidence.Evidence, report reporter) {
+	path, err := local(p.root, "target", e.Target)
+	if err != nil {
+		if e.TargetKind == "reference" {
+			report("evidence.json", "target_kind reference, but %v", err)
+		}
+		return
+	}
+	t, err := target.Read(path, p.root)
+	if err != nil {
+		if e.TargetKind == "reference" {
+			report("evidence.json", "target_kind reference, but target %s is not a readable target file in the repository: %v", e.Target, err)
+		}
+		return
+	}
+	if t.Kind != e.TargetKind {
+		report("evidence.json", "target_kind %q, but the target file %s says kind %q", e.TargetKind, e.Target, t.Kind)
 	}
 }
