@@ -127,6 +127,7 @@ const htmlTemplate = `<!DOCTYPE html>
 body{font-family:sans-serif;margin:2em;max-width:80em;color:#222}
 table{border-collapse:collapse;margin:0.5em 0 1.5em}
 th,td{border:1px solid #ccc;padding:0.25em 0.6em;text-align:left;vertical-align:top}
+td.fails{max-width:24em;overflow-wrap:anywhere}
 th{background:#f2f2f2}
 .light{display:inline-block;width:0.9em;height:0.9em;border-radius:50%;border:1px solid #555;vertical-align:middle}
 .green{background:#2ca02c}.yellow{background:#e6c619}.red{background:#d62728}.white{background:#fff}
@@ -151,9 +152,9 @@ img.plot{max-width:42em;display:block}
 <td>{{.Profile}}</td><td>{{.Checkpoint}}@{{.Revision}}</td><td>{{.Kind}}</td><td>{{if .Counted}}yes{{else}}no{{end}}</td><td>{{.Status}}</td>
 <td>{{gate .}}{{if .Gate}}<br><small>{{range kv .Gate.Figures}}{{.}}<br>{{end}}</small>{{end}}</td><td>{{join .}}</td>
 <td>{{figure . "client_latency_p50"}} / {{p95 . "client_latency_p95"}}</td><td>{{figure . "task_call_p50"}} / {{p95 . "task_call_p95"}}</td>
-<td>{{figure . "client_minus_task_p50"}}</td><td>{{fails .}}</td></tr>
+<td>{{figure . "client_minus_task_p50"}}</td><td class="fails">{{fails .}}</td></tr>
 {{end}}{{range gaps .}}<tr class="gap"><td><span class="light white" title="gap"></span></td><td>—</td><td>{{.Checkpoint}}@{{.Revision}}</td><td>gap</td><td>no</td>
-<td>not qualified</td><td>—</td><td>—</td><td>—</td><td>—</td><td>—</td><td>{{.Reason}}</td></tr>
+<td>not qualified</td><td>—</td><td>—</td><td>—</td><td>—</td><td>—</td><td class="fails">{{.Reason}}</td></tr>
 {{end}}</table>
 {{range .Results}}{{if .Statement}}<p><strong>Note ({{.Profile}}):</strong> {{.Statement}}.</p>{{end}}{{end}}
 {{range .Results}}{{if .Plot}}<figure><img class="plot" alt="latency of {{.Profile}}" src="{{plotURI .}}"><figcaption>{{.Profile}}: client latency vs Task call</figcaption></figure>{{end}}{{end}}
