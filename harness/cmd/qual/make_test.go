@@ -15,7 +15,7 @@ import (
 // and reports/latest stays where it was.
 func TestQualifyAllRefusesWrongInputsBeforeRunning(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
-		t.Fatal("make is not installed: the README's commands need it (make deps installs the build tools)")
+		t.Fatal("make is not installed: the README's commands need it")
 	}
 	root := repoRoot()
 	latest, _ := os.Readlink(filepath.Join(root, "reports", "latest"))
