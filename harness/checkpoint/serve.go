@@ -102,6 +102,9 @@ func (c *Checkpoint) StartServer(ctx context.Context) (Cleanup, error) {
 		logs, lerr := srv.LogText(ctx)
 		if lerr == nil {
 			lerr = os.WriteFile(filepath.Join(c.Dir, "server.log"), []byte(logs), 0o644)
+			if len(c.Result.Failures) > 0 { // the server's side of a failure, next to the spec's
+				c.logf("server log (last lines; whole log in %s):\n%s", filepath.Join(c.Dir, "server.log"), tail(logs))
+			}
 		}
 		if lerr != nil {
 			lerr = fmt.Errorf("keep server log: %w", lerr)
