@@ -31,7 +31,7 @@ import (
 // the double over trtmc-qual's reference models and is checked to say so.
 func TestContractDoubleRunsTheTRTMCTarget(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds trtmc-native and trtmc-server")
+		t.Skip("-short: builds trtmc-native and trtmc-server and drives the TRTMC target through the contract double (~60 s); make test runs it")
 	}
 	python, err := exec.LookPath("python3")
 	if err != nil {

@@ -58,7 +58,7 @@ func TestQualifyAllRefusesWrongInputsBeforeRunning(t *testing.T) {
 // passing.
 func TestLabelTypoFailsTheSuite(t *testing.T) {
 	if testing.Short() {
-		t.Skip("compiles a suite")
+		t.Skip("-short: compiles and runs a stage suite binary; make test runs it")
 	}
 	cmd := exec.Command("go", "test", "-count=1", "./suites/asr", "-ginkgo.label-filter=speech")
 	cmd.Dir = repoRoot()
