@@ -84,6 +84,7 @@ type Row struct {
 	Kind             string   `json:"kind"`
 	Markings         []string `json:"markings,omitempty"` // why a row is reduced, a variant or excluded
 	Notes            []string `json:"notes,omitempty"`
+	GPUs             int      `json:"gpus,omitempty"` // a distributed profile's device count (> 1): planned, never attempted
 	Counted          bool     `json:"counted"`
 	Status           string   `json:"status"`
 	Reason           string   `json:"reason,omitempty"`
@@ -269,7 +270,28 @@ func classify(p Profile, c capInfo, stage, excl string, replaces []string, opts 
 	if opts.PlannedReason != "" {
 		row.Reason = opts.PlannedReason
 	}
+	if n, how := devices(p); n > 1 {
+		row.GPUs = n
+		row.Reason = fmt.Sprintf("planned: needs %d GPUs (%s); distributed profiles are not attempted: TRTMC's own build-by-profile refuses them as \"distributed\" (apps/benchmark/trtmc_benchmark/catalog.py) and TRTMC runs them under mpirun on multi-GPU runners; no result is claimed", n, how)
+	}
 	return row
+}
+
+// devices is how many GPUs a profile needs and where the manifest says so: the older layout's
+// distributed_runtime.world_size (the ranks TRTMC's e2e harness starts with mpirun) when
+// declared, else tensor_parallel_size × context_parallel_size (families/whisper/tests/test_e2e.py
+// runs tp > 1 under mpirun -np tp); ci_tier multi_device alone means at least 2.
+func devices(p Profile) (int, string) {
+	tp, cp := max(1, p.TensorParallel), max(1, p.ContextParallel)
+	switch {
+	case p.WorldSize > 1:
+		return p.WorldSize, fmt.Sprintf("distributed_runtime.world_size=%d", p.WorldSize)
+	case tp*cp > 1:
+		return tp * cp, fmt.Sprintf("tensor_parallel_size=%d × context_parallel_size=%d", tp, cp)
+	case p.CITier == "multi_device":
+		return 2, "ci_tier: multi_device, no size declared: at least 2"
+	}
+	return 1, ""
 }
 
 // exclusion names why a profile that shares the image task string is not text-to-image: a
@@ -332,6 +354,9 @@ func kindOf(p Profile, replaces []string) (string, []string) {
 	}
 	if p.CITier == "multi_device" {
 		variant = append(variant, "ci_tier: multi_device (distributed)")
+	}
+	if p.WorldSize > 1 && p.TensorParallel <= 1 && p.ContextParallel <= 1 {
+		variant = append(variant, fmt.Sprintf("distributed_runtime.world_size=%d (distributed)", p.WorldSize))
 	}
 	switch q := strings.ToLower(p.Quantization); {
 	case q != "" && q != "none":

@@ -34,6 +34,7 @@ type Profile struct {
 	SourceVersion                   string
 
 	TensorParallel, ContextParallel int
+	WorldSize                       int // distributed_runtime.world_size (older layout): the ranks mpirun starts
 	Quantization                    string // a string, or the "format" of a quantization object
 	FP8Scales                       bool
 	CITier                          string // top level, else the profile's own testcase
@@ -117,6 +118,8 @@ func (p *Profile) readParallel(top map[string]any) {
 	par, _ := ba["parallel"].(map[string]any)
 	p.TensorParallel = max(p.TensorParallel, num(par, "tp_size"), num(ba, "tensor_parallel_size"))
 	p.ContextParallel = max(p.ContextParallel, num(par, "cp_size"), num(ba, "context_parallel_size"))
+	dr, _ := top["distributed_runtime"].(map[string]any)
+	p.WorldSize = num(dr, "world_size")
 }
 
 // readQuantization accepts "fp8" or {"format": "fp8", ...}.

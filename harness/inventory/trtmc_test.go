@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -207,3 +208,63 @@ func checkLimits(t *testing.T, rep *Report, want map[string][4]string) {
 		}
 	}
 }
+
+// Distributed profiles (TP/CP > 1, either spelling) are planned with the GPUs they need, never
+// attempted: not on a CPU machine, and not on a 1-GPU runner where the plan would otherwise run
+// them. The count is the manifest's distributed_runtime.world_size when it declares one (older
+// layout), else tensor_parallel_size × context_parallel_size. Every other row has no GPU count.
+func TestDistributedRowsArePlannedWithTheirGPUs(t *testing.T) {
+	want := map[string]map[string]string{
+		"trtmc-older": {
+			"whisper-large-v3-turbo-tp4": "planned: needs 4 GPUs (distributed_runtime.world_size=4)",
+			"flux-schnell-l0-cp4":        "planned: needs 4 GPUs (tensor_parallel_size=1 × context_parallel_size=4)",
+		},
+		"trtmc-newer": {
+			"whisper-tiny-fp16-tp2": "planned: needs 2 GPUs (tensor_parallel_size=2 × context_parallel_size=1)",
+			"flux-schnell-l0-cp4":   "planned: needs 4 GPUs (tensor_parallel_size=1 × context_parallel_size=4)",
+		},
+	}
+	for tree, rows := range want {
+		// Without a planned reason (a machine whose GPU stack is there): still planned.
+		rep := Scan(fixturePaths(t, tree), Options{Capabilities: ByTaskString})
+		seen := map[string]bool{}
+		for _, stage := range Stages() {
+			for _, r := range rep.Stages[stage] {
+				prefix, distributed := rows[r.Profile]
+				switch {
+				case distributed:
+					seen[r.Profile] = true
+					if !strings.HasPrefix(r.Reason, prefix) || r.Status != StatusPlanned || r.Counted || r.Kind == KindFull {
+						t.Errorf("%s %s: gpus %d, %s %s counted %v, reason %q; want planned, not counted, reason starting %q", tree, r.Profile, r.GPUs, r.Kind, r.Status, r.Counted, r.Reason, prefix)
+					}
+					if n := strings.Fields(strings.TrimPrefix(prefix, "planned: needs "))[0]; fmtInt(r.GPUs) != n {
+						t.Errorf("%s %s: gpus %d, want %s", tree, r.Profile, r.GPUs, n)
+					}
+				case r.GPUs != 0:
+					t.Errorf("%s %s: gpus %d on a single-device profile (%q)", tree, r.Profile, r.GPUs, r.Reason)
+				}
+			}
+		}
+		for p := range rows {
+			if !seen[p] {
+				t.Errorf("%s: no row %s", tree, p)
+			}
+		}
+	}
+}
+
+func fixturePaths(t *testing.T, tree string) []string {
+	t.Helper()
+	root := filepath.Join(repoRoot(), "suites", "targets", "testdata", tree)
+	tg, err := target.Read(filepath.Join(repoRoot(), "suites", "targets", targetFile(tree)), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, err := tg.ManifestPaths()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return paths
+}
+
+func fmtInt(n int) string { return strconv.Itoa(n) }

@@ -105,19 +105,24 @@ func stageLabels() []string {
 func (s *Suite) Checkpoints() {
 	if reason := s.Plan.PlannedReason; reason != "" {
 		for _, row := range s.Plan.Rows {
-			if row.Kind == inventory.KindExcluded || row.Kind == inventory.KindGap {
+			switch {
+			case row.Kind == inventory.KindExcluded || row.Kind == inventory.KindGap:
 				s.excluded(row)
-			} else {
+			case row.GPUs > 1:
+				s.planned(row, row.Reason)
+			default:
 				s.planned(row, reason)
 			}
 		}
 		return
 	}
 	for _, row := range s.Plan.Rows {
-		switch row.Kind {
-		case inventory.KindFull: // the inventory counts exactly one full profile per checkpoint
+		switch {
+		case row.GPUs > 1: // distributed (TP/CP > 1): planned with "needs N GPUs", never attempted here
+			s.planned(row, row.Reason)
+		case row.Kind == inventory.KindFull: // the inventory counts exactly one full profile per checkpoint
 			s.full(row)
-		case inventory.KindReduced, inventory.KindVariant:
+		case row.Kind == inventory.KindReduced || row.Kind == inventory.KindVariant:
 			s.recorded(row)
 		default:
 			s.excluded(row)
