@@ -34,7 +34,7 @@ type Profile struct {
 	SourceVersion                   string
 
 	TensorParallel, ContextParallel int
-	WorldSize                       int // distributed_runtime.world_size (older layout): the ranks mpirun starts
+	WorldSize                       int    // distributed_runtime.world_size (older layout): the ranks mpirun starts
 	Quantization                    string // a string, or the "format" of a quantization object
 	FP8Scales                       bool
 	CITier                          string // top level, else the profile's own testcase
