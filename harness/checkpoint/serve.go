@@ -146,7 +146,7 @@ func (c *Checkpoint) CheckServed(ctx context.Context) error {
 	return nil
 }
 
-// loadInputs materializes the testcase's pinned dataset.
+// loadInputs materializes the testcase's pinned dataset and keeps the inputs the family can take.
 func (c *Checkpoint) loadInputs() ([]workload.Input, error) {
 	sum, err := bundle.FileSHA256(filepath.Join(c.Env.Root, c.Testcase.Dataset))
 	if err != nil {
@@ -157,7 +157,7 @@ func (c *Checkpoint) loadInputs() ([]workload.Input, error) {
 		return nil, err
 	}
 	c.Result.Dataset = evidence.Dataset{Path: c.Testcase.Dataset, SHA256: sum, Items: len(out)}
-	return out, nil
+	return c.admit(out) // clips beyond the family's declared limits are not sent (limits.go)
 }
 
 // RunAIPerf sends W warmup and N measured requests from the pinned inputs and collects the

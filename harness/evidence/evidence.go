@@ -163,6 +163,10 @@ type Result struct {
 	// under the sample rule; the gate's corpus figures with bootstrap intervals.
 	Repeated *stats.Repeated `json:"repeated,omitempty"`
 	Accuracy []Accuracy      `json:"accuracy,omitempty"`
+	// Issue #12 (clip limits, skipped.go): the limits the inputs were admitted under and every
+	// pinned input not sent because it breaks them.
+	Limits  *InputLimits   `json:"input_limits,omitempty"`
+	Skipped []SkippedInput `json:"skipped_inputs,omitempty"`
 }
 
 // WriteJSON writes v as indented JSON, creating directories.

@@ -68,6 +68,7 @@ func HTML(runDir string, e Evidence) ([]byte, error) {
 		"plotURI": func(r Result) (template.URL, error) { return plotURI(runDir, r) },
 		"kv":      func(m map[string]float64) []string { return gateKV(m) },
 		"gaps":    gapRows,
+		"skipped": skippedLines, // #12 clip limits (skipped.go)
 		"p95": func(r Result, name string) string { // under the sample rule, as in the Markdown
 			if r.Timing == nil {
 				return "—"
@@ -153,7 +154,8 @@ img.plot{max-width:42em;display:block}
 <td>{{gate .}}{{if .Gate}}<br><small>{{range kv .Gate.Figures}}{{.}}<br>{{end}}</small>{{end}}</td><td>{{join .}}</td>
 <td>{{figure . "client_latency_p50"}} / {{p95 . "client_latency_p95"}}</td><td>{{figure . "task_call_p50"}} / {{p95 . "task_call_p95"}}</td>
 <td>{{figure . "client_minus_task_p50"}}</td><td class="fails">{{fails .}}</td></tr>
-{{end}}{{range gaps .}}<tr class="gap"><td><span class="light white" title="gap"></span></td><td>—</td><td>{{.Checkpoint}}@{{.Revision}}</td><td>gap</td><td>no</td>
+{{if .Skipped}}<tr class="skipped" data-profile="{{.Profile}}"><td></td><td colspan="11" class="fails"><small>{{range skipped .}}{{.}}<br>{{end}}</small></td></tr>
+{{end}}{{end}}{{range gaps .}}<tr class="gap"><td><span class="light white" title="gap"></span></td><td>—</td><td>{{.Checkpoint}}@{{.Revision}}</td><td>gap</td><td>no</td>
 <td>not qualified</td><td>—</td><td>—</td><td>—</td><td>—</td><td>—</td><td class="fails">{{.Reason}}</td></tr>
 {{end}}</table>
 {{range .Results}}{{if .Statement}}<p><strong>Note ({{.Profile}}):</strong> {{.Statement}}.</p>{{end}}{{end}}

@@ -115,6 +115,7 @@ func writeStage(b *strings.Builder, s Stage) {
 			fmt.Fprintf(b, "| — | %s@%s | gap | no | not qualified | — | — | %s |\n", g.Checkpoint, g.Revision, escape(g.Reason))
 		}
 		b.WriteString("\n")
+		writeSkipped(b, s) // #12 clip limits (skipped.go)
 		writeFigures(b, s)
 		writeIntervals(b, s) // #19 statistics (intervals.go)
 		writeGateFigures(b, s)

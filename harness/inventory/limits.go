@@ -244,3 +244,47 @@ func LimitsOfManifest(path string) (FamilyLimits, error) {
 	}
 	return FamilyLimits{Family: p.Family}, nil
 }
+
+// Admission is what one profile's clips are admitted under: its family's strictest declared
+// maximum clip duration, and the sample rate the profile itself declares (top level, build,
+// build_args, a testcase or its thresholds), else its family's when every profile agrees. A
+// family outside the stage-3 audit, or one that declares nothing, admits every clip.
+type Admission struct {
+	Family           string
+	MaxClipSeconds   float64
+	MaxClipSource    string
+	SampleRate       int
+	SampleRateSource string
+}
+
+// AdmissionOf reads a manifest's admission from it and its family's manifests beside it.
+func AdmissionOf(path string) (Admission, error) {
+	fl, err := LimitsOfManifest(path)
+	if err != nil {
+		return Admission{}, err
+	}
+	a := Admission{Family: fl.Family}
+	if len(fl.Profiles) == 0 { // not a stage-3 family: nothing declared for clips
+		return a, nil
+	}
+	if fl.maxClip > 0 {
+		a.MaxClipSeconds, a.MaxClipSource = fl.maxClip, fl.MaxClipSeconds.Source
+	}
+	p, err := readProfile(path)
+	if err != nil {
+		return Admission{}, fmt.Errorf("manifest %s: %w", path, err)
+	}
+	own := map[string][]finding{}
+	for _, f := range findings(p) {
+		own[f.key] = append(own[f.key], f)
+	}
+	rate, v := numericLimit(own, rateKeys, false)
+	if v == 0 { // the profile declares none: the family's, when its profiles agree
+		rate = fl.SampleRate
+		v, _ = strconv.ParseFloat(rate.Value, 64)
+	}
+	if v > 0 && v == float64(int(v)) && rate.Source != "differs by profile" {
+		a.SampleRate, a.SampleRateSource = int(v), rate.Source
+	}
+	return a, nil
+}

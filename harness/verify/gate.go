@@ -178,6 +178,7 @@ func checkGate(p pins, where, stage string, row inventory.Row, r evidence.Result
 type recheck struct {
 	gate         func(p pins, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, pairs []join.Pair, report reporter) []string
 	storedInputs func(runDir, datasetPath, where string, r evidence.Result, report reporter)
+	admission    func(runDir string, p pins, datasetPath, where, stage string, r evidence.Result, report reporter) // #12 clip limits (skipped.go)
 }
 
 var rechecks = map[workload.Stage]recheck{
@@ -186,6 +187,7 @@ var rechecks = map[workload.Stage]recheck{
 			return checkASRGate(p, where, tc, th, r, report)
 		},
 		storedInputs: checkASRInputs,
+		admission:    checkAdmission,
 	},
 	workload.T2I: {gate: checkT2IGate},
 }
@@ -519,6 +521,9 @@ func checkStored(runDir string, p pins, where, stage string, r evidence.Result, 
 	if err != nil || got != r.Dataset.SHA256 {
 		report(r.Dataset.Path, "pinned dataset sha256 %s, evidence records %s (%v)", got, r.Dataset.SHA256, err)
 		return
+	}
+	if admission := rechecks[workload.Stage(stage)].admission; admission != nil {
+		admission(runDir, p, datasetPath, where, stage, r, report)
 	}
 	if inputs := rechecks[workload.Stage(stage)].storedInputs; inputs != nil && r.AIPerf != nil {
 		inputs(runDir, datasetPath, where, r, report)

@@ -45,26 +45,36 @@ func (asr) Inputs(root, datasetPath, dir string) ([]Input, error) {
 	}
 	out := make([]Input, 0, len(clips))
 	for _, cl := range clips {
-		sha, err := fileAudioSHA(cl.Path)
+		a, err := fileAudio(cl.Path)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Input{ID: cl.ID, HostPath: cl.Path, ContainerPath: "/data/" + cl.ID + ".wav", Gold: cl.Gold, Seconds: cl.Duration, AudioSHA: sha})
+		// Seconds and SampleRate are the decoded clip's: what the family's limits are applied to.
+		out = append(out, Input{ID: cl.ID, HostPath: cl.Path, ContainerPath: "/data/" + cl.ID + ".wav", Gold: cl.Gold,
+			Seconds: a.Seconds(), SampleRate: a.SampleRate, AudioSHA: a.SHA256()})
 	}
 	return out, nil
 }
 
-// fileAudioSHA is the decoded clip's identity, as the server records it in input_sha256.
-func fileAudioSHA(path string) (string, error) {
+// fileAudio decodes a clip; its SHA256 is the clip's identity, as the server records it in
+// input_sha256.
+func fileAudio(path string) (task.Audio, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", err
+		return task.Audio{}, err
 	}
 	a, err := audio.DecodeWAV(data)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
+		return task.Audio{}, fmt.Errorf("%s: %w", path, err)
 	}
-	return a.SHA256(), nil
+	return a, nil
+}
+
+// ClipOf decodes a stored clip's length and sample rate (qual verify re-applies the recorded
+// limits to them).
+func ClipOf(path string) (seconds float64, sampleRate int, err error) {
+	a, err := fileAudio(path)
+	return a.Seconds(), a.SampleRate, err
 }
 
 func (asr) AIPerf(inputs []Input, _ manifest.Manifest, _ manifest.Testcase) (Load, error) {

@@ -63,12 +63,12 @@ func (audioQA) Inputs(root, datasetPath, dir string) ([]Input, error) {
 				return nil, fmt.Errorf("QA pair %s names clip %s, not in %s", p.ID, p.Clip, p.Dataset)
 			}
 		}
-		sha, err := fileAudioSHA(c.Path)
+		a, err := fileAudio(c.Path)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, Input{ID: p.ID, HostPath: c.Path, ContainerPath: "/data/" + p.ID + ".wav", Gold: p.Answer,
-			Seconds: c.Duration, AudioSHA: sha, Question: p.Question})
+			Seconds: c.Duration, AudioSHA: a.SHA256(), Question: p.Question})
 	}
 	return out, nil
 }

@@ -100,6 +100,7 @@ type Input struct {
 	ContainerPath string
 	Gold          string // the human reference (ASR) or the expected answer (audio QA)
 	Seconds       float64
+	SampleRate    int    // an audio input's decoded rate (0: not checked against the family's limits)
 	AudioSHA      string // task.Audio.SHA256 of the decoded clip
 	Prompt        dataset.Prompt
 	Question      string

@@ -156,7 +156,7 @@ func printRows(w io.Writer, stage string, rows []inventory.Row, entry map[string
 }
 
 func printLimits(w io.Writer, limits []inventory.FamilyLimits) {
-	fmt.Fprintln(w, "\nstage 3 family limits (clips beyond a declared maximum clip duration are not sent):")
+	fmt.Fprintln(w, "\nstage 3 family limits (a clip longer than the family's maximum, or at another rate than the profile declares, is not sent; the report lists it with the reason):")
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "FAMILY\tMAX CLIP SECONDS\tSAMPLE RATE\tTOKEN LIMIT\tLANGUAGE DEFAULT")
 	for _, l := range limits {

@@ -1,0 +1,166 @@
+package verify
+
+// Clip limits (issue #12): nothing is dropped silently. On a stage-3 row every pinned clip was
+// either sent (it is a row of every AIPerf input file the run stored) or recorded as skipped,
+// never both; a skipped clip really breaks a recorded limit, re-applied to the stored WAV; a
+// sent clip breaks none; a reference row's recorded limits are its pinned manifest's; a row whose
+// every clip was skipped is failed.
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
+)
+
+func checkAdmission(runDir string, p pins, datasetPath, where, stage string, r evidence.Result, report reporter) {
+	set, err := dataset.ReadASR(datasetPath)
+	if err != nil {
+		report(r.Dataset.Path, "%v", err)
+		return
+	}
+	limits := pinnedLimits(p, where, r, report)
+	skipped := map[string]evidence.SkippedInput{}
+	for _, s := range r.Skipped {
+		if _, dup := skipped[s.Clip]; dup {
+			report(where, "clip %s is listed as skipped twice", s.Clip)
+		}
+		skipped[s.Clip] = s
+	}
+	if len(r.Skipped) > 0 && r.Limits == nil {
+		report(where, "%d clips recorded as skipped, but no input limits are recorded", len(r.Skipped))
+	}
+	dir := filepath.Join(runDir, stage, r.Profile, "inputs")
+	if r.Records != "" {
+		if recordsPath, err := local(runDir, "records", r.Records); err == nil {
+			dir = filepath.Join(filepath.Dir(recordsPath), "inputs")
+		}
+	}
+	pinned := map[string]bool{}
+	for _, c := range set.Clips {
+		pinned[c.ID] = true
+		seconds, rate, err := workload.ClipOf(filepath.Join(dir, c.ID+".wav"))
+		if err != nil {
+			report(where, "clip %s: stored input not readable, its limits cannot be re-applied: %v", c.ID, err)
+			continue
+		}
+		why := limits.Violation("", seconds, rate)
+		s, isSkipped := skipped[c.ID]
+		switch {
+		case isSkipped && why == "":
+			report(where, "clip %s (%.2f s, %d Hz) is recorded as skipped (%q) but breaks none of the limits that apply %+v", c.ID, seconds, rate, s.Reason, limits)
+		case !isSkipped && why != "":
+			report(where, "clip %s was not skipped but breaks the family's declared limits: %s", c.ID, why)
+		}
+	}
+	for _, s := range r.Skipped {
+		if !pinned[s.Clip] {
+			report(where, "skipped clip %s is not a clip of the pinned dataset %s", s.Clip, r.Dataset.Path)
+		}
+	}
+	for _, o := range r.Outputs {
+		if _, isSkipped := skipped[o.InputID]; isSkipped {
+			report(where, "request %s served clip %s, which is recorded as skipped", o.RequestID, o.InputID)
+		}
+	}
+	if len(set.Clips) > 0 && len(skipped) >= len(set.Clips) && r.Status != evidence.StatusFailed {
+		report(where, "every pinned clip was skipped, yet the row is %s: a row never qualifies on zero inputs", r.Status)
+	}
+	if r.AIPerf != nil {
+		checkSent(runDir, where, r, set, skipped, report)
+	}
+}
+
+// pinnedLimits are the limits the row's clips must satisfy: the pinned manifest's for a
+// reference profile (and the recorded ones must equal them), else the recorded ones.
+func pinnedLimits(p pins, where string, r evidence.Result, report reporter) evidence.InputLimits {
+	recorded := evidence.InputLimits{}
+	if r.Limits != nil {
+		recorded = *r.Limits
+	}
+	rel, ok, err := p.manifest(r.Profile)
+	if err != nil || !ok {
+		return recorded
+	}
+	a, err := inventory.AdmissionOf(filepath.Join(p.root, rel))
+	if err != nil {
+		report(where, "input limits of the pinned manifest %s: %v", rel, err)
+		return recorded
+	}
+	want := evidence.InputLimits{MaxClipSeconds: a.MaxClipSeconds, MaxClipSource: a.MaxClipSource, SampleRate: a.SampleRate, SampleRateSource: a.SampleRateSource}
+	// Values, not sources: a TRTMC-layout copy of the manifest (the contract double's) may name a
+	// different sibling as the source of the same family limit.
+	if r.Limits != nil && (recorded.MaxClipSeconds != want.MaxClipSeconds || recorded.SampleRate != want.SampleRate) {
+		report(where, "recorded input limits %+v are not the pinned manifest %s's %+v", recorded, rel, want)
+	}
+	return want
+}
+
+// checkSent requires every AIPerf input file of the row to hold exactly the clips not skipped.
+func checkSent(runDir, where string, r evidence.Result, set dataset.ASRSet, skipped map[string]evidence.SkippedInput, report reporter) {
+	dir, err := local(runDir, "aiperf.dir", r.AIPerf.Dir)
+	if err != nil {
+		report(where, "%v", err)
+		return
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "inputs.json")) // aiperf.dir is AIPerf's artifact directory
+	runs, _ := filepath.Glob(filepath.Join(dir, "profile_runs", "*", "inputs.json"))
+	files = append(files, runs...)
+	if len(files) == 0 {
+		report(where, "no AIPerf inputs.json under %s: which clips were sent cannot be checked", r.AIPerf.Dir)
+		return
+	}
+	for _, f := range files {
+		rel, _ := filepath.Rel(runDir, f)
+		sent, err := sessions(f)
+		if err != nil {
+			report(filepath.ToSlash(rel), "%v", err)
+			continue
+		}
+		for _, c := range set.Clips {
+			_, isSkipped := skipped[c.ID]
+			switch {
+			case isSkipped && sent[c.ID]:
+				report(filepath.ToSlash(rel), "clip %s is recorded as skipped but AIPerf was given it", c.ID)
+			case !isSkipped && !sent[c.ID]:
+				report(filepath.ToSlash(rel), "clip %s was neither sent nor recorded as skipped", c.ID)
+			}
+			delete(sent, c.ID)
+		}
+		if len(sent) > 0 {
+			extra := make([]string, 0, len(sent))
+			for id := range sent {
+				extra = append(extra, id)
+			}
+			sort.Strings(extra)
+			report(filepath.ToSlash(rel), "AIPerf was given inputs %v that are not clips of the pinned dataset %s", extra, r.Dataset.Path)
+		}
+	}
+}
+
+// sessions reads the session ids of AIPerf's inputs.json ({"data": [{"session_id": ...}]}).
+func sessions(path string) (map[string]bool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var in struct {
+		Data []struct {
+			SessionID string `json:"session_id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
+		return nil, fmt.Errorf("AIPerf inputs: %w", err)
+	}
+	out := map[string]bool{}
+	for _, d := range in.Data {
+		out[d.SessionID] = true
+	}
+	return out, nil
+}
