@@ -105,6 +105,32 @@ func TestARowWithEveryClipSkippedFails(t *testing.T) {
 	}
 }
 
+// Every reference ASR profile, and the contract double's copy of sphinx-en-us, sends every
+// pinned clip: nothing the reference families or TRTMC's double declare excludes one.
+func TestEveryReferenceASRProfileSendsItsWholeDataset(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join(moduleRoot(), "native", "families", "*", "manifests", "*.json"))
+	paths = append(paths, filepath.Join(moduleRoot(), "suites", "targets", "testdata", "trtmc-double", "families", "sphinx", "tests", "manifests", "sphinx-en-us.json"))
+	n := 0
+	for _, p := range paths {
+		m, err := manifest.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.TaskString() != "transcription" {
+			continue
+		}
+		n++
+		c := limitsCheckpoint(t, p)
+		kept, err := c.loadInputs()
+		if err != nil || len(kept) != c.Result.Dataset.Items || len(c.Result.Skipped) != 0 {
+			t.Errorf("%s: %d of %d sent, skipped %+v (%v)", p, len(kept), c.Result.Dataset.Items, c.Result.Skipped, err)
+		}
+	}
+	if n < 5 {
+		t.Errorf("only %d transcription manifests checked", n)
+	}
+}
+
 // The reference families declare 30 s and their profiles' own rates: every pinned clip is sent,
 // and the limits are recorded (sphinx-tidigits takes its 8 kHz clips by its own sample_rate,
 // although the family's profiles differ).
