@@ -236,7 +236,7 @@ func (c *Checkpoint) Gate(ctx context.Context) error {
 	}
 	c.Result.Gate = &res
 	c.Result.Bundle.SHA256Gated = res.BundleSHA
-	if c.Result.Accuracy, err = evidence.GateAccuracy(&res); err != nil { // bootstrap intervals (#19)
+	if c.Result.Accuracy, err = c.gateAccuracy(&res); err != nil { // bootstrap intervals (#19)
 		return c.fail("gate", err)
 	}
 	switch {

@@ -20,6 +20,10 @@ type Accuracy struct {
 	Lower  float64               `json:"p05"`  // the figure's bootstrap 5th percentile
 	Upper  float64               `json:"p95"`  // and 95th
 	Test   *stats.NonInferiority `json:"test"`
+	// ClusterBy says what the bootstrap resampled; Groups are the speaker/recording groups the
+	// pinned dataset declares for the gate's clips (clip id → group; a clip absent stands alone).
+	ClusterBy string            `json:"cluster_by"`
+	Groups    map[string]string `json:"groups,omitempty"`
 }
 
 // corpusFigure is how one gate figure is made from the gate's items and which bound judges it.
@@ -41,8 +45,10 @@ func corpusFigures(g *family.GateResult) []corpusFigure {
 	return nil
 }
 
-// GateAccuracy bootstraps every corpus figure of a gate that has a pinned bound.
-func GateAccuracy(g *family.GateResult) ([]Accuracy, error) {
+// GateAccuracy bootstraps every corpus figure of a gate that has a pinned bound. groups are the
+// speaker/recording groups the pinned dataset declares (dataset.Groups; nil when it declares
+// none): clips of one group are resampled together as one cluster, every other clip alone.
+func GateAccuracy(g *family.GateResult, groups map[string]string) ([]Accuracy, error) {
 	if g == nil {
 		return nil, nil
 	}
@@ -56,6 +62,7 @@ func GateAccuracy(g *family.GateResult) ([]Accuracy, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.name, err)
 		}
+		used := Cluster(units, groups)
 		reg, side := stats.AtLeast(bound), "≥"
 		if f.atMost {
 			reg, side = stats.AtMost(bound), "≤"
@@ -64,7 +71,8 @@ func GateAccuracy(g *family.GateResult) ([]Accuracy, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.name, err)
 		}
-		a := Accuracy{Figure: f.name, Value: corpusValue(units), Bound: bound, Side: side, Test: &ni}
+		a := Accuracy{Figure: f.name, Value: corpusValue(units), Bound: bound, Side: side, Test: &ni,
+			ClusterBy: ClusterBy(len(used), ni.Clusters, ni.Units), Groups: used}
 		// R = figure − bound (≤) or bound − figure (≥): the figure's percentiles follow from R's.
 		if f.atMost {
 			a.Lower, a.Upper = ni.P05+bound, ni.P95+bound
@@ -74,6 +82,30 @@ func GateAccuracy(g *family.GateResult) ([]Accuracy, error) {
 		out = append(out, a)
 	}
 	return out, nil
+}
+
+// Cluster sets each unit's cluster to its declared group and returns the groups it used (nil
+// when no unit has one).
+func Cluster(units []stats.Unit, groups map[string]string) map[string]string {
+	var used map[string]string
+	for i := range units {
+		if g := groups[units[i].ID]; g != "" {
+			units[i].Cluster = g
+			if used == nil {
+				used = map[string]string{}
+			}
+			used[units[i].ID] = g
+		}
+	}
+	return used
+}
+
+// ClusterBy is the report's statement of what the bootstrap resampled.
+func ClusterBy(grouped, clusters, units int) string {
+	if grouped == 0 {
+		return fmt.Sprintf("inputs: the dataset declares no speaker or recording groups, so each of the %d inputs is its own cluster", units)
+	}
+	return fmt.Sprintf("speaker/recording groups the dataset declares: %d clusters over %d inputs (%d grouped, every other input its own cluster)", clusters, units, grouped)
 }
 
 // corpusValue is ΣNum/ΣDen over the units (one side: the gate's figure).

@@ -1,6 +1,8 @@
 package evidence
 
 import (
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
@@ -29,7 +31,7 @@ func TestGateAccuracy(t *testing.T) {
 		value float64
 		want  stats.Verdict
 	}{{0.35, hyps, 0.04, stats.Pass}, {0.04, hyps, 0.04, stats.Inconclusive}, {0.1, allWrong, 0.2, stats.Fail}} {
-		got, err := GateAccuracy(asr(c.bound, c.hyps...))
+		got, err := GateAccuracy(asr(c.bound, c.hyps...), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,15 +45,46 @@ func TestGateAccuracy(t *testing.T) {
 	}
 	img := &family.GateResult{Figures: map[string]float64{"psnr_min_db": 1e308}, Thresholds: map[string]float64{"ssim_min": 0.9999},
 		Items: []family.GateItem{{ID: "p1", Distance: 1}, {ID: "p2", Distance: 1}, {ID: "p3", Distance: 0.99999}}}
-	got, err := GateAccuracy(img)
+	got, err := GateAccuracy(img, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 1 || got[0].Figure != "ssim_mean" || got[0].Side != "≥" || got[0].Test.Verdict != stats.Pass || got[0].Lower < 0.9999 {
 		t.Errorf("images at SSIM ≈ 1 against 0.9999: %+v", got)
 	}
-	none, err := GateAccuracy(&family.GateResult{Figures: map[string]float64{"other": 1}})
+	none, err := GateAccuracy(&family.GateResult{Figures: map[string]float64{"other": 1}}, nil)
 	if err != nil || len(none) != 0 {
 		t.Errorf("a gate without a corpus figure: %v %v", none, err)
+	}
+}
+
+// TestClusterBootstrapByHand: clips a and b are one speaker (0 errors in 10 gold words), clip c
+// another (5 errors in 5). Resampling the 2 speakers gives WER 0 (¼), 1/3 (½) or 1 (¼), so the
+// 5th and 95th percentiles are exactly 0 and 1. Resampling the 3 clips alone gives k/3 for k
+// draws of c, and P(k = 3) = 1/27 < 5%, so the 95th percentile is 2/3: the groups matter.
+func TestClusterBootstrapByHand(t *testing.T) {
+	g := &family.GateResult{Figures: map[string]float64{"gold_wer": 0}, Thresholds: map[string]float64{"gold_wer": 0.5},
+		Items: []family.GateItem{{ID: "a", Gold: "one two three four five", Output: "one two three four five"},
+			{ID: "b", Gold: "one two three four five", Output: "one two three four five"},
+			{ID: "c", Gold: "one two three four five", Output: "x x x x x"}}}
+	grouped, err := GateAccuracy(g, map[string]string{"a": "spk1", "b": "spk1", "c": "spk2", "elsewhere": "spk3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := grouped[0]
+	if a.Value != 1.0/3 || a.Lower != 0 || a.Upper != 1 || a.Test.Clusters != 2 || a.Test.Units != 3 || a.Test.Verdict != stats.Inconclusive {
+		t.Errorf("by speaker: value %v [%v, %v], %d clusters of %d units, %s", a.Value, a.Lower, a.Upper, a.Test.Clusters, a.Test.Units, a.Test.Verdict)
+	}
+	if len(a.Groups) != 3 || a.Groups["elsewhere"] != "" || !strings.HasPrefix(a.ClusterBy, "speaker/recording groups the dataset declares: 2 clusters over 3 inputs") {
+		t.Errorf("groups %v, cluster_by %q", a.Groups, a.ClusterBy)
+	}
+	alone, err := GateAccuracy(g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := alone[0]
+	if math.Abs(b.Upper-2.0/3) > 1e-12 || b.Lower != 0 || b.Test.Clusters != 3 || b.Groups != nil ||
+		!strings.HasPrefix(b.ClusterBy, "inputs: the dataset declares no speaker or recording groups") {
+		t.Errorf("by clip: [%v, %v], %d clusters, groups %v, %q", b.Lower, b.Upper, b.Test.Clusters, b.Groups, b.ClusterBy)
 	}
 }

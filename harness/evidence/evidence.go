@@ -7,6 +7,7 @@ package evidence
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -232,6 +233,10 @@ func Assemble(runDir string) (Evidence, error) {
 		e.Target, e.TargetKind, e.Versions, e.Hardware = s.Target, s.TargetKind, s.Versions, s.Hardware
 	}
 	sort.Slice(e.Stages, func(i, j int) bool { return e.Stages[i].Number < e.Stages[j].Number })
+	if _, recorded := e.Versions[BuildTagsKey]; recorded {
+		e.Versions = maps.Clone(e.Versions)
+		e.Versions[BuildTagsKey] = mergeBuildTags(e.Stages)
+	}
 	if err := WriteJSON(filepath.Join(runDir, "evidence.json"), e); err != nil {
 		return e, err
 	}

@@ -55,6 +55,7 @@ func WriteHTML(runDir string, e Evidence) error {
 func HTML(runDir string, e Evidence) ([]byte, error) {
 	tmpl, err := template.New("report").Funcs(template.FuncMap{
 		"verdict": func() string { return Verdict(e) },
+		"banner":  func() string { return TestBuildBanner(e.Versions) },
 		"counts": func(s Stage) string {
 			q, c, _ := StageCounts(s)
 			return fmt.Sprintf("%d / %d", q, c)
@@ -133,9 +134,11 @@ th{background:#f2f2f2}
 .light{display:inline-block;width:0.9em;height:0.9em;border-radius:50%;border:1px solid #555;vertical-align:middle}
 .green{background:#2ca02c}.yellow{background:#e6c619}.red{background:#d62728}.white{background:#fff}
 .verdict{font-size:1.4em;font-weight:bold}
+.testbuild{background:#d62728;color:#fff;padding:0.5em 0.8em;font-size:1.2em}
 img.plot{max-width:42em;display:block}
 </style></head><body>
 <h1>Qualification report — run {{.RunID}}</h1>
+{{with banner}}<p class="testbuild" id="testbuild"><strong>{{.}}.</strong> Its binaries were built with a test-only flag that changes what they do; nothing in this run qualifies a checkpoint.</p>{{end}}
 <p class="verdict" id="verdict">Verdict: {{verdict}}</p>
 <table id="stages"><tr><th>stage</th><th>status</th><th>counted rows qualified</th><th>rows</th></tr>
 {{range .Stages}}<tr><td>{{.Number}} <code>{{.Stage}}</code></td><td>{{upper .Status}}</td><td>{{counts .}}</td><td>{{len .Results}}</td></tr>

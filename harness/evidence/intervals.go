@@ -93,13 +93,20 @@ func writeAccuracy(b *strings.Builder, s Stage) {
 		for _, a := range r.Accuracy {
 			if !header {
 				b.WriteString("Accuracy (gate corpus figures; paired percentile bootstrap, 2,000 resamples, fixed seed; pass iff the 95th percentile is within the bound, fail iff the 5th is outside):\n\n" +
-					"| profile | figure | value | 90% bootstrap interval | bound | units | verdict |\n|---|---|---|---|---|---|---|\n")
+					"| profile | figure | value | 90% bootstrap interval | bound | clusters / inputs | verdict |\n|---|---|---|---|---|---|---|\n")
 				header = true
 			}
-			fmt.Fprintf(b, "| %s | %s | %.4g | [%.4g, %.4g] | %s %g | %d | %s |\n", r.Profile, a.Figure, a.Value, a.Lower, a.Upper, a.Side, a.Bound, a.Test.Clusters, a.Test.Verdict)
+			fmt.Fprintf(b, "| %s | %s | %.4g | [%.4g, %.4g] | %s %g | %d / %d | %s |\n", r.Profile, a.Figure, a.Value, a.Lower, a.Upper, a.Side, a.Bound, a.Test.Clusters, a.Test.Units, a.Test.Verdict)
 		}
 	}
-	if header {
-		b.WriteString("\n")
+	if !header {
+		return
 	}
+	b.WriteString("\nResampled (a cluster is resampled whole: clips of one speaker or recording are not independent):\n\n")
+	for _, r := range s.Results {
+		for _, a := range r.Accuracy {
+			fmt.Fprintf(b, "- %s %s: %s\n", r.Profile, a.Figure, a.ClusterBy)
+		}
+	}
+	b.WriteString("\n")
 }

@@ -25,7 +25,7 @@ func TestIntervalsInTheReport(t *testing.T) {
 	}
 	gate := &family.GateResult{Figures: map[string]float64{"gold_wer": 0.2}, Thresholds: map[string]float64{"gold_wer": 0.35},
 		Items: []family.GateItem{{ID: "a", Gold: "one two", Output: "one two"}, {ID: "b", Gold: "three four", Output: "three for"}}}
-	acc, err := GateAccuracy(gate)
+	acc, err := GateAccuracy(gate, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestIntervalsInTheReport(t *testing.T) {
 	md := b.String()
 	for _, want := range []string{
 		"| p | 5 × 12 | 100 ± 0.98 | — | 12 ± 3.9 *inconclusive* | — | — | 111.0 (≤ 112.0) / – (n=60<299) |",
-		"| p | gold_wer | 0.25 | [0, 0.5] | ≤ 0.35 | 2 | inconclusive |",
+		"| p | gold_wer | 0.25 | [0, 0.5] | ≤ 0.35 | 2 / 2 | inconclusive |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks\n%s\nin\n%s", want, md)

@@ -29,8 +29,12 @@ func Markdown(e Evidence) string {
 	return b.String()
 }
 
-// Verdict is the run's one-word outcome, derived from the stage statuses (see the glossary).
+// Verdict is the run's one-word outcome, derived from the stage statuses (see the glossary). A
+// test build (a binary built with a test-only tag such as qual_slowdown) is never QUALIFIED.
 func Verdict(e Evidence) string {
+	if len(TestBuildTags(e.Versions)) > 0 {
+		return "TEST BUILD"
+	}
 	counts := map[Status]int{}
 	for _, s := range e.Stages {
 		counts[s.Status]++
@@ -50,6 +54,9 @@ func Verdict(e Evidence) string {
 }
 
 func writeVerdict(b *strings.Builder, e Evidence) {
+	if banner := TestBuildBanner(e.Versions); banner != "" {
+		fmt.Fprintf(b, "> **%s.** Its binaries were built with a test-only flag that changes what they do; nothing in this run qualifies a checkpoint.\n\n", banner)
+	}
 	fmt.Fprintf(b, "**Verdict: %s**\n\n", Verdict(e))
 	b.WriteString("| stage | status | counted rows qualified | rows | failures |\n|---|---|---|---|---|\n")
 	for _, s := range e.Stages {
@@ -307,7 +314,8 @@ const glossary = `## Statuses
 
 - **Verdict**: QUALIFIED when every stage is qualified; PARTIAL when none failed but some are
   blocked or planned; NOT QUALIFIED when no stage is qualified and none failed; FAILED when any
-  stage failed.
+  stage failed; TEST BUILD, whatever the stages say, when the binaries carry a test-only build tag
+  (versions: build_tags, e.g. qual_slowdown).
 - **Stage** — *qualified*: at least one counted full-model row is aiperf-qualified and no row
   failed; *failed*: a row failed, or no counted row was qualified; *blocked*: no profile of the
   target implements the stage's capability (the audit shows why; JUnit marks it skipped);

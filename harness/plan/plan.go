@@ -105,7 +105,7 @@ func (p *Plan) Setup(ctx context.Context, log io.Writer) (*checkpoint.Env, error
 
 // versions and hardware of the run: the AIPerf version a checkpoint reported, and the GPU a
 // server was given.
-func versionsAndHardware(ctx context.Context, root string, results []evidence.Result) (map[string]string, evidence.Hardware) {
+func versionsAndHardware(ctx context.Context, env *checkpoint.Env, results []evidence.Result) (map[string]string, evidence.Hardware) {
 	aiperfRan, gpu := "", ""
 	for _, r := range results {
 		if r.AIPerf != nil && r.AIPerf.Version != "" {
@@ -115,7 +115,10 @@ func versionsAndHardware(ctx context.Context, root string, results []evidence.Re
 			gpu = r.GPU
 		}
 	}
-	return sysinfo.Versions(ctx, root, aiperfRan, images.AIPerfVersion), sysinfo.Hardware(gpu)
+	// The build tags of the binaries the run used (trtmc-native, and the trtmc-server built beside
+	// it into the server image): a -tags qual_slowdown test build must show in the evidence.
+	bins := []string{env.NativeBin, filepath.Join(filepath.Dir(env.NativeBin), "trtmc-server")}
+	return sysinfo.Versions(ctx, env.Root, aiperfRan, images.AIPerfVersion, bins...), sysinfo.Hardware(gpu)
 }
 
 // missingStack says why this machine cannot run a non-reference target ("" when it can).
@@ -161,7 +164,7 @@ func (p *Plan) NewStageRun() *evidence.StageRun {
 
 // WriteStage writes the stage's evidence with this machine's versions and hardware.
 func WriteStage(ctx context.Context, env *checkpoint.Env, run *evidence.StageRun) error {
-	versions, hw := versionsAndHardware(ctx, env.Root, run.Snapshot().Results)
+	versions, hw := versionsAndHardware(ctx, env, run.Snapshot().Results)
 	return run.Write(env.RunDir, versions, hw)
 }
 

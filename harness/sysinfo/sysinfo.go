@@ -15,8 +15,10 @@ import (
 )
 
 // Versions of everything the evidence depends on: Go, AIPerf (the version a run reported,
-// else the required one marked as such), the Docker engine, PocketSphinx and this checkout.
-func Versions(ctx context.Context, root, aiperfRan, aiperfRequired string) map[string]string {
+// else the required one marked as such), the Docker engine, PocketSphinx, this checkout and the
+// Go build tags of this binary and of the given binaries (build_tags: "none" for a normal build,
+// "qual_slowdown" for the test build that slows one Task).
+func Versions(ctx context.Context, root, aiperfRan, aiperfRequired string, binaries ...string) map[string]string {
 	out := map[string]string{"go": runtime.Version(), "aiperf": aiperfRequired + " (required)"}
 	if aiperfRan != "" {
 		out["aiperf"] = aiperfRan
@@ -24,6 +26,7 @@ func Versions(ctx context.Context, root, aiperfRan, aiperfRequired string) map[s
 	out["docker_engine"] = output(ctx, "docker", "version", "-f", "{{.Server.Version}}")
 	out["pocketsphinx"] = output(ctx, "dpkg-query", "-W", "-f", "${Version}", "libpocketsphinx3")
 	out["trtmc-qual"] = output(ctx, "git", "-C", root, "describe", "--always", "--dirty")
+	out["build_tags"] = BuildTagsValue(BuildTags(binaries...))
 	return out
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 )
 
 // The statistics checks (issue #19), kept apart from the rest of verify: every interval, light
@@ -33,12 +34,25 @@ func checkRepeated(where string, r evidence.Result, pairs []join.Pair, runs []ha
 	}
 }
 
-// checkAccuracy recomputes the gate's corpus figures with their bootstrap intervals.
-func checkAccuracy(where string, r evidence.Result, report func(string, string, ...any)) {
+// checkAccuracy recomputes the gate's corpus figures with their bootstrap intervals, clustered
+// by the speaker/recording groups of the repository's copy of the pinned dataset (the same
+// groups the run used, or the recomputation differs).
+func checkAccuracy(p pins, where string, r evidence.Result, report func(string, string, ...any)) {
 	if len(r.Accuracy) == 0 {
 		return
 	}
-	got, err := evidence.GateAccuracy(r.Gate)
+	var groups map[string]string
+	if r.Dataset.Path != "" {
+		path, err := local(p.root, "dataset.path", r.Dataset.Path)
+		if err == nil {
+			groups, err = dataset.Groups(path)
+		}
+		if err != nil {
+			report(where, "accuracy intervals not recomputable: dataset groups: %v", err)
+			return
+		}
+	}
+	got, err := evidence.GateAccuracy(r.Gate, groups)
 	if err != nil {
 		report(where, "accuracy intervals not recomputable: %v", err)
 		return

@@ -2,6 +2,8 @@ package verify
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,21 +16,56 @@ import (
 func TestAccuracyIntervalsAreRecomputed(t *testing.T) {
 	gate := &family.GateResult{Figures: map[string]float64{"gold_wer": 0.25}, Thresholds: map[string]float64{"gold_wer": 0.35},
 		Items: []family.GateItem{{ID: "a", Gold: "one two", Output: "one two"}, {ID: "b", Gold: "three four", Output: "three for"}}}
-	acc, err := evidence.GateAccuracy(gate)
+	acc, err := evidence.GateAccuracy(gate, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var problems []string
 	report := func(where, format string, args ...any) { problems = append(problems, where+": "+format) }
-	checkAccuracy("asr/p", evidence.Result{Gate: gate, Accuracy: acc}, report)
+	checkAccuracy(pins{}, "asr/p", evidence.Result{Gate: gate, Accuracy: acc}, report)
 	if len(problems) != 0 {
 		t.Fatalf("untouched evidence reported: %v", problems)
 	}
 	acc[0].Upper = 0.3 // a narrower interval than the data give
-	checkAccuracy("asr/p", evidence.Result{Gate: gate, Accuracy: acc}, func(where, format string, args ...any) {
+	checkAccuracy(pins{}, "asr/p", evidence.Result{Gate: gate, Accuracy: acc}, func(where, format string, args ...any) {
 		problems = append(problems, where+": "+strings.TrimSpace(fmt.Sprintf(format, args...)))
 	})
 	if len(problems) != 1 || !strings.Contains(problems[0], "p95") {
 		t.Errorf("tampered interval: %v", problems)
+	}
+}
+
+// TestAccuracyClustersComeFromThePinnedDataset: verify clusters the bootstrap by the groups of the
+// repository's copy of the dataset, so evidence bootstrapped by clip when the dataset groups its
+// clips (or the reverse) is recomputed differently.
+func TestAccuracyClustersComeFromThePinnedDataset(t *testing.T) {
+	root := t.TempDir()
+	ds := `{"name": "d", "clips": [{"id": "a", "group": "spk1"}, {"id": "b", "group": "spk1"}, {"id": "c"}]}`
+	if err := os.WriteFile(filepath.Join(root, "dataset.json"), []byte(ds), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gate := &family.GateResult{Figures: map[string]float64{"gold_wer": 0.25}, Thresholds: map[string]float64{"gold_wer": 0.35},
+		Items: []family.GateItem{{ID: "a", Gold: "one two", Output: "one two"}, {ID: "b", Gold: "three four", Output: "three for"},
+			{ID: "c", Gold: "five six", Output: "five six"}}}
+	grouped, err := evidence.GateAccuracy(gate, map[string]string{"a": "spk1", "b": "spk1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byClip, err := evidence.GateAccuracy(gate, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		acc  []evidence.Accuracy
+		want bool
+	}{{grouped, false}, {byClip, true}} {
+		var problems []string
+		r := evidence.Result{Gate: gate, Accuracy: c.acc, Dataset: evidence.Dataset{Path: "dataset.json"}}
+		checkAccuracy(pins{root: root}, "asr/p", r, func(where, format string, args ...any) {
+			problems = append(problems, fmt.Sprintf(format, args...))
+		})
+		if got := len(problems) > 0; got != c.want {
+			t.Errorf("clustered by %q: problems %v", c.acc[0].ClusterBy, problems)
+		}
 	}
 }

@@ -60,7 +60,7 @@ func Run(runDir string) ([]Problem, error) {
 			checkBundle(where, r, report)
 			checkBacking(where, s, r, report)
 			checkStored(runDir, p, where, s.Stage, r, report)
-			checkAccuracy(where, r, report) // #19 statistics (repeated.go)
+			checkAccuracy(p, where, r, report) // #19 statistics (repeated.go)
 			var pairs []join.Pair
 			if r.AIPerf != nil && r.Join != nil {
 				pairs = checkServed(runDir, where, s.Stage, r, report)

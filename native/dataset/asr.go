@@ -28,6 +28,9 @@ type ASRClip struct {
 	Gold         string  `json:"gold"`
 	Synthetic    bool    `json:"synthetic"`
 	SHA256       string  `json:"wav_sha256"` // of the materialized WAV the suite sends
+	// Group names the speaker or recording the clip shares with others, when the data says so
+	// (the accuracy bootstrap resamples a group as one cluster); empty: the clip stands alone.
+	Group string `json:"group,omitempty"`
 }
 
 // ASRSet is a checkpoint's pinned selection.
@@ -60,6 +63,30 @@ func ReadASR(path string) (ASRSet, error) {
 	}
 	s.Path = path
 	return s, nil
+}
+
+// Groups maps each clip that has a group to it (clips without one are absent).
+func (s ASRSet) Groups() map[string]string {
+	out := map[string]string{}
+	for _, c := range s.Clips {
+		if c.Group != "" {
+			out[c.ID] = c.Group
+		}
+	}
+	return out
+}
+
+// Groups reads the speaker/recording groups a pinned dataset declares, clip id → group. Only
+// the ASR pins (JSON) can declare them; prompt and QA-pair pins (JSONL) declare none (nil).
+func Groups(path string) (map[string]string, error) {
+	if filepath.Ext(path) != ".json" {
+		return nil, nil
+	}
+	s, err := ReadASR(path)
+	if err != nil {
+		return nil, err
+	}
+	return s.Groups(), nil
 }
 
 // Materialize writes every clip as a WAV into dir. root is the repository root, against which

@@ -63,3 +63,26 @@ func TestPromptsRefuseDuplicatesAndBlanks(t *testing.T) {
 		}
 	}
 }
+
+// The pinned groups are what the data says: the five LibriVox clips are segments of one recording
+// (one reader); goforward.raw and the cards recordings name no speaker, so they have no group.
+func TestPinnedGroups(t *testing.T) {
+	enUS, err := Groups(golden("asr", "sphinx-en-us", "dataset.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(enUS) != 5 || enUS["goforward"] != "" {
+		t.Errorf("en-us groups %v", enUS)
+	}
+	for id, g := range enUS {
+		if !strings.HasPrefix(id, "sense_and_sensibility_01_austen_64kb-") || g != "librivox:sense_and_sensibility_01_austen_64kb" {
+			t.Errorf("clip %s in group %q", id, g)
+		}
+	}
+	if an4, err := Groups(golden("asr", "sphinx-an4-l0", "dataset.json")); err != nil || len(an4) != 0 {
+		t.Errorf("an4 groups %v %v", an4, err)
+	}
+	if none, err := Groups(golden("t2i", "prompts.jsonl")); err != nil || none != nil {
+		t.Errorf("a JSONL pin declares no groups: %v %v", none, err)
+	}
+}

@@ -39,12 +39,29 @@ const perfFigure = "task_call_p50"
 type Comparison struct {
 	Base       string          `json:"base"`
 	New        string          `json:"new"`
+	BaseBuild  Build           `json:"base_build"`
+	NewBuild   Build           `json:"new_build"`
 	Rows       []RowComparison `json:"rows"`
 	OnlyInBase []string        `json:"only_in_base,omitempty"`
 	OnlyInNew  []string        `json:"only_in_new,omitempty"`
 	Red        int             `json:"red"`
 	Failed     int             `json:"accuracy_failed"`
 	Rules      map[string]string
+}
+
+// Build is one side's binaries: their Go build tags and, for a test build (e.g. -tags
+// qual_slowdown), the banner its report carries: such a side is a test, not a qualification.
+type Build struct {
+	Tags      string `json:"build_tags"`
+	TestBuild string `json:"test_build,omitempty"`
+}
+
+func buildOf(e evidence.Evidence) Build {
+	b := Build{Tags: e.Versions[evidence.BuildTagsKey], TestBuild: evidence.TestBuildBanner(e.Versions)}
+	if b.Tags == "" {
+		b.Tags = "not recorded"
+	}
+	return b
 }
 
 // RowComparison is one checkpoint present in both runs.
@@ -128,7 +145,7 @@ func rowsByKey(e evidence.Evidence) map[rowKey]evidence.Result {
 
 // compareRuns compares every checkpoint present in both runs, in stage then profile order.
 func compareRuns(base, cand evidence.Evidence) Comparison {
-	c := Comparison{Base: base.RunID, New: cand.RunID, Rules: map[string]string{
+	c := Comparison{Base: base.RunID, New: cand.RunID, BaseBuild: buildOf(base), NewBuild: buildOf(cand), Rules: map[string]string{
 		"performance": stats.SpeedupRule, "mean": stats.MeanRule, "accuracy": stats.BootstrapRule,
 		"work": "white when dataset pins, request counts, concurrency, endpoint settings (image size, steps), the gate testcase or bundle settings differ",
 	}}
@@ -174,7 +191,7 @@ func compareRow(k rowKey, b, n evidence.Result) RowComparison {
 	} else {
 		row.Performance = &sp
 	}
-	row.Accuracy = compareAccuracy(b.Gate, n.Gate)
+	row.Accuracy = compareAccuracy(b, n)
 	row.Changed = changedOutputs(b, n)
 	return row
 }
@@ -253,7 +270,10 @@ func brief(v any) string {
 
 // compareAccuracy pairs the gate items of both runs by input id and bootstraps the difference of
 // the corpus figure: gold WER for transcripts, mean SSIM against the reference images for images.
-func compareAccuracy(b, n *family.GateResult) *Accuracy {
+// Clips are resampled by the speaker/recording groups the base run's dataset declared (recorded
+// with its accuracy interval; a different dataset makes the work differ anyway).
+func compareAccuracy(br, nr evidence.Result) *Accuracy {
+	b, n := br.Gate, nr.Gate
 	if b == nil || n == nil {
 		return nil
 	}
@@ -274,6 +294,11 @@ func compareAccuracy(b, n *family.GateResult) *Accuracy {
 		return &Accuracy{Error: "new: " + err.Error()}
 	}
 	units := evidence.PairUnits(bu, nu)
+	var groups map[string]string
+	for _, a := range br.Accuracy {
+		groups = a.Groups
+	}
+	evidence.Cluster(units, groups)
 	if len(units) == 0 {
 		return &Accuracy{Error: "no gate item is in both runs"}
 	}
@@ -360,6 +385,7 @@ func compareMarkdown(c Comparison) string {
 	var w strings.Builder
 	fmt.Fprintf(&w, "# Comparison: %s → %s\n\n", c.Base, c.New)
 	fmt.Fprintf(&w, "Verdict: **%s** (%d red, %d accuracy fail, %d rows compared).\n\n", overall(c), c.Red, c.Failed, len(c.Rows))
+	fmt.Fprintf(&w, "Builds: base %s; new %s.\n\n", buildCell(c.BaseBuild), buildCell(c.NewBuild))
 	w.WriteString("| stage | checkpoint | runs base/new | S = base/new (90% CI) | light | accuracy | margin | changed outputs |\n")
 	w.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, r := range c.Rows {
@@ -387,6 +413,13 @@ func compareMarkdown(c Comparison) string {
 		fmt.Fprintf(&w, "- %s: %s\n", k, c.Rules[k])
 	}
 	return w.String()
+}
+
+func buildCell(b Build) string {
+	if b.TestBuild != "" {
+		return "**" + b.TestBuild + "**"
+	}
+	return "normal build (build tags: " + b.Tags + ")"
 }
 
 func overall(c Comparison) string {

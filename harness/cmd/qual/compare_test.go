@@ -38,8 +38,14 @@ func asrRow(profile string, hyps []string, taskP50 float64) evidence.Result {
 
 func writeRun(t *testing.T, id string, rows ...evidence.Result) string {
 	t.Helper()
+	return writeBuild(t, id, "none", rows...)
+}
+
+// writeBuild writes a run whose binaries carried the given build tags.
+func writeBuild(t *testing.T, id, tags string, rows ...evidence.Result) string {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), id)
-	e := evidence.Evidence{SchemaVersion: evidence.SchemaVersion, RunID: id,
+	e := evidence.Evidence{SchemaVersion: evidence.SchemaVersion, RunID: id, Versions: map[string]string{evidence.BuildTagsKey: tags},
 		Stages: []evidence.Stage{{Stage: "asr", Number: 3, Results: rows}}}
 	if err := evidence.WriteJSON(filepath.Join(dir, "evidence.json"), e); err != nil {
 		t.Fatal(err)
@@ -131,11 +137,11 @@ func TestCompareImagesUseSSIM(t *testing.T) {
 		}
 		return g
 	}
-	same := compareAccuracy(gate(1, 1, 1, 0.99), gate(1, 1, 1, 0.99))
+	same := compareAccuracy(evidence.Result{Gate: gate(1, 1, 1, 0.99)}, evidence.Result{Gate: gate(1, 1, 1, 0.99)})
 	if same.Verdict == nil || same.Verdict.Verdict != stats.Pass || !strings.Contains(same.Metric, "SSIM") {
 		t.Errorf("identical images: %+v", same)
 	}
-	drop := compareAccuracy(gate(1, 1, 1, 1), gate(0.9, 0.91, 0.9, 0.92))
+	drop := compareAccuracy(evidence.Result{Gate: gate(1, 1, 1, 1)}, evidence.Result{Gate: gate(0.9, 0.91, 0.9, 0.92)})
 	if drop.Verdict == nil || drop.Verdict.Verdict != stats.Fail {
 		t.Errorf("SSIM down by 0.09 against a 0.01 margin: %+v", drop)
 	}
@@ -159,7 +165,7 @@ func TestCompareRepeatedRuns(t *testing.T) {
 	}
 	base := writeRun(t, "base", row(100, 101, 99, 100.5, 99.8))
 	same := writeRun(t, "same", row(100.3, 99.6, 100.9, 99.4, 100.2))
-	slow := writeRun(t, "slow", row(120.1, 121, 119.5, 120.6, 119.9))
+	slow := writeBuild(t, "slow", "qual_slowdown", row(120.1, 121, 119.5, 120.6, 119.9))
 	var out bytes.Buffer
 	if err := runCompare(context.Background(), []string{base, same}, &out); err != nil {
 		t.Fatalf("same build: %v\n%s", err, out.String())
@@ -173,5 +179,22 @@ func TestCompareRepeatedRuns(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "| red |") {
 		t.Errorf("20%% slower should be red:\n%s", out.String())
+	}
+	builds := "Builds: base normal build (build tags: none); new **TEST BUILD with injected slowdown: sphinx-tidigits's Task 20% slower (build tags: qual_slowdown), not a qualification**."
+	if !strings.Contains(out.String(), builds) {
+		t.Errorf("the comparison must say which side is a test build:\n%s", out.String())
+	}
+}
+
+// TestCompareResamplesTheBaseRunsGroups: the accuracy comparison resamples the speaker groups the
+// base run's dataset declared (recorded with its accuracy interval), not each clip alone.
+func TestCompareResamplesTheBaseRunsGroups(t *testing.T) {
+	b, n := asrRow("sphinx-en-us", golds, 100), asrRow("sphinx-en-us", golds, 100)
+	if got := compareAccuracy(b, n); got.Verdict == nil || got.Verdict.Clusters != len(golds) {
+		t.Fatalf("no groups: %+v", got)
+	}
+	b.Accuracy = []evidence.Accuracy{{Figure: "gold_wer", Groups: map[string]string{"clipa": "spk", "clipb": "spk", "clipc": "spk"}}}
+	if got := compareAccuracy(b, n); got.Verdict == nil || got.Verdict.Clusters != len(golds)-2 {
+		t.Errorf("3 clips of one speaker and 3 alone must be 4 clusters: %+v", got.Verdict)
 	}
 }
