@@ -80,7 +80,7 @@ func (b *Builder) Wheelhouse(ctx context.Context) (string, error) {
 func (b *Builder) wheelhouse(ctx context.Context, name, what string, args ...string) (string, error) {
 	dir := filepath.Join(b.cacheDir(), "wheels", name)
 	marker := filepath.Join(dir, ".complete")
-	want := strings.Join(args, " ") + " " + strings.Join(wheelPlatform(), " ")
+	want := markerKey(args) + " " + strings.Join(wheelPlatform(), " ")
 	if got, err := os.ReadFile(marker); err == nil && string(got) == want {
 		b.step("wheelhouse: %s (cached)", dir)
 		return dir, nil
@@ -104,4 +104,21 @@ func (b *Builder) wheelhouse(ctx context.Context, name, what string, args ...str
 	entries, _ := os.ReadDir(dir)
 	b.step("wheelhouse: %d files in %.0fs", len(entries)-1, time.Since(start).Seconds())
 	return dir, nil
+}
+
+// markerKey is what a wheelhouse marker records for pip's arguments: a file argument (the
+// constraints) by its name and sha256, not its path, so that every checkout of the same pins
+// (worktrees, CI clones) finds the wheelhouse complete instead of downloading it again and
+// changing the marker, and with it the hash of every image built from the wheelhouse.
+func markerKey(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if filepath.IsAbs(a) {
+			if sum, err := fileSHA(a); err == nil {
+				out[i] = filepath.Base(a) + "@sha256:" + sum
+			}
+		}
+	}
+	return strings.Join(out, " ")
 }

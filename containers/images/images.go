@@ -174,6 +174,9 @@ func (b *Builder) build(ctx context.Context, repo string, bc buildContext) (stri
 			return "", err
 		}
 		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".") { // the wheelhouse's .complete marker: bookkeeping, not image content
+				continue
+			}
 			info, _ := e.Info()
 			parts = append(parts, n+"/"+e.Name(), fmt.Sprint(info.Size()))
 		}

@@ -1,7 +1,9 @@
 package images
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -27,5 +29,24 @@ func TestCacheDirPrecedence(t *testing.T) {
 	t.Setenv("QUAL_CACHE", "")
 	if got := (&Builder{}).CacheDirPath(); got != filepath.Join(home, ".cache", "trtmc-qual") {
 		t.Errorf("default: %s", got)
+	}
+}
+
+// A wheelhouse marker names a constraints file by content, so two checkouts of the same pins
+// share one wheelhouse (and the images built from it) instead of downloading and rebuilding.
+func TestWheelhouseMarkerIgnoresTheCheckoutPath(t *testing.T) {
+	write := func(dir, content string) string {
+		p := filepath.Join(dir, "constraints.txt")
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a, b := write(t.TempDir(), "x==1\n"), write(t.TempDir(), "x==1\n")
+	if ka, kb := markerKey([]string{"-c", a, "pkg"}), markerKey([]string{"-c", b, "pkg"}); ka != kb || strings.Contains(ka, a) {
+		t.Errorf("same pins in two checkouts: %q vs %q", ka, kb)
+	}
+	if markerKey([]string{"-c", a}) == markerKey([]string{"-c", write(t.TempDir(), "x==2\n")}) {
+		t.Error("different pins share a marker")
 	}
 }
