@@ -72,6 +72,11 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("%d mismatches between the evidence and its artifacts", len(mismatches))
 	}
 	fmt.Fprintf(stdout, "verified %s: signature, file hashes, statuses backed, requests 2xx and counted, joins, timing, outputs, gate figures against the pins, JUnit, bundle and input hashes, and report all match\n", fs.Arg(0))
+	if e, err := evidence.Read(fs.Arg(0)); err == nil {
+		if banner := evidence.TestBuildBanner(e.Versions); banner != "" {
+			fmt.Fprintf(stdout, "NOT A QUALIFICATION: %s (verdict %s); the evidence is consistent, the binaries are a test build\n", banner, evidence.Verdict(e))
+		}
+	}
 	return nil
 }
 
