@@ -3,6 +3,7 @@ package verify
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"reflect"
 
 	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
@@ -10,6 +11,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
+	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
 // The statistics checks (issue #19), kept apart from the rest of verify: every interval, light
@@ -41,16 +43,10 @@ func checkAccuracy(p pins, where string, r evidence.Result, report func(string, 
 	if len(r.Accuracy) == 0 {
 		return
 	}
-	var groups map[string]string
-	if r.Dataset.Path != "" {
-		path, err := local(p.root, "dataset.path", r.Dataset.Path)
-		if err == nil {
-			groups, err = dataset.Groups(path)
-		}
-		if err != nil {
-			report(where, "accuracy intervals not recomputable: dataset groups: %v", err)
-			return
-		}
+	groups, err := p.gateGroups(r)
+	if err != nil {
+		report(where, "accuracy intervals not recomputable: dataset groups: %v", err)
+		return
 	}
 	got, err := evidence.GateAccuracy(r.Gate, groups)
 	if err != nil {
@@ -60,6 +56,36 @@ func checkAccuracy(p pins, where string, r evidence.Result, report func(string, 
 	if diff := firstDifference(got, r.Accuracy); diff != "" {
 		report(where, "accuracy intervals recomputed differently: %s", diff)
 	}
+}
+
+// gateGroups are the speaker/recording groups of the gate's dataset: for a reference row the
+// dataset of its pinned manifest's gate testcase (a variant row serves nothing, so it records no
+// dataset.path), else the row's recorded dataset; nil when there is none.
+func (p pins) gateGroups(r evidence.Result) (map[string]string, error) {
+	rel := r.Dataset.Path
+	if r.Gate != nil {
+		if mrel, ok, err := p.manifest(r.Profile); err != nil {
+			return nil, err
+		} else if ok {
+			m, err := manifest.Read(filepath.Join(p.root, mrel))
+			if err != nil {
+				return nil, fmt.Errorf("pinned manifest: %w", err)
+			}
+			for _, tc := range m.Testcases {
+				if tc.Name == r.Gate.Testcase {
+					rel = tc.Dataset
+				}
+			}
+		}
+	}
+	if rel == "" {
+		return nil, nil
+	}
+	path, err := local(p.root, "dataset.path", rel)
+	if err != nil {
+		return nil, err
+	}
+	return dataset.Groups(path)
 }
 
 // firstDifference compares two values as their JSON (what the evidence stores; Go's float

@@ -9,6 +9,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
+	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
 // TestAccuracyIntervalsAreRecomputed tampers with a stored bootstrap interval and requires verify
@@ -67,5 +68,24 @@ func TestAccuracyClustersComeFromThePinnedDataset(t *testing.T) {
 		if got := len(problems) > 0; got != c.want {
 			t.Errorf("clustered by %q: problems %v", c.acc[0].ClusterBy, problems)
 		}
+	}
+}
+
+// TestAVariantRowsGroupsComeFromItsPinnedManifest: a variant row serves nothing, so it records no
+// dataset.path; its gate's groups still come from its pinned manifest's testcase dataset (the
+// LibriVox clips of sphinx-en-us-fast are one recording), as the run computed them.
+func TestAVariantRowsGroupsComeFromItsPinnedManifest(t *testing.T) {
+	root := repoRoot(t)
+	m, err := manifest.Read(filepath.Join(root, "native", "families", "sphinx", "manifests", "sphinx-en-us-fast.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := m.Testcases[0]
+	groups, err := pins{root: root}.gateGroups(evidence.Result{Profile: "sphinx-en-us-fast", Gate: &family.GateResult{Testcase: tc.Name}})
+	if err != nil || len(groups) != 5 {
+		t.Fatalf("groups of %s (%s): %v %v", tc.Name, tc.Dataset, groups, err)
+	}
+	if none, err := (pins{root: root}).gateGroups(evidence.Result{Profile: "not-pinned"}); err != nil || none != nil {
+		t.Errorf("a row with no gate and no dataset: %v %v", none, err)
 	}
 }
