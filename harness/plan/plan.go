@@ -118,7 +118,15 @@ func versionsAndHardware(ctx context.Context, env *checkpoint.Env, results []evi
 	// The build tags of the binaries the run used (trtmc-native, and the trtmc-server built beside
 	// it into the server image): a -tags qual_slowdown test build must show in the evidence.
 	bins := []string{env.NativeBin, filepath.Join(filepath.Dir(env.NativeBin), "trtmc-server")}
-	return sysinfo.Versions(ctx, env.Root, aiperfRan, images.AIPerfVersion, bins...), sysinfo.Hardware(gpu)
+	versions := sysinfo.Versions(ctx, env.Root, aiperfRan, images.AIPerfVersion, bins...)
+	// The images by their input-hash tags: a build with other binaries (a test build) serves
+	// from another server image, and the evidence names which.
+	for k, image := range map[string]string{"server_image": env.Images.Server, "aiperf_image": env.Images.AIPerf} {
+		if image != "" {
+			versions[k] = image
+		}
+	}
+	return versions, sysinfo.Hardware(gpu)
 }
 
 // missingStack says why this machine cannot run a non-reference target ("" when it can).
