@@ -5,22 +5,53 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"hash"
 	"image"
 	"image/draw"
 	"math"
+	"strconv"
 )
 
 // SHA256 identifies decoded audio: the hash of "pcm-f32le:<rate>:<channels>:" followed by the
 // samples as little-endian float32. Two containers with the same samples hash the same.
 func (a Audio) SHA256() string {
-	h := sha256.New()
-	fmt.Fprintf(h, "pcm-f32le:%d:%d:", a.SampleRate, a.Channels)
-	buf := make([]byte, 4*len(a.Samples))
-	for i, v := range a.Samples {
-		binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(v))
+	h := NewAudioHasher(a.SampleRate, a.Channels)
+	h.Write(a.Samples)
+	return h.Sum()
+}
+
+// AudioHasher computes Audio.SHA256 as the samples come, so that a decoder can hash each block
+// while it is still in cache instead of making a second pass (and a second copy) over the clip.
+type AudioHasher struct {
+	h   hash.Hash
+	buf [4096]byte // one block of samples as little-endian float32
+}
+
+// NewAudioHasher starts the hash of a clip of rate Hz and channels channels.
+func NewAudioHasher(rate, channels int) *AudioHasher {
+	a := &AudioHasher{h: sha256.New()}
+	prefix := strconv.AppendInt(append(a.buf[:0], "pcm-f32le:"...), int64(rate), 10)
+	prefix = strconv.AppendInt(append(prefix, ':'), int64(channels), 10)
+	a.h.Write(append(prefix, ':'))
+	return a
+}
+
+// Write hashes the next samples (interleaved, as in Audio.Samples).
+func (a *AudioHasher) Write(samples []float32) {
+	for len(samples) > 0 {
+		n := min(len(samples), len(a.buf)/4)
+		for i, v := range samples[:n] {
+			binary.LittleEndian.PutUint32(a.buf[4*i:], math.Float32bits(v))
+		}
+		a.h.Write(a.buf[:4*n])
+		samples = samples[n:]
 	}
-	h.Write(buf)
-	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Sum is the hex SHA-256 of everything written: Audio.SHA256 of those samples.
+func (a *AudioHasher) Sum() string {
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(a.h.Sum(sum[:0]))
 }
 
 // ImageSHA256 identifies an image by its pixels, not its PNG encoding: the hash of

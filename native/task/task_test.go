@@ -1,9 +1,13 @@
 package task
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"image"
 	"image/color"
+	"math"
 	"testing"
 )
 
@@ -46,5 +50,54 @@ func TestErrorsKeepTheirCodes(t *testing.T) {
 	var inv *InvalidInputError
 	if err := Invalid("invalid_audio", "clip %d too short", 3); !errors.As(err, &inv) || inv.Code != "invalid_audio" || err.Error() != "clip 3 too short" {
 		t.Errorf("%v", err)
+	}
+}
+
+// The audio hash is pinned: input_sha256 values in past evidence must stay valid. The literals
+// were computed by the original two-pass implementation and checked with Python's hashlib over
+// b"pcm-f32le:16000:1:" + struct.pack("<16000f", ...).
+func TestAudioSHA256IsPinned(t *testing.T) {
+	ramp := make([]float32, 16000)
+	for i := range ramp {
+		ramp[i] = float32(int16((i*7919)%65536-32768)) / 32768
+	}
+	cases := map[string]struct {
+		a    Audio
+		want string
+	}{
+		"zeros": {Audio{Samples: make([]float32, 16000), SampleRate: 16000, Channels: 1}, "48deb67b1ffb7668eac6fe1e84d6a0952af3f1424858986fab6e8cccd44f36fa"},
+		"ramp":  {Audio{Samples: ramp, SampleRate: 16000, Channels: 1}, "761d62c7219f0d8bd4061bf3ef541f871cd68e5ac034e265f7ebee75f9f57092"},
+	}
+	for name, c := range cases {
+		if got := c.a.SHA256(); got != c.want {
+			t.Errorf("%s: %s, want %s", name, got, c.want)
+		}
+	}
+}
+
+// Hashing in pieces of any size gives the hash of the whole, as defined (computed here in one
+// piece, independently of AudioHasher).
+func TestAudioHasherInPiecesIsTheWholeHash(t *testing.T) {
+	a := Audio{Samples: make([]float32, 5000), SampleRate: 22050, Channels: 2}
+	whole := []byte("pcm-f32le:22050:2:")
+	for i := range a.Samples {
+		a.Samples[i] = float32(i%977) / 977
+		whole = binary.LittleEndian.AppendUint32(whole, math.Float32bits(a.Samples[i]))
+	}
+	sum := sha256.Sum256(whole)
+	want := hex.EncodeToString(sum[:])
+	if a.SHA256() != want {
+		t.Errorf("SHA256 %s, want %s", a.SHA256(), want)
+	}
+	for _, piece := range []int{1, 7, 1023, 1024, 1025, 4999, 5000} {
+		h := NewAudioHasher(a.SampleRate, a.Channels)
+		for rest := a.Samples; len(rest) > 0; {
+			n := min(piece, len(rest))
+			h.Write(rest[:n])
+			rest = rest[n:]
+		}
+		if got := h.Sum(); got != want {
+			t.Errorf("pieces of %d: %s, want %s", piece, got, want)
+		}
 	}
 }
