@@ -45,53 +45,71 @@ func formatName(tag uint16) string {
 // view (PCM16 scaled by 1/32768, exactly invertible). Anything else is refused with the format
 // named in the error.
 func DecodeWAV(data []byte) (task.Audio, error) {
-	if len(data) < 12 || string(data[0:4]) != "RIFF" || string(data[8:12]) != "WAVE" {
-		return task.Audio{}, task.Invalid(CodeInvalidAudio, "not a RIFF/WAVE file")
+	h, err := walkChunks(data)
+	if err != nil {
+		return task.Audio{}, err
 	}
-	var (
-		format   uint16
-		channels int
-		rate     int
-		bits     int
-		haveFmt  bool
-		samples  []byte
-		haveData bool
-	)
+	return decodeSamples(h.format, h.channels, h.rate, h.bits, data[h.dataOff:h.dataOff+h.dataLen])
+}
+
+// header is what the chunk walk of a WAV file finds: the format and where the samples are.
+type header struct {
+	format   uint16
+	channels int
+	rate     int
+	bits     int
+	dataOff  int
+	dataLen  int
+}
+
+// walkChunks checks the RIFF/WAVE framing of a whole file and finds its format and samples;
+// the last fmt chunk wins, a second data chunk is refused.
+func walkChunks(data []byte) (header, error) {
+	var h header
+	if len(data) < 12 || string(data[0:4]) != "RIFF" || string(data[8:12]) != "WAVE" {
+		return h, task.Invalid(CodeInvalidAudio, "not a RIFF/WAVE file")
+	}
+	var haveFmt, haveData bool
 	for off := 12; off < len(data); {
 		if off+8 > len(data) {
-			return task.Audio{}, task.Invalid(CodeInvalidAudio, "truncated chunk header at byte %d", off)
+			return h, task.Invalid(CodeInvalidAudio, "truncated chunk header at byte %d", off)
 		}
 		id, size := string(data[off:off+4]), int(binary.LittleEndian.Uint32(data[off+4:off+8]))
 		body := off + 8
 		if size < 0 || body+size > len(data) {
-			return task.Audio{}, task.Invalid(CodeInvalidAudio, "chunk %q claims %d bytes but only %d remain (truncated or lying header)", id, size, len(data)-body)
+			return h, task.Invalid(CodeInvalidAudio, "chunk %q claims %d bytes but only %d remain (truncated or lying header)", id, size, len(data)-body)
 		}
 		switch id {
 		case "fmt ":
 			if size < 16 {
-				return task.Audio{}, task.Invalid(CodeInvalidAudio, "fmt chunk is %d bytes, need at least 16", size)
+				return h, task.Invalid(CodeInvalidAudio, "fmt chunk is %d bytes, need at least 16", size)
 			}
-			f := data[body : body+size]
-			format = binary.LittleEndian.Uint16(f[0:2])
-			channels = int(binary.LittleEndian.Uint16(f[2:4]))
-			rate = int(binary.LittleEndian.Uint32(f[4:8]))
-			bits = int(binary.LittleEndian.Uint16(f[14:16]))
-			if format == fmtExtensible && size >= 26 {
-				format = binary.LittleEndian.Uint16(f[24:26]) // sub-format GUID's first two bytes
-			}
+			h.format, h.channels, h.rate, h.bits = parseFmt(data[body : body+size])
 			haveFmt = true
 		case "data":
 			if haveData {
-				return task.Audio{}, task.Invalid(CodeInvalidAudio, "more than one data chunk")
+				return h, task.Invalid(CodeInvalidAudio, "more than one data chunk")
 			}
-			samples, haveData = data[body:body+size], true
+			h.dataOff, h.dataLen, haveData = body, size, true
 		}
 		off = body + size + size%2 // chunks are word-aligned
 	}
 	if !haveFmt || !haveData {
-		return task.Audio{}, task.Invalid(CodeInvalidAudio, "missing fmt or data chunk (fmt=%v data=%v)", haveFmt, haveData)
+		return h, task.Invalid(CodeInvalidAudio, "missing fmt or data chunk (fmt=%v data=%v)", haveFmt, haveData)
 	}
-	return decodeSamples(format, channels, rate, bits, samples)
+	return h, nil
+}
+
+// parseFmt reads a fmt chunk body of at least 16 bytes.
+func parseFmt(f []byte) (format uint16, channels, rate, bits int) {
+	format = binary.LittleEndian.Uint16(f[0:2])
+	channels = int(binary.LittleEndian.Uint16(f[2:4]))
+	rate = int(binary.LittleEndian.Uint32(f[4:8]))
+	bits = int(binary.LittleEndian.Uint16(f[14:16]))
+	if format == fmtExtensible && len(f) >= 26 {
+		format = binary.LittleEndian.Uint16(f[24:26]) // sub-format GUID's first two bytes
+	}
+	return format, channels, rate, bits
 }
 
 func decodeSamples(format uint16, channels, rate, bits int, raw []byte) (task.Audio, error) {
@@ -105,20 +123,14 @@ func decodeSamples(format uint16, channels, rate, bits int, raw []byte) (task.Au
 			return task.Audio{}, task.Invalid(CodeInvalidAudio, "data chunk of %d bytes is not whole 16-bit frames of %d channels", len(raw), channels)
 		}
 		a.Samples = make([]float32, len(raw)/2)
-		for i := range a.Samples {
-			a.Samples[i] = float32(int16(binary.LittleEndian.Uint16(raw[2*i:]))) / 32768
-		}
+		pcm16ToFloat(a.Samples, raw)
 	case format == fmtIEEEFloat && bits == 32:
 		if len(raw)%(4*channels) != 0 {
 			return task.Audio{}, task.Invalid(CodeInvalidAudio, "data chunk of %d bytes is not whole float32 frames of %d channels", len(raw), channels)
 		}
 		a.Samples = make([]float32, len(raw)/4)
-		for i := range a.Samples {
-			v := math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				return task.Audio{}, task.Invalid(CodeInvalidAudio, "float sample %d is %v", i, v)
-			}
-			a.Samples[i] = v
+		if i := float32FromLE(a.Samples, raw); i >= 0 {
+			return task.Audio{}, task.Invalid(CodeInvalidAudio, "float sample %d is %v", i, a.Samples[i])
 		}
 	case format == fmtPCM:
 		return task.Audio{}, task.Invalid(CodeUnsupportedAudio, "%d-bit PCM is not supported (PCM16 or float32 only)", bits)
@@ -128,6 +140,39 @@ func decodeSamples(format uint16, channels, rate, bits int, raw []byte) (task.Au
 		return task.Audio{}, task.Invalid(CodeUnsupportedAudio, "%s audio is not supported (PCM16 or float32 only)", formatName(format))
 	}
 	return a, nil
+}
+
+// sampleBytes is the size of one sample of a supported format, 0 for the others.
+func sampleBytes(format uint16, bits int) int {
+	switch {
+	case format == fmtPCM && bits == 16:
+		return 2
+	case format == fmtIEEEFloat && bits == 32:
+		return 4
+	}
+	return 0
+}
+
+// pcm16ToFloat converts len(dst) little-endian PCM16 samples of raw.
+func pcm16ToFloat(dst []float32, raw []byte) {
+	raw = raw[:2*len(dst)]
+	for i := range dst {
+		dst[i] = float32(int16(binary.LittleEndian.Uint16(raw[2*i:]))) / 32768
+	}
+}
+
+// float32FromLE reads len(dst) little-endian float32 samples of raw; it returns the index of
+// the first NaN or infinity (stored in dst), or -1 when all are finite.
+func float32FromLE(dst []float32, raw []byte) int {
+	raw = raw[:4*len(dst)]
+	for i := range dst {
+		v := math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+		dst[i] = v
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return i
+		}
+	}
+	return -1
 }
 
 // EncodePCM16 writes a canonical 44-byte-header PCM16 WAV (the form the reference tool reads

@@ -1,0 +1,121 @@
+package audio
+
+import (
+	"encoding/binary"
+
+	"github.com/trtmc-qual/trtmc-qual/native/task"
+)
+
+// Stream decodes a WAV file while its bytes arrive (an HTTP upload), converting and hashing
+// each block of samples as it lands instead of in two more passes over the whole clip once it
+// is complete. It only accelerates: Finish walks the complete file exactly as DecodeWAV does
+// and uses what was converted on the way only when that walk finds the very same format and
+// data chunk; in every other case (data before fmt, a lying size, a NaN, an unsupported
+// format, ...) it decodes the complete file with DecodeWAV, so results and errors are
+// DecodeWAV's and the hash is Audio.SHA256's.
+type Stream struct {
+	max      int // the most bytes the file can have (samples are allocated only within it)
+	off      int // next chunk header of the walk
+	hdr      header
+	haveFmt  bool
+	started  bool // hdr is complete and samples/hash are set up
+	dead     bool // this file is left to Finish's DecodeWAV
+	done     int  // data bytes converted and hashed
+	samples  []float32
+	hash     *task.AudioHasher
+	sampleSz int
+}
+
+// NewStream starts decoding a file of at most maxBytes bytes.
+func NewStream(maxBytes int) *Stream { return &Stream{max: maxBytes, off: 12} }
+
+// Arrived is told the bytes received so far: every call passes a longer prefix of the same
+// file (the same bytes at the same offsets), the last one the whole file given to Finish.
+func (s *Stream) Arrived(data []byte) {
+	if s.dead {
+		return
+	}
+	if !s.started && !s.walk(data) {
+		return
+	}
+	end := min(len(data), s.hdr.dataOff+s.hdr.dataLen)
+	n := (end - s.hdr.dataOff - s.done) / s.sampleSz
+	if n <= 0 {
+		return
+	}
+	raw := data[s.hdr.dataOff+s.done:]
+	dst := s.samples[s.done/s.sampleSz:][:n]
+	if s.sampleSz == 2 {
+		pcm16ToFloat(dst, raw)
+	} else if float32FromLE(dst, raw) >= 0 {
+		s.dead = true // DecodeWAV names the sample in its error
+		return
+	}
+	s.hash.Write(dst)
+	s.done += n * s.sampleSz
+}
+
+// walk advances the chunk walk over what has arrived; true once the data chunk's header is in
+// and the samples can be converted as they come.
+func (s *Stream) walk(data []byte) bool {
+	if len(data) < 12 {
+		return false
+	}
+	if string(data[0:4]) != "RIFF" || string(data[8:12]) != "WAVE" {
+		s.dead = true
+		return false
+	}
+	for s.off+8 <= len(data) {
+		id, size := string(data[s.off:s.off+4]), int(binary.LittleEndian.Uint32(data[s.off+4:s.off+8]))
+		body := s.off + 8
+		switch id {
+		case "fmt ":
+			if size < 16 {
+				s.dead = true
+				return false
+			}
+			if body+size > len(data) {
+				return false // wait for the whole fmt chunk
+			}
+			s.hdr.format, s.hdr.channels, s.hdr.rate, s.hdr.bits = parseFmt(data[body : body+size])
+			s.haveFmt = true
+		case "data":
+			return s.start(body, size)
+		}
+		s.off = body + size + size%2
+	}
+	return false
+}
+
+// start sets up conversion of a data chunk of size bytes at body, if its samples can be
+// decoded as they come; otherwise the file is left to Finish.
+func (s *Stream) start(body, size int) bool {
+	h := &s.hdr
+	h.dataOff, h.dataLen = body, size
+	s.sampleSz = sampleBytes(h.format, h.bits)
+	if !s.haveFmt || s.sampleSz == 0 || h.channels < 1 || h.rate < 1 || size%(s.sampleSz*h.channels) != 0 || body+size > s.max {
+		s.dead = true
+		return false
+	}
+	s.samples = make([]float32, size/s.sampleSz)
+	s.hash = task.NewAudioHasher(h.rate, h.channels)
+	s.started = true
+	return true
+}
+
+// Finish decodes the complete file: DecodeWAV's clip or error, and the clip's Audio.SHA256.
+func (s *Stream) Finish(data []byte) (task.Audio, string, error) {
+	s.Arrived(data)
+	h, err := walkChunks(data)
+	if err != nil {
+		return task.Audio{}, "", err
+	}
+	if s.started && !s.dead && h == s.hdr && s.done == h.dataLen {
+		return task.Audio{Samples: s.samples, Channels: h.channels, SampleRate: h.rate}, s.hash.Sum(), nil
+	}
+	a, err := decodeSamples(h.format, h.channels, h.rate, h.bits, data[h.dataOff:h.dataOff+h.dataLen])
+	if err != nil {
+		return task.Audio{}, "", err
+	}
+	return a, a.SHA256(), nil
+}
