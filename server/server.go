@@ -63,6 +63,7 @@ type Server struct {
 	ready     atomic.Bool
 	draining  atomic.Bool
 	log       *slog.Logger
+	uploads   sync.Pool // *[]byte upload buffers of maxPooledUpload capacity (uploadBuf)
 }
 
 // New prepares a server: records file, artifact store, metrics. It serves health at once and

@@ -20,6 +20,7 @@ import (
 // transcriptionForm is the parsed multipart body of /v1/audio/transcriptions.
 type transcriptionForm struct {
 	file           []byte
+	clip           *audio.Stream // file, decoded and hashed as it arrived
 	model          string
 	language       string
 	responseFormat string
@@ -57,7 +58,8 @@ func (s *Server) parseTranscriptionForm(r *http.Request) (transcriptionForm, err
 		seen[name] = true
 		switch dst, ok := fields[name]; {
 		case name == "file":
-			if f.file, err = readLimitedSized(part, s.cfg.MaxAudioBytes, r.ContentLength); err != nil {
+			f.file, f.clip, err = s.readClip(part, r.ContentLength)
+			if err != nil {
 				return f, bodyError(err, contract.CodeInvalidMultipart, "reading file: %v", err)
 			}
 		case ok:
@@ -79,17 +81,66 @@ func (s *Server) parseTranscriptionForm(r *http.Request) (transcriptionForm, err
 // errTooLarge marks a part over its limit.
 var errTooLarge = errors.New("too large")
 
+// readClip reads the audio file part into a buffer reused across requests, decoding and
+// hashing its samples while the rest of it arrives (audio.Stream), so that neither is a pass of
+// its own over the whole clip afterwards. Give the bytes back with releaseUpload once decoded.
+func (s *Server) readClip(r io.Reader, bodyLength int64) ([]byte, *audio.Stream, error) {
+	if bodyLength <= 0 { // unknown length: read whole, decoded once complete
+		data, err := readLimited(r, s.cfg.MaxAudioBytes)
+		return data, audio.NewStream(0), err
+	}
+	n := min(bodyLength, s.cfg.MaxAudioBytes)
+	clip := audio.NewStream(int(n)) // samples are allocated only within what the body can hold
+	data, err := readInto(r, s.uploadBuf(int(n)+1), clip.Arrived)
+	return data, clip, err
+}
+
+// maxPooledUpload bounds the upload buffers kept for reuse: a 30 s 16 kHz mono PCM16 clip
+// fits; a larger upload gets a buffer of its own.
+const maxPooledUpload = 2 << 20
+
+// uploadBuf is a buffer of n bytes, from an earlier request when one is free and big enough.
+// Pooled capacities are powers of two from 64 KiB, so that clips of mixed lengths reuse them.
+func (s *Server) uploadBuf(n int) []byte {
+	if n > maxPooledUpload {
+		return make([]byte, n)
+	}
+	if p, ok := s.uploads.Get().(*[]byte); ok && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	size := 64 << 10
+	for size < n {
+		size *= 2
+	}
+	return make([]byte, n, size)
+}
+
+// releaseUpload gives a buffer of uploadBuf back once nothing refers to its bytes.
+func (s *Server) releaseUpload(b []byte) {
+	if c := cap(b); c <= maxPooledUpload && c&(c-1) == 0 {
+		s.uploads.Put(&b)
+	}
+}
+
 // readLimitedSized is readLimited into one buffer sized from the body's Content-Length (the
 // part cannot be longer), instead of io.ReadAll's doubling copies.
 func readLimitedSized(r io.Reader, limit, bodyLength int64) ([]byte, error) {
 	if bodyLength <= 0 {
 		return readLimited(r, limit)
 	}
-	buf := make([]byte, min(bodyLength, limit)+1)
+	return readInto(r, make([]byte, min(bodyLength, limit)+1), nil)
+}
+
+// readInto reads r to its end into buf, whose last byte is one more than the limit: filling it
+// is errTooLarge. arrived, if not nil, sees what has been read so far after every read.
+func readInto(r io.Reader, buf []byte, arrived func([]byte)) ([]byte, error) {
 	// Not io.ReadFull: it would pass a short body's io.ErrUnexpectedEOF off as a clean end.
 	for n := 0; ; {
 		m, err := r.Read(buf[n:])
 		n += m
+		if m > 0 && arrived != nil && n < len(buf) {
+			arrived(buf[:n])
+		}
 		switch {
 		case errors.Is(err, io.EOF):
 			return buf[:n], nil
@@ -156,11 +207,12 @@ func (s *Server) transcribe(x *exchange) (*reply, error) {
 	if strings.TrimSpace(form.prompt) != "" {
 		return nil, badRequest(contract.CodeUnsupportedOption, "prompt cannot be honored: %s takes no decoding prompt", m.name)
 	}
-	clip, err := audio.DecodeWAV(form.file)
+	clip, sha, err := form.clip.Finish(form.file)
+	s.releaseUpload(form.file) // the clip's samples are a copy
 	if err != nil {
 		return nil, err
 	}
-	x.rec.InputSHA256 = clip.SHA256()
+	x.rec.InputSHA256 = sha
 	tr, err := capability[task.Transcriber](m, task.SpeechTranscription)
 	if err != nil {
 		return nil, err
