@@ -153,10 +153,20 @@ func sampleBytes(format uint16, bits int) int {
 	return 0
 }
 
-// pcm16ToFloat converts len(dst) little-endian PCM16 samples of raw.
+// pcm16ToFloat converts len(dst) little-endian PCM16 samples of raw to v/32768, four samples
+// per 8-byte load (one bounds check per four instead of one per sample).
 func pcm16ToFloat(dst []float32, raw []byte) {
 	raw = raw[:2*len(dst)]
-	for i := range dst {
+	i := 0
+	for ; i+4 <= len(dst); i += 4 {
+		w := binary.LittleEndian.Uint64(raw[2*i:])
+		d := dst[i : i+4 : i+4]
+		d[0] = float32(int16(w)) / 32768
+		d[1] = float32(int16(w>>16)) / 32768
+		d[2] = float32(int16(w>>32)) / 32768
+		d[3] = float32(int16(w>>48)) / 32768
+	}
+	for ; i < len(dst); i++ {
 		dst[i] = float32(int16(binary.LittleEndian.Uint16(raw[2*i:]))) / 32768
 	}
 }

@@ -2,6 +2,7 @@ package audio
 
 import (
 	"encoding/binary"
+	"math"
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/native/task"
@@ -65,5 +66,32 @@ func TestValidateAgainstSpec(t *testing.T) {
 		if got := CodeOf(Validate(c.a, spec)); got != c.code {
 			t.Errorf("%s: code %q, want %q", name, got, c.code)
 		}
+	}
+}
+
+// The PCM16 conversion is exactly float32(v)/32768 for every one of the 65536 values, whatever
+// the length (the four-at-a-time loop and its tail).
+func TestPCM16ToFloatIsExact(t *testing.T) {
+	raw := make([]byte, 2*65536)
+	for i := range 65536 {
+		binary.LittleEndian.PutUint16(raw[2*i:], uint16(i+32768))
+	}
+	for _, n := range []int{65536, 65535, 65534, 65533, 3, 1, 0} {
+		got := make([]float32, n)
+		pcm16ToFloat(got, raw[2*(65536-n):])
+		for i, v := range got {
+			want := float32(int16(uint16(65536-n+i+32768))) / 32768
+			if math.Float32bits(v) != math.Float32bits(want) {
+				t.Fatalf("length %d, sample %d: %v (%08x), want %v (%08x)", n, i, v, math.Float32bits(v), want, math.Float32bits(want))
+			}
+		}
+	}
+}
+
+func BenchmarkPCM16ToFloat(b *testing.B) {
+	raw, dst := make([]byte, 32000), make([]float32, 16000)
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		pcm16ToFloat(dst, raw)
 	}
 }

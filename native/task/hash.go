@@ -38,6 +38,15 @@ func NewAudioHasher(rate, channels int) *AudioHasher {
 
 // Write hashes the next samples (interleaved, as in Audio.Samples).
 func (a *AudioHasher) Write(samples []float32) {
+	if le := littleEndianBytes(samples); le != nil { // already the hashed bytes: no copy
+		a.h.Write(le)
+		return
+	}
+	a.writeEncoded(samples)
+}
+
+// writeEncoded hashes samples encoded block by block (a big-endian machine).
+func (a *AudioHasher) writeEncoded(samples []float32) {
 	for len(samples) > 0 {
 		n := min(len(samples), len(a.buf)/4)
 		for i, v := range samples[:n] {
