@@ -63,7 +63,8 @@ type Server struct {
 	ready     atomic.Bool
 	draining  atomic.Bool
 	log       *slog.Logger
-	uploads   sync.Pool // *[]byte upload buffers of maxPooledUpload capacity (uploadBuf)
+	uploads   *bufPool[byte]    // audio upload buffers (readClip)
+	samples   *bufPool[float32] // decoded clips, given back when their Task call has returned
 }
 
 // New prepares a server: records file, artifact store, metrics. It serves health at once and
@@ -92,7 +93,9 @@ func New(cfg Config) (*Server, error) {
 		cfg.BodyTimeout = DefaultBodyTimeout(cfg.MaxBodyBytes)
 	}
 	s := &Server{cfg: cfg, models: map[string]*servedModel{}, ids: newIDLedger(cfg.RequestIDMemory),
-		handlers: newGate(), tasks: newGate(), abort: make(chan struct{}), log: cfg.Logger}
+		handlers: newGate(), tasks: newGate(), abort: make(chan struct{}), log: cfg.Logger,
+		// Up to a 30 s 16 kHz mono clip (960 KB of PCM16, 480 Ki samples) is pooled.
+		uploads: &bufPool[byte]{max: 2 << 20}, samples: &bufPool[float32]{max: 1 << 20}}
 	var err error
 	if s.records, err = openRecords(cfg.RecordsPath); err != nil {
 		return nil, err
@@ -256,6 +259,9 @@ type exchange struct {
 	model  *servedModel
 	// deadline is set while the body's read deadline is armed (see limitBody).
 	deadline bool
+	// taskSpawned is set once callTask has handed its fn to the Task goroutine, which will
+	// call it whatever the handler does next.
+	taskSpawned bool
 }
 
 // reply is a handler's successful answer: a typed JSON body (trtmc_timing is set on it) or raw
@@ -486,6 +492,7 @@ func (s *Server) callTask(x *exchange, m *servedModel, taskName string, fn func(
 	}
 	done := make(chan taskResult, 1)
 	taskCtx, cancel := context.WithCancel(ctx)
+	x.taskSpawned = true
 	go func() {
 		defer s.tasks.leave()
 		defer release()

@@ -83,43 +83,16 @@ var errTooLarge = errors.New("too large")
 
 // readClip reads the audio file part into a buffer reused across requests, decoding and
 // hashing its samples while the rest of it arrives (audio.Stream), so that neither is a pass of
-// its own over the whole clip afterwards. Give the bytes back with releaseUpload once decoded.
+// its own over the whole clip afterwards. Give the bytes back to s.uploads once decoded.
 func (s *Server) readClip(r io.Reader, bodyLength int64) ([]byte, *audio.Stream, error) {
 	if bodyLength <= 0 { // unknown length: read whole, decoded once complete
 		data, err := readLimited(r, s.cfg.MaxAudioBytes)
-		return data, audio.NewStream(0), err
+		return data, audio.NewStream(0, nil), err
 	}
 	n := min(bodyLength, s.cfg.MaxAudioBytes)
-	clip := audio.NewStream(int(n)) // samples are allocated only within what the body can hold
-	data, err := readInto(r, s.uploadBuf(int(n)+1), clip.Arrived)
+	clip := audio.NewStream(int(n), s.samples.get) // samples are allocated only within what the body can hold
+	data, err := readInto(r, s.uploads.get(int(n)+1), clip.Arrived)
 	return data, clip, err
-}
-
-// maxPooledUpload bounds the upload buffers kept for reuse: a 30 s 16 kHz mono PCM16 clip
-// fits; a larger upload gets a buffer of its own.
-const maxPooledUpload = 2 << 20
-
-// uploadBuf is a buffer of n bytes, from an earlier request when one is free and big enough.
-// Pooled capacities are powers of two from 64 KiB, so that clips of mixed lengths reuse them.
-func (s *Server) uploadBuf(n int) []byte {
-	if n > maxPooledUpload {
-		return make([]byte, n)
-	}
-	if p, ok := s.uploads.Get().(*[]byte); ok && cap(*p) >= n {
-		return (*p)[:n]
-	}
-	size := 64 << 10
-	for size < n {
-		size *= 2
-	}
-	return make([]byte, n, size)
-}
-
-// releaseUpload gives a buffer of uploadBuf back once nothing refers to its bytes.
-func (s *Server) releaseUpload(b []byte) {
-	if c := cap(b); c <= maxPooledUpload && c&(c-1) == 0 {
-		s.uploads.Put(&b)
-	}
 }
 
 // readLimitedSized is readLimited into one buffer sized from the body's Content-Length (the
@@ -208,7 +181,7 @@ func (s *Server) transcribe(x *exchange) (*reply, error) {
 		return nil, badRequest(contract.CodeUnsupportedOption, "prompt cannot be honored: %s takes no decoding prompt", m.name)
 	}
 	clip, sha, err := form.clip.Finish(form.file)
-	s.releaseUpload(form.file) // the clip's samples are a copy
+	s.uploads.put(form.file) // the clip's samples are a copy
 	if err != nil {
 		return nil, err
 	}
@@ -221,15 +194,24 @@ func (s *Server) transcribe(x *exchange) (*reply, error) {
 		return nil, err
 	}
 	var out task.Transcript
+	seconds := clip.Seconds()
 	err = s.callTask(x, m, string(task.SpeechTranscription), func(ctx context.Context) error {
+		// The samples go back to the pool once the Task call has returned: a Transcriber
+		// does not keep them (sphinx converts them to int16, whisper encodes them for its
+		// worker, both within the call). This runs on the Task's goroutine, which outlives
+		// the handler when the client went away.
+		defer s.samples.put(clip.Samples)
 		var terr error
 		out, terr = tr.Transcribe(ctx, clip, task.TranscribeConfig{Language: form.language})
 		return terr
 	})
+	if !x.taskSpawned { // refused before its Task call: the samples were never handed over
+		s.samples.put(clip.Samples)
+	}
 	if err != nil {
 		return nil, err
 	}
-	x.rec.Output = &contract.RecordOutput{Text: out.Text, AudioSeconds: clip.Seconds()}
+	x.rec.Output = &contract.RecordOutput{Text: out.Text, AudioSeconds: seconds}
 	switch format {
 	case "text":
 		return &reply{status: http.StatusOK, raw: []byte(out.Text), contentType: "text/plain; charset=utf-8"}, nil
@@ -239,7 +221,7 @@ func (s *Server) transcribe(x *exchange) (*reply, error) {
 			lang, _ = m.bundle.Header.Settings["language"].(string)
 		}
 		return &reply{status: http.StatusOK, json: &contract.VerboseTranscriptionResponse{Task: "transcribe", Language: lang,
-			Duration: clip.Seconds(), Text: out.Text, Model: m.name}}, nil
+			Duration: seconds, Text: out.Text, Model: m.name}}, nil
 	}
 	return &reply{status: http.StatusOK, json: &contract.TranscriptionResponse{Text: out.Text}}, nil
 }

@@ -24,10 +24,17 @@ type Stream struct {
 	samples  []float32
 	hash     *task.AudioHasher
 	sampleSz int
+	alloc    func(n int) []float32
 }
 
-// NewStream starts decoding a file of at most maxBytes bytes.
-func NewStream(maxBytes int) *Stream { return &Stream{max: maxBytes, off: 12} }
+// NewStream starts decoding a file of at most maxBytes bytes. alloc, if not nil, provides the
+// slice of n samples to decode into (a buffer pool's; its contents are overwritten).
+func NewStream(maxBytes int, alloc func(n int) []float32) *Stream {
+	if alloc == nil {
+		alloc = func(n int) []float32 { return make([]float32, n) }
+	}
+	return &Stream{max: maxBytes, off: 12, alloc: alloc}
+}
 
 // Arrived is told the bytes received so far: every call passes a longer prefix of the same
 // file (the same bytes at the same offsets), the last one the whole file given to Finish.
@@ -97,7 +104,7 @@ func (s *Stream) start(body, size int) bool {
 		s.dead = true
 		return false
 	}
-	s.samples = make([]float32, size/s.sampleSz)
+	s.samples = s.alloc(size / s.sampleSz)
 	s.hash = task.NewAudioHasher(h.rate, h.channels)
 	s.started = true
 	return true
