@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
@@ -19,8 +18,10 @@ import (
 
 // ProbeAudioRefusal serves a transcription-only bundle (row, an ASR row: it is served as the
 // ASR checkpoint it is, in RunDir/<stage>/probe-<profile>) and sends one pinned audio question
-// to /v1/chat/completions: the server must refuse it with 400 unsupported_capability, echo the
-// request id, and record the refusal. It returns its cleanups in start order.
+// to /v1/chat/completions: the server must refuse it as the target documents (contract.RefusalOf:
+// the reference server with 400 unsupported_capability and a record of the refusal; TRTMC's app
+// with 404 route_not_served and no record) and echo the request id. It returns its cleanups in
+// start order.
 func ProbeAudioRefusal(ctx context.Context, env *Env, row inventory.Row, pair dataset.QAPair) (*evidence.Probe, []Cleanup, error) {
 	c, err := newIn(env, row, filepath.Join(env.RunDir, string(env.Stage), "probe-"+row.Profile))
 	if err != nil {
@@ -69,7 +70,8 @@ func ProbeAudioRefusal(ctx context.Context, env *Env, row inventory.Row, pair da
 		return nil, cleanups, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Request-ID", "audioqa-probe-"+pair.ID)
+	sent := "audioqa-probe-" + pair.ID
+	req.Header.Set("X-Request-ID", sent)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, cleanups, fmt.Errorf("probe request: %w", err)
@@ -79,8 +81,9 @@ func ProbeAudioRefusal(ctx context.Context, env *Env, row inventory.Row, pair da
 	if err := json.NewDecoder(resp.Body).Decode(&answer); err != nil {
 		return nil, cleanups, fmt.Errorf("probe answer (HTTP %d) is not a JSON body: %w", resp.StatusCode, err)
 	}
+	rule := contract.RefusalOf(env.Target.Kind) // what this target's server documents (TRTMC: 404, no record)
 	p := &evidence.Probe{Model: row.Profile, Route: "/v1/chat/completions", Status: resp.StatusCode, ErrorCode: answer.Error.Code,
-		Message: answer.Error.Message, RequestID: resp.Header.Get("X-Request-ID")}
+		Message: answer.Error.Message, RequestID: resp.Header.Get("X-Request-ID"), Expected: rule.String(), SentID: sent}
 	records, err := c.serving.server.Records(ctx)
 	if err != nil {
 		return p, cleanups, err
@@ -89,10 +92,11 @@ func ProbeAudioRefusal(ctx context.Context, env *Env, row inventory.Row, pair da
 	if err != nil {
 		return p, cleanups, err
 	}
+	// A server that records refusals must hold this one, with its code; one that records only
+	// executed operations (TRTMC's app) must hold no record at all under the probe's id.
 	for _, r := range recs {
-		p.Recorded = p.Recorded || (r.RequestID == p.RequestID && r.ErrorCode == contract.CodeUnsupportedCapability)
+		p.Recorded = p.Recorded || (r.RequestID == sent && (!rule.Recorded || r.ErrorCode == rule.Code))
 	}
-	p.Passed = p.Status == http.StatusBadRequest && p.ErrorCode == contract.CodeUnsupportedCapability &&
-		p.RequestID == "audioqa-probe-"+pair.ID && p.Recorded && strings.Contains(p.Message, "audio_text_to_text")
+	p.Passed = len(rule.Judge(p.Status, p.ErrorCode, p.Message, sent, p.RequestID, p.Recorded)) == 0
 	return p, cleanups, nil
 }

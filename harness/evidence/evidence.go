@@ -71,7 +71,11 @@ type Probe struct {
 	RequestID string `json:"request_id"`
 	Recorded  bool   `json:"recorded"` // the server's records hold the refusal
 	Passed    bool   `json:"passed"`
-	Planned   string `json:"planned,omitempty"` // why the probe could not run on this machine
+	// The refusal the target's server documents (contract.RefusalOf) and the id the probe sent:
+	// qual verify re-judges the answer against it.
+	Expected string `json:"expected,omitempty"`
+	SentID   string `json:"sent_request_id,omitempty"`
+	Planned  string `json:"planned,omitempty"` // why the probe could not run on this machine
 }
 
 // Bundle is the served artifact's identity at each point it was checked.

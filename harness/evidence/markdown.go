@@ -255,6 +255,9 @@ func writeProbe(b *strings.Builder, s Stage) {
 	case s.Probe != nil:
 		fmt.Fprintf(b, "Probe: an audio part sent to `%s` on `%s` answered HTTP %d `%s` (%s); recorded by the server: %s.\n\n",
 			s.Probe.Model, s.Probe.Route, s.Probe.Status, s.Probe.ErrorCode, s.Probe.Message, yesNo(s.Probe.Recorded))
+		if s.Probe.Expected != "" {
+			fmt.Fprintf(b, "Documented refusal: %s; %s.\n\n", s.Probe.Expected, passFail(s.Probe.Passed))
+		}
 	}
 }
 

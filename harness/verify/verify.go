@@ -55,6 +55,7 @@ func Run(runDir string) ([]Problem, error) {
 	checkJUnit(runDir, e, report)
 	for _, s := range e.Stages {
 		checkStageStatus(s, report)
+		checkProbe(e.TargetKind, s, report) // stage 9's refusal, by the target's documented rule (probe.go)
 		for _, r := range s.Results {
 			where := s.Stage + "/" + r.Profile
 			checkBundle(where, r, report)

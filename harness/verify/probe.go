@@ -1,0 +1,25 @@
+package verify
+
+import (
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+)
+
+// checkProbe re-judges a run probe's recorded answer against the refusal the run's target kind
+// documents (contract.RefusalOf): the recorded rule must be that one, and passed must be what
+// the rule says of the recorded status, code, message, echoed id and record.
+func checkProbe(targetKind string, s evidence.Stage, report reporter) {
+	p := s.Probe
+	if p == nil || p.Planned != "" {
+		return
+	}
+	where := s.Stage + "/probe"
+	rule := contract.RefusalOf(targetKind)
+	if p.Expected != rule.String() {
+		report(where, "probe judged against %q; a %s target documents %q", p.Expected, targetKind, rule.String())
+	}
+	fails := rule.Judge(p.Status, p.ErrorCode, p.Message, p.SentID, p.RequestID, p.Recorded)
+	if p.Passed != (len(fails) == 0) {
+		report(where, "probe says passed=%v; its recorded answer against the documented refusal: %v", p.Passed, fails)
+	}
+}
