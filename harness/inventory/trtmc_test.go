@@ -15,16 +15,7 @@ import (
 // is what it is; the marking substring must appear in the row's markings, notes or reason.
 func fixture(t *testing.T, tree string) *Report {
 	t.Helper()
-	root := filepath.Join(repoRoot(), "suites", "targets", "testdata", tree)
-	tg, err := target.Read(filepath.Join(repoRoot(), "suites", "targets", targetFile(tree)), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths, err := tg.ManifestPaths()
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("%d manifests in %s (%v)", len(paths), root, err)
-	}
-	return Scan(paths, Options{Capabilities: ByTaskString, PlannedReason: "no GPU stack here"})
+	return Scan(fixturePaths(t, tree), Options{Capabilities: ByTaskString, PlannedReason: "no GPU stack here"})
 }
 
 // targetFile is the target file of a layout: trtmc.yaml reads families/, trtmc-older.yaml tests/e2e/.
@@ -261,8 +252,8 @@ func fixturePaths(t *testing.T, tree string) []string {
 		t.Fatal(err)
 	}
 	paths, err := tg.ManifestPaths()
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("%d manifests in %s (%v)", len(paths), root, err)
 	}
 	return paths
 }
