@@ -43,7 +43,7 @@ test: ## run every test: unit, parity, integration, containers, the suites in re
 	  QUAL_T2I_WARMUP=1 QUAL_T2I_REQUESTS=4 QUAL_ASR_RUNS=2 QUAL_T2I_RUNS=2 $(GOTEST) -count=1 -timeout 60m ./...
 	@echo "[test] the TRTMC target end to end against the CPU contract double (labelled as such, never a TRTMC result):"
 	$(MAKE) --no-print-directory qualify-trtmc-double RUN_ID=$(RUN_ID) RUN_DIR=build/test-run/$(RUN_ID)/trtmc-double \
-	  QUAL_ASR_WARMUP=1 QUAL_ASR_REQUESTS=4 QUAL_ASR_RUNS=1
+	  QUAL_ASR_WARMUP=1 QUAL_ASR_REQUESTS=4 QUAL_ASR_RUNS=1 QUAL_T2I_WARMUP=1 QUAL_T2I_REQUESTS=2 QUAL_T2I_RUNS=1
 
 qualify: deps ## the main job: all stages against the reference target, evidence in reports/
 	@$(MAKE) --no-print-directory qualify-all TARGET=$(TARGET) RUN_ID=$(RUN_ID)
@@ -85,7 +85,7 @@ inventory-check: ## inventory a real TRTMC checkout: make inventory-check TRTMC_
 TRTMC_DOUBLE := $(CURDIR)/suites/targets/testdata/trtmc-double
 qualify-trtmc-double: images ## run suites/targets/trtmc.yaml against the CPU contract double (not a TRTMC result)
 	@$(MAKE) --no-print-directory qualify-all TARGET=suites/targets/trtmc.yaml TRTMC_ROOT=$(TRTMC_DOUBLE) RUN_ID=$(RUN_ID) \
-	  SUITES="./suites/asr" \
+	  SUITES="./suites/asr ./suites/t2i" \
 	  QUAL_TRTMC_TRTMC_BINARY=$(TRTMC_DOUBLE)/bin/trtmc QUAL_TRTMC_IMAGE=reference QUAL_TRTMC_GPU=none QUAL_TRTMC_PYTHON=python3 \
 	  TRTMC_DOUBLE_NATIVE=$(QUAL_CACHE)/bin/trtmc-native TRTMC_DOUBLE_SERVER=$(QUAL_CACHE)/bin/trtmc-server
 

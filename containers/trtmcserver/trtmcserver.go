@@ -149,6 +149,13 @@ func WithReadOnlyDir(dir string) Option {
 	return func(o *options) { o.binds = append(o.binds, dir+":"+dir+":ro") }
 }
 
+// WithScratch bind-mounts a writable host directory at containerDir: files the server keeps
+// there (TRTMC's image artifacts, answered as file:// URLs) are readable on the host while it
+// runs and stay after it stops. The directory is made writable for the image's user.
+func WithScratch(hostDir, containerDir string) Option {
+	return func(o *options) { o.binds = append(o.binds, hostDir+":"+containerDir+":rw") }
+}
+
 // Container is a running server.
 type Container struct {
 	*testcontainers.DockerContainer

@@ -88,6 +88,13 @@ func (c *Checkpoint) StartServer(ctx context.Context) (Cleanup, error) {
 		}
 		opts = append(opts, trtmcserver.WithCommand(cmd...))
 	}
+	if srvCfg.Scratch != "" { // kept artifacts: read on the host for identity, stored as evidence
+		opt, err := c.scratch(srvCfg.Scratch)
+		if err != nil {
+			return nil, c.fail("serve", err)
+		}
+		opts = append(opts, opt)
+	}
 	for _, in := range inputs {
 		if in.HostPath != "" {
 			opts = append(opts, trtmcserver.WithFile(in.HostPath, in.ContainerPath))
@@ -122,6 +129,24 @@ func (c *Checkpoint) StartServer(ctx context.Context) (Cleanup, error) {
 	}
 	c.logf("server %s ready in %.1fs", c.Env.Images.Server, time.Since(start).Seconds())
 	return cleanup, nil
+}
+
+// scratch mounts the row's scratch directory at the server's --scratch and makes the workload
+// read file:// answers from it; the evidence records the mapping for qual verify.
+func (c *Checkpoint) scratch(container string) (testcontainers.ContainerCustomizer, error) {
+	dir, err := filepath.Abs(filepath.Join(c.Dir, "scratch"))
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(dir, 0o777); err != nil { // the server image may run as its own user
+		return nil, err
+	}
+	c.Result.Scratch = &evidence.Scratch{Container: container, Dir: relTo(c.Env.RunDir, dir)}
+	c.W = workload.WithArtifacts(c.W, workload.ScratchReader(container, dir))
+	return trtmcserver.WithScratch(dir, container), nil
 }
 
 // CheckServed asks the running server what it serves: /v1/serving/info must list one model

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/mediadigest"
 )
 
 // Timing is TRTMC's trtmc_timing object. ModelCallMS is the wall time of exactly one call
@@ -46,11 +48,15 @@ type RecordOutput struct {
 	Count        int           `json:"n,omitempty"`
 }
 
-// RecordImage identifies one generated image by its pixels.
+// RecordImage identifies one generated image: by its pixels (our records), or, as TRTMC's
+// serving app records it, by the artifact it kept and that artifact's media digest (a 64×64
+// thumbnail, apps/perf_serving/trtmc_perf_serving/digests.py).
 type RecordImage struct {
-	SHA256 string `json:"sha256"`
-	Width  int    `json:"width"`
-	Height int    `json:"height"`
+	SHA256   string              `json:"sha256"`
+	Width    int                 `json:"width"`
+	Height   int                 `json:"height"`
+	Artifact string              `json:"artifact,omitempty"`
+	Digest   *mediadigest.Digest `json:"media_digest,omitempty"`
 }
 
 // trtmcRecord holds the fields other spellings use: TRTMC's serving app writes
@@ -100,6 +106,8 @@ func ParseRecord(line []byte) (Record, error) {
 	if r.Output == nil {
 		if text, ok := alt.text(); ok {
 			r.Output = &RecordOutput{Text: text}
+		} else if img, ok := alt.image(); ok {
+			r.Output = &RecordOutput{Images: []RecordImage{img}}
 		}
 	}
 	if r.RequestID == "" {
@@ -140,6 +148,24 @@ func (a trtmcRecord) text() (string, bool) {
 		return *obs.Text, true
 	}
 	return "", false
+}
+
+// image is a generate_image observation: the artifact the app's _artifact_url answers as a
+// file:// URL ("artifact", else "path") and the media_digest of the request's output PNG
+// (app.py @1797a247 execute/_artifact_url; digests.py add_media_digests).
+func (a trtmcRecord) image() (RecordImage, bool) {
+	var obs struct {
+		Artifact string              `json:"artifact"`
+		Path     string              `json:"path"`
+		Digest   *mediadigest.Digest `json:"media_digest"`
+	}
+	if len(a.Observation) == 0 || json.Unmarshal(a.Observation, &obs) != nil || obs.Digest == nil {
+		return RecordImage{}, false
+	}
+	if obs.Artifact == "" {
+		obs.Artifact = obs.Path
+	}
+	return RecordImage{Width: obs.Digest.Width, Height: obs.Digest.Height, Artifact: obs.Artifact, Digest: obs.Digest}, true
 }
 
 // ParseRecords reads a records JSONL file's contents; blank lines are skipped and a bad line

@@ -135,6 +135,13 @@ type Output struct {
 	Gold       string `json:"gold,omitempty"`
 }
 
+// Scratch is the server's scratch directory: its path in the container, which file:// answers
+// name, and where the run keeps its contents (relative to the run directory).
+type Scratch struct {
+	Container string `json:"container"`
+	Dir       string `json:"dir"`
+}
+
 // Result is one checkpoint's row.
 type Result struct {
 	Profile      string             `json:"profile"`
@@ -161,6 +168,7 @@ type Result struct {
 	Timing       *timing.Summary    `json:"timing,omitempty"`
 	Outputs      []Output           `json:"outputs,omitempty"`
 	Records      string             `json:"records,omitempty"` // server records file, relative
+	Scratch      *Scratch           `json:"scratch,omitempty"` // the server's kept artifacts (TRTMC answers images as file:// URLs into it)
 	Plot         string             `json:"plot,omitempty"`
 	Commands     [][]string         `json:"commands"`
 	Reproduce    string             `json:"reproduce"`

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"io"
 	"mime/multipart"
 	"net"
@@ -159,7 +160,7 @@ func serve(t *testing.T, tg *Target, v map[string]string, extra []string, work, 
 			args[i] = bundle
 		case a == tg.Server.Records:
 			args[i] = records
-		case a == "/tmp/trtmc-scratch":
+		case a == tg.Server.Scratch:
 			args[i] = filepath.Join(work, "scratch")
 		case a == "0.0.0.0":
 			args[i] = "127.0.0.1"
@@ -223,6 +224,34 @@ func serve(t *testing.T, tg *Target, v map[string]string, extra []string, work, 
 	}
 	if !bytes.Contains(data, []byte(`"timing": {`)) || !bytes.Contains(data, []byte("NOT a TRTMC result")) {
 		t.Fatalf("records are not in TRTMC's shape with the double's label: %s", data)
+	}
+	if taskString == "image_generation" {
+		keptArtifact(t, body, recs[0])
+	}
+}
+
+// keptArtifact checks TRTMC's image answer: a file:// URL of the PNG kept in the scratch
+// directory, which the record names and whose media_digest it holds (app.py, digests.py).
+func keptArtifact(t *testing.T, body []byte, rec contract.Record) {
+	var resp contract.ImagesResponse
+	if err := json.Unmarshal(body, &resp); err != nil || len(resp.Data) != 1 || resp.Data[0].B64JSON != "" {
+		t.Fatalf("image answer is not TRTMC's single url: %v %.300s", err, body)
+	}
+	path, ok := strings.CutPrefix(resp.Data[0].URL, "file://")
+	if !ok || rec.Output == nil || len(rec.Output.Images) != 1 || rec.Output.Images[0].Artifact != path || rec.Output.Images[0].Digest == nil {
+		t.Fatalf("url %q vs record %+v", resp.Data[0].URL, rec.Output)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("artifact not kept: %v", err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Output.Images[0].Digest.Check(img); err != nil {
+		t.Fatalf("the record's media_digest is not the kept artifact's: %v", err)
 	}
 
 }

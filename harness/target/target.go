@@ -55,6 +55,7 @@ type Server struct {
 	StartupSeconds int               `yaml:"startup_seconds"`
 	Env            map[string]string `yaml:"env"`
 	Records        string            `yaml:"records"`     // the records JSONL inside the container
+	Scratch        string            `yaml:"scratch"`     // the server's --scratch in the container: mounted from the row's directory and kept as evidence
 	ImageBuild     *ImageBuild       `yaml:"image_build"` // build the image from the checkout's own Dockerfile
 }
 

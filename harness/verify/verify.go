@@ -123,6 +123,14 @@ func checkServed(runDir, where, stage string, r evidence.Result, report func(str
 		report(where, "%v", err)
 		return nil
 	}
+	if r.Scratch != nil { // TRTMC answers images as file:// URLs: read the artifacts the run kept
+		dir, err := local(runDir, "scratch.dir", r.Scratch.Dir)
+		if err != nil {
+			report(where, "%v", err)
+			return nil
+		}
+		w = workload.WithArtifacts(w, workload.ScratchReader(r.Scratch.Container, dir))
+	}
 	aiperfDir, err := local(runDir, "aiperf.dir", r.AIPerf.Dir)
 	if err != nil {
 		report(where, "%v", err)

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"image"
 	"image/png"
 	"path/filepath"
 	"strconv"
@@ -23,7 +22,9 @@ import (
 // T2I is stage 6: one prompt → one image at one fixed size, explicit steps/guidance/seed.
 const T2I Stage = "t2i"
 
-type t2i struct{}
+// t2i reads served images inline (b64_json) or, as TRTMC's serving app answers, as file://
+// URLs of artifacts it kept, through artifacts (see WithArtifacts).
+type t2i struct{ artifacts ArtifactReader }
 
 func (t2i) Stage() Stage          { return T2I }
 func (t2i) Number() int           { return 6 }
@@ -33,7 +34,8 @@ func (t2i) Route() string         { return "/v1/images/generations" }
 func (t2i) EndpointType() string  { return "image_generation" }
 func (t2i) Figures() []string     { return []string{"images_per_second"} }
 func (t2i) IdentityRule() string {
-	return "image pixels exactly equal: pixel sha256 of the HTTP PNG == server record == trtmc-native generate-image"
+	return "image pixels exactly equal: pixel sha256 of the HTTP PNG == server record == trtmc-native generate-image " +
+		"(a file:// answer: the kept artifact is the HTTP PNG, its path is the record's artifact and its 64x64 thumbnail the record's media_digest)"
 }
 
 // Inputs reads the pinned prompts; nothing is copied into the server container.
@@ -119,50 +121,71 @@ func requestedSize(payload map[string]any) (int, int, error) {
 	return w, h, nil
 }
 
-// HTTPOutput is the pixel sha256 of the one PNG in the response, which must equal the server
-// record's and have the record's size.
-func (t2i) HTTPOutput(p join.Pair) (string, error) {
-	img, err := responsePNG(p.Client.ResponseBody())
+// HTTPOutput is the pixel sha256 of the one PNG in the response, checked against the server
+// record. Inline (b64_json, our server): the record's pixel sha256 and size must be the PNG's.
+// A file:// URL (TRTMC's app answers so, app.py _artifact_url): the URL must name the record's
+// artifact, and the record's media_digest (digests.py image_digest) must be the digest of that
+// kept file, thumbnail value for value; TRTMC's record holds no pixel hash.
+func (w t2i) HTTPOutput(p join.Pair) (string, error) {
+	raw, viaURL, err := w.responseImageBytes(p)
 	if err != nil {
 		return "", err
 	}
+	img, err := png.Decode(bytes.NewReader(raw))
+	if err != nil {
+		return "", fmt.Errorf("image does not decode: %w", err)
+	}
 	sha := task.ImageSHA256Of(img)
-	if err := checkRecord(p); err != nil {
-		return "", err
+	rec := p.Server.Output.Images[0]
+	switch {
+	case viaURL && rec.Digest == nil:
+		return "", fmt.Errorf("HTTP answered a URL but the server record holds no media_digest of its artifact")
+	case viaURL:
+		if err := rec.Digest.Check(img); err != nil {
+			return "", fmt.Errorf("artifact %s vs server record: %w", rec.Artifact, err)
+		}
+	case rec.SHA256 != sha:
+		return "", fmt.Errorf("HTTP image %s != server record %v", sha, p.Server.Output.Images)
 	}
-	recs := p.Server.Output.Images
-	if len(recs) != 1 || recs[0].SHA256 != sha {
-		return "", fmt.Errorf("HTTP image %s != server record %v", sha, recs)
-	}
-	if b := img.Bounds(); b.Dx() != recs[0].Width || b.Dy() != recs[0].Height {
-		return "", fmt.Errorf("HTTP image is %dx%d, server record says %dx%d", b.Dx(), b.Dy(), recs[0].Width, recs[0].Height)
+	if b := img.Bounds(); b.Dx() != rec.Width || b.Dy() != rec.Height {
+		return "", fmt.Errorf("HTTP image is %dx%d, server record says %dx%d", b.Dx(), b.Dy(), rec.Width, rec.Height)
 	}
 	return sha, nil
 }
 
-// responsePNG decodes the single b64_json image of an images response.
-func responsePNG(body string) (image.Image, error) {
-	raw, err := responseImageBytes(body)
-	if err != nil {
-		return nil, err
+// responseImageBytes is the single image of an images response: inline, or the artifact its
+// file:// URL names, which must be the server record's artifact. viaURL says which.
+func (w t2i) responseImageBytes(p join.Pair) (raw []byte, viaURL bool, err error) {
+	if err := checkRecord(p); err != nil {
+		return nil, false, err
 	}
-	img, err := png.Decode(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("image does not decode: %w", err)
+	if n := len(p.Server.Output.Images); n != 1 {
+		return nil, false, fmt.Errorf("server record holds %d images, want 1", n)
 	}
-	return img, nil
-}
-
-func responseImageBytes(body string) ([]byte, error) {
 	var resp contract.ImagesResponse
-	if err := json.Unmarshal([]byte(body), &resp); err != nil || len(resp.Data) != 1 {
-		return nil, fmt.Errorf("HTTP response holds no single b64 image (%v)", err)
+	if err := json.Unmarshal([]byte(p.Client.ResponseBody()), &resp); err != nil || len(resp.Data) != 1 {
+		return nil, false, fmt.Errorf("HTTP response holds no single image (%v)", err)
 	}
-	raw, err := base64.StdEncoding.DecodeString(resp.Data[0].B64JSON)
-	if err != nil {
-		return nil, fmt.Errorf("image base64: %w", err)
+	d := resp.Data[0]
+	if d.B64JSON != "" || d.URL == "" {
+		raw, err := base64.StdEncoding.DecodeString(d.B64JSON)
+		if err != nil || len(raw) == 0 {
+			return nil, false, fmt.Errorf("HTTP response holds no b64 image and no url (%v)", err)
+		}
+		return raw, false, nil
 	}
-	return raw, nil
+	path, ok := strings.CutPrefix(d.URL, "file://")
+	if !ok {
+		return nil, true, fmt.Errorf("image url %q is not a file:// URL of a kept artifact", d.URL)
+	}
+	if art := p.Server.Output.Images[0].Artifact; art != path {
+		return nil, true, fmt.Errorf("HTTP image url %s is not the server record's artifact %q", d.URL, art)
+	}
+	if w.artifacts == nil {
+		return nil, true, fmt.Errorf("image url %s: no kept scratch directory to read the artifact from", d.URL)
+	}
+	raw, err = w.artifacts(d.URL)
+	return raw, true, err
 }
 
 // NativeOutput is the pixel sha256 the native run prints.
@@ -182,7 +205,7 @@ func (t2i) NativeOutput(stdout string) (string, error) {
 // Meaning: every image's pixel mean within [pixel_mean_min, pixel_mean_max] and its std at
 // least pixel_std_min (TRTMC's diffusion sanity bounds); decoding at the requested size is
 // checked per request by Request.
-func (t2i) Meaning(th manifest.Thresholds, _ []evidence.Output, pairs []join.Pair) (evidence.Meaning, error) {
+func (w t2i) Meaning(th manifest.Thresholds, _ []evidence.Output, pairs []join.Pair) (evidence.Meaning, error) {
 	m := evidence.Meaning{Checks: map[string]float64{},
 		Rule: "images decode at the requested size; each image's pixel mean within [pixel_mean_min, pixel_mean_max] and std >= pixel_std_min"}
 	lim := map[string]float64{}
@@ -195,7 +218,7 @@ func (t2i) Meaning(th manifest.Thresholds, _ []evidence.Output, pairs []join.Pai
 	}
 	worstStd, minMean, maxMean := 1.0, 1.0, 0.0
 	for _, p := range pairs {
-		raw, err := responseImageBytes(p.Client.ResponseBody())
+		raw, _, err := w.responseImageBytes(p)
 		if err != nil {
 			m.Failures = append(m.Failures, p.ID+": "+err.Error())
 			continue

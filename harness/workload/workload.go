@@ -12,6 +12,9 @@ package workload
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -67,6 +70,37 @@ type Workload interface {
 // All is the registry: every stage, in plan order. A new stage adds one line here.
 func All() []Workload {
 	return []Workload{asr{}, t2i{}, audioQA{}}
+}
+
+// ArtifactReader reads a file a server answered as a file:// URL (TRTMC's image responses).
+type ArtifactReader func(url string) ([]byte, error)
+
+// WithArtifacts returns w reading file:// answers through read; a workload whose answers are
+// always inline is returned as is.
+func WithArtifacts(w Workload, read ArtifactReader) Workload {
+	if t, ok := w.(t2i); ok {
+		t.artifacts = read
+		return t
+	}
+	return w
+}
+
+// ScratchReader reads file:// URLs under the server's scratch directory (container path) from
+// hostDir, where that directory is mounted or stored; any other path, or one that leaves it,
+// is an error naming the URL.
+func ScratchReader(container, hostDir string) ArtifactReader {
+	return func(url string) ([]byte, error) {
+		p, ok := strings.CutPrefix(url, "file://")
+		rel, under := strings.CutPrefix(path.Clean(p), strings.TrimSuffix(container, "/")+"/")
+		if !ok || !under || container == "" || rel == "" || strings.HasPrefix(rel, "../") || path.IsAbs(rel) {
+			return nil, fmt.Errorf("artifact url %q is not under the server's scratch directory %s", url, container)
+		}
+		data, err := os.ReadFile(filepath.Join(hostDir, filepath.FromSlash(rel)))
+		if err != nil {
+			return nil, fmt.Errorf("artifact %s: %w", url, err)
+		}
+		return data, nil
+	}
 }
 
 // Stages lists the registered stage names in plan order.

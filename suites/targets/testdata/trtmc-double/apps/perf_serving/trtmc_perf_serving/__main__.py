@@ -1,36 +1,122 @@
 """Contract double of `python -m trtmc_perf_serving serve --profile P --bundle B --records R --scratch S
---host H --port N ...` (apps/perf_serving/trtmc_perf_serving/cli.py, app.py).
+--host H --port N [--full-observations] [--keep-artifacts] ...` (apps/perf_serving/trtmc_perf_serving/cli.py, app.py).
 
-Runs trtmc-server on the bundle and writes TRTMC's record shape to --records, one line per served
-request: {"request_id", "route", "operation", "backend", "time", "timing": {"queue_ms",
-"model_call_ms", "handler_ms"}, "observation"}. Like TRTMC's app, refused requests leave no line.
-Differences from TRTMC kept on purpose: image responses stay b64_json (TRTMC answers file:// URLs).
+Runs trtmc-server on the bundle behind a small proxy that gives its answers TRTMC's shape (app.py
+@1797a247, digests.py):
+- records: one line per executed operation {"request_id", "route", "operation", "backend", "time",
+  "timing": {"queue_ms", "model_call_ms", "handler_ms"}, "observation"}, written before the answer;
+  refused requests leave no line (app.py execute/guarded);
+- /v1/images/generations answers {"created", "data": [{"url": "file://<artifact>"}], "inference_time_s",
+  "trtmc_timing", "trtmc_observation"} (app.py images, _artifact_url, _media_stats); the PNG is kept at
+  <scratch>/<request id>/output.png (the worker's output*.png under the request directory, digests.py
+  media_frames) when --keep-artifacts is given and removed otherwise, and the observation holds
+  {"artifact", "media_digest"} (digests.py add_media_digests/image_digest; arrays over 64 items are
+  compacted unless --full-observations, app.py compact);
+- /v1/audio/transcriptions answers {"text", "trtmc_timing", "trtmc_observation"} (app.py transcriptions).
 """
+import base64
+import http.client
 import json
+import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+import digest  # noqa: E402
 import trtmc_double as d  # noqa: E402
 
 OPERATIONS = {"/v1/audio/transcriptions": "transcribe", "/v1/images/generations": "generate_image"}
 FLAGS = ("--full-observations", "--keep-artifacts", "--memory-probe", "--isolate-requests")
+MAX_INLINE_ITEMS = 64  # app.py
 
 
-def convert(ours):
-    """Our record -> TRTMC's shape. Like TRTMC's app, only executed operations leave a line (no
-    health probes, no refused requests)."""
-    if ours.get("status") != 200 or ours.get("route") not in OPERATIONS:
-        return None
-    out = ours.get("output") or {}
-    observation = {"text": out["text"]} if "text" in out else {"images": out.get("images", [])}
-    observation["contract_double"] = d.NOTE
-    return {"request_id": ours["request_id"], "route": ours["route"], "operation": OPERATIONS.get(ours["route"], "unknown"),
-            "backend": "contract-double", "time": ours.get("end_unix_ns", 0) / 1e9, "timing": ours["trtmc_timing"],
-            "observation": observation}
+def compact(value):
+    """app.py compact: arrays longer than MAX_INLINE_ITEMS become {"$array_length": n}."""
+    if isinstance(value, dict):
+        return {k: compact(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return {"$array_length": len(value)} if len(value) > MAX_INLINE_ITEMS else [compact(v) for v in value]
+    return value
+
+
+class Double:
+    def __init__(self, opts, upstream):
+        self.records, self.scratch, self.upstream = Path(opts["--records"]), Path(opts["--scratch"]), upstream
+        self.keep, self.full = bool(opts.get("--keep-artifacts")), bool(opts.get("--full-observations"))
+        self.lock = threading.Lock()
+
+    def record(self, request_id, route, timing, observation):
+        line = {"request_id": request_id, "route": route, "operation": OPERATIONS[route], "backend": "contract-double",
+                "time": time.time(), "timing": timing, "observation": observation}
+        with self.lock, open(self.records, "a", encoding="utf-8") as out:
+            out.write(json.dumps(line) + "\n")
+
+    def reshape(self, route, request_id, body):
+        """Our server's 200 answer -> TRTMC's answer, recording the executed operation."""
+        timing = body["trtmc_timing"]
+        if route == "/v1/images/generations":
+            png = base64.b64decode(body["data"][0]["b64_json"])
+            workdir = self.scratch / request_id
+            workdir.mkdir(parents=True, exist_ok=True)
+            artifact = workdir / "output.png"
+            artifact.write_bytes(png)
+            observation = {"artifact": str(artifact), "media_digest": digest.image_digest(png), "contract_double": d.NOTE}
+            if not self.keep:
+                shutil.rmtree(workdir, ignore_errors=True)
+            reported = observation if self.full else compact(observation)
+            self.record(request_id, route, timing, reported)
+            return {"created": int(time.time()), "data": [{"url": f"file://{artifact}"}],
+                    "inference_time_s": float(timing["model_call_ms"]) / 1000.0,
+                    "trtmc_timing": timing, "trtmc_observation": reported}
+        observation = {"text": body["text"], "contract_double": d.NOTE}
+        self.record(request_id, route, timing, observation)
+        return {"text": body["text"], "trtmc_timing": timing, "trtmc_observation": observation}
+
+
+def handler(double):
+    class Proxy(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def forward(self):
+            length = int(self.headers.get("Content-Length") or 0)
+            payload = self.rfile.read(length) if length else None
+            conn = http.client.HTTPConnection(*double.upstream, timeout=3600)
+            headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
+            try:
+                conn.request(self.command, self.path, body=payload, headers=headers)
+                resp = conn.getresponse()
+                data, status = resp.read(), resp.status
+                out_headers = {k: v for k, v in resp.getheaders() if k.lower() in ("x-request-id", "server-timing", "content-type", "retry-after")}
+            except OSError as error:  # trtmc-server still starting: not ready, as TRTMC's app says while loading
+                data, status, out_headers = json.dumps({"error": {"message": str(error), "code": "backend_unavailable"}}).encode(), 503, {}
+            finally:
+                conn.close()
+            route = self.path.split("?", 1)[0]
+            if self.command == "POST" and status == 200 and route in OPERATIONS:
+                request_id = next(v for k, v in out_headers.items() if k.lower() == "x-request-id")
+                try:
+                    data = json.dumps(double.reshape(route, request_id, json.loads(data))).encode()
+                except Exception as error:  # noqa: BLE001 - a failed call keeps its request id (app.py guarded)
+                    data, status = json.dumps({"error": {"message": f"{type(error).__name__}: {error}", "code": "backend_failed"}}).encode(), 500
+                out_headers["Content-Type"] = "application/json"
+            self.send_response(status)
+            for k, v in out_headers.items():
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST = forward
+
+    return Proxy
 
 
 def main(argv):
@@ -41,29 +127,22 @@ def main(argv):
     records, scratch = Path(opts["--records"]), Path(opts["--scratch"])
     scratch.mkdir(parents=True, exist_ok=True)
     records.parent.mkdir(parents=True, exist_ok=True)
-    ours = scratch / "double-server-records.jsonl"
-    ours.unlink(missing_ok=True)  # this server's records only
-    addr = f"{opts.get('--host', '127.0.0.1')}:{opts.get('--port', '8000')}"
-    child = subprocess.Popen([d.server(), "--bundle", opts["--bundle"], "--addr", addr, "--records", str(ours),
-                              "--lanes", "1", "--queue", opts.get("--max-queue", "64")])
-    signal.signal(signal.SIGTERM, lambda *_: child.send_signal(signal.SIGTERM))
-    offset = 0
-    while True:
-        running = child.poll() is None
-        if ours.exists():
-            with open(ours, encoding="utf-8") as src:
-                src.seek(offset)
-                chunk = src.read()
-            complete = chunk[: chunk.rfind("\n") + 1]
-            offset += len(complete.encode("utf-8"))
-            with open(records, "a", encoding="utf-8") as dst:
-                for line in complete.splitlines():
-                    record = convert(json.loads(line)) if line.strip() else None
-                    if record:
-                        dst.write(json.dumps(record) + "\n")
-        if not running:
-            sys.exit(child.returncode)
-        time.sleep(0.05)
+    host, port = opts.get("--host", "127.0.0.1"), int(opts.get("--port", "8000"))
+    upstream = ("127.0.0.1", port + 1)
+    child = subprocess.Popen([d.server(), "--bundle", opts["--bundle"], "--addr", f"{upstream[0]}:{upstream[1]}",
+                              "--records", str(scratch / "double-server-records.jsonl"), "--lanes", "1",
+                              "--queue", opts.get("--max-queue", "64")])
+    server = ThreadingHTTPServer((host, port), handler(Double(opts, upstream)))
+    server.daemon_threads = True
+
+    def stop(*_):
+        child.send_signal(signal.SIGTERM)
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stop)
+    threading.Thread(target=lambda: (child.wait(), stop()), daemon=True).start()
+    server.serve_forever()
+    sys.exit(child.wait())
 
 
 if __name__ == "__main__":
