@@ -79,14 +79,14 @@ inventory-check: ## inventory a real TRTMC checkout: make inventory-check TRTMC_
 
 # The TRTMC target file itself, run on the CPU against the contract double: every row it produces
 # is labelled as the double's and is never a TRTMC result (suites/targets/testdata/trtmc-double).
-# Stages 6 and 9 are left out: TRTMC's serving records hold a 64x64 media digest, not the image
-# (no HTTP-to-record pixel identity), and TRTMC's app writes no record for a refused request (the
-# stage-9 probe requires one).
+# Stages 3 and 6; the serving image is built from the double's own Dockerfile by the code path that
+# builds TRTMC's. Stage 9 is left out: TRTMC's app writes no record for a refused request (the stage-9
+# probe requires one).
 TRTMC_DOUBLE := $(CURDIR)/suites/targets/testdata/trtmc-double
 qualify-trtmc-double: images ## run suites/targets/trtmc.yaml against the CPU contract double (not a TRTMC result)
 	@$(MAKE) --no-print-directory qualify-all TARGET=suites/targets/trtmc.yaml TRTMC_ROOT=$(TRTMC_DOUBLE) RUN_ID=$(RUN_ID) \
 	  SUITES="./suites/asr ./suites/t2i" \
-	  QUAL_TRTMC_TRTMC_BINARY=$(TRTMC_DOUBLE)/bin/trtmc QUAL_TRTMC_IMAGE=reference QUAL_TRTMC_GPU=none QUAL_TRTMC_PYTHON=python3 \
+	  QUAL_TRTMC_TRTMC_BINARY=$(TRTMC_DOUBLE)/bin/trtmc QUAL_TRTMC_CUDA_IMAGE='{reference_server_image}' QUAL_TRTMC_GPU=none QUAL_TRTMC_PYTHON=python3 \
 	  TRTMC_DOUBLE_NATIVE=$(QUAL_CACHE)/bin/trtmc-native TRTMC_DOUBLE_SERVER=$(QUAL_CACHE)/bin/trtmc-server
 
 verify: ## re-check a published run offline: make verify RUN_DIR=reports/<run> [KEY=signer.pub]

@@ -91,9 +91,14 @@ func (p *Plan) Setup(ctx context.Context, log io.Writer) (*checkpoint.Env, error
 	}
 	env.Images = set
 	image := p.Target.Server.Image
-	if p.Target.Kind == "trtmc" { // "{image}": named by QUAL_TRTMC_IMAGE ("reference" = the image built here, for the contract double)
+	if p.Target.Kind == "trtmc" { // "{image}": named by QUAL_TRTMC_IMAGE ("reference" = the image built here)
 		if x, err := target.Expand([]string{image}, p.Target.Values(os.Getenv)); err == nil {
 			image = x[0]
+		}
+		if image == "" && p.Target.Server.ImageBuild != nil && len(p.Target.Server.Command) > 0 {
+			if image, err = p.buildServing(ctx, b, set.Server); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if image != "" && image != "reference" {
@@ -101,6 +106,22 @@ func (p *Plan) Setup(ctx context.Context, log io.Writer) (*checkpoint.Env, error
 	}
 	env.NativeBin = filepath.Join(b.CacheDirPath(), "bin", "trtmc-native")
 	return env, os.MkdirAll(filepath.Join(runDir, p.Stage), 0o755)
+}
+
+// buildServing builds the serving image from the checkout's own Dockerfile, as the target file
+// names it. A value may say {reference_server_image}, the reference server image built here (the
+// contract double's Dockerfile is based on it, as TRTMC's is on its CUDA image).
+func (p *Plan) buildServing(ctx context.Context, b *images.Builder, referenceServer string) (string, error) {
+	values := p.Target.Values(os.Getenv)
+	for k, v := range values {
+		values[k] = strings.ReplaceAll(v, "{reference_server_image}", referenceServer)
+	}
+	values["reference_server_image"] = referenceServer
+	ib, err := p.Target.Server.ImageBuild.Expanded(p.Target.Root, values)
+	if err != nil {
+		return "", err
+	}
+	return b.Checkout(ctx, images.CheckoutBuild{Dockerfile: ib.Dockerfile, Context: ib.Context, Target: ib.Target, Args: ib.Args})
 }
 
 // versions and hardware of the run: the AIPerf version a checkpoint reported, and the GPU a

@@ -59,11 +59,45 @@ type Server struct {
 	ImageBuild     *ImageBuild       `yaml:"image_build"` // build the image from the checkout's own Dockerfile
 }
 
-// ImageBuild names a Dockerfile in the checkout; the image is tagged by the checkout's commit,
-// never by a name that pretends to be a published image.
+// ImageBuild names a Dockerfile in the checkout, built on the runner when no image is named; the
+// image is tagged by its own content (containers/images Checkout), never by a name that pretends
+// to be a published image. Every value may name placeholders; an arg left empty is not passed.
 type ImageBuild struct {
-	Dockerfile string `yaml:"dockerfile"` // relative to Root
-	Target     string `yaml:"target"`     // build stage
+	Dockerfile string            `yaml:"dockerfile"` // relative to Root
+	Context    string            `yaml:"context"`    // relative to Root; default "."
+	Target     string            `yaml:"target"`     // build stage; default the Dockerfile's last
+	Args       map[string]string `yaml:"args"`       // --build-arg NAME=VALUE
+}
+
+// Expanded is the image build with placeholders filled and paths made absolute under root.
+func (b ImageBuild) Expanded(root string, values map[string]string) (ImageBuild, error) {
+	one := func(s string) (string, error) {
+		x, err := Expand([]string{s}, values)
+		if err != nil {
+			return "", fmt.Errorf("image_build: %w", err)
+		}
+		return x[0], nil
+	}
+	out := ImageBuild{Args: map[string]string{}}
+	if b.Context == "" {
+		b.Context = "."
+	}
+	var err error
+	for _, f := range []struct {
+		dst *string
+		src string
+	}{{&out.Dockerfile, b.Dockerfile}, {&out.Context, b.Context}, {&out.Target, b.Target}} {
+		if *f.dst, err = one(f.src); err != nil {
+			return out, err
+		}
+	}
+	out.Dockerfile, out.Context = filepath.Join(root, out.Dockerfile), filepath.Join(root, out.Context)
+	for k, v := range b.Args {
+		if out.Args[k], err = one(v); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
 }
 
 // Load is one stage's AIPerf settings.

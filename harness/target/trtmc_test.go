@@ -153,6 +153,21 @@ func TestValidatedBundleIsExactlyOne(t *testing.T) {
 	}
 }
 
+func TestImageBuildExpandsPlaceholdersUnderTheCheckout(t *testing.T) {
+	tg, err := Read(filepath.Join(repoRoot(), "suites", "targets", "trtmc.yaml"), "/co")
+	if err != nil || tg.Server.ImageBuild == nil {
+		t.Fatalf("trtmc.yaml names no image_build: %v", err)
+	}
+	v := tg.Values(func(k string) string { return map[string]string{"QUAL_TRTMC_CUDA_IMAGE": "base:1"}[k] })
+	b, err := tg.Server.ImageBuild.Expanded(tg.Root, v)
+	if err != nil || b.Dockerfile != "/co/Dockerfile" || b.Context != "/co" || b.Args["CUDA_IMAGE"] != "base:1" {
+		t.Fatalf("%+v %v", b, err)
+	}
+	if _, err := (ImageBuild{Dockerfile: "{nope}"}).Expanded("/co", v); err == nil {
+		t.Error("an unfilled placeholder in image_build was accepted")
+	}
+}
+
 func TestMissingNamesWhatTheMachineLacks(t *testing.T) {
 	dir := t.TempDir()
 	tg, err := Read(filepath.Join(repoRoot(), "suites", "targets", "trtmc.yaml"), dir)
@@ -175,6 +190,11 @@ func TestMissingNamesWhatTheMachineLacks(t *testing.T) {
 	if why := tg.Missing(get); !strings.Contains(why, "no serving image") {
 		t.Errorf("no image and no Dockerfile: %q", why)
 	}
+	os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte("FROM scratch\n"), 0o644)
+	if why := tg.Missing(get); why != "" {
+		t.Errorf("the checkout's Dockerfile is built by the harness: %q", why)
+	}
+	os.Remove(filepath.Join(dir, "Dockerfile"))
 	env["QUAL_TRTMC_IMAGE"] = "registry.example/trtmc-serving:abc"
 	if why := tg.Missing(get); why != "" {
 		t.Errorf("everything present: %q", why)
