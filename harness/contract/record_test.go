@@ -72,3 +72,23 @@ func TestTypedBodiesCarryTiming(t *testing.T) {
 		t.Errorf("round trip: %s → %+v %v", raw, back, err)
 	}
 }
+
+// TRTMC's generate_image record (app.py execute, digests.py image_digest) becomes one image
+// with its artifact and media digest; a compacted digest (no --full-observations) is no image.
+func TestTRTMCImageRecordCarriesArtifactAndDigest(t *testing.T) {
+	line := `{"request_id": "r9", "route": "/v1/images/generations", "operation": "generate_image", "backend": "trtmc", "time": 1.5,
+ "timing": {"queue_ms": 0.1, "model_call_ms": 40.5, "handler_ms": 45}, "observation": {"artifact": "/scratch/r9/output.png",
+ "media_digest": {"frames": 1, "height": 256, "width": 128, "sampled_frames": [0], "thumbnail_size": 64, "thumbnails": [[1, 2, 3]]}}}`
+	r, err := ParseRecord([]byte(line))
+	if err != nil || r.Status != 200 || r.Output == nil || len(r.Output.Images) != 1 {
+		t.Fatalf("%+v %v", r, err)
+	}
+	img := r.Output.Images[0]
+	if img.Artifact != "/scratch/r9/output.png" || img.Width != 128 || img.Height != 256 || img.Digest == nil || len(img.Digest.Thumbnails[0]) != 3 || img.SHA256 != "" {
+		t.Fatalf("image %+v", img)
+	}
+	compacted := strings.Replace(line, `"thumbnails": [[1, 2, 3]]`, `"thumbnails": {"$array_length": 1}`, 1)
+	if r, err := ParseRecord([]byte(compacted)); err != nil || r.Output != nil {
+		t.Fatalf("a compacted digest was read as an image: %+v %v", r.Output, err)
+	}
+}
