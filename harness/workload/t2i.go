@@ -62,6 +62,10 @@ func (t2i) AIPerf(inputs []Input, m manifest.Manifest, tc manifest.Testcase) (Lo
 		if wh, ok := sizes[0].([]any); ok && len(wh) == 2 {
 			l.ExtraInputs["size"] = fmt.Sprintf("%vx%v", wh[0], wh[1])
 		}
+	} else if w, h := m.Top["image_width"], m.Top["image_height"]; w != nil && h != nil {
+		// TRTMC builds at the manifest's top-level image_width/image_height
+		// (families/z_image/tests/manifests/z-image-turbo-l0.json; trtmc_benchmark builder.py).
+		l.ExtraInputs["size"] = fmt.Sprintf("%vx%v", w, h)
 	}
 	for _, in := range inputs {
 		extra := map[string]any{"seed": in.Prompt.Seed}

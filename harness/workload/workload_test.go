@@ -133,6 +133,10 @@ func TestT2IAIPerfSettings(t *testing.T) {
 	if err != nil || l.ExtraInputs["size"] != "64x48" || l.ExtraInputs["response_format"] != "b64_json" || l.ExtraInputs["num_inference_steps"] != 4.0 {
 		t.Errorf("extra inputs %v %v", l.ExtraInputs, err)
 	}
+	trtmc, err := w.AIPerf(nil, manifest.Manifest{Top: map[string]any{"image_width": 512.0, "image_height": 256.0}}, tc)
+	if err != nil || trtmc.ExtraInputs["size"] != "512x256" {
+		t.Errorf("TRTMC's top-level image size: %v %v", trtmc.ExtraInputs, err)
+	}
 	extra, _ := l.Rows[0]["extra"].(map[string]any)
 	if l.Rows[0]["text"] != "a red cube" || extra["seed"] != int64(7) || extra["negative_prompt"] != "blur" {
 		t.Errorf("rows %v", l.Rows)
