@@ -12,7 +12,11 @@ Runs trtmc-server on the bundle behind a small proxy that gives its answers TRTM
   media_frames) when --keep-artifacts is given and removed otherwise, and the observation holds
   {"artifact", "media_digest"} (digests.py add_media_digests/image_digest; arrays over 64 items are
   compacted unless --full-observations, app.py compact);
-- /v1/audio/transcriptions answers {"text", "trtmc_timing", "trtmc_observation"} (app.py transcriptions).
+- /v1/audio/transcriptions answers {"text", "trtmc_timing", "trtmc_observation"} (app.py transcriptions);
+- a POST to a route whose operations do not include the served one is refused before anything runs:
+  404 {"error": {"message", "type": "invalid_request_error", "code": "route_not_served"}} with X-Request-ID
+  and no record (app.py guarded, _error). The served operation is the one the profile's task maps to on
+  TRTMC's routes: transcribe (transcriptions) or generate_image (images).
 """
 import base64
 import http.client
@@ -22,7 +26,9 @@ import signal
 import subprocess
 import sys
 import threading
+import re
 import time
+import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -33,6 +39,14 @@ import trtmc_double as d  # noqa: E402
 OPERATIONS = {"/v1/audio/transcriptions": "transcribe", "/v1/images/generations": "generate_image"}
 FLAGS = ("--full-observations", "--keep-artifacts", "--memory-probe", "--isolate-requests")
 MAX_INLINE_ITEMS = 64  # app.py
+# app.py: each route and the operations it serves (guarded's operations tuple).
+ROUTE_OPERATIONS = {"/v1/completions": ("generate",), "/v1/chat/completions": ("generate",),
+                    "/v1/embeddings": ("embed", "encode"), "/v1/ranking": ("rerank",),
+                    "/v1/audio/transcriptions": ("transcribe",), "/v1/images/generations": ("generate_image",),
+                    "/v1/videos": ("generate_image",)}
+TASK_OPERATION = {"transcription": "transcribe", "speech_transcription": "transcribe",
+                  "transcription_streaming": "transcribe", "image_generation": "generate_image"}
+REQUEST_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")  # app.py _REQUEST_ID
 
 
 def compact(value):
@@ -45,7 +59,8 @@ def compact(value):
 
 
 class Double:
-    def __init__(self, opts, upstream):
+    def __init__(self, opts, upstream, operation):
+        self.operation = operation
         self.records, self.scratch, self.upstream = Path(opts["--records"]), Path(opts["--scratch"]), upstream
         self.keep, self.full = bool(opts.get("--keep-artifacts")), bool(opts.get("--full-observations"))
         self.lock = threading.Lock()
@@ -88,6 +103,9 @@ def handler(double):
         def forward(self):
             length = int(self.headers.get("Content-Length") or 0)
             payload = self.rfile.read(length) if length else None
+            route = self.path.split("?", 1)[0]
+            if self.command == "POST" and double.operation not in ROUTE_OPERATIONS.get(route, (double.operation,)):
+                return self.not_served(route)
             conn = http.client.HTTPConnection(*double.upstream, timeout=3600)
             headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
             try:
@@ -99,7 +117,6 @@ def handler(double):
                 data, status, out_headers = json.dumps({"error": {"message": str(error), "code": "backend_unavailable"}}).encode(), 503, {}
             finally:
                 conn.close()
-            route = self.path.split("?", 1)[0]
             if self.command == "POST" and status == 200 and route in OPERATIONS:
                 request_id = next(v for k, v in out_headers.items() if k.lower() == "x-request-id")
                 try:
@@ -110,6 +127,18 @@ def handler(double):
             self.send_response(status)
             for k, v in out_headers.items():
                 self.send_header(k, v)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def not_served(self, route):
+            incoming = self.headers.get("X-Request-ID", "")
+            request_id = incoming if REQUEST_ID.match(incoming) else uuid.uuid4().hex
+            data = json.dumps({"error": {"message": f"{route} is not served for operation {double.operation!r}",
+                                         "type": "invalid_request_error", "code": "route_not_served"}}).encode()
+            self.send_response(404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("X-Request-ID", request_id)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
@@ -132,7 +161,11 @@ def main(argv):
     child = subprocess.Popen([d.server(), "--bundle", opts["--bundle"], "--addr", f"{upstream[0]}:{upstream[1]}",
                               "--records", str(scratch / "double-server-records.jsonl"), "--lanes", "1",
                               "--queue", opts.get("--max-queue", "64")])
-    server = ThreadingHTTPServer((host, port), handler(Double(opts, upstream)))
+    _, manifest = d.find_profile(opts["--manifest-root"], opts["--profile"])
+    operation = TASK_OPERATION.get(manifest.get("task", ""))
+    if operation is None:
+        sys.exit(f"contract double: profile {opts['--profile']} has task {manifest.get('task')!r}, which the double does not serve")
+    server = ThreadingHTTPServer((host, port), handler(Double(opts, upstream, operation)))
     server.daemon_threads = True
 
     def stop(*_):
