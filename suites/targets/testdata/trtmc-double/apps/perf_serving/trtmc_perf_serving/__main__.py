@@ -15,7 +15,7 @@ Runs trtmc-server on the bundle behind a small proxy that gives its answers TRTM
 - /v1/audio/transcriptions answers {"text", "trtmc_timing", "trtmc_observation"} (app.py transcriptions);
 - a POST to a route whose operations do not include the served one is refused before anything runs:
   404 {"error": {"message", "type": "invalid_request_error", "code": "route_not_served"}} with X-Request-ID
-  and no record (app.py guarded, _error). The served operation is the one the profile's task maps to on
+  and no record (app.py guarded, _error). The served operation is the one the bundle's task maps to on
   TRTMC's routes: transcribe (transcriptions) or generate_image (images).
 """
 import base64
@@ -161,10 +161,12 @@ def main(argv):
     child = subprocess.Popen([d.server(), "--bundle", opts["--bundle"], "--addr", f"{upstream[0]}:{upstream[1]}",
                               "--records", str(scratch / "double-server-records.jsonl"), "--lanes", "1",
                               "--queue", opts.get("--max-queue", "64")])
-    _, manifest = d.find_profile(opts["--manifest-root"], opts["--profile"])
-    operation = TASK_OPERATION.get(manifest.get("task", ""))
+    # The served operation follows from the bundle's task, as TRTMC's backend reports it when it is
+    # ready (backends/trtmc.py: the worker's ready event names its operation and task).
+    task = json.loads(d.run([d.native(), "inspect", opts["--bundle"]]))["header"]["task"]
+    operation = TASK_OPERATION.get(task)
     if operation is None:
-        sys.exit(f"contract double: profile {opts['--profile']} has task {manifest.get('task')!r}, which the double does not serve")
+        sys.exit(f"contract double: bundle {opts['--bundle']} has task {task!r}, which the double does not serve")
     server = ThreadingHTTPServer((host, port), handler(Double(opts, upstream, operation)))
     server.daemon_threads = True
 
