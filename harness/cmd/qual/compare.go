@@ -278,6 +278,9 @@ func compareAccuracy(br, nr evidence.Result) *Accuracy {
 		return nil
 	}
 	_, asr := b.Figures["gold_wer"]
+	if _, images := b.Thresholds["ssim_min"]; !asr && !images {
+		return nil // no corpus figure (e.g. audio QA's answer accuracy): nothing to bootstrap
+	}
 	acc := &Accuracy{Metric: "mean SSIM vs the reference images, base − new", Margin: ssimMargin,
 		Why: "0.01 SSIM (declared here; PSNR is +Inf for identical images, so a mean PSNR is undefined)"}
 	unitsOf := evidence.SSIMUnits

@@ -131,7 +131,7 @@ func TestCompareWorkDiffers(t *testing.T) {
 
 func TestCompareImagesUseSSIM(t *testing.T) {
 	gate := func(ssims ...float64) *family.GateResult {
-		g := &family.GateResult{Figures: map[string]float64{"psnr_min_db": 30}}
+		g := &family.GateResult{Figures: map[string]float64{"psnr_min_db": 30}, Thresholds: map[string]float64{"ssim_min": 0.99}}
 		for i, s := range ssims {
 			g.Items = append(g.Items, family.GateItem{ID: string(rune('a' + i)), Distance: s, Output: "h"})
 		}
@@ -140,6 +140,11 @@ func TestCompareImagesUseSSIM(t *testing.T) {
 	same := compareAccuracy(evidence.Result{Gate: gate(1, 1, 1, 0.99)}, evidence.Result{Gate: gate(1, 1, 1, 0.99)})
 	if same.Verdict == nil || same.Verdict.Verdict != stats.Pass || !strings.Contains(same.Metric, "SSIM") {
 		t.Errorf("identical images: %+v", same)
+	}
+	qa := &family.GateResult{Figures: map[string]float64{"answer_accuracy": 0.7}, Thresholds: map[string]float64{"answer_accuracy_min": 0.7},
+		Items: []family.GateItem{{ID: "q1", Output: "three"}}}
+	if got := compareAccuracy(evidence.Result{Gate: qa}, evidence.Result{Gate: qa}); got != nil {
+		t.Errorf("audio QA has no corpus figure to bootstrap, got %+v", got)
 	}
 	drop := compareAccuracy(evidence.Result{Gate: gate(1, 1, 1, 1)}, evidence.Result{Gate: gate(0.9, 0.91, 0.9, 0.92)})
 	if drop.Verdict == nil || drop.Verdict.Verdict != stats.Fail {
