@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
@@ -317,7 +318,9 @@ func (s *Suite) refusalProbe() {
 		return
 	}
 	Describe("the serving path refuses audio questions it cannot answer", Ordered, Label(labels.Containers), func() {
-		It("answers an input_audio part with 400 unsupported_capability, naming the model and the Task, and records it", func(ctx SpecContext) {
+		// The refusal is the one the target's server documents (contract.RefusalOf): the reference
+		// server's 400 unsupported_capability with a record, TRTMC's app's 404 route_not_served with none.
+		It("refuses an input_audio part to a transcription-only model as the target documents: "+contract.RefusalOf(s.Plan.Target.Kind).Code+", the request id echoed", func(ctx SpecContext) {
 			asr, err := plan.FromEnv(string(workload.ASR))
 			Expect(err).NotTo(HaveOccurred())
 			counted := inventory.Counted(asr.Rows)
