@@ -79,13 +79,13 @@ inventory-check: ## inventory a real TRTMC checkout: make inventory-check TRTMC_
 
 # The TRTMC target file itself, run on the CPU against the contract double: every row it produces
 # is labelled as the double's and is never a TRTMC result (suites/targets/testdata/trtmc-double).
-# Stages 3 and 6; the serving image is built from the double's own Dockerfile by the code path that
-# builds TRTMC's. Stage 9 is left out: TRTMC's app writes no record for a refused request (the stage-9
-# probe requires one).
+# All three stages; the serving image is built from the double's own Dockerfile by the code path that
+# builds TRTMC's. Stage 9 is blocked (no profile has an audio question-answering Task) and its probe
+# gets TRTMC's documented refusal from the double (404 route_not_served, no record).
 TRTMC_DOUBLE := $(CURDIR)/suites/targets/testdata/trtmc-double
 qualify-trtmc-double: images ## run suites/targets/trtmc.yaml against the CPU contract double (not a TRTMC result)
 	@$(MAKE) --no-print-directory qualify-all TARGET=suites/targets/trtmc.yaml TRTMC_ROOT=$(TRTMC_DOUBLE) RUN_ID=$(RUN_ID) \
-	  SUITES="./suites/asr ./suites/t2i" \
+	  SUITES="./suites/asr ./suites/t2i ./suites/audioqa" \
 	  QUAL_TRTMC_TRTMC_BINARY=$(TRTMC_DOUBLE)/bin/trtmc QUAL_TRTMC_CUDA_IMAGE='{reference_server_image}' QUAL_TRTMC_GPU=none QUAL_TRTMC_PYTHON=python3 \
 	  TRTMC_DOUBLE_NATIVE=$(QUAL_CACHE)/bin/trtmc-native TRTMC_DOUBLE_SERVER=$(QUAL_CACHE)/bin/trtmc-server
 
