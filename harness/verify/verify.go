@@ -62,6 +62,7 @@ func Run(runDir string) ([]Problem, error) {
 			checkBacking(where, s, r, report)
 			checkStored(runDir, p, where, s.Stage, r, report)
 			checkAccuracy(p, where, r, report) // #19 statistics (repeated.go)
+			checkScratch(e.TargetKind, s, r, report)
 			var pairs []join.Pair
 			if r.AIPerf != nil && r.Join != nil {
 				pairs = checkServed(runDir, where, s.Stage, r, report)
@@ -198,6 +199,15 @@ func checkServed(runDir, where, stage string, r evidence.Result, report func(str
 		}
 	}
 	return rep.Pairs
+}
+
+// checkScratch keeps the reference target's image check as it is: its server answers images
+// inline with their pixel hash in the record, so a reference row that claims kept artifacts
+// (TRTMC's file:// form, checked by thumbnail) is refused.
+func checkScratch(runKind string, s evidence.Stage, r evidence.Result, report reporter) {
+	if r.Scratch != nil && (runKind == "reference" || s.TargetKind == "reference") {
+		report(s.Stage+"/"+r.Profile, "a reference row with kept artifacts (scratch %s): the reference server answers images inline", r.Scratch.Dir)
+	}
 }
 
 func compareFigures(where string, got, want timing.Summary, report func(string, string, ...any)) {
