@@ -172,12 +172,16 @@ func (t *Target) Missing(getenv func(string) string) string {
 	if image := v["image"]; image != "" {
 		return ""
 	}
+	name := dockerfile(t)
 	if t.Server.ImageBuild != nil {
-		if _, err := os.Stat(filepath.Join(t.Root, t.Server.ImageBuild.Dockerfile)); err == nil {
-			return "" // the harness builds it on this machine (harness/plan, containers/images Checkout)
+		if b, err := t.Server.ImageBuild.Expanded(t.Root, v); err == nil {
+			if _, err := os.Stat(b.Dockerfile); err == nil {
+				return "" // the harness builds it on this machine (harness/plan, containers/images Checkout)
+			}
+			name = filepath.Base(b.Dockerfile)
 		}
 	}
-	return "planned: no serving image: name one with QUAL_TRTMC_IMAGE (the checkout has no " + dockerfile(t) + " to build it from)"
+	return "planned: no serving image: name one with QUAL_TRTMC_IMAGE (the checkout has no " + name + " to build it from)"
 }
 
 func dockerfile(t *Target) string {

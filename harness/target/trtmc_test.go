@@ -194,6 +194,11 @@ func TestMissingNamesWhatTheMachineLacks(t *testing.T) {
 	if why := tg.Missing(get); why != "" {
 		t.Errorf("the checkout's Dockerfile is built by the harness: %q", why)
 	}
+	env["QUAL_TRTMC_DOCKERFILE"] = "Dockerfile.dev.x86"
+	if why := tg.Missing(get); !strings.Contains(why, "no Dockerfile.dev.x86") {
+		t.Errorf("a chosen Dockerfile the checkout lacks: %q", why)
+	}
+	delete(env, "QUAL_TRTMC_DOCKERFILE")
 	os.Remove(filepath.Join(dir, "Dockerfile"))
 	env["QUAL_TRTMC_IMAGE"] = "registry.example/trtmc-serving:abc"
 	if why := tg.Missing(get); why != "" {
