@@ -95,7 +95,7 @@ verify: ## re-check a published run offline: make verify RUN_DIR=reports/<run> [
 bench: ## run the benchmarks and print their figures
 	bash harness/metrics/bench.sh
 	go test -run '^$$' -bench . -benchtime 3x ./native/families/sphinx/ ./native/families/procdiff/
-	go test -run '^$$' -bench ServerOverhead -benchtime 2000x ./server/
+	go test -run '^$$' -bench 'ServerOverhead|TranscribeHandler' -benchtime 2000x ./server/
 	go test -run '^$$' -bench ServerSphinxThroughput -benchtime 2x ./server/
 	QUAL_PEER_PYTHON=$$(bash server/peerbench/setup.sh) go test -run '^$$' -bench PeerOverhead -benchtime 1x ./server/
 	go test -run '^$$' -bench Whisper -benchtime 2x ./native/families/whisper/
