@@ -20,7 +20,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
-	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 )
 
 // serving is the state of the served part of the run.
@@ -171,17 +170,19 @@ func (c *Checkpoint) CheckServed(ctx context.Context) error {
 	return nil
 }
 
-// loadInputs materializes the testcase's pinned dataset and keeps the inputs the family can take.
+// loadInputs materializes the testcase's inputs (its pinned dataset, or the prompt a TRTMC
+// testcase carries itself) and keeps the inputs the family can take.
 func (c *Checkpoint) loadInputs() ([]workload.Input, error) {
-	sum, err := bundle.FileSHA256(filepath.Join(c.Env.Root, c.Testcase.Dataset))
+	ds, err := workload.DatasetOf(c.Env.Root, c.Env.Target.Root, c.Manifest, c.Testcase)
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.W.Inputs(c.Env.Root, c.Testcase.Dataset, c.Dir)
+	out, err := c.W.Inputs(c.Env.Root, c.Manifest, c.Testcase, c.Dir)
 	if err != nil {
 		return nil, err
 	}
-	c.Result.Dataset = evidence.Dataset{Path: c.Testcase.Dataset, SHA256: sum, Items: len(out)}
+	ds.Items = len(out)
+	c.Result.Dataset = ds
 	return c.admit(out) // clips beyond the family's declared limits are not sent (limits.go)
 }
 

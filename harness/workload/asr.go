@@ -34,7 +34,11 @@ func (asr) IdentityRule() string {
 
 // Inputs materializes the pinned clips; each is copied into the server container under /data
 // for the native runs.
-func (asr) Inputs(root, datasetPath, dir string) ([]Input, error) {
+func (asr) Inputs(root string, m manifest.Manifest, tc manifest.Testcase, dir string) ([]Input, error) {
+	datasetPath, err := datasetPath(m, tc)
+	if err != nil {
+		return nil, err
+	}
 	set, err := dataset.ReadASR(filepath.Join(root, datasetPath))
 	if err != nil {
 		return nil, err

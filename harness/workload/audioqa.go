@@ -46,7 +46,11 @@ const PairsPath = "golden/audioqa/pairs.jsonl"
 
 // Inputs reads the testcase's QA pairs and materializes each pair's clip (each ASR dataset
 // once); the clip is copied into the server container for the native runs.
-func (audioQA) Inputs(root, datasetPath, dir string) ([]Input, error) {
+func (audioQA) Inputs(root string, m manifest.Manifest, tc manifest.Testcase, dir string) ([]Input, error) {
+	datasetPath, err := datasetPath(m, tc)
+	if err != nil {
+		return nil, err
+	}
 	pairs, err := dataset.ReadQAPairs(filepath.Join(root, datasetPath))
 	if err != nil {
 		return nil, err

@@ -44,7 +44,7 @@ func jsonString(s string) string { b, _ := json.Marshal(s); return string(b) }
 // and refuses an HTTP answer that differs from the server record.
 func TestAudioQARequestIdentifiesThePair(t *testing.T) {
 	w, _ := Get("audioqa")
-	inputs, err := w.Inputs(repoRoot(), "golden/audioqa/sphinxqa-en-us.jsonl", t.TempDir())
+	inputs, err := w.Inputs(repoRoot(), manifest.Manifest{}, manifest.Testcase{Dataset: "golden/audioqa/sphinxqa-en-us.jsonl"}, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

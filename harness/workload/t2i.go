@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"image/png"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
-	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
@@ -38,9 +36,10 @@ func (t2i) IdentityRule() string {
 		"(a file:// answer: the kept artifact is the HTTP PNG, its path is the record's artifact and its 64x64 thumbnail the record's media_digest)"
 }
 
-// Inputs reads the pinned prompts; nothing is copied into the server container.
-func (t2i) Inputs(root, datasetPath, _ string) ([]Input, error) {
-	prompts, err := dataset.ReadPrompts(filepath.Join(root, datasetPath))
+// Inputs reads the pinned prompts, or the one prompt a TRTMC testcase carries itself
+// (test_prompt, with its seed and negative prompt); nothing is copied into the server container.
+func (t2i) Inputs(root string, m manifest.Manifest, tc manifest.Testcase, _ string) ([]Input, error) {
+	prompts, err := m.Prompts(root, tc)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +54,11 @@ func (t2i) Inputs(root, datasetPath, _ string) ([]Input, error) {
 // testcase's, at the bundle's first declared size, as b64_json.
 func (t2i) AIPerf(inputs []Input, m manifest.Manifest, tc manifest.Testcase) (Load, error) {
 	l := Load{ExtraInputs: map[string]any{"response_format": "b64_json"}}
-	for k, v := range tc.Settings {
+	settings, err := tc.ImageSettings() // settings{}, or TRTMC's num_inference_steps/guidance_scale
+	if err != nil {
+		return Load{}, err
+	}
+	for k, v := range settings {
 		l.ExtraInputs[k] = v
 	}
 	if sizes, ok := m.Build["sizes"].([]any); ok && len(sizes) > 0 {

@@ -43,9 +43,10 @@ type Workload interface {
 	EndpointType() string
 	// IdentityRule says what "native output equals HTTP output" means for this stage.
 	IdentityRule() string
-	// Inputs reads the testcase's pinned dataset (repo-relative path under root) and writes the
-	// files the server container needs under dir.
-	Inputs(root, datasetPath, dir string) ([]Input, error)
+	// Inputs reads the testcase's inputs — its pinned dataset (repo-relative path under root), or
+	// what the testcase carries itself where the stage allows it (TRTMC's test_prompt) — and
+	// writes the files the server container needs under dir.
+	Inputs(root string, m manifest.Manifest, tc manifest.Testcase, dir string) ([]Input, error)
 	// AIPerf turns the inputs into AIPerf's single_turn rows, the files those rows name, and
 	// the fixed --extra-inputs (from the manifest's build and the testcase's settings).
 	AIPerf(inputs []Input, m manifest.Manifest, tc manifest.Testcase) (Load, error)

@@ -85,7 +85,7 @@ func asrPair(t *testing.T, wav []byte, httpText, recordText, recordSHA string) j
 // refuses an HTTP transcript that differs from the server record.
 func TestASRRequestIdentifiesTheClip(t *testing.T) {
 	w, _ := Get("asr")
-	inputs, err := w.Inputs(repoRoot(), "golden/asr/sphinx-en-us/dataset.json", t.TempDir())
+	inputs, err := w.Inputs(repoRoot(), manifest.Manifest{}, manifest.Testcase{Dataset: "golden/asr/sphinx-en-us/dataset.json"}, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 )
 
 // Manifest is one profile of one checkpoint.
@@ -61,6 +63,93 @@ type Testcase struct {
 	Settings           map[string]any `json:"settings,omitempty"`
 	VideoNumFrames     int            `json:"video_num_frames,omitempty"`
 	InputImage         string         `json:"test_input_image,omitempty"` // image editing takes an input image
+
+	// A TRTMC text-to-image testcase carries its one input and its request settings itself, in
+	// TRTMC's spelling (tests/e2e/models/flux/manifests/flux-schnell.json, qwen_image/manifests/
+	// qwen-image.json, z_image/manifests/z-image-turbo.json @e9132e79), instead of a dataset.
+	Prompt            string   `json:"prompt,omitempty"`
+	TestPrompt        string   `json:"test_prompt,omitempty"`
+	NegativePrompt    string   `json:"negative_prompt,omitempty"`
+	Seed              *int64   `json:"seed,omitempty"`
+	NumInferenceSteps *int     `json:"num_inference_steps,omitempty"`
+	GuidanceScale     *float64 `json:"guidance_scale,omitempty"`
+}
+
+// trtmcDefaultSeed is the seed TRTMC's benchmark sends when a testcase declares none
+// (python/tensorrt_model_connect/benchmark/task_adapters.py _generate_image_request @e9132e79).
+const trtmcDefaultSeed = 42
+
+// InlinePromptField names the testcase field holding its own prompt, read as TRTMC's benchmark
+// reads it (task_adapters.py _prompt_from_file: "prompt", else "test_prompt"); "" when it has
+// none, or when it names a dataset (then the dataset is its input).
+func (tc Testcase) InlinePromptField() string {
+	switch {
+	case tc.Dataset != "":
+		return ""
+	case tc.Prompt != "":
+		return "prompt"
+	case tc.TestPrompt != "":
+		return "test_prompt"
+	}
+	return ""
+}
+
+// InlinePrompt is the one text-to-image input the testcase carries itself, with the testcase's
+// name as its id; ok is false when it carries none.
+func (tc Testcase) InlinePrompt() (p dataset.Prompt, ok bool) {
+	field := tc.InlinePromptField()
+	if field == "" {
+		return dataset.Prompt{}, false
+	}
+	p = dataset.Prompt{ID: tc.Name, Prompt: tc.Prompt, NegativePrompt: tc.NegativePrompt, Seed: trtmcDefaultSeed}
+	if field == "test_prompt" {
+		p.Prompt = tc.TestPrompt
+	}
+	if tc.Seed != nil {
+		p.Seed = *tc.Seed
+	}
+	return p, true
+}
+
+// Prompts are the testcase's text-to-image inputs: its pinned prompts JSONL (relative to root),
+// or the one prompt it carries itself. A testcase with neither is an error naming the manifest
+// and the testcase: a gate or a run with no input must never pass as empty.
+func (m Manifest) Prompts(root string, tc Testcase) ([]dataset.Prompt, error) {
+	if tc.Dataset != "" {
+		return dataset.ReadPrompts(filepath.Join(root, tc.Dataset))
+	}
+	if p, ok := tc.InlinePrompt(); ok {
+		return []dataset.Prompt{p}, nil
+	}
+	return nil, fmt.Errorf("manifest %s testcase %q: no dataset and no prompt or test_prompt: no input to send", m.Path, tc.Name)
+}
+
+// ImageSettings are the fixed request settings of a text-to-image testcase: its settings
+// object, plus num_inference_steps and guidance_scale where TRTMC spells them, on the testcase
+// itself. The same setting given both ways with different values is an error.
+func (tc Testcase) ImageSettings() (map[string]any, error) {
+	out := map[string]any{}
+	for k, v := range tc.Settings {
+		out[k] = v
+	}
+	set := func(key string, v float64) error {
+		if old, ok := out[key]; ok && old != v {
+			return fmt.Errorf("testcase %q: %s %v in settings and %v on the testcase", tc.Name, key, old, v)
+		}
+		out[key] = v // JSON numbers, as settings hold them
+		return nil
+	}
+	if tc.NumInferenceSteps != nil {
+		if err := set("num_inference_steps", float64(*tc.NumInferenceSteps)); err != nil {
+			return nil, err
+		}
+	}
+	if tc.GuidanceScale != nil {
+		if err := set("guidance_scale", *tc.GuidanceScale); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Checkpoint identifies the model a profile belongs to: hf_id at hf_revision, or the source

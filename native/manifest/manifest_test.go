@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 )
 
 func familiesDir() string {
@@ -75,5 +77,49 @@ func TestBuildSettings(t *testing.T) {
 	}
 	if _, ok := m.Number("model"); ok {
 		t.Error("a string read as a number")
+	}
+}
+
+// A TRTMC text-to-image testcase carries its one prompt (test_prompt, or prompt first, as TRTMC's
+// benchmark reads them) with its seed (TRTMC's default 42 when absent) and settings; a testcase
+// naming a dataset takes its inputs from it; one with neither is an error naming both files.
+func TestInlinePromptAndImageSettings(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "flux-schnell.json")
+	os.WriteFile(path, []byte(`{"name":"flux-schnell","bundle":"b","family":"flux","task":"image_generation","precision":"fp16",
+		"image_height":1024,"image_width":1024,"testcases":[
+		{"name":"flux-schnell","test_prompt":"A photo of a cat","num_inference_steps":4,"seed":7,"negative_prompt":"fog"},
+		{"name":"qwen","prompt":"A sign","test_prompt":"ignored","guidance_scale":4.5},
+		{"name":"both","dataset":"p.jsonl","test_prompt":"x"},
+		{"name":"clash","settings":{"num_inference_steps":20},"num_inference_steps":4},
+		{"name":"none"}]}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "p.jsonl"), []byte(`{"id":"a","prompt":"from the file","seed":1}`+"\n"), 0o644)
+	m, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := m.Testcases
+	ps, err := m.Prompts(dir, tc[0])
+	if err != nil || len(ps) != 1 || ps[0] != (dataset.Prompt{ID: "flux-schnell", Prompt: "A photo of a cat", NegativePrompt: "fog", Seed: 7}) || tc[0].InlinePromptField() != "test_prompt" {
+		t.Errorf("test_prompt: %+v %v", ps, err)
+	}
+	if s, err := tc[0].ImageSettings(); err != nil || s["num_inference_steps"] != 4.0 || len(s) != 1 {
+		t.Errorf("settings %v %v", s, err)
+	}
+	ps, _ = m.Prompts(dir, tc[1])
+	if len(ps) != 1 || ps[0].Prompt != "A sign" || ps[0].Seed != 42 || tc[1].InlinePromptField() != "prompt" {
+		t.Errorf("prompt before test_prompt, seed 42 by default: %+v", ps)
+	}
+	if s, _ := tc[1].ImageSettings(); s["guidance_scale"] != 4.5 {
+		t.Errorf("guidance_scale: %v", s)
+	}
+	if ps, err := m.Prompts(dir, tc[2]); err != nil || len(ps) != 1 || ps[0].ID != "a" || tc[2].InlinePromptField() != "" {
+		t.Errorf("a dataset is the input when named: %+v %v", ps, err)
+	}
+	if _, err := tc[3].ImageSettings(); err == nil || !strings.Contains(err.Error(), "num_inference_steps 20 in settings and 4 on the testcase") {
+		t.Errorf("conflicting settings: %v", err)
+	}
+	if _, err := m.Prompts(dir, tc[4]); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), `testcase "none": no dataset and no prompt or test_prompt`) {
+		t.Errorf("neither: %v", err)
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
-	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
@@ -32,7 +31,11 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 		}
 	}
 	res.Thresholds = th.Overrides
-	prompts, err := dataset.ReadPrompts(filepath.Join(env.Root, tc.Dataset))
+	prompts, err := m.Prompts(env.Root, tc) // the pinned prompts, or the one a TRTMC-style testcase carries
+	if err != nil {
+		return res, err
+	}
+	settings, err := tc.ImageSettings()
 	if err != nil {
 		return res, err
 	}
@@ -44,7 +47,7 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 	if err != nil {
 		return res, err
 	}
-	steps, guidance := settingInt(tc, "num_inference_steps"), settingFloat(tc, "guidance_scale")
+	steps, guidance := settingInt(settings, "num_inference_steps"), settingFloat(settings, "guidance_scale")
 	worstPSNR, worstSSIM := math.Inf(1), 1.0
 	for _, p := range prompts {
 		req := task.FillImageDefaults(gen.ImageSpec(), task.ImageRequest{Prompt: p.Prompt, NegativePrompt: p.NegativePrompt,
@@ -117,13 +120,13 @@ func checkImage(got metrics.Planes, refPath string, lim map[string]float64) (fam
 	return item, psnr, ssim
 }
 
-func settingInt(tc manifest.Testcase, key string) int {
-	v, _ := tc.Settings[key].(float64)
+func settingInt(settings map[string]any, key string) int {
+	v, _ := settings[key].(float64)
 	return int(v)
 }
 
-func settingFloat(tc manifest.Testcase, key string) float64 {
-	if v, ok := tc.Settings[key].(float64); ok {
+func settingFloat(settings map[string]any, key string) float64 {
+	if v, ok := settings[key].(float64); ok {
 		return v
 	}
 	return -1 // FillImageDefaults takes the bundle's default

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -49,7 +50,7 @@ func pinnedRequests(t testing.TB, m manifest.Manifest, mdl *model) ([]dataset.Pr
 	reqs := make([]task.ImageRequest, len(prompts))
 	for i, p := range prompts {
 		reqs[i] = task.FillImageDefaults(mdl.ImageSpec(), task.ImageRequest{Prompt: p.Prompt, NegativePrompt: p.NegativePrompt,
-			Seed: p.Seed, Steps: settingInt(tc, "num_inference_steps"), Guidance: settingFloat(tc, "guidance_scale")})
+			Seed: p.Seed, Steps: settingInt(tc.Settings, "num_inference_steps"), Guidance: settingFloat(tc.Settings, "guidance_scale")})
 	}
 	return prompts, reqs
 }
@@ -252,4 +253,67 @@ func highFrequency(p metrics.Planes) float64 {
 		}
 	}
 	return sum / float64(n)
+}
+
+// doubleManifest is the TRTMC contract double's procdiff-small manifest: the same build as the
+// reference profile, but a TRTMC-style testcase carrying its one prompt (test_prompt, seed,
+// num_inference_steps, guidance_scale) instead of a dataset, and its own golden reference.
+func doubleManifest(t *testing.T) manifest.Manifest {
+	t.Helper()
+	m, err := manifest.Read(filepath.Join(repoRoot(), "suites", "targets", "testdata", "trtmc-double", "families", "procdiff", "tests", "manifests", "procdiff-small.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestInlinePromptGoldenAndGate: the double's test_prompt testcase is gated on exactly one
+// prompt, its golden PNG is the float64 reference's output (rewritten with -update), and its
+// gate passes on the reference profile's bundle (the same build).
+func TestInlinePromptGoldenAndGate(t *testing.T) {
+	b, _, mdl := loadProfile(t, "procdiff-small")
+	m := doubleManifest(t)
+	tc := m.Testcases[0]
+	prompts, err := m.Prompts(repoRoot(), tc)
+	if err != nil || len(prompts) != 1 || prompts[0].ID != tc.Name || prompts[0].Seed != 42 || prompts[0].Prompt != tc.TestPrompt {
+		t.Fatalf("inline prompts %+v, %v", prompts, err)
+	}
+	settings, err := tc.ImageSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := task.FillImageDefaults(mdl.ImageSpec(), task.ImageRequest{Prompt: prompts[0].Prompt, Seed: prompts[0].Seed,
+		Steps: settingInt(settings, "num_inference_steps"), Guidance: settingFloat(settings, "guidance_scale")})
+	ref := referenceGenerate(mdl.gen.w, req, 0)
+	path := filepath.Join(repoRoot(), tc.Reference, tc.Name+".png")
+	if *update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		png.Encode(f, ref)
+		f.Close()
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("golden image missing (run go test -run InlinePrompt -update): %v", err)
+	}
+	golden, err := metrics.DecodePNG(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mse, _ := metrics.MSE(golden, metrics.FromImage(ref)); mse != 0 {
+		t.Errorf("golden PNG differs from the reference output (MSE %v)", mse)
+	}
+	res, err := Family{}.Gate(context.Background(), b, m, tc, family.GateEnv{Root: repoRoot(), WorkDir: t.TempDir()})
+	if err != nil || !res.Passed || len(res.Items) != 1 || res.Items[0].ID != tc.Name || res.Figures["steps"] != 20 {
+		t.Fatalf("gate on the inline prompt: %+v, %v", res, err)
+	}
+	// Without a prompt the gate has no input: an error naming the manifest and testcase, never a pass.
+	empty := manifest.Testcase{Name: tc.Name} // its thresholds exist: only the input is missing
+	_, err = Family{}.Gate(context.Background(), b, m, empty, family.GateEnv{Root: repoRoot(), WorkDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), m.Path) || !strings.Contains(err.Error(), `testcase "procdiff-small-prompts": no dataset and no prompt or test_prompt`) {
+		t.Errorf("a testcase with neither dataset nor prompt: %v", err)
+	}
 }

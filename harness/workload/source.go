@@ -1,0 +1,72 @@
+package workload
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/native/bundle"
+	"github.com/trtmc-qual/trtmc-qual/native/manifest"
+)
+
+// DatasetOf says, for the evidence, where a testcase's inputs come from. A pinned dataset is its
+// repository-relative path and that file's sha256. A TRTMC text-to-image testcase that carries
+// its prompt itself is the manifest file (relative to manifestRoot, where the inventory row names
+// it) + "#testcases/<name>/<field>", with the manifest file's sha256 (InlineSource reads it
+// back). A testcase with neither is an error naming the manifest and the testcase. Items is the
+// caller's: the number of inputs read.
+func DatasetOf(root, manifestRoot string, m manifest.Manifest, tc manifest.Testcase) (evidence.Dataset, error) {
+	if tc.Dataset != "" {
+		sum, err := bundle.FileSHA256(filepath.Join(root, tc.Dataset))
+		if err != nil {
+			return evidence.Dataset{}, fmt.Errorf("manifest %s testcase %q: dataset: %w", m.Path, tc.Name, err)
+		}
+		return evidence.Dataset{Path: tc.Dataset, SHA256: sum}, nil
+	}
+	field := tc.InlinePromptField()
+	if field == "" {
+		return evidence.Dataset{}, fmt.Errorf("manifest %s testcase %q: no dataset and no prompt or test_prompt: no input to send", m.Path, tc.Name)
+	}
+	rel, err := relPath(manifestRoot, m.Path)
+	if err != nil {
+		return evidence.Dataset{}, err
+	}
+	sum, err := bundle.FileSHA256(m.Path)
+	if err != nil {
+		return evidence.Dataset{}, fmt.Errorf("manifest %s: %w", m.Path, err)
+	}
+	return evidence.Dataset{Path: rel + "#testcases/" + tc.Name + "/" + field, SHA256: sum}, nil
+}
+
+// InlineSource splits a dataset path DatasetOf made for a testcase's own prompt into the
+// manifest file, the testcase and the field; ok is false for a dataset file's path.
+func InlineSource(path string) (manifestPath, testcase, field string, ok bool) {
+	file, frag, found := strings.Cut(path, "#")
+	rest, isCase := strings.CutPrefix(frag, "testcases/")
+	i := strings.LastIndex(rest, "/")
+	if !found || !isCase || file == "" || i <= 0 || i == len(rest)-1 {
+		return "", "", "", false
+	}
+	return file, rest[:i], rest[i+1:], true
+}
+
+// relPath is path relative to root, as a slash path; a path outside root is an error (the
+// evidence names manifests where verify can find them again).
+func relPath(root, path string) (string, error) {
+	absRoot, err1 := filepath.Abs(root)
+	absPath, err2 := filepath.Abs(path)
+	rel, err3 := filepath.Rel(absRoot, absPath)
+	if err1 != nil || err2 != nil || err3 != nil || !filepath.IsLocal(rel) {
+		return "", fmt.Errorf("manifest %s is not under the manifest root %s", path, root)
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+// datasetPath is the pinned dataset a stage whose inputs are files requires of its testcase.
+func datasetPath(m manifest.Manifest, tc manifest.Testcase) (string, error) {
+	if tc.Dataset == "" {
+		return "", fmt.Errorf("manifest %s testcase %q names no dataset: this stage's inputs are a pinned dataset", m.Path, tc.Name)
+	}
+	return tc.Dataset, nil
+}
