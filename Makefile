@@ -19,6 +19,8 @@ RUN_DIR ?= reports/$(RUN_ID)
 SUITES := $(sort $(patsubst %/,./%,$(dir $(wildcard suites/*/*_suite_test.go))))
 # The target, checkout and shard a run uses, as the suites and `qual config` read them.
 QUAL_ENV = QUAL_TARGET=$(TARGET) QUAL_TRTMC_ROOT=$(if $(TRTMC_ROOT),$(abspath $(TRTMC_ROOT))) QUAL_SHARD=$(SHARD)
+# verify re-reads a TRTMC row's manifest (a testcase's own test_prompt) in the checkout the run used.
+VERIFY_ENV = $(if $(TRTMC_ROOT),QUAL_TRTMC_ROOT=$(abspath $(TRTMC_ROOT)))
 
 .PHONY: help deps engine images test qualify qualify-all qualify-trtmc-double inventory inventory-check verify bench fuzz load
 help: ## list the targets
@@ -62,7 +64,7 @@ qualify-all: ## qualify TARGET (optionally TRTMC_ROOT, SHARD=i/n); evidence in r
 	@echo "[qualify] run $(RUN_ID): target $(TARGET) $(if $(SHARD),shard $(SHARD),$(if $(JOB_COMPLETION_INDEX)$(CI_NODE_INDEX),shard from the engine (harness/shard)))"
 	@status=0; $(QUAL_ENV) QUAL_RUN_DIR=$(CURDIR)/$(RUN_DIR) \
 	  $(GINKGO) -v --keep-going --timeout=6h $(SUITES) || status=$$?; \
-	go run ./harness/cmd/qual report $(RUN_DIR) && go run ./harness/cmd/qual sign $(RUN_DIR) && go run ./harness/cmd/qual verify $(RUN_DIR) || status=$$?; \
+	go run ./harness/cmd/qual report $(RUN_DIR) && go run ./harness/cmd/qual sign $(RUN_DIR) && $(VERIFY_ENV) go run ./harness/cmd/qual verify $(RUN_DIR) || status=$$?; \
 	if [ -f $(RUN_DIR)/qualification.md ]; then [ "$(RUN_DIR)" != "reports/$(RUN_ID)" ] || ln -sfn $(RUN_ID) reports/latest; \
 	else echo "[qualify] the run produced no report: reports/latest not moved"; [ $$status -ne 0 ] || status=1; fi; \
 	if [ $$status -ne 0 ] && [ -f $(RUN_DIR)/qualification.md ]; then echo "[qualify] some specs failed (exit $$status): see $(RUN_DIR)/qualification.md"; fi; \
@@ -89,8 +91,8 @@ qualify-trtmc-double: images ## run suites/targets/trtmc.yaml against the CPU co
 	  QUAL_TRTMC_TRTMC_BINARY=$(TRTMC_DOUBLE)/bin/trtmc QUAL_TRTMC_CUDA_IMAGE='{reference_server_image}' QUAL_TRTMC_GPU=none QUAL_TRTMC_PYTHON=python3 \
 	  TRTMC_DOUBLE_NATIVE=$(QUAL_CACHE)/bin/trtmc-native TRTMC_DOUBLE_SERVER=$(QUAL_CACHE)/bin/trtmc-server
 
-verify: ## re-check a published run offline: make verify RUN_DIR=reports/<run> [KEY=signer.pub]
-	go run ./harness/cmd/qual verify $(if $(KEY),--key $(KEY)) $(RUN_DIR)
+verify: ## re-check a published run offline: make verify RUN_DIR=reports/<run> [KEY=signer.pub] [TRTMC_ROOT=<checkout>]
+	$(VERIFY_ENV) go run ./harness/cmd/qual verify $(if $(KEY),--key $(KEY)) $(RUN_DIR)
 
 bench: ## run the benchmarks and print their figures
 	bash harness/metrics/bench.sh

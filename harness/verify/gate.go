@@ -508,6 +508,9 @@ func checkStored(runDir string, p pins, where, stage string, r evidence.Result, 
 	if r.Dataset.Path == "" {
 		return
 	}
+	if _, _, _, inline := workload.InlineSource(r.Dataset.Path); inline {
+		return // a testcase's own prompt, no dataset file: checkInlineDataset (Run)
+	}
 	if err := p.pinnedDataset(r); err != nil {
 		report(where, "%v", err)
 		return

@@ -10,6 +10,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
@@ -78,8 +79,8 @@ func (p pins) gateGroups(r evidence.Result) (map[string]string, error) {
 			}
 		}
 	}
-	if rel == "" {
-		return nil, nil
+	if _, _, _, inline := workload.InlineSource(rel); rel == "" || inline {
+		return nil, nil // no dataset file (a testcase's own prompt): no groups
 	}
 	path, err := local(p.root, "dataset.path", rel)
 	if err != nil {

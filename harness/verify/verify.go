@@ -61,7 +61,8 @@ func Run(runDir string) ([]Problem, error) {
 			checkBundle(where, r, report)
 			checkBacking(where, s, r, report)
 			checkStored(runDir, p, where, s.Stage, r, report)
-			checkAccuracy(p, where, r, report) // #19 statistics (repeated.go)
+			checkInlineDataset(p, where, s, r, report) // a TRTMC testcase's own prompt (inline.go)
+			checkAccuracy(p, where, r, report)         // #19 statistics (repeated.go)
 			checkScratch(e.TargetKind, s, r, report)
 			var pairs []join.Pair
 			if r.AIPerf != nil && r.Join != nil {

@@ -1,0 +1,80 @@
+package verify
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
+	"github.com/trtmc-qual/trtmc-qual/native/manifest"
+)
+
+// checkInlineDataset checks a row whose inputs are the prompt its TRTMC testcase carries itself
+// (dataset.path "<manifest>#testcases/<name>/<field>", workload.DatasetOf) as strictly as a
+// pinned dataset file: the manifest must be the row's inventory manifest, read where the run
+// read it (the repository for a reference row, the TRTMC checkout QUAL_TRTMC_ROOT for a trtmc
+// stage), with the recorded sha256; the testcase must be the gate's and carry no dataset and its
+// prompt in exactly that field; one item; every request's input is that testcase's prompt.
+func checkInlineDataset(p pins, where string, s evidence.Stage, r evidence.Result, report reporter) {
+	file, name, field, ok := workload.InlineSource(r.Dataset.Path)
+	if !ok {
+		return // a dataset file: checkStored
+	}
+	i := slices.IndexFunc(s.Inventory, func(row inventory.Row) bool { return row.Profile == r.Profile })
+	if i < 0 {
+		report(where, "dataset.path %q names a manifest's testcase, but the stage's inventory has no row for profile %s", r.Dataset.Path, r.Profile)
+		return
+	}
+	if row := s.Inventory[i]; filepath.ToSlash(row.Manifest) != file {
+		report(where, "dataset.path %q names manifest %s, the row's manifest is %s", r.Dataset.Path, file, row.Manifest)
+		return
+	}
+	root, rootName := p.root, "the repository"
+	if s.TargetKind == "trtmc" {
+		if root, rootName = os.Getenv("QUAL_TRTMC_ROOT"), "QUAL_TRTMC_ROOT"; root == "" {
+			report(where, "dataset.path %q is in the TRTMC checkout the run used: set QUAL_TRTMC_ROOT (make verify TRTMC_ROOT=) to check it", r.Dataset.Path)
+			return
+		}
+	}
+	path, err := local(root, "dataset.path", file)
+	if err != nil {
+		report(where, "%v", err)
+		return
+	}
+	data, err := os.ReadFile(path)
+	if sum := sha256.Sum256(data); err != nil || hex.EncodeToString(sum[:]) != r.Dataset.SHA256 {
+		report(r.Dataset.Path, "manifest in %s: sha256 %x, evidence records %s (%v)", rootName, sum, r.Dataset.SHA256, err)
+		return
+	}
+	var m struct {
+		Name      string              `json:"name"`
+		Testcases []manifest.Testcase `json:"testcases"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil || m.Name != r.Profile {
+		report(r.Dataset.Path, "manifest is not profile %s's (name %q, %v)", r.Profile, m.Name, err)
+		return
+	}
+	j := slices.IndexFunc(m.Testcases, func(tc manifest.Testcase) bool { return tc.Name == name })
+	switch {
+	case j < 0:
+		report(where, "dataset.path %q: manifest %s has no testcase %q", r.Dataset.Path, file, name)
+		return
+	case r.Gate != nil && r.Gate.Testcase != name:
+		report(where, "dataset.path %q names testcase %q, the gate's is %q", r.Dataset.Path, name, r.Gate.Testcase)
+	case m.Testcases[j].InlinePromptField() != field || field == "":
+		report(where, "dataset.path %q: testcase %q's input is not its %s (its own prompt field: %q; dataset %q)", r.Dataset.Path, name, field, m.Testcases[j].InlinePromptField(), m.Testcases[j].Dataset)
+		return
+	case r.Dataset.Items != 1:
+		report(where, "dataset.path %q is one prompt, evidence records %d items", r.Dataset.Path, r.Dataset.Items)
+	}
+	for _, o := range r.Outputs {
+		if o.InputID != name {
+			report(where, "request %s: input_id %q is not testcase %q's prompt", o.RequestID, o.InputID, name)
+		}
+	}
+}
