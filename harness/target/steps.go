@@ -174,7 +174,10 @@ func (t *Target) Missing(getenv func(string) string) string {
 	}
 	name := dockerfile(t)
 	if t.Server.ImageBuild != nil {
-		if b, err := t.Server.ImageBuild.Expanded(t.Root, v); err == nil {
+		// Only where the Dockerfile is: its build args may name values the plan fills in later
+		// (make qualify-trtmc-double: QUAL_TRTMC_CUDA_IMAGE={reference_server_image}).
+		where := ImageBuild{Dockerfile: t.Server.ImageBuild.Dockerfile, Context: t.Server.ImageBuild.Context}
+		if b, err := where.Expanded(t.Root, v); err == nil {
 			if _, err := os.Stat(b.Dockerfile); err == nil {
 				return "" // the harness builds it on this machine (harness/plan, containers/images Checkout)
 			}

@@ -194,6 +194,11 @@ func TestMissingNamesWhatTheMachineLacks(t *testing.T) {
 	if why := tg.Missing(get); why != "" {
 		t.Errorf("the checkout's Dockerfile is built by the harness: %q", why)
 	}
+	env["QUAL_TRTMC_CUDA_IMAGE"] = "{reference_server_image}" // a build arg the plan fills in (make qualify-trtmc-double)
+	if why := tg.Missing(get); why != "" {
+		t.Errorf("a build arg the plan expands later: %q", why)
+	}
+	delete(env, "QUAL_TRTMC_CUDA_IMAGE")
 	env["QUAL_TRTMC_DOCKERFILE"] = "Dockerfile.dev.x86"
 	if why := tg.Missing(get); !strings.Contains(why, "no Dockerfile.dev.x86") {
 		t.Errorf("a chosen Dockerfile the checkout lacks: %q", why)
