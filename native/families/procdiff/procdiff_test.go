@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"image"
 	"image/png"
 	"math"
 	"os"
@@ -66,27 +67,7 @@ func TestGoldenImagesAreTheReferenceOutput(t *testing.T) {
 			for i, p := range prompts {
 				ref := referenceGenerate(mdl.gen.w, reqs[i], 0)
 				path := filepath.Join(dir, p.ID+".png")
-				if *update {
-					os.MkdirAll(dir, 0o755)
-					f, err := os.Create(path)
-					if err != nil {
-						t.Fatal(err)
-					}
-					png.Encode(f, ref)
-					f.Close()
-					continue
-				}
-				data, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("golden image missing (run go test -run Golden -update): %v", err)
-				}
-				golden, err := metrics.DecodePNG(data)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if mse, _ := metrics.MSE(golden, metrics.FromImage(ref)); mse != 0 {
-					t.Errorf("%s: golden PNG differs from the reference output (MSE %v)", p.ID, mse)
-				}
+				checkGolden(t, path, ref, "Golden")
 			}
 		})
 	}
@@ -286,26 +267,7 @@ func TestInlinePromptGoldenAndGate(t *testing.T) {
 		Steps: settingInt(settings, "num_inference_steps"), Guidance: settingFloat(settings, "guidance_scale")})
 	ref := referenceGenerate(mdl.gen.w, req, 0)
 	path := filepath.Join(repoRoot(), tc.Reference, tc.Name+".png")
-	if *update {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		f, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		png.Encode(f, ref)
-		f.Close()
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden image missing (run go test -run InlinePrompt -update): %v", err)
-	}
-	golden, err := metrics.DecodePNG(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if mse, _ := metrics.MSE(golden, metrics.FromImage(ref)); mse != 0 {
-		t.Errorf("golden PNG differs from the reference output (MSE %v)", mse)
-	}
+	checkGolden(t, path, ref, "InlinePrompt")
 	res, err := Family{}.Gate(context.Background(), b, m, tc, family.GateEnv{Root: repoRoot(), WorkDir: t.TempDir()})
 	if err != nil || !res.Passed || len(res.Items) != 1 || res.Items[0].ID != tc.Name || res.Figures["steps"] != 20 {
 		t.Fatalf("gate on the inline prompt: %+v, %v", res, err)
@@ -315,5 +277,32 @@ func TestInlinePromptGoldenAndGate(t *testing.T) {
 	_, err = Family{}.Gate(context.Background(), b, m, empty, family.GateEnv{Root: repoRoot(), WorkDir: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), m.Path) || !strings.Contains(err.Error(), `testcase "procdiff-small-prompts": no dataset and no prompt or test_prompt`) {
 		t.Errorf("a testcase with neither dataset nor prompt: %v", err)
+	}
+}
+
+// checkGolden requires the golden PNG at path to hold exactly the reference image ref, or
+// rewrites it with -update; run names the test that rewrites it.
+func checkGolden(t *testing.T, path string, ref image.Image, run string) {
+	t.Helper()
+	if *update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		png.Encode(f, ref)
+		f.Close()
+		return
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("golden image missing (run go test -run %s -update): %v", run, err)
+	}
+	golden, err := metrics.DecodePNG(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mse, _ := metrics.MSE(golden, metrics.FromImage(ref)); mse != 0 {
+		t.Errorf("%s: golden PNG differs from the reference output (MSE %v)", filepath.Base(path), mse)
 	}
 }
