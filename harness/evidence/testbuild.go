@@ -15,7 +15,7 @@ const BuildTagsKey = "build_tags"
 func testBuildEffect(tag string) string {
 	switch tag {
 	case "qual_slowdown":
-		return "injected slowdown: sphinx-tidigits's Task 20% slower"
+		return "injected slowdown: whisper-tiny-en's Task 20% slower"
 	}
 	return ""
 }

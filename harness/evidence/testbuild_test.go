@@ -23,7 +23,7 @@ func TestTestBuildIsNeverQualified(t *testing.T) {
 		t.Errorf("test build: verdict %s", got)
 	}
 	md := Markdown(e)
-	banner := "> **TEST BUILD with injected slowdown: sphinx-tidigits's Task 20% slower (build tags: qual_slowdown), not a qualification.**"
+	banner := "> **TEST BUILD with injected slowdown: whisper-tiny-en's Task 20% slower (build tags: qual_slowdown), not a qualification.**"
 	if i := strings.Index(md, banner); i < 0 || i > strings.Index(md, "**Verdict: TEST BUILD**") {
 		t.Errorf("markdown lacks the banner before the verdict:\n%s", md)
 	}

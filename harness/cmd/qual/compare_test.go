@@ -185,7 +185,7 @@ func TestCompareRepeatedRuns(t *testing.T) {
 	if !strings.Contains(out.String(), "| red |") {
 		t.Errorf("20%% slower should be red:\n%s", out.String())
 	}
-	builds := "Builds: base normal build (build tags: none); new **TEST BUILD with injected slowdown: sphinx-tidigits's Task 20% slower (build tags: qual_slowdown), not a qualification**."
+	builds := "Builds: base normal build (build tags: none); new **TEST BUILD with injected slowdown: whisper-tiny-en's Task 20% slower (build tags: qual_slowdown), not a qualification**."
 	if !strings.Contains(out.String(), builds) {
 		t.Errorf("the comparison must say which side is a test build:\n%s", out.String())
 	}

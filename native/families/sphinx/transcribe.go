@@ -3,14 +3,10 @@ package sphinx
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
-
-// slowdown is the injected extra share of decode time in a qual_slowdown test build.
-const slowdown = 0.20
 
 // Transcribe implements task.Transcriber: one whole-clip decode on a pooled decoder. Every call
 // starts a fresh utterance with batch cepstral-mean normalization, so the result does not
@@ -30,11 +26,7 @@ func (m *model) Transcribe(ctx context.Context, a task.Audio, cfg task.Transcrib
 		return task.Transcript{}, fmt.Errorf("transcribe: waiting for a decoder: %w", ctx.Err())
 	}
 	defer func() { m.pool <- d }()
-	start := time.Now()
 	text, err := d.decodeWhole(pcm)
-	if m.name == slowProfile { // only in a -tags qual_slowdown test build
-		time.Sleep(time.Duration(slowdown * float64(time.Since(start))))
-	}
 	if err != nil {
 		return task.Transcript{}, fmt.Errorf("transcribe with %s: %w", m.name, err)
 	}

@@ -1,6 +1,6 @@
 //go:build !qual_slowdown
 
-package sphinx
+package whisper
 
 // slowProfile names the one profile whose Task a test build slows down (slowdown_build.go, built
 // with -tags qual_slowdown); a normal build slows nothing.
