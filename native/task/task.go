@@ -111,7 +111,10 @@ type Transcript struct {
 	Text string `json:"text"`
 }
 
-// Transcriber is the speech_transcription Task.
+// Transcriber is the speech_transcription Task. Transcribe must not keep audio.Samples (or a
+// slice of it) after it returns: the server lends the samples from a pool and takes them back
+// once the call has returned (server/transcriptions.go; server/pool_test.go checks the server
+// side).
 type Transcriber interface {
 	AudioSpec() AudioSpec
 	Transcribe(ctx context.Context, audio Audio, cfg TranscribeConfig) (Transcript, error)
