@@ -88,7 +88,9 @@ func StartEnv(tb testing.TB, env []string, bin string, bundles []string, extra .
 	p := &Process{URL: fmt.Sprintf("http://127.0.0.1:%d", port), Records: records, stderr: &strings.Builder{}, done: make(chan error, 1)}
 	p.cmd = exec.Command(bin, append(args, extra...)...)
 	p.cmd.Stderr = &lockedWriter{b: p.stderr}
-	p.cmd.Env = append(os.Environ(), env...)
+	// The server's private temp dir (url-format artifacts) goes under the test's own temp dir,
+	// so a test that kills the process leaves nothing in /tmp; env may still set TMPDIR.
+	p.cmd.Env = append(append(os.Environ(), "TMPDIR="+tb.TempDir()), env...)
 	if err := p.cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
