@@ -41,7 +41,7 @@ func (c *Checkpoint) admit(inputs []workload.Input) ([]workload.Input, error) {
 	}
 	if len(kept) == 0 && len(inputs) > 0 {
 		return nil, fmt.Errorf("all %d pinned clips of %s are beyond family %s's declared limits (listed as skipped inputs): nothing can be sent, and a row never qualifies on zero inputs",
-			len(inputs), c.Testcase.Dataset, a.Family)
+			len(inputs), c.Result.Dataset.Path, a.Family)
 	}
 	return kept, nil
 }

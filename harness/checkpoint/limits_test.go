@@ -105,11 +105,13 @@ func TestARowWithEveryClipSkippedFails(t *testing.T) {
 	}
 }
 
-// Every reference ASR profile, and the contract double's copy of sphinx-en-us, sends every
-// pinned clip: nothing the reference families or TRTMC's double declare excludes one.
+// Every reference ASR profile, and the contract double's sphinx-en-us (its testcase's own
+// test_input_audio clip, read in the double's tree as a TRTMC checkout), sends every pinned clip:
+// nothing the reference families or TRTMC's double declare excludes one.
 func TestEveryReferenceASRProfileSendsItsWholeDataset(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join(moduleRoot(), "native", "families", "*", "manifests", "*.json"))
-	paths = append(paths, filepath.Join(moduleRoot(), "suites", "targets", "testdata", "trtmc-double", "families", "sphinx", "tests", "manifests", "sphinx-en-us.json"))
+	double := filepath.Join(moduleRoot(), "suites", "targets", "testdata", "trtmc-double")
+	paths = append(paths, filepath.Join(double, "families", "sphinx", "tests", "manifests", "sphinx-en-us.json"))
 	n := 0
 	for _, p := range paths {
 		m, err := manifest.Read(p)
@@ -121,8 +123,11 @@ func TestEveryReferenceASRProfileSendsItsWholeDataset(t *testing.T) {
 		}
 		n++
 		c := limitsCheckpoint(t, p)
+		if strings.HasPrefix(p, double) {
+			c.Env.Target = &target.Target{Path: filepath.Join(moduleRoot(), "suites", "targets", "trtmc.yaml"), Kind: "trtmc", Root: double}
+		}
 		kept, err := c.loadInputs()
-		if err != nil || len(kept) != c.Result.Dataset.Items || len(c.Result.Skipped) != 0 {
+		if err != nil || len(kept) != c.Result.Dataset.Items || len(c.Result.Skipped) != 0 || len(kept) == 0 {
 			t.Errorf("%s: %d of %d sent, skipped %+v (%v)", p, len(kept), c.Result.Dataset.Items, c.Result.Skipped, err)
 		}
 	}

@@ -94,6 +94,7 @@ type Dataset struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
 	Items  int    `json:"items"`
+	Note   string `json:"note,omitempty"` // e.g. a TRTMC testcase's own clip has no gold transcript
 }
 
 // AIPerfRun is the client side.

@@ -19,7 +19,9 @@ import (
 // pinned dataset file: the manifest must be the row's inventory manifest, read where the run
 // read it (the repository for a reference row, the TRTMC checkout QUAL_TRTMC_ROOT for a trtmc
 // stage), with the recorded sha256; the testcase must be the gate's and carry no dataset and its
-// prompt in exactly that field; one item; every request's input is that testcase's prompt.
+// prompt in exactly that field; one item; every request's input is that testcase's prompt. A
+// TRTMC ASR testcase's own clip (<manifest>#testcases/<name>/test_input_audio) is checked the same
+// way, except that the recorded sha256 is the clip's, re-hashed where the manifest resolves it.
 func checkInlineDataset(p pins, where string, s evidence.Stage, r evidence.Result, report reporter) {
 	file, name, field, ok := workload.InlineSource(r.Dataset.Path)
 	if !ok {
@@ -47,7 +49,12 @@ func checkInlineDataset(p pins, where string, s evidence.Stage, r evidence.Resul
 		return
 	}
 	data, err := os.ReadFile(path)
-	if sum := sha256.Sum256(data); err != nil || hex.EncodeToString(sum[:]) != r.Dataset.SHA256 {
+	if field == audioField { // the recorded sha256 is the clip's: checkInputAudio
+		if err != nil {
+			report(r.Dataset.Path, "manifest in %s: %v", rootName, err)
+			return
+		}
+	} else if sum := sha256.Sum256(data); err != nil || hex.EncodeToString(sum[:]) != r.Dataset.SHA256 {
 		report(r.Dataset.Path, "manifest in %s: sha256 %x, evidence records %s (%v)", rootName, sum, r.Dataset.SHA256, err)
 		return
 	}
@@ -66,15 +73,44 @@ func checkInlineDataset(p pins, where string, s evidence.Stage, r evidence.Resul
 		return
 	case r.Gate != nil && r.Gate.Testcase != name:
 		report(where, "dataset.path %q names testcase %q, the gate's is %q", r.Dataset.Path, name, r.Gate.Testcase)
+	case field == audioField:
+		if !checkInputAudio(manifest.Manifest{Path: path}, m.Testcases[j], rootName, r, report) {
+			return
+		}
 	case m.Testcases[j].InlinePromptField() != field || field == "":
 		report(where, "dataset.path %q: testcase %q's input is not its %s (its own prompt field: %q; dataset %q)", r.Dataset.Path, name, field, m.Testcases[j].InlinePromptField(), m.Testcases[j].Dataset)
 		return
-	case r.Dataset.Items != 1:
-		report(where, "dataset.path %q is one prompt, evidence records %d items", r.Dataset.Path, r.Dataset.Items)
+	}
+	what := "prompt"
+	if field == audioField {
+		what = "clip"
+	}
+	if r.Dataset.Items != 1 {
+		report(where, "dataset.path %q is one %s, evidence records %d items", r.Dataset.Path, what, r.Dataset.Items)
 	}
 	for _, o := range r.Outputs {
 		if o.InputID != name {
-			report(where, "request %s: input_id %q is not testcase %q's prompt", o.RequestID, o.InputID, name)
+			report(where, "request %s: input_id %q is not testcase %q's %s", o.RequestID, o.InputID, name, what)
 		}
 	}
+}
+
+// audioField is the testcase field a TRTMC ASR testcase names its own clip in.
+const audioField = "test_input_audio"
+
+// checkInputAudio: the testcase carries no dataset and its test_input_audio resolves, as the run
+// resolved it (manifest.InputAudioPath: inside the manifest's family test directory), to a WAV
+// file with the recorded sha256.
+func checkInputAudio(m manifest.Manifest, tc manifest.Testcase, rootName string, r evidence.Result, report reporter) bool {
+	wav, ok, err := m.InputAudioPath(tc)
+	if !ok || err != nil {
+		report(r.Dataset.Path, "testcase %q's input is not its own test_input_audio clip (dataset %q, test_input_audio %q, %v)", tc.Name, tc.Dataset, tc.InputAudio, err)
+		return false
+	}
+	data, err := os.ReadFile(wav)
+	if sum := sha256.Sum256(data); err != nil || hex.EncodeToString(sum[:]) != r.Dataset.SHA256 {
+		report(r.Dataset.Path, "test_input_audio %s in %s: sha256 %x, evidence records %s (%v)", tc.InputAudio, rootName, sum, r.Dataset.SHA256, err)
+		return false
+	}
+	return true
 }

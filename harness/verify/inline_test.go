@@ -107,3 +107,71 @@ func TestInlineDatasetResolvesToTheManifestsTestcase(t *testing.T) {
 		t.Errorf("reference row with an inline dataset: %v", *got)
 	}
 }
+
+// TestInputAudioResolvesToTheTestcasesClip: a row whose input is its TRTMC ASR testcase's own
+// test_input_audio clip is accepted only when dataset.path names the row's manifest and the gate's
+// testcase, whose clip resolves in QUAL_TRTMC_ROOT to a WAV with the recorded sha256, and every
+// request's input is that clip; a wrong path, a wrong hash or an escaping clip is refused.
+func TestInputAudioResolvesToTheTestcasesClip(t *testing.T) {
+	trtmc := t.TempDir()
+	rel := "families/whisper/tests/manifests/whisper-tiny-fp16.json"
+	write := func(rel, body string) string {
+		path := filepath.Join(trtmc, rel)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, []byte(body), 0o644)
+		sum, _ := bundle.FileSHA256(path)
+		return sum
+	}
+	wavSum := write("families/whisper/tests/data/Recording.wav", "RIFF a clip")
+	otherSum := write("families/whisper/tests/data/other.wav", "RIFF another clip")
+	manifestSum := write(rel, `{"name":"whisper-tiny-fp16","testcases":[{"name":"whisper-tiny-fp16","test_input_audio":"data/Recording.wav"},
+		{"name":"escape","test_input_audio":"../../../outside.wav"},{"name":"prompted","test_prompt":"x"}]}`)
+	write("outside.wav", "RIFF a clip")
+	t.Setenv("QUAL_TRTMC_ROOT", trtmc)
+	stage := evidence.Stage{Stage: "asr", TargetKind: "trtmc", Inventory: []inventory.Row{{Profile: "whisper-tiny-fp16", Manifest: rel}}}
+	good := func() evidence.Result {
+		return evidence.Result{Profile: "whisper-tiny-fp16", Gate: &family.GateResult{Testcase: "whisper-tiny-fp16"},
+			Dataset: evidence.Dataset{Path: rel + "#testcases/whisper-tiny-fp16/test_input_audio", SHA256: wavSum, Items: 1},
+			Outputs: []evidence.Output{{RequestID: "r1", InputID: "whisper-tiny-fp16"}, {RequestID: "r2", InputID: "whisper-tiny-fp16"}}}
+	}
+	report, got := collect()
+	checkInlineDataset(pins{root: t.TempDir()}, "asr/whisper-tiny-fp16", stage, good(), report)
+	if len(*got) != 0 {
+		t.Fatalf("the testcase's own clip is refused: %v", *got)
+	}
+	cases := []struct {
+		name string
+		edit func(r *evidence.Result)
+		want string
+	}{
+		{"another clip's hash", func(r *evidence.Result) { r.Dataset.SHA256 = otherSum }, "evidence records " + otherSum},
+		{"the manifest's hash", func(r *evidence.Result) { r.Dataset.SHA256 = manifestSum }, "evidence records " + manifestSum},
+		{"another field", func(r *evidence.Result) { r.Dataset.Path = rel + "#testcases/whisper-tiny-fp16/test_prompt" }, "manifest in QUAL_TRTMC_ROOT: sha256"},
+		{"a prompt testcase", func(r *evidence.Result) {
+			r.Dataset.Path, r.Gate.Testcase = rel+"#testcases/prompted/test_input_audio", "prompted"
+		}, `testcase "prompted"'s input is not its own test_input_audio clip`},
+		{"an escaping clip", func(r *evidence.Result) {
+			r.Dataset.Path, r.Gate.Testcase = rel+"#testcases/escape/test_input_audio", "escape"
+		}, `"../../../outside.wav" is not a path inside`},
+		{"another manifest", func(r *evidence.Result) {
+			r.Dataset.Path = "families/whisper/tests/manifests/other.json#testcases/whisper-tiny-fp16/test_input_audio"
+		}, "the row's manifest is " + rel},
+		{"more than one item", func(r *evidence.Result) { r.Dataset.Items = 6 }, "is one clip, evidence records 6 items"},
+		{"another input sent", func(r *evidence.Result) { r.Outputs[1].InputID = "clip-2" }, `input_id "clip-2" is not testcase "whisper-tiny-fp16"'s clip`},
+	}
+	for _, c := range cases {
+		r := good()
+		c.edit(&r)
+		report, got := collect()
+		checkInlineDataset(pins{root: t.TempDir()}, "asr/whisper-tiny-fp16", stage, r, report)
+		if !containsAll(*got, c.want) {
+			t.Errorf("%s: got %v, want %q", c.name, *got, c.want)
+		}
+	}
+	os.Remove(filepath.Join(trtmc, "families/whisper/tests/data/Recording.wav"))
+	report, got = collect()
+	checkInlineDataset(pins{root: t.TempDir()}, "asr/whisper-tiny-fp16", stage, good(), report)
+	if !containsAll(*got, "test_input_audio data/Recording.wav in QUAL_TRTMC_ROOT") {
+		t.Errorf("a missing clip: %v", *got)
+	}
+}

@@ -24,9 +24,12 @@ func DatasetOf(root, manifestRoot string, m manifest.Manifest, tc manifest.Testc
 		}
 		return evidence.Dataset{Path: tc.Dataset, SHA256: sum}, nil
 	}
+	if wav, ok, err := m.InputAudioPath(tc); ok || err != nil {
+		return inputAudioDataset(manifestRoot, m, tc, wav, err)
+	}
 	field := tc.InlinePromptField()
 	if field == "" {
-		return evidence.Dataset{}, fmt.Errorf("manifest %s testcase %q: no dataset and no prompt or test_prompt: no input to send", m.Path, tc.Name)
+		return evidence.Dataset{}, fmt.Errorf("manifest %s testcase %q: no dataset and no prompt, test_prompt or test_input_audio: no input to send", m.Path, tc.Name)
 	}
 	rel, err := relPath(manifestRoot, m.Path)
 	if err != nil {
@@ -37,6 +40,27 @@ func DatasetOf(root, manifestRoot string, m manifest.Manifest, tc manifest.Testc
 		return evidence.Dataset{}, fmt.Errorf("manifest %s: %w", m.Path, err)
 	}
 	return evidence.Dataset{Path: rel + "#testcases/" + tc.Name + "/" + field, SHA256: sum}, nil
+}
+
+// NoGold is what the evidence says of a TRTMC ASR testcase's own clip: TRTMC gives no
+// transcript for it (its oracle is a reference backend), so no gold WER is claimed.
+const NoGold = "no gold transcript: the TRTMC testcase carries its clip (test_input_audio) and no text; no gold WER is computed"
+
+// inputAudioDataset is a TRTMC ASR testcase's own clip: <manifest>#testcases/<name>/test_input_audio
+// with the sha256 of the WAV file it resolves to in the checkout.
+func inputAudioDataset(manifestRoot string, m manifest.Manifest, tc manifest.Testcase, wav string, err error) (evidence.Dataset, error) {
+	if err != nil {
+		return evidence.Dataset{}, err
+	}
+	rel, err := relPath(manifestRoot, m.Path)
+	if err != nil {
+		return evidence.Dataset{}, err
+	}
+	sum, err := bundle.FileSHA256(wav)
+	if err != nil {
+		return evidence.Dataset{}, fmt.Errorf("manifest %s testcase %q: test_input_audio: %w", m.Path, tc.Name, err)
+	}
+	return evidence.Dataset{Path: rel + "#testcases/" + tc.Name + "/test_input_audio", SHA256: sum, Note: NoGold}, nil
 }
 
 // InlineSource splits a dataset path DatasetOf made for a testcase's own prompt into the

@@ -68,7 +68,7 @@ func TestTestPromptIsOneInput(t *testing.T) {
 func TestNoDatasetNoPromptIsAnError(t *testing.T) {
 	root := t.TempDir()
 	m := trtmcManifest(t, root, `[{"name":"flux-schnell","num_inference_steps":4}]`)
-	want := m.Path + ` testcase "flux-schnell": no dataset and no prompt or test_prompt`
+	want := m.Path + ` testcase "flux-schnell": no dataset and no prompt`
 	if _, err := DatasetOf(repoRoot(), root, m, m.Testcases[0]); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("DatasetOf: %v", err)
 	}

@@ -63,6 +63,10 @@ type Testcase struct {
 	Settings           map[string]any `json:"settings,omitempty"`
 	VideoNumFrames     int            `json:"video_num_frames,omitempty"`
 	InputImage         string         `json:"test_input_image,omitempty"` // image editing takes an input image
+	// A TRTMC ASR testcase carries its one clip itself, relative to the family's test directory
+	// (families/whisper/tests/manifests/whisper-tiny-fp16.json: "data/librispeech-...wav"), and
+	// no transcript: TRTMC judges it against a reference backend, not a gold text.
+	InputAudio string `json:"test_input_audio,omitempty"`
 
 	// A TRTMC text-to-image testcase carries its one input and its request settings itself, in
 	// TRTMC's spelling (tests/e2e/models/flux/manifests/flux-schnell.json, qwen_image/manifests/
@@ -122,6 +126,23 @@ func (m Manifest) Prompts(root string, tc Testcase) ([]dataset.Prompt, error) {
 		return []dataset.Prompt{p}, nil
 	}
 	return nil, fmt.Errorf("manifest %s testcase %q: no dataset and no prompt or test_prompt: no input to send", m.Path, tc.Name)
+}
+
+// InputAudioPath is the WAV file a testcase without a dataset carries in test_input_audio,
+// resolved as TRTMC's benchmark resolves it: relative to the manifest directory's parent
+// (python/tensorrt_model_connect/benchmark/task_adapters.py _model_asset, model_root =
+// manifest_path.parent.parent in types.py @e9132e79: tests/e2e/models/whisper/data/... in the
+// older layout, families/whisper/tests/data/... in the newer). ok is false when the testcase
+// names a dataset or no clip. An absolute path or one leaving that directory is an error: the
+// clip must be the checkout's own file.
+func (m Manifest) InputAudioPath(tc Testcase) (path string, ok bool, err error) {
+	if tc.Dataset != "" || tc.InputAudio == "" {
+		return "", false, nil
+	}
+	if filepath.IsAbs(tc.InputAudio) || !filepath.IsLocal(filepath.FromSlash(tc.InputAudio)) {
+		return "", true, fmt.Errorf("manifest %s testcase %q: test_input_audio %q is not a path inside %s", m.Path, tc.Name, tc.InputAudio, filepath.Dir(filepath.Dir(m.Path)))
+	}
+	return filepath.Join(filepath.Dir(filepath.Dir(m.Path)), filepath.FromSlash(tc.InputAudio)), true, nil
 }
 
 // ImageSettings are the fixed request settings of a text-to-image testcase: its settings

@@ -6,6 +6,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/family/asrgate"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
@@ -62,13 +63,30 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 		res.Items = append(res.Items, item)
 	}
 	werRef, _ := refScore.WER()
+	res.Figures = map[string]float64{"clips": float64(len(in.Clips)), "audio_seconds": seconds, "ned_max": refScore.MaxNED(),
+		"wer_vs_reference": werRef}
+	if !anyGold(in.Clips) {
+		// A TRTMC testcase's own clip (test_input_audio) has no gold text: the gate is the
+		// reference comparison alone, and no gold WER is claimed.
+		res.Passed = len(res.Failures) == 0
+		return res, nil
+	}
 	goldWER, werErr := goldScore.WER()
 	goldCER, _ := goldScore.CER()
-	res.Figures = map[string]float64{"clips": float64(len(in.Clips)), "audio_seconds": seconds, "ned_max": refScore.MaxNED(),
-		"wer_vs_reference": werRef, "gold_wer": goldWER, "gold_cer": goldCER}
+	res.Figures["gold_wer"], res.Figures["gold_cer"] = goldWER, goldCER
 	if werErr != nil || goldWER > goldMax {
 		res.Failures = append(res.Failures, fmt.Sprintf("gold WER %.4f above the family bound %v (err %v)", goldWER, goldMax, werErr))
 	}
 	res.Passed = len(res.Failures) == 0
 	return res, nil
+}
+
+// anyGold: some clip carries a human gold text.
+func anyGold(clips []dataset.Materialized) bool {
+	for _, c := range clips {
+		if c.Gold != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -71,11 +71,7 @@ func Read(m manifest.Manifest, tc manifest.Testcase, env family.GateEnv, limits 
 			return in, err
 		}
 	}
-	set, err := dataset.ReadASR(filepath.Join(env.Root, tc.Dataset))
-	if err != nil {
-		return in, err
-	}
-	if in.Clips, err = set.Materialize(env.Root, filepath.Join(env.WorkDir, "clips")); err != nil {
+	if in.Clips, err = clips(m, tc, env); err != nil {
 		return in, err
 	}
 	refs, err := ReadReferences(filepath.Join(env.Root, tc.Reference))
@@ -94,6 +90,26 @@ func Read(m manifest.Manifest, tc manifest.Testcase, env family.GateEnv, limits 
 		in.References = append(in.References, ref)
 	}
 	return in, nil
+}
+
+// clips materializes the testcase's pinned dataset, or is the one clip a TRTMC testcase
+// carries itself (test_input_audio, manifest.InputAudioPath): its id is the testcase's name and
+// it has no gold text (TRTMC gives none).
+func clips(m manifest.Manifest, tc manifest.Testcase, env family.GateEnv) ([]dataset.Materialized, error) {
+	if wav, ok, err := m.InputAudioPath(tc); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(wav); err != nil {
+			return nil, fmt.Errorf("manifest %s testcase %q: test_input_audio: %w", m.Path, tc.Name, err)
+		}
+		return []dataset.Materialized{{ASRClip: dataset.ASRClip{ID: tc.Name}, Path: wav}}, nil
+	}
+	set, err := dataset.ReadASR(filepath.Join(env.Root, tc.Dataset))
+	if err != nil {
+		return nil, err
+	}
+	return set.Materialize(env.Root, filepath.Join(env.WorkDir, "clips"))
 }
 
 // Transcribe decodes each clip's WAV file and runs it through the public Task, as the native
