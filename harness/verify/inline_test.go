@@ -18,13 +18,7 @@ import (
 func TestInlineDatasetResolvesToTheManifestsTestcase(t *testing.T) {
 	trtmc := t.TempDir()
 	rel := "families/flux/tests/manifests/flux-schnell.json"
-	write := func(rel, body string) string {
-		path := filepath.Join(trtmc, rel)
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		os.WriteFile(path, []byte(body), 0o644)
-		sum, _ := bundle.FileSHA256(path)
-		return sum
-	}
+	write := writer(trtmc)
 	sum := write(rel, `{"name":"flux-schnell","testcases":[{"name":"flux-schnell","test_prompt":"A photo of a cat","seed":42},
 		{"name":"both","dataset":"p.jsonl","test_prompt":"x"}]}`)
 	otherSum := write("families/flux/tests/manifests/other.json", `{"name":"flux-schnell","testcases":[{"name":"flux-schnell","test_prompt":"A dog"}]}`)
@@ -40,11 +34,7 @@ func TestInlineDatasetResolvesToTheManifestsTestcase(t *testing.T) {
 	if len(*got) != 0 {
 		t.Fatalf("the manifest's own testcase prompt is refused: %v", *got)
 	}
-	cases := []struct {
-		name string
-		edit func(r *evidence.Result)
-		want string
-	}{
+	cases := []inlineCase{
 		{"another manifest", func(r *evidence.Result) {
 			r.Dataset.Path, r.Dataset.SHA256 = "families/flux/tests/manifests/other.json#testcases/flux-schnell/test_prompt", otherSum
 		}, "the row's manifest is " + rel},
@@ -62,15 +52,7 @@ func TestInlineDatasetResolvesToTheManifestsTestcase(t *testing.T) {
 		{"another input sent", func(r *evidence.Result) { r.Outputs[0].InputID = "p01" }, `input_id "p01" is not testcase "flux-schnell"'s prompt`},
 		{"another profile", func(r *evidence.Result) { r.Profile = "flux-2-dev" }, "no row for profile flux-2-dev"},
 	}
-	for _, c := range cases {
-		r := good()
-		c.edit(&r)
-		report, got := collect()
-		checkInlineDataset(pins{root: t.TempDir()}, "t2i/flux-schnell", stage, r, report)
-		if !containsAll(*got, c.want) {
-			t.Errorf("%s: got %v, want %q", c.name, *got, c.want)
-		}
-	}
+	refusals(t, "t2i/flux-schnell", stage, good, cases)
 	// A path leaving the checkout, and a run checked without the checkout, are refused too.
 	escape := stage
 	escape.Inventory = []inventory.Row{{Profile: "flux-schnell", Manifest: "../x.json"}}
@@ -115,13 +97,7 @@ func TestInlineDatasetResolvesToTheManifestsTestcase(t *testing.T) {
 func TestInputAudioResolvesToTheTestcasesClip(t *testing.T) {
 	trtmc := t.TempDir()
 	rel := "families/whisper/tests/manifests/whisper-tiny-fp16.json"
-	write := func(rel, body string) string {
-		path := filepath.Join(trtmc, rel)
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		os.WriteFile(path, []byte(body), 0o644)
-		sum, _ := bundle.FileSHA256(path)
-		return sum
-	}
+	write := writer(trtmc)
 	wavSum := write("families/whisper/tests/data/Recording.wav", "RIFF a clip")
 	otherSum := write("families/whisper/tests/data/other.wav", "RIFF another clip")
 	manifestSum := write(rel, `{"name":"whisper-tiny-fp16","testcases":[{"name":"whisper-tiny-fp16","test_input_audio":"data/Recording.wav"},
@@ -139,11 +115,7 @@ func TestInputAudioResolvesToTheTestcasesClip(t *testing.T) {
 	if len(*got) != 0 {
 		t.Fatalf("the testcase's own clip is refused: %v", *got)
 	}
-	cases := []struct {
-		name string
-		edit func(r *evidence.Result)
-		want string
-	}{
+	cases := []inlineCase{
 		{"another clip's hash", func(r *evidence.Result) { r.Dataset.SHA256 = otherSum }, "evidence records " + otherSum},
 		{"the manifest's hash", func(r *evidence.Result) { r.Dataset.SHA256 = manifestSum }, "evidence records " + manifestSum},
 		{"another field", func(r *evidence.Result) { r.Dataset.Path = rel + "#testcases/whisper-tiny-fp16/test_prompt" }, "manifest in QUAL_TRTMC_ROOT: sha256"},
@@ -159,19 +131,43 @@ func TestInputAudioResolvesToTheTestcasesClip(t *testing.T) {
 		{"more than one item", func(r *evidence.Result) { r.Dataset.Items = 6 }, "is one clip, evidence records 6 items"},
 		{"another input sent", func(r *evidence.Result) { r.Outputs[1].InputID = "clip-2" }, `input_id "clip-2" is not testcase "whisper-tiny-fp16"'s clip`},
 	}
-	for _, c := range cases {
-		r := good()
-		c.edit(&r)
-		report, got := collect()
-		checkInlineDataset(pins{root: t.TempDir()}, "asr/whisper-tiny-fp16", stage, r, report)
-		if !containsAll(*got, c.want) {
-			t.Errorf("%s: got %v, want %q", c.name, *got, c.want)
-		}
-	}
+	refusals(t, "asr/whisper-tiny-fp16", stage, good, cases)
 	os.Remove(filepath.Join(trtmc, "families/whisper/tests/data/Recording.wav"))
 	report, got = collect()
 	checkInlineDataset(pins{root: t.TempDir()}, "asr/whisper-tiny-fp16", stage, good(), report)
 	if !containsAll(*got, "test_input_audio data/Recording.wav in QUAL_TRTMC_ROOT") {
 		t.Errorf("a missing clip: %v", *got)
+	}
+}
+
+// writer writes files under root and returns their sha256.
+func writer(root string) func(rel, body string) string {
+	return func(rel, body string) string {
+		path := filepath.Join(root, rel)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, []byte(body), 0o644)
+		sum, _ := bundle.FileSHA256(path)
+		return sum
+	}
+}
+
+// inlineCase is one edit of a good row and the refusal it must draw.
+type inlineCase struct {
+	name string
+	edit func(r *evidence.Result)
+	want string
+}
+
+// refusals checks every case's edited row is refused with its message.
+func refusals(t *testing.T, where string, stage evidence.Stage, good func() evidence.Result, cases []inlineCase) {
+	t.Helper()
+	for _, c := range cases {
+		r := good()
+		c.edit(&r)
+		report, got := collect()
+		checkInlineDataset(pins{root: t.TempDir()}, where, stage, r, report)
+		if !containsAll(*got, c.want) {
+			t.Errorf("%s: got %v, want %q", c.name, *got, c.want)
+		}
 	}
 }
