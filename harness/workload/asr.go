@@ -41,7 +41,7 @@ func (asr) Inputs(root string, m manifest.Manifest, tc manifest.Testcase, dir st
 		if err != nil {
 			return nil, err
 		}
-		in, err := clipInput(tc.Name, wav)
+		in, err := ownClip(tc.Name, wav, filepath.Join(dir, "inputs"))
 		return []Input{in}, err
 	}
 	datasetPath, err := datasetPath(m, tc)
@@ -66,6 +66,23 @@ func (asr) Inputs(root string, m manifest.Manifest, tc manifest.Testcase, dir st
 		out = append(out, in)
 	}
 	return out, nil
+}
+
+// ownClip copies a testcase's own clip beside the run's other inputs (dir/<id>.wav, as a
+// dataset's clips are materialized) and decodes it.
+func ownClip(id, wav, dir string) (Input, error) {
+	data, err := os.ReadFile(wav)
+	if err != nil {
+		return Input{}, fmt.Errorf("test_input_audio: %w", err)
+	}
+	path := filepath.Join(dir, id+".wav")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Input{}, err
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return Input{}, fmt.Errorf("write clip: %w", err)
+	}
+	return clipInput(id, path)
 }
 
 // clipInput decodes one clip; Seconds and SampleRate are the decoded clip's: what the family's

@@ -43,15 +43,20 @@ func TestTestInputAudioIsOneClip(t *testing.T) {
 	tc := m.Testcases[0]
 	wav := filepath.Join(root, "families", "whisper", "tests", "data", "Recording.wav")
 	w, _ := Get("asr")
-	inputs, err := w.Inputs(repoRoot(), m, tc, t.TempDir())
+	dir := t.TempDir()
+	inputs, err := w.Inputs(repoRoot(), m, tc, dir)
 	if err != nil || len(inputs) != 1 {
 		t.Fatalf("inputs %+v, %v", inputs, err)
 	}
-	if in := inputs[0]; in.ID != "whisper-tiny-fp16" || in.HostPath != wav || in.Gold != "" || in.SampleRate != 8000 || in.Seconds <= 0 || in.AudioSHA == "" {
+	stored := filepath.Join(dir, "inputs", "whisper-tiny-fp16.wav") // the run's copy, as dataset clips are
+	if in := inputs[0]; in.ID != "whisper-tiny-fp16" || in.HostPath != stored || in.Gold != "" || in.SampleRate != 8000 || in.Seconds <= 0 || in.AudioSHA == "" {
 		t.Errorf("input %+v", in)
 	}
+	if a, b := fileSum(t, stored), fileSum(t, wav); a != b {
+		t.Errorf("stored copy sha256 %s, checkout's clip %s", a, b)
+	}
 	l, err := w.AIPerf(inputs, m, tc)
-	if err != nil || len(l.Rows) != 1 || l.Media[inputs[0].ContainerPath] != wav {
+	if err != nil || len(l.Rows) != 1 || l.Media[inputs[0].ContainerPath] != stored {
 		t.Errorf("load %+v, %v", l, err)
 	}
 	ds, err := DatasetOf(repoRoot(), root, m, tc)
@@ -112,4 +117,13 @@ func TestASRMeaningWithoutGold(t *testing.T) {
 	if _, err := w.Meaning(manifest.Thresholds{}, []evidence.Output{{HTTPOutput: "a", Gold: "a"}}, nil); err == nil {
 		t.Error("gold outputs without a gold_wer bound are accepted")
 	}
+}
+
+func fileSum(t *testing.T, path string) string {
+	t.Helper()
+	sum, err := bundle.FileSHA256(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
 }
