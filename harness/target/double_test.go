@@ -69,14 +69,15 @@ func runDouble(t *testing.T, tg *Target, base map[string]string, extra []string,
 	var m struct {
 		Bundle    string `json:"bundle"`
 		Testcases []struct {
-			Name    string `json:"name"`
-			Dataset string `json:"dataset"`
+			Name       string `json:"name"`
+			InputAudio string `json:"test_input_audio"` // relative to families/<f>/tests, as TRTMC resolves it
 		} `json:"testcases"`
 	}
 	data, err := os.ReadFile(filepath.Join(double, "families", family, "tests", "manifests", profile+".json"))
 	if err != nil || json.Unmarshal(data, &m) != nil {
 		t.Fatalf("manifest: %v", err)
 	}
+	clip := filepath.Join(double, "families", family, "tests", filepath.FromSlash(m.Testcases[0].InputAudio))
 	work := t.TempDir()
 	step, err := tg.NewStep(func(k string) string { return base[k] }, map[string]string{"profile": profile, "testcase": m.Testcases[0].Name,
 		"family_dir": family, "work": work, "bundle_name": m.Bundle}, labelled(t))
@@ -134,7 +135,7 @@ func runDouble(t *testing.T, tg *Target, base map[string]string, extra []string,
 			t.Fatalf("native image %+v %v", img, err)
 		}
 	case "transcription":
-		v["input"] = firstClip(t, m.Testcases[0].Dataset)
+		v["input"] = clip
 		tr, err := ParseTranscript(tg.NativeOutput[taskString], run(native))
 		if err != nil || strings.TrimSpace(tr.Text) == "" {
 			t.Fatalf("native transcript %+v %v", tr, err)
@@ -304,18 +305,4 @@ func sha(t *testing.T, path string) string {
 	}
 	s := sha256.Sum256(data)
 	return hex.EncodeToString(s[:])
-}
-
-// firstClip materialises the dataset's first clip as a WAV file the native CLI can read.
-func firstClip(t *testing.T, dataset string) string {
-	var ds struct {
-		Clips []struct {
-			Source string `json:"source"`
-		} `json:"clips"`
-	}
-	data, err := os.ReadFile(filepath.Join(repoRoot(), dataset))
-	if err != nil || json.Unmarshal(data, &ds) != nil || len(ds.Clips) == 0 {
-		t.Fatalf("dataset %s: %v", dataset, err)
-	}
-	return ds.Clips[0].Source
 }
