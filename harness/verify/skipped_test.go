@@ -23,7 +23,7 @@ func admissionRun(t *testing.T, sent []string) (string, string, evidence.Result)
 		t.Fatal(err)
 	}
 	if _, err := set.Materialize(root, filepath.Join(runDir, "asr", "short-3s", "inputs")); err != nil {
-		t.Skipf("pinned recordings not installed (make deps): %v", err)
+		t.Fatalf("pinned recordings not installed (run make deps; make test needs them): %v", err)
 	}
 	var data []map[string]string
 	for _, id := range sent {
@@ -31,8 +31,12 @@ func admissionRun(t *testing.T, sent []string) (string, string, evidence.Result)
 	}
 	raw, _ := json.Marshal(map[string]any{"data": data})
 	art := filepath.Join(runDir, "asr", "short-3s", "aiperf", "artifacts")
-	os.MkdirAll(art, 0o755)
-	os.WriteFile(filepath.Join(art, "inputs.json"), raw, 0o644)
+	if err := os.MkdirAll(art, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(art, "inputs.json"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	lim := &evidence.InputLimits{MaxClipSeconds: 3, MaxClipSource: "max_seconds in short-3s build"}
 	r := evidence.Result{Profile: "short-3s", Status: evidence.StatusQualified, Dataset: evidence.Dataset{Path: "golden/asr/sphinx-en-us/dataset.json"},
 		AIPerf: &evidence.AIPerfRun{Dir: "asr/short-3s/aiperf/artifacts"}, Limits: lim}
