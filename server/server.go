@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -53,10 +54,11 @@ type Server struct {
 	order     []string
 	records   *recordWriter
 	ids       *idLedger
-	handlers  *gate // requests inside the recording handler
-	tasks     *gate // Task calls running (each holds its lane until it returns)
-	abort     chan struct{}
-	abortOnce sync.Once
+	handlers  *gate           // requests inside the recording handler
+	tasks     *gate           // Task calls running (each holds its lane until it returns)
+	aborted   context.Context // done once a timed-out drain aborts (Abort)
+	abortNow  context.CancelFunc
+	bodies    sync.Pool // *bufio.Reader that request bodies are read through (limitBody)
 	metrics   *metrics
 	artifacts *artifactStore
 	mu        sync.RWMutex // guards models and order, set once by Load
@@ -93,9 +95,10 @@ func New(cfg Config) (*Server, error) {
 		cfg.BodyTimeout = DefaultBodyTimeout(cfg.MaxBodyBytes)
 	}
 	s := &Server{cfg: cfg, models: map[string]*servedModel{}, ids: newIDLedger(cfg.RequestIDMemory),
-		handlers: newGate(), tasks: newGate(), abort: make(chan struct{}), log: cfg.Logger,
+		handlers: newGate(), tasks: newGate(), log: cfg.Logger,
 		// Up to a 30 s 16 kHz mono clip (960 KB of PCM16, 480 Ki samples) is pooled.
 		uploads: &bufPool[byte]{max: 2 << 20}, samples: &bufPool[float32]{max: 1 << 20}}
+	s.aborted, s.abortNow = context.WithCancel(context.Background())
 	var err error
 	if s.records, err = openRecords(cfg.RecordsPath); err != nil {
 		return nil, err
@@ -162,8 +165,9 @@ func (s *Server) Drain() {
 // interrupted (PocketSphinx cannot be); it runs to its end on a model that stays loaded. Abort
 // returns how many requests were inside a handler.
 func (s *Server) Abort() int {
-	s.abortOnce.Do(func() { close(s.abort) })
-	return s.handlers.count()
+	n := s.handlers.count()
+	s.abortNow()
+	return n
 }
 
 // Close waits for handlers and Task calls without a bound, then unloads the models and flushes
@@ -259,10 +263,24 @@ type exchange struct {
 	model  *servedModel
 	// deadline is set while the body's read deadline is armed (see limitBody).
 	deadline bool
-	// taskSpawned is set once callTask has handed its fn to the Task goroutine, which will
-	// call it whatever the handler does next.
-	taskSpawned bool
+	// counted is set when the request entered s.handlers (it leaves once its record is written).
+	counted bool
+	// owner says who answers: the handler, or a timed-out drain that answered while the
+	// handler's goroutine was still inside its Task call (see callTask).
+	owner atomic.Int32
+	// lost is set, on the handler's goroutine, when the drain answered for it.
+	lost bool
 }
+
+// Values of exchange.owner.
+const (
+	ownerHandler  int32 = iota // the handler answers (also while it waits for a lane)
+	ownerInTask                // inside the Task call: a timed-out drain may answer instead
+	ownerAnswered              // the drain answered: the handler must not touch w or rec again
+)
+
+// errAnsweredByDrain is what a handler returns once the drain has answered for it.
+var errAnsweredByDrain = errors.New("answered by the timed-out drain")
 
 // reply is a handler's successful answer: a typed JSON body (trtmc_timing is set on it) or raw
 // bytes with a content type.
@@ -277,10 +295,7 @@ type reply struct {
 // body and in Server-Timing, a stable error shape, and exactly one record.
 func (s *Server) serve(path string, rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.handlers.enter() {
-			defer s.handlers.leave()
-		}
-		x := &exchange{w: w, r: r, start: time.Now()}
+		x := &exchange{w: w, r: r, start: time.Now(), counted: s.handlers.enter()}
 		x.rec = &contract.Record{Method: r.Method, Route: path, StartUnixNS: x.start.UnixNano()}
 		var rep *reply
 		err := s.admit(x, rt)
@@ -290,9 +305,16 @@ func (s *Server) serve(path string, rt route) http.Handler {
 				defer s.metrics.inFlight.Dec()
 			}
 			s.limitBody(x)
+			defer s.bodyRead(x)
 			rep, err = rt.handle(x)
 		}
+		if x.lost { // answered and recorded by the drain, which also left s.handlers for it
+			return
+		}
 		s.finish(x, rep, err)
+		if x.counted {
+			s.handlers.leave()
+		}
 	})
 }
 
@@ -301,13 +323,41 @@ func (s *Server) serve(path string, rt route) http.Handler {
 // would stay armed while the Task runs, and the connection's background read hitting it would
 // cancel the request's context as if the client had gone.
 func (s *Server) limitBody(x *exchange) {
-	x.r.Body = sizedBody{http.MaxBytesReader(x.w, x.r.Body, s.cfg.MaxBodyBytes), x.r.ContentLength}
+	limited := http.MaxBytesReader(x.w, x.r.Body, s.cfg.MaxBodyBytes)
+	x.r.Body = sizedBody{limited, x.r.ContentLength}
 	if x.r.ContentLength == 0 {
 		return
 	}
+	// Read through a large buffer: the multipart reader reads 4 KiB at a time, which straight
+	// from the connection is eight read(2)s for a 1 s clip; this takes what has arrived at once.
+	buffered, _ := s.bodies.Get().(*bufio.Reader)
+	if buffered == nil {
+		buffered = bufio.NewReaderSize(nil, bodyBufferBytes)
+	}
+	buffered.Reset(limited)
+	x.r.Body = sizedBody{bufferedBody{buffered, limited}, x.r.ContentLength}
 	// An http.ResponseWriter that cannot set deadlines (a test recorder) simply has none.
 	if http.NewResponseController(x.w).SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout)) == nil {
 		x.deadline = true
+	}
+}
+
+// bodyBufferBytes is the read buffer of a request body: a 1 s 16 kHz PCM16 upload in one read.
+const bodyBufferBytes = 64 << 10
+
+// bufferedBody reads a body through a pooled buffer.
+type bufferedBody struct {
+	*bufio.Reader
+	io.Closer
+}
+
+// bodyRead gives the body's buffer back to the pool once the handler has returned.
+func (s *Server) bodyRead(x *exchange) {
+	if sb, ok := x.r.Body.(sizedBody); ok {
+		if bb, ok := sb.ReadCloser.(bufferedBody); ok {
+			bb.Reset(nil)
+			s.bodies.Put(bb.Reader)
+		}
 	}
 }
 
@@ -458,30 +508,27 @@ func (s *Server) lookupModel(x *exchange, name string) (*servedModel, error) {
 	return m, nil
 }
 
-// taskResult is what a Task call's goroutine hands back.
-type taskResult struct {
-	err  error
-	wall time.Duration
-}
-
 // callTask runs fn on a lane of m, timing the wait as queue_ms and fn (exactly one public Task
-// call) as model_call_ms. fn runs on its own goroutine, which keeps the lane and a count in
-// s.tasks until fn returns, so that a model is never freed under a running call. The handler
-// stops waiting when the client goes away (499 client_closed_request) or a timed-out drain
-// aborts (503 shutting_down); fn then sees its context cancelled, and a Task that checks it
-// between steps (procdiff) stops computing, while one that cannot (PocketSphinx) finishes.
+// call) as model_call_ms. fn runs on the handler's own goroutine: handing it to another one
+// costs two scheduler wake-ups a request (BenchmarkPeerOverhead: ~25 us of a no-op call's
+// 0.2 ms at concurrency 1). The lane and a count in s.tasks are held until fn returns, so that
+// a model is never freed under a running call.
+//
+// A client that goes away cancels fn's context: a Task that checks it between steps
+// (procdiff) stops early, one that cannot (PocketSphinx) finishes, and the request is recorded
+// as 499 client_closed_request when fn returns. A drain that times out cannot wait for fn: it
+// answers 503 shutting_down and writes the record from its own goroutine while fn still runs
+// (takeOver), and the handler, when fn returns, leaves w and the record alone.
 func (s *Server) callTask(x *exchange, m *servedModel, taskName string, fn func(ctx context.Context) error) error {
 	s.bodyDone(x)
-	select {
-	case <-s.abort: // a timed-out drain: no new Task call, even on a free lane
+	if s.aborted.Err() != nil { // a timed-out drain: no new Task call, even on a free lane
 		return errShuttingDown()
-	default:
 	}
 	ctx := x.r.Context()
 	if ctx.Err() != nil { // gone while its body was parsed: no Task call for nobody
 		return errClientClosed("before its Task started")
 	}
-	release, queued, err := m.acquire(ctx, s.abort)
+	release, queued, err := m.acquire(ctx, s.aborted.Done())
 	x.timing.QueueMS = float64(queued.Nanoseconds()) / 1e6
 	if err != nil {
 		return err
@@ -490,40 +537,51 @@ func (s *Server) callTask(x *exchange, m *servedModel, taskName string, fn func(
 		release()
 		return errShuttingDown()
 	}
-	done := make(chan taskResult, 1)
 	taskCtx, cancel := context.WithCancel(ctx)
-	x.taskSpawned = true
-	go func() {
-		defer s.tasks.leave()
-		defer release()
-		defer cancel()
-		start := time.Now()
-		err := fn(taskCtx)
-		wall := time.Since(start)
-		s.metrics.taskCall.WithLabelValues(m.name, taskName).Observe(wall.Seconds())
-		if errors.Is(err, context.Canceled) {
-			s.metrics.taskCancelled.WithLabelValues(m.name, taskName).Inc()
-		}
-		done <- taskResult{err, wall}
-	}()
-	var res taskResult
-	select {
-	case res = <-done:
-	case <-ctx.Done():
-		select {
-		case res = <-done: // finished at the same moment: keep the answer
-		default:
-			return errClientClosed("while the Task ran")
-		}
-	case <-s.abort:
-		cancel()
-		return errShuttingDown()
+	x.owner.Store(ownerInTask)
+	stopWatch := context.AfterFunc(s.aborted, func() { cancel(); s.takeOver(x) })
+	start := time.Now()
+	err = fn(taskCtx)
+	wall := time.Since(start)
+	stopWatch()
+	cancel()
+	release()
+	s.tasks.leave()
+	s.metrics.taskCall.WithLabelValues(m.name, taskName).Observe(wall.Seconds())
+	if errors.Is(err, context.Canceled) {
+		s.metrics.taskCancelled.WithLabelValues(m.name, taskName).Inc()
 	}
-	x.timing.ModelCallMS = float64(res.wall.Nanoseconds()) / 1e6
-	if res.err != nil && errors.Is(res.err, context.Canceled) && ctx.Err() != nil {
+	if !x.owner.CompareAndSwap(ownerInTask, ownerHandler) {
+		x.lost = true
+		return errAnsweredByDrain
+	}
+	x.timing.ModelCallMS = float64(wall.Nanoseconds()) / 1e6
+	switch {
+	case ctx.Err() == nil:
+		return err
+	case errors.Is(err, context.Canceled):
 		return errClientClosed("and its Task stopped early")
+	default:
+		return errClientClosed("while the Task ran")
 	}
-	return res.err
+}
+
+// takeOver answers a request whose handler is inside its Task call when a drain times out:
+// 503 shutting_down (499 if its client has gone), sent at once, and its record. It runs on its
+// own goroutine; owner makes it and the handler exclusive, so w and the record have one writer.
+func (s *Server) takeOver(x *exchange) {
+	if !x.owner.CompareAndSwap(ownerInTask, ownerAnswered) {
+		return // fn has returned: the handler answers
+	}
+	err := errShuttingDown()
+	if x.r.Context().Err() != nil {
+		err = errClientClosed("while the Task ran")
+	}
+	s.finish(x, nil, err)
+	http.NewResponseController(x.w).Flush() // the handler has not returned: nothing else would send it
+	if x.counted {
+		s.handlers.leave()
+	}
 }
 
 func errShuttingDown() error {

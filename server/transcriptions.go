@@ -196,18 +196,14 @@ func (s *Server) transcribe(x *exchange) (*reply, error) {
 	var out task.Transcript
 	seconds := clip.Seconds()
 	err = s.callTask(x, m, string(task.SpeechTranscription), func(ctx context.Context) error {
-		// The samples go back to the pool once the Task call has returned: a Transcriber
-		// does not keep them (sphinx converts them to int16, whisper encodes them for its
-		// worker, both within the call). This runs on the Task's goroutine, which outlives
-		// the handler when the client went away.
-		defer s.samples.put(clip.Samples)
 		var terr error
 		out, terr = tr.Transcribe(ctx, clip, task.TranscribeConfig{Language: form.language})
 		return terr
 	})
-	if !x.taskSpawned { // refused before its Task call: the samples were never handed over
-		s.samples.put(clip.Samples)
-	}
+	// The samples go back to the pool once the Task call has returned (callTask returns only
+	// then): a Transcriber does not keep them (sphinx converts them to int16, whisper encodes
+	// them for its worker, both within the call).
+	s.samples.put(clip.Samples)
 	if err != nil {
 		return nil, err
 	}
