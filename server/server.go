@@ -268,6 +268,9 @@ type exchange struct {
 	// owner says who answers: the handler, or a timed-out drain that answered while the
 	// handler's goroutine was still inside its Task call (see callTask).
 	owner atomic.Int32
+	// answering is held by the drain's goroutine while it answers, so that a handler that
+	// lost the answer waits for it before returning (net/http then finishes the response).
+	answering sync.Mutex
 	// lost is set, on the handler's goroutine, when the drain answered for it.
 	lost bool
 }
@@ -552,6 +555,8 @@ func (s *Server) callTask(x *exchange, m *servedModel, taskName string, fn func(
 		s.metrics.taskCancelled.WithLabelValues(m.name, taskName).Inc()
 	}
 	if !x.owner.CompareAndSwap(ownerInTask, ownerHandler) {
+		x.answering.Lock() // the drain's goroutine won: wait until it has answered
+		x.answering.Unlock()
 		x.lost = true
 		return errAnsweredByDrain
 	}
@@ -570,6 +575,8 @@ func (s *Server) callTask(x *exchange, m *servedModel, taskName string, fn func(
 // 503 shutting_down (499 if its client has gone), sent at once, and its record. It runs on its
 // own goroutine; owner makes it and the handler exclusive, so w and the record have one writer.
 func (s *Server) takeOver(x *exchange) {
+	x.answering.Lock()
+	defer x.answering.Unlock()
 	if !x.owner.CompareAndSwap(ownerInTask, ownerAnswered) {
 		return // fn has returned: the handler answers
 	}
