@@ -20,8 +20,12 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
-// SchemaVersion of evidence.json and stage.json.
-const SchemaVersion = 1
+// SchemaVersion of evidence.json and stage.json. It changes when a recorded field's meaning
+// does, so that older runs are refused by name ("schema 1, this qual reads 2") rather than
+// failing later as a confusing mismatch. 2: task.Audio.SHA256 (records' input_sha256, the
+// workload's AudioSHA) hashes a clip whose samples are all 16-bit values as its PCM16 bytes
+// ("pcm-s16le:..."); schema 1 hashed every clip's float32 samples ("pcm-f32le:...").
+const SchemaVersion = 2
 
 // Evidence is one run.
 type Evidence struct {

@@ -6,13 +6,16 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-// Stream decodes a WAV file while its bytes arrive (an HTTP upload), converting and hashing
-// each block of samples as it lands instead of in two more passes over the whole clip once it
-// is complete. It only accelerates: Finish walks the complete file exactly as DecodeWAV does
-// and uses what was converted on the way only when that walk finds the very same format and
-// data chunk; in every other case (data before fmt, a lying size, a NaN, an unsupported
-// format, ...) it decodes the complete file with DecodeWAV, so results and errors are
-// DecodeWAV's and the hash is Audio.SHA256's.
+// Stream decodes a WAV file while its bytes arrive (an HTTP upload), converting each block of
+// samples as it lands instead of in another pass over the whole clip once it is complete. A
+// PCM16 data chunk is also hashed as it lands, straight from its bytes (a PCM16 clip's
+// Audio.SHA256 is the hash of those bytes); a float32 one is hashed by Finish, since whether
+// all its samples are 16-bit values, and so which form its hash takes, is only known at the
+// end. It only accelerates: Finish walks the complete file exactly as DecodeWAV does and uses
+// what was converted on the way only when that walk finds the very same format and data
+// chunk; in every other case (data before fmt, a lying size, a NaN, an unsupported format,
+// ...) it decodes the complete file with DecodeWAV, so results and errors are DecodeWAV's and
+// the hash is Audio.SHA256's.
 type Stream struct {
 	max      int // the most bytes the file can have (samples are allocated only within it)
 	off      int // next chunk header of the walk
@@ -20,9 +23,9 @@ type Stream struct {
 	haveFmt  bool
 	started  bool // hdr is complete and samples/hash are set up
 	dead     bool // this file is left to Finish's DecodeWAV
-	done     int  // data bytes converted and hashed
+	done     int  // data bytes converted (and hashed, if PCM16)
 	samples  []float32
-	hash     *task.AudioHasher
+	hash     *task.PCM16Hasher // nil for float32
 	sampleSz int
 	alloc    func(n int) []float32
 }
@@ -54,11 +57,11 @@ func (s *Stream) Arrived(data []byte) {
 	dst := s.samples[s.done/s.sampleSz:][:n]
 	if s.sampleSz == 2 {
 		pcm16ToFloat(dst, raw)
+		s.hash.WriteLE(raw[:2*n])
 	} else if float32FromLE(dst, raw) >= 0 {
 		s.dead = true // DecodeWAV names the sample in its error
 		return
 	}
-	s.hash.Write(dst)
 	s.done += n * s.sampleSz
 }
 
@@ -105,7 +108,9 @@ func (s *Stream) start(body, size int) bool {
 		return false
 	}
 	s.samples = s.alloc(size / s.sampleSz)
-	s.hash = task.NewAudioHasher(h.rate, h.channels)
+	if s.sampleSz == 2 {
+		s.hash = task.NewPCM16Hasher(h.rate, h.channels)
+	}
 	s.started = true
 	return true
 }
@@ -118,7 +123,11 @@ func (s *Stream) Finish(data []byte) (task.Audio, string, error) {
 		return task.Audio{}, "", err
 	}
 	if s.started && !s.dead && h == s.hdr && s.done == h.dataLen {
-		return task.Audio{Samples: s.samples, Channels: h.channels, SampleRate: h.rate}, s.hash.Sum(), nil
+		a := task.Audio{Samples: s.samples, Channels: h.channels, SampleRate: h.rate}
+		if s.hash == nil { // float32: the form is known now
+			return a, a.SHA256(), nil
+		}
+		return a, s.hash.Sum(), nil
 	}
 	a, err := decodeSamples(h.format, h.channels, h.rate, h.bits, data[h.dataOff:h.dataOff+h.dataLen])
 	if err != nil {

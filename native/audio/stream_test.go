@@ -1,7 +1,9 @@
 package audio
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"math"
 	"slices"
 	"testing"
@@ -36,6 +38,8 @@ func streamFiles() map[string][]byte {
 		"pcm16":            good,
 		"stereo":           EncodePCM16(pcm, 2, 8000),
 		"float32":          encodeFloat32Test([]float32{0, 0.5, -0.25, 1e-7, -1, 3}, 2, 22050),
+		"float32-16bit":    encodeFloat32Test([]float32{0, 0.5, -0.25, -1, 32767.0 / 32768, 1.0 / 32768}, 2, 22050),
+		"float32-neg-zero": encodeFloat32Test([]float32{0, 0.5, float32(math.Copysign(0, -1)), -1}, 1, 16000),
 		"float32-nan":      encodeFloat32Test([]float32{0, float32(math.NaN()), 1}, 1, 16000),
 		"float32-inf":      encodeFloat32Test([]float32{0, 1, float32(math.Inf(-1))}, 1, 16000),
 		"empty-data":       EncodePCM16(nil, 1, 16000),
@@ -112,8 +116,53 @@ func TestStreamConvertsAsBytesArrive(t *testing.T) {
 		t.Fatalf("after 1000 bytes: started %v, %d data bytes converted, want %d", s.started, s.done, 1000-44)
 	}
 	a, sha, err := s.Finish(data)
-	if err != nil || len(a.Samples) != 16000 || sha != "48deb67b1ffb7668eac6fe1e84d6a0952af3f1424858986fab6e8cccd44f36fa" {
+	if err != nil || len(a.Samples) != 16000 || sha != "f9ab8a4037bce53d5a919726a948886404a1be7d88ac74fb9882c355bfc8fd45" { // task's pinned "zeros"
 		t.Fatalf("%d samples, hash %s, err %v", len(a.Samples), sha, err)
+	}
+}
+
+// The hash identifies the samples, not the container: a float32 WAV whose samples are all
+// k/32768 hashes like the PCM16 WAV of those k, by DecodeWAV and by Stream, and that is the
+// SHA-256 of "pcm-s16le:<rate>:<channels>:" and the PCM16 WAV's data chunk bytes. One sample
+// that is not a 16-bit value (-0.0, 1.0) makes the float32 WAV hash otherwise.
+func TestFloatWAVOfPCM16SamplesHashesLikePCM16(t *testing.T) {
+	pcm := make([]int16, 4001)
+	for i := range pcm {
+		pcm[i] = int16(i*7919 - 32768)
+	}
+	pcm[0], pcm[1] = -32768, 32767
+	samples := make([]float32, len(pcm))
+	for i, k := range pcm {
+		samples[i] = float32(k) / 32768
+	}
+	wav16 := EncodePCM16(pcm, 1, 16000)
+	sum := sha256.Sum256(append([]byte("pcm-s16le:16000:1:"), wav16[44:]...))
+	want := hex.EncodeToString(sum[:])
+	hashOf := func(data []byte) string {
+		a, err := DecodeWAV(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := NewStream(len(data), nil)
+		s.Arrived(data[:len(data)/2])
+		_, sha, err := s.Finish(data)
+		if err != nil || sha != a.SHA256() {
+			t.Fatalf("Stream hash %s, DecodeWAV's %s (%v)", sha, a.SHA256(), err)
+		}
+		return sha
+	}
+	if got := hashOf(wav16); got != want {
+		t.Errorf("PCM16 WAV: %s, want %s", got, want)
+	}
+	if got := hashOf(encodeFloat32Test(samples, 1, 16000)); got != want {
+		t.Errorf("float32 WAV of the same samples: %s, want %s", got, want)
+	}
+	for _, v := range []float32{float32(math.Copysign(0, -1)), 1} {
+		other := append([]float32(nil), samples...)
+		other[4000] = v
+		if got := hashOf(encodeFloat32Test(other, 1, 16000)); got == want {
+			t.Errorf("a float32 WAV with %v hashes like the PCM16 one", v)
+		}
 	}
 }
 
@@ -125,4 +174,24 @@ func FuzzStreamIsDecodeWAV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, piece uint16) {
 		checkStreamMatches(t, "fuzz", data, int(piece)+1, len(data))
 	})
+}
+
+// BenchmarkStreamPCM16 decodes and hashes a 1 s 16 kHz PCM16 upload arriving in 4 KB pieces,
+// as the server does.
+func BenchmarkStreamPCM16(b *testing.B) {
+	pcm := make([]int16, 16000)
+	for i := range pcm {
+		pcm[i] = int16(i*7919 - 32768)
+	}
+	data := EncodePCM16(pcm, 1, 16000)
+	buf := make([]float32, 16000)
+	for b.Loop() {
+		s := NewStream(len(data), func(int) []float32 { return buf })
+		for n := 4096; n < len(data); n += 4096 {
+			s.Arrived(data[:n])
+		}
+		if _, _, err := s.Finish(data); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
