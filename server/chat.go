@@ -134,12 +134,13 @@ func (s *Server) answerAudio(x *exchange, m *servedModel, qa task.AudioAnswerer,
 	if err != nil {
 		return nil, badRequest(audio.CodeInvalidAudio, "input_audio.data is not base64: %v", err)
 	}
-	clip, err := audio.DecodeWAV(wav)
+	// DecodeWAV's clip and error, hashed from the PCM16 bytes themselves (no second pass).
+	clip, clipSHA, err := audio.NewStream(len(wav), nil).Finish(wav)
 	if err != nil {
 		return nil, err
 	}
 	question := strings.TrimSpace(strings.Join(in.text, "\n"))
-	x.rec.InputSHA256 = task.AudioQuestionSHA256(clip.SHA256(), question) // what `trtmc-native answer --json` prints
+	x.rec.InputSHA256 = task.AudioQuestionSHA256(clipSHA, question) // what `trtmc-native answer --json` prints
 	if err := audio.Validate(clip, qa.AudioSpec()); err != nil {
 		return nil, err
 	}
