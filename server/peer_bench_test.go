@@ -24,10 +24,12 @@ import (
 )
 
 // Request counts of BenchmarkPeerOverhead per server and concurrency (bounded: it stops by
-// itself), after a warmup of peerWarmup requests.
+// itself), after a warmup of peerWarmup requests, sent in peerRounds rounds that take turns
+// between the servers, so that a drift of the machine's load meets all of them alike.
 const (
 	peerRequests = 2000
 	peerWarmup   = 200
+	peerRounds   = 10
 )
 
 // BenchmarkPeerOverhead compares trtmc-server with a FastAPI + uvicorn peer (server/peerbench,
@@ -55,13 +57,9 @@ func BenchmarkPeerOverhead(b *testing.B) {
 	for b.Loop() {
 		for _, conc := range []int{1, 16} {
 			var p50, p95 [3]float64
-			var handler []float64
-			for i, url := range []string{ours, peer, floor} {
-				over, inHandler := drive(b, url, payload, contentType, conc)
+			overs, handler := drive(b, []string{ours, peer, floor}, payload, contentType, conc)
+			for i, over := range overs {
 				p50[i], p95[i] = pct(over, 50), pct(over, 95)
-				if i == 0 {
-					handler = inHandler
-				}
 			}
 			b.ReportMetric(p50[0], fmt.Sprintf("ours-c%d-p50-ms", conc))
 			b.ReportMetric(p95[0], fmt.Sprintf("ours-c%d-p95-ms", conc))
@@ -190,41 +188,63 @@ func oneSecondUpload(b *testing.B) ([]byte, string) {
 	return body.Bytes(), mw.FormDataContentType()
 }
 
-// drive sends peerWarmup then peerRequests uploads from conc workers and returns each measured
-// request's client latency minus the Task wall time the server reported, and the handler time
-// it reported (trtmc_timing.handler_ms: the part of it inside the server's handler), in ms.
+// drive sends each server peerWarmup uploads, then peerRequests in peerRounds turns, from conc
+// workers with a keep-alive connection each, and returns per server each measured request's
+// client latency minus the Task wall time the server reported, and the handler time the first
+// server reported (trtmc_timing.handler_ms: the part of it inside its handler), in ms.
 //
 // The client is wrk's kind, not net/http's: each worker writes the prepared request on its own
-// keep-alive connection and reads the response on the same goroutine. http.Client hands every
-// request to a connection's write and read goroutines (two more wake-ups each way), which on
-// two cores cost ~0.1 ms a request: the same for every server, it is no server's overhead and
-// only pulled every ratio towards 1.
-func drive(b *testing.B, url string, payload []byte, contentType string, conc int) (over, handler []float64) {
+// connection and reads the response on the same goroutine. http.Client hands every request to
+// a connection's write and read goroutines (two more wake-ups each way), which on two cores
+// cost ~0.1 ms a request: the same for every server, it is no server's overhead and only
+// pulled every ratio towards 1.
+func drive(b *testing.B, urls []string, payload []byte, contentType string, conc int) (over [][]float64, handler []float64) {
+	clients := make([][]*rawClient, len(urls))
+	for i, url := range urls {
+		clients[i] = dialClients(b, url, payload, contentType, conc)
+		batch(b, clients[i], peerWarmup)
+	}
+	over = make([][]float64, len(urls))
+	for range peerRounds {
+		for i, cs := range clients {
+			o, h := batch(b, cs, peerRequests/peerRounds)
+			over[i] = append(over[i], o...)
+			if i == 0 {
+				handler = append(handler, h...)
+			}
+		}
+	}
+	return over, handler
+}
+
+// dialClients opens conc keep-alive connections to url, closed at cleanup.
+func dialClients(b *testing.B, url string, payload []byte, contentType string, conc int) []*rawClient {
 	host := strings.TrimPrefix(url, "http://")
 	request := fmt.Appendf(nil, "POST /v1/audio/transcriptions HTTP/1.1\r\nHost: %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n",
 		host, contentType, len(payload))
 	request = append(request, payload...)
+	clients := make([]*rawClient, conc)
+	for i := range clients {
+		conn, err := net.Dial("tcp", host)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { conn.Close() })
+		clients[i] = &rawClient{url: url, conn: conn, in: bufio.NewReader(conn), request: request}
+	}
+	return clients
+}
+
+// batch sends n requests spread over the clients, each client on a goroutine of its own.
+func batch(b *testing.B, clients []*rawClient, n int) (over, handler []float64) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for range conc {
+	for _, c := range clients {
 		wg.Go(func() {
-			conn, err := net.Dial("tcp", host)
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			defer conn.Close()
-			c := &rawClient{conn: conn, in: bufio.NewReader(conn), request: request}
-			for range peerWarmup / conc {
-				if _, _, err := c.roundTrip(); err != nil {
-					b.Error(url, err)
-					return
-				}
-			}
-			for range peerRequests / conc {
+			for range n / len(clients) {
 				v, h, err := c.roundTrip()
 				if err != nil {
-					b.Error(url, err)
+					b.Error(c.url, err)
 					return
 				}
 				mu.Lock()
@@ -242,6 +262,7 @@ func drive(b *testing.B, url string, payload []byte, contentType string, conc in
 
 // rawClient sends one prepared request at a time on one keep-alive connection.
 type rawClient struct {
+	url     string
 	conn    net.Conn
 	in      *bufio.Reader
 	request []byte
