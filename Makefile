@@ -105,6 +105,7 @@ bench: ## run the benchmarks and print their figures
 FUZZTIME ?= 10m
 fuzz: ## run each fuzz target for FUZZTIME (default 10m); `make test` runs their seed corpora
 	go test -run '^$$' -fuzz '^FuzzDecodeWAV$$' -fuzztime $(FUZZTIME) ./native/audio/
+	go test -run '^$$' -fuzz '^FuzzStreamIsDecodeWAV$$' -fuzztime $(FUZZTIME) ./native/audio/
 	go test -run '^$$' -fuzz '^FuzzTranscriptionMultipart$$' -fuzztime $(FUZZTIME) ./server/
 	go test -run '^$$' -fuzz '^FuzzChatContent$$' -fuzztime $(FUZZTIME) ./server/
 	go test -run '^$$' -fuzz '^FuzzJSONBodies$$' -fuzztime $(FUZZTIME) ./server/
