@@ -6,10 +6,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -125,4 +128,60 @@ func post(t *testing.T, h http.Handler, id string, wav []byte) *httptest.Respons
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
 	return w
+}
+
+// panickyTranscriber panics inside its Task call, as a family bug would.
+type panickyTranscriber struct{ noopTranscriber }
+
+func (p panickyTranscriber) Task(name task.Name) (any, error) {
+	if name == task.SpeechTranscription {
+		return p, nil
+	}
+	return p.noopTranscriber.Task(name)
+}
+
+func (panickyTranscriber) Transcribe(context.Context, task.Audio, task.TranscribeConfig) (task.Transcript, error) {
+	panic("family bug")
+}
+
+// A Task that panics is 500 internal_error with one record, and gives its only lane back: the
+// next request on that model is answered (with the Task on the handler's goroutine, a panic
+// would otherwise unwind past the lane's release and the record).
+func TestPanickingTaskIs500AndGivesItsLaneBack(t *testing.T) {
+	records := t.TempDir() + "/records.jsonl"
+	s, err := New(Config{Bundles: []string{"unused"}, Lanes: 1, QueueDepth: 0, RecordsPath: records,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.models["panicky"] = newServedModel("memory", testBundle("panicky"), panickyTranscriber{}, 1, 0)
+	s.order = []string{"panicky"}
+	s.ready.Store(true)
+	h := s.Handler()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, _ := mw.CreateFormFile("file", "clip.wav")
+	fw.Write(audio.EncodePCM16(make([]int16, 16000), 1, 16000))
+	mw.WriteField("model", "panicky")
+	mw.Close()
+	payload, contentType := body.Bytes(), mw.FormDataContentType()
+	for i := range 2 { // with the lane leaked, the second would be 429 server_busy
+		r := httptest.NewRequest(http.MethodPost, "/v1/audio/transcriptions", bytes.NewReader(payload))
+		r.Header.Set("Content-Type", contentType)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusInternalServerError || !strings.Contains(w.Body.String(), contract.CodeInternal) {
+			t.Fatalf("request %d: %d %s", i, w.Code, w.Body)
+		}
+	}
+	if err := s.Close(); err != nil { // no Task call or handler left behind
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(string(data), "\n"); lines != 2 || strings.Count(string(data), `"error_code":"internal_error"`) != 2 {
+		t.Fatalf("records: %s", data)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -299,6 +300,11 @@ type reply struct {
 func (s *Server) serve(path string, rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		x := &exchange{w: w, r: r, start: time.Now(), counted: s.handlers.enter()}
+		defer func() {
+			if x.counted && !x.lost { // a drain that answered for it also left s.handlers for it
+				s.handlers.leave()
+			}
+		}()
 		x.rec = &contract.Record{Method: r.Method, Route: path, StartUnixNS: x.start.UnixNano()}
 		var rep *reply
 		err := s.admit(x, rt)
@@ -311,13 +317,10 @@ func (s *Server) serve(path string, rt route) http.Handler {
 			defer s.bodyRead(x)
 			rep, err = rt.handle(x)
 		}
-		if x.lost { // answered and recorded by the drain, which also left s.handlers for it
+		if x.lost { // answered and recorded by the drain
 			return
 		}
 		s.finish(x, rep, err)
-		if x.counted {
-			s.handlers.leave()
-		}
 	})
 }
 
@@ -544,7 +547,7 @@ func (s *Server) callTask(x *exchange, m *servedModel, taskName string, fn func(
 	x.owner.Store(ownerInTask)
 	stopWatch := context.AfterFunc(s.aborted, func() { cancel(); s.takeOver(x) })
 	start := time.Now()
-	err = fn(taskCtx)
+	err = s.runTask(taskCtx, x, fn)
 	wall := time.Since(start)
 	stopWatch()
 	cancel()
@@ -569,6 +572,19 @@ func (s *Server) callTask(x *exchange, m *servedModel, taskName string, fn func(
 	default:
 		return errClientClosed("while the Task ran")
 	}
+}
+
+// runTask calls fn and turns a panic into 500 internal_error, so that a Task that panics still
+// gives back its lane and its count in s.tasks and leaves its record (net/http would recover
+// the handler's goroutine, and all three would be lost).
+func (s *Server) runTask(ctx context.Context, x *exchange, fn func(context.Context) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("Task call panicked", "request_id", x.id, "panic", p, "stack", string(debug.Stack()))
+			err = newError(http.StatusInternalServerError, contract.CodeInternal, "internal error: the Task call failed (request %s; the server log has the details)", x.id)
+		}
+	}()
+	return fn(ctx)
 }
 
 // takeOver answers a request whose handler is inside its Task call when a drain times out:
