@@ -177,8 +177,25 @@ func checkGate(p pins, where, stage string, row inventory.Row, r evidence.Result
 // thresholds checked and nothing recomputed).
 type recheck struct {
 	gate         func(p pins, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, pairs []join.Pair, report reporter) []string
-	storedInputs func(runDir, datasetPath, where string, r evidence.Result, report reporter)
-	admission    func(runDir string, p pins, datasetPath, where, stage string, r evidence.Result, report reporter) // #12 clip limits (skipped.go)
+	storedInputs func(runDir string, src inputSource, where string, r evidence.Result, report reporter)
+	admission    func(runDir string, p pins, src inputSource, where, stage string, r evidence.Result, report reporter) // #12 clip limits (skipped.go)
+}
+
+// inputSource is what a row's stored inputs are checked against: its pinned dataset file (the
+// path in the repository, re-hashed by checkStored), or the one clip a TRTMC testcase carries
+// itself (test_input_audio), sent under the testcase's name, with the sha256 the evidence records
+// for it (checkInputAudio ties that sha256 to the clip in the checkout).
+type inputSource struct {
+	datasetPath string
+	ownClip     *dataset.ASRClip
+}
+
+// asr is the source's clips: the pinned dataset's, or the testcase's own clip alone.
+func (s inputSource) asr() (dataset.ASRSet, error) {
+	if s.ownClip != nil {
+		return dataset.ASRSet{Clips: []dataset.ASRClip{*s.ownClip}}, nil
+	}
+	return dataset.ReadASR(s.datasetPath)
 }
 
 var rechecks = map[workload.Stage]recheck{
@@ -493,7 +510,8 @@ func orNone(s []string) string {
 }
 
 // checkStored re-hashes the stored bundle and input files against the sha256 the evidence and
-// the pinned dataset record.
+// the pinned dataset record (a TRTMC testcase's own clip: the sha256 the evidence records for
+// it), and runs the stage's admission recheck on the same inputs.
 func checkStored(runDir string, p pins, where, stage string, r evidence.Result, report reporter) {
 	if r.Bundle.Path != "" && r.Bundle.SHA256Built != "" {
 		path, err := local(runDir, "bundle.path", r.Bundle.Path)
@@ -508,35 +526,54 @@ func checkStored(runDir string, p pins, where, stage string, r evidence.Result, 
 	if r.Dataset.Path == "" {
 		return
 	}
-	if _, _, _, inline := workload.InlineSource(r.Dataset.Path); inline {
-		return // a testcase's own prompt, no dataset file: checkInlineDataset (Run)
+	src, ok := storedSource(p, where, r, report)
+	if !ok {
+		return
+	}
+	if admission := rechecks[workload.Stage(stage)].admission; admission != nil {
+		admission(runDir, p, src, where, stage, r, report)
+	}
+	if inputs := rechecks[workload.Stage(stage)].storedInputs; inputs != nil && r.AIPerf != nil {
+		inputs(runDir, src, where, r, report)
+	}
+}
+
+// storedSource is what the row's stored inputs are checked against. A dataset file must be the
+// pinned one and hash to what the evidence records. A testcase's own clip is its testcase's
+// name and the recorded sha256 (checkInlineDataset checks the rest: the manifest, the testcase,
+// that sha256 against the checkout's clip); its own prompt stores nothing, so ok is false.
+func storedSource(p pins, where string, r evidence.Result, report reporter) (src inputSource, ok bool) {
+	if _, name, field, inline := workload.InlineSource(r.Dataset.Path); inline {
+		if field != audioField {
+			return inputSource{}, false // a prompt: nothing stored, checkInlineDataset (Run)
+		}
+		if name != filepath.Base(name) || !filepath.IsLocal(name) {
+			report(where, "dataset.path %q: testcase %q is not a file name its stored clip can have", r.Dataset.Path, name)
+			return inputSource{}, false
+		}
+		return inputSource{ownClip: &dataset.ASRClip{ID: name, SHA256: r.Dataset.SHA256}}, true
 	}
 	if err := p.pinnedDataset(r); err != nil {
 		report(where, "%v", err)
-		return
+		return inputSource{}, false
 	}
 	datasetPath, err := local(p.root, "dataset.path", r.Dataset.Path)
 	if err != nil {
 		report(where, "%v", err)
-		return
+		return inputSource{}, false
 	}
 	got, err := bundle.FileSHA256(datasetPath)
 	if err != nil || got != r.Dataset.SHA256 {
 		report(r.Dataset.Path, "pinned dataset sha256 %s, evidence records %s (%v)", got, r.Dataset.SHA256, err)
-		return
+		return inputSource{}, false
 	}
-	if admission := rechecks[workload.Stage(stage)].admission; admission != nil {
-		admission(runDir, p, datasetPath, where, stage, r, report)
-	}
-	if inputs := rechecks[workload.Stage(stage)].storedInputs; inputs != nil && r.AIPerf != nil {
-		inputs(runDir, datasetPath, where, r, report)
-	}
+	return inputSource{datasetPath: datasetPath}, true
 }
 
 // checkASRInputs re-hashes the stored WAV inputs beside the server records against the pinned
-// dataset's clips.
-func checkASRInputs(runDir, datasetPath, where string, r evidence.Result, report reporter) {
-	set, err := dataset.ReadASR(datasetPath)
+// dataset's clips (or the testcase's own clip, against the sha256 the evidence records for it).
+func checkASRInputs(runDir string, src inputSource, where string, r evidence.Result, report reporter) {
+	set, err := src.asr()
 	if err != nil {
 		report(r.Dataset.Path, "%v", err)
 		return

@@ -171,3 +171,116 @@ func refusals(t *testing.T, where string, stage evidence.Stage, good func() evid
 		}
 	}
 }
+
+// ownClipRow is where ownClipRun lays out its row, relative to the run directory.
+const ownClipRow = "asr/whisper-tiny-fp16/"
+
+// ownClipRun lays out a TRTMC ASR row whose input is its testcase's own clip (test_input_audio)
+// as a run stores it: the clip in the checkout (QUAL_TRTMC_ROOT), the copy the run sent,
+// <row>/inputs/<testcase>.wav beside the server records (workload's ownClip), and AIPerf's
+// inputs.json naming it, in the artifact directory and in each of two profile runs. The clip is
+// a real recording (2.4 s at 8 kHz), so the recorded 30 s limit can be re-applied to it.
+func ownClipRun(t *testing.T) (string, evidence.Stage, evidence.Result) {
+	t.Helper()
+	clip, err := os.ReadFile(filepath.Join(repoRootForTest(t), "golden", "asr", "sphinx-tidigits", "clips", "dhd.2934z.wav"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trtmc := t.TempDir()
+	rel := "families/whisper/tests/manifests/whisper-tiny-fp16.json"
+	write := writer(trtmc)
+	write(rel, `{"name":"whisper-tiny-fp16","testcases":[{"name":"whisper-tiny-fp16","test_input_audio":"data/Recording.wav"}]}`)
+	sum := write("families/whisper/tests/data/Recording.wav", string(clip))
+	t.Setenv("QUAL_TRTMC_ROOT", trtmc)
+	runDir := t.TempDir()
+	run := writer(runDir)
+	run(ownClipRow+"server-records.jsonl", "")
+	run(ownClipRow+"inputs/whisper-tiny-fp16.wav", string(clip))
+	for _, dir := range []string{"", "profile_runs/run_0001/", "profile_runs/run_0002/"} {
+		run(ownClipRow+"aiperf/artifacts/"+dir+"inputs.json", `{"data":[{"session_id":"whisper-tiny-fp16"}]}`)
+	}
+	stage := evidence.Stage{Stage: "asr", TargetKind: "trtmc", Inventory: []inventory.Row{{Profile: "whisper-tiny-fp16", Manifest: rel}}}
+	r := evidence.Result{Profile: "whisper-tiny-fp16", Status: evidence.StatusQualified, Gate: &family.GateResult{Testcase: "whisper-tiny-fp16"},
+		Dataset: evidence.Dataset{Path: rel + "#testcases/whisper-tiny-fp16/test_input_audio", SHA256: sum, Items: 1},
+		Records: ownClipRow + "server-records.jsonl", AIPerf: &evidence.AIPerfRun{Dir: ownClipRow + "aiperf/artifacts"},
+		Limits:  &evidence.InputLimits{MaxClipSeconds: 30, MaxClipSource: "max_seconds in whisper-tiny-fp16 build"},
+		Outputs: []evidence.Output{{RequestID: "r1", InputID: "whisper-tiny-fp16"}, {RequestID: "r2", InputID: "whisper-tiny-fp16"}}}
+	return runDir, stage, r
+}
+
+// rowInputProblems runs what Run checks of a row's inputs: the stored files (checkStored) and
+// the testcase's own input (checkInlineDataset).
+func rowInputProblems(t *testing.T, runDir string, s evidence.Stage, r evidence.Result) []string {
+	t.Helper()
+	p := pins{root: repoRootForTest(t)}
+	report, got := collect()
+	checkStored(runDir, p, s.Stage+"/"+r.Profile, s.Stage, r, report)
+	checkInlineDataset(p, s.Stage+"/"+r.Profile, s, r, report)
+	return *got
+}
+
+// TestOwnClipRowsStoredInputsAreChecked: a row whose input is its TRTMC testcase's own clip gets
+// the checks a dataset row's clips get: the stored copy it sent must hash to the clip the evidence
+// records, every AIPerf inputs.json must name that clip and nothing else, and the recorded limits
+// are re-applied to the stored copy (a skip must be honest, a clip over them must not be sent).
+// Each forgery is refused naming the file or the clip.
+func TestOwnClipRowsStoredInputsAreChecked(t *testing.T) {
+	runDir, stage, r := ownClipRun(t)
+	if got := rowInputProblems(t, runDir, stage, r); len(got) != 0 {
+		t.Fatalf("the honest row is refused: %v", got)
+	}
+	other := filepath.Join(repoRootForTest(t), "golden", "asr", "sphinx-tidigits", "clips", "synth-1.wav")
+	otherSum, err := bundle.FileSHA256(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := ownClipRow + "inputs/whisper-tiny-fp16.wav"
+	cases := []struct {
+		name string
+		edit func(t *testing.T, runDir string, r *evidence.Result)
+		want []string // one problem must contain all of these
+	}{
+		{"the stored clip replaced by another valid WAV", func(t *testing.T, runDir string, r *evidence.Result) {
+			data, err := os.ReadFile(other)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writer(runDir)(stored, string(data))
+		}, []string{stored + ": stored input sha256 " + otherSum, "pinned " + r.Dataset.SHA256}},
+		{"the stored clip removed", func(t *testing.T, runDir string, r *evidence.Result) {
+			os.Remove(filepath.Join(runDir, stored))
+		}, []string{stored + ": stored input sha256 , pinned " + r.Dataset.SHA256, "no such file"}},
+		{"one AIPerf run given another clip", func(t *testing.T, runDir string, r *evidence.Result) {
+			writer(runDir)(ownClipRow+"aiperf/artifacts/profile_runs/run_0002/inputs.json", `{"data":[{"session_id":"synth-1"}]}`)
+		}, []string{ownClipRow + "aiperf/artifacts/profile_runs/run_0002/inputs.json: clip whisper-tiny-fp16 was neither sent nor recorded as skipped"}},
+		{"an input sent beside the clip", func(t *testing.T, runDir string, r *evidence.Result) {
+			writer(runDir)(ownClipRow+"aiperf/artifacts/inputs.json", `{"data":[{"session_id":"whisper-tiny-fp16"},{"session_id":"synth-1"}]}`)
+		}, []string{ownClipRow + "aiperf/artifacts/inputs.json: AIPerf was given inputs [synth-1] that are not clips of", r.Dataset.Path}},
+		{"the clip recorded as skipped on a qualified row", func(t *testing.T, runDir string, r *evidence.Result) {
+			r.Skipped = []evidence.SkippedInput{{Clip: "whisper-tiny-fp16", Seconds: 40, Reason: "too long"}}
+		}, []string{`clip whisper-tiny-fp16 (2.40 s, 8000 Hz) is recorded as skipped ("too long") but breaks none of the limits`}},
+		{"the skipped clip served", func(t *testing.T, runDir string, r *evidence.Result) {
+			r.Skipped = []evidence.SkippedInput{{Clip: "whisper-tiny-fp16", Reason: "too long"}}
+		}, []string{"request r1 served clip whisper-tiny-fp16, which is recorded as skipped"}},
+		{"its only clip skipped, the row not failed", func(t *testing.T, runDir string, r *evidence.Result) {
+			r.Limits.MaxClipSeconds, r.AIPerf, r.Outputs = 1, nil, nil
+			r.Skipped = []evidence.SkippedInput{{Clip: "whisper-tiny-fp16", Reason: "beyond 1 s"}}
+		}, []string{"every pinned clip was skipped, yet the row is aiperf-qualified"}},
+		{"a clip over the recorded limits sent", func(t *testing.T, runDir string, r *evidence.Result) {
+			r.Limits.MaxClipSeconds = 1
+		}, []string{"clip whisper-tiny-fp16 was not skipped but breaks the family's declared limits: clip of 2.40 s exceeds"}},
+		{"a testcase name leaving inputs/", func(t *testing.T, runDir string, r *evidence.Result) {
+			r.Dataset.Path = "families/whisper/tests/manifests/whisper-tiny-fp16.json#testcases/../whisper-tiny-fp16/test_input_audio"
+			writer(runDir)(ownClipRow+"whisper-tiny-fp16.wav", "RIFF")
+		}, []string{`testcase "../whisper-tiny-fp16" is not a file name its stored clip can have`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			runDir, stage, r := ownClipRun(t)
+			c.edit(t, runDir, &r)
+			if got := rowInputProblems(t, runDir, stage, r); !containsAll(got, c.want...) {
+				t.Errorf("got %v, want one containing %q", got, c.want)
+			}
+		})
+	}
+}

@@ -4,7 +4,8 @@ package verify
 // either sent (it is a row of every AIPerf input file the run stored) or recorded as skipped,
 // never both; a skipped clip really breaks a recorded limit, re-applied to the stored WAV; a
 // sent clip breaks none; a reference row's recorded limits are its pinned manifest's; a row whose
-// every clip was skipped is failed.
+// every clip was skipped is failed. A row whose input is its TRTMC testcase's own clip
+// (test_input_audio) is held to the same with that one clip, sent under the testcase's name.
 
 import (
 	"encoding/json"
@@ -19,8 +20,8 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 )
 
-func checkAdmission(runDir string, p pins, datasetPath, where, stage string, r evidence.Result, report reporter) {
-	set, err := dataset.ReadASR(datasetPath)
+func checkAdmission(runDir string, p pins, src inputSource, where, stage string, r evidence.Result, report reporter) {
+	set, err := src.asr()
 	if err != nil {
 		report(r.Dataset.Path, "%v", err)
 		return
