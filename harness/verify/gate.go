@@ -54,6 +54,55 @@ func (p pins) manifest(profile string) (rel string, ok bool, err error) {
 	return "", false, fmt.Errorf("profile %s has %d pinned manifests %v", profile, len(matches), matches)
 }
 
+// rowManifest is the manifest a row was run from, read where the run read it (the source of its
+// clip limits and its dataset): for a trtmc stage the row's inventory manifest, a path relative
+// to the TRTMC checkout, under QUAL_TRTMC_ROOT; for any other stage the profile's pinned manifest
+// in the repository (ok false when it has none). A TRTMC profile may share a reference profile's
+// name, never its manifest. named is the manifest as messages name it.
+func (p pins) rowManifest(s evidence.Stage, profile string) (path, named string, ok bool, err error) {
+	if s.TargetKind != "trtmc" {
+		rel, ok, err := p.manifest(profile)
+		if err != nil || !ok {
+			return "", "", false, err
+		}
+		return filepath.Join(p.root, rel), "pinned manifest " + rel, true, nil
+	}
+	row, ok := inventoryRow(s, profile)
+	if !ok {
+		return "", "", false, fmt.Errorf("the stage's inventory has no row for profile %s: its manifest in the TRTMC checkout is unknown", profile)
+	}
+	rel := filepath.ToSlash(row.Manifest)
+	root, rootName, err := p.manifestRoot(s, "manifest "+rel)
+	if err != nil {
+		return "", "", false, err
+	}
+	if path, err = local(root, "manifest", rel); err != nil {
+		return "", "", false, err
+	}
+	return path, "manifest " + rel + " in " + rootName, true, nil
+}
+
+// manifestRoot is where a stage's manifests were read: the repository, or for a trtmc stage the
+// TRTMC checkout the run used, QUAL_TRTMC_ROOT (what names the evidence that needs it when unset).
+func (p pins) manifestRoot(s evidence.Stage, what string) (root, name string, err error) {
+	if s.TargetKind != "trtmc" {
+		return p.root, "the repository", nil
+	}
+	if root = os.Getenv("QUAL_TRTMC_ROOT"); root == "" {
+		return "", "", fmt.Errorf("%s is in the TRTMC checkout the run used: set QUAL_TRTMC_ROOT (make verify TRTMC_ROOT=) to check it", what)
+	}
+	return root, "QUAL_TRTMC_ROOT", nil
+}
+
+// inventoryRow is the stage's inventory row of a profile.
+func inventoryRow(s evidence.Stage, profile string) (inventory.Row, bool) {
+	i := slices.IndexFunc(s.Inventory, func(row inventory.Row) bool { return row.Profile == profile })
+	if i < 0 {
+		return inventory.Row{}, false
+	}
+	return s.Inventory[i], true
+}
+
 // testcase reads the row's manifest and the gate's testcase from the repository: the manifest is
 // the profile's pinned one, and the inventory row must name that file.
 func (p pins) testcase(row inventory.Row, name string) (manifest.Manifest, manifest.Testcase, error) {
@@ -78,17 +127,18 @@ func (p pins) testcase(row inventory.Row, name string) (manifest.Manifest, manif
 	return m, m.Testcases[i], nil
 }
 
-// pinnedDataset requires a reference profile's recorded dataset to be the dataset of its pinned
-// manifest's testcase (the gate's, or any testcase's when the row has no gate); the file's sha256
-// is then checked against the repository's copy.
-func (p pins) pinnedDataset(r evidence.Result) error {
-	rel, ok, err := p.manifest(r.Profile)
+// pinnedDataset requires a row's recorded dataset to be the dataset of its manifest's testcase
+// (the gate's, or any testcase's when the row has no gate): a reference profile's pinned
+// manifest, a trtmc row's manifest in the TRTMC checkout (rowManifest); the file's sha256 is then
+// checked against the repository's copy, where the run read it (workload.DatasetOf).
+func (p pins) pinnedDataset(s evidence.Stage, r evidence.Result) error {
+	path, named, ok, err := p.rowManifest(s, r.Profile)
 	if err != nil || !ok {
 		return err
 	}
-	m, err := manifest.Read(filepath.Join(p.root, rel))
+	m, err := manifest.Read(path)
 	if err != nil {
-		return fmt.Errorf("pinned manifest: %w", err)
+		return fmt.Errorf("%s: %w", named, err)
 	}
 	var want []string
 	for _, tc := range m.Testcases {
@@ -97,7 +147,7 @@ func (p pins) pinnedDataset(r evidence.Result) error {
 		}
 	}
 	if !slices.Contains(want, filepath.ToSlash(r.Dataset.Path)) {
-		return fmt.Errorf("dataset.path %q is not the dataset %v of the pinned manifest %s", r.Dataset.Path, want, rel)
+		return fmt.Errorf("dataset.path %q is not the dataset %v of the %s", r.Dataset.Path, want, named)
 	}
 	return nil
 }
@@ -178,7 +228,7 @@ func checkGate(p pins, where, stage string, row inventory.Row, r evidence.Result
 type recheck struct {
 	gate         func(p pins, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, pairs []join.Pair, report reporter) []string
 	storedInputs func(runDir string, src inputSource, where string, r evidence.Result, report reporter)
-	admission    func(runDir string, p pins, src inputSource, where, stage string, r evidence.Result, report reporter) // #12 clip limits (skipped.go)
+	admission    func(runDir string, p pins, src inputSource, where string, s evidence.Stage, r evidence.Result, report reporter) // #12 clip limits (skipped.go)
 }
 
 // inputSource is what a row's stored inputs are checked against: its pinned dataset file (the
@@ -512,7 +562,7 @@ func orNone(s []string) string {
 // checkStored re-hashes the stored bundle and input files against the sha256 the evidence and
 // the pinned dataset record (a TRTMC testcase's own clip: the sha256 the evidence records for
 // it), and runs the stage's admission recheck on the same inputs.
-func checkStored(runDir string, p pins, where, stage string, r evidence.Result, report reporter) {
+func checkStored(runDir string, p pins, where string, s evidence.Stage, r evidence.Result, report reporter) {
 	if r.Bundle.Path != "" && r.Bundle.SHA256Built != "" {
 		path, err := local(runDir, "bundle.path", r.Bundle.Path)
 		got := ""
@@ -526,14 +576,14 @@ func checkStored(runDir string, p pins, where, stage string, r evidence.Result, 
 	if r.Dataset.Path == "" {
 		return
 	}
-	src, ok := storedSource(p, where, r, report)
+	src, ok := storedSource(p, where, s, r, report)
 	if !ok {
 		return
 	}
-	if admission := rechecks[workload.Stage(stage)].admission; admission != nil {
-		admission(runDir, p, src, where, stage, r, report)
+	if admission := rechecks[workload.Stage(s.Stage)].admission; admission != nil {
+		admission(runDir, p, src, where, s, r, report)
 	}
-	if inputs := rechecks[workload.Stage(stage)].storedInputs; inputs != nil && r.AIPerf != nil {
+	if inputs := rechecks[workload.Stage(s.Stage)].storedInputs; inputs != nil && r.AIPerf != nil {
 		inputs(runDir, src, where, r, report)
 	}
 }
@@ -542,7 +592,7 @@ func checkStored(runDir string, p pins, where, stage string, r evidence.Result, 
 // pinned one and hash to what the evidence records. A testcase's own clip is its testcase's
 // name and the recorded sha256 (checkInlineDataset checks the rest: the manifest, the testcase,
 // that sha256 against the checkout's clip); its own prompt stores nothing, so ok is false.
-func storedSource(p pins, where string, r evidence.Result, report reporter) (src inputSource, ok bool) {
+func storedSource(p pins, where string, s evidence.Stage, r evidence.Result, report reporter) (src inputSource, ok bool) {
 	if _, name, field, inline := workload.InlineSource(r.Dataset.Path); inline {
 		if field != audioField {
 			return inputSource{}, false // a prompt: nothing stored, checkInlineDataset (Run)
@@ -553,7 +603,7 @@ func storedSource(p pins, where string, r evidence.Result, report reporter) (src
 		}
 		return inputSource{ownClip: &dataset.ASRClip{ID: name, SHA256: r.Dataset.SHA256}}, true
 	}
-	if err := p.pinnedDataset(r); err != nil {
+	if err := p.pinnedDataset(s, r); err != nil {
 		report(where, "%v", err)
 		return inputSource{}, false
 	}

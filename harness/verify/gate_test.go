@@ -102,14 +102,14 @@ func TestDatasetIsThePinnedManifests(t *testing.T) {
 	} {
 		r := evidence.Result{Profile: "pd", Gate: &family.GateResult{Testcase: "c"}, Dataset: evidence.Dataset{Path: c.path, SHA256: c.sha}}
 		report, got := collect()
-		checkStored(t.TempDir(), p, "t2i/pd", "t2i", r, report)
+		checkStored(t.TempDir(), p, "t2i/pd", evidence.Stage{Stage: "t2i"}, r, report)
 		if (c.want == "") != (len(*got) == 0) || (c.want != "" && !containsAll(*got, c.want)) {
 			t.Errorf("dataset %s: got %v, want %q", c.path, *got, c.want)
 		}
 	}
 	// A non-reference profile's dataset is still confined to the repository.
 	report, got := collect()
-	checkStored(t.TempDir(), p, "asr/x", "asr", evidence.Result{Profile: "x", Dataset: evidence.Dataset{Path: "../../etc/x"}}, report)
+	checkStored(t.TempDir(), p, "asr/x", evidence.Stage{Stage: "asr"}, evidence.Result{Profile: "x", Dataset: evidence.Dataset{Path: "../../etc/x"}}, report)
 	if !containsAll(*got, `dataset.path "../../etc/x" is not a path inside`) {
 		t.Errorf("dataset outside the repository: %v", *got)
 	}

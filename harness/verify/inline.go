@@ -4,12 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
@@ -27,21 +27,19 @@ func checkInlineDataset(p pins, where string, s evidence.Stage, r evidence.Resul
 	if !ok {
 		return // a dataset file: checkStored
 	}
-	i := slices.IndexFunc(s.Inventory, func(row inventory.Row) bool { return row.Profile == r.Profile })
-	if i < 0 {
+	row, ok := inventoryRow(s, r.Profile)
+	if !ok {
 		report(where, "dataset.path %q names a manifest's testcase, but the stage's inventory has no row for profile %s", r.Dataset.Path, r.Profile)
 		return
 	}
-	if row := s.Inventory[i]; filepath.ToSlash(row.Manifest) != file {
+	if filepath.ToSlash(row.Manifest) != file {
 		report(where, "dataset.path %q names manifest %s, the row's manifest is %s", r.Dataset.Path, file, row.Manifest)
 		return
 	}
-	root, rootName := p.root, "the repository"
-	if s.TargetKind == "trtmc" {
-		if root, rootName = os.Getenv("QUAL_TRTMC_ROOT"), "QUAL_TRTMC_ROOT"; root == "" {
-			report(where, "dataset.path %q is in the TRTMC checkout the run used: set QUAL_TRTMC_ROOT (make verify TRTMC_ROOT=) to check it", r.Dataset.Path)
-			return
-		}
+	root, rootName, err := p.manifestRoot(s, fmt.Sprintf("dataset.path %q", r.Dataset.Path))
+	if err != nil {
+		report(where, "%v", err)
+		return
 	}
 	path, err := local(root, "dataset.path", file)
 	if err != nil {

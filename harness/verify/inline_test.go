@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -71,7 +72,7 @@ func TestInlineDatasetResolvesToTheManifestsTestcase(t *testing.T) {
 	}
 	// checkStored leaves such a path to checkInlineDataset (no dataset file to re-hash) ...
 	report, got = collect()
-	checkStored(t.TempDir(), pins{root: t.TempDir()}, "t2i/flux-schnell", "t2i", good(), report)
+	checkStored(t.TempDir(), pins{root: t.TempDir()}, "t2i/flux-schnell", stage, good(), report)
 	if len(*got) != 0 {
 		t.Errorf("checkStored on an inline dataset: %v", *got)
 	}
@@ -189,7 +190,7 @@ func ownClipRun(t *testing.T) (string, evidence.Stage, evidence.Result) {
 	trtmc := t.TempDir()
 	rel := "families/whisper/tests/manifests/whisper-tiny-fp16.json"
 	write := writer(trtmc)
-	write(rel, `{"name":"whisper-tiny-fp16","testcases":[{"name":"whisper-tiny-fp16","test_input_audio":"data/Recording.wav"}]}`)
+	write(rel, ownClipManifest(30))
 	sum := write("families/whisper/tests/data/Recording.wav", string(clip))
 	t.Setenv("QUAL_TRTMC_ROOT", trtmc)
 	runDir := t.TempDir()
@@ -208,13 +209,19 @@ func ownClipRun(t *testing.T) (string, evidence.Stage, evidence.Result) {
 	return runDir, stage, r
 }
 
+// ownClipManifest is ownClipRun's manifest in the checkout, declaring maxSeconds.
+func ownClipManifest(maxSeconds int) string {
+	return fmt.Sprintf(`{"name":"whisper-tiny-fp16","bundle":"whisper-tiny-fp16.bundle","family":"whisper","task":"transcription","hf_id":"openai/whisper-tiny",
+		"build":{"max_seconds":%d},"testcases":[{"name":"whisper-tiny-fp16","test_input_audio":"data/Recording.wav"}]}`, maxSeconds)
+}
+
 // rowInputProblems runs what Run checks of a row's inputs: the stored files (checkStored) and
 // the testcase's own input (checkInlineDataset).
 func rowInputProblems(t *testing.T, runDir string, s evidence.Stage, r evidence.Result) []string {
 	t.Helper()
 	p := pins{root: repoRootForTest(t)}
 	report, got := collect()
-	checkStored(runDir, p, s.Stage+"/"+r.Profile, s.Stage, r, report)
+	checkStored(runDir, p, s.Stage+"/"+r.Profile, s, r, report)
 	checkInlineDataset(p, s.Stage+"/"+r.Profile, s, r, report)
 	return *got
 }
@@ -266,9 +273,16 @@ func TestOwnClipRowsStoredInputsAreChecked(t *testing.T) {
 			r.Limits.MaxClipSeconds, r.AIPerf, r.Outputs = 1, nil, nil
 			r.Skipped = []evidence.SkippedInput{{Clip: "whisper-tiny-fp16", Reason: "beyond 1 s"}}
 		}, []string{"every pinned clip was skipped, yet the row is aiperf-qualified"}},
-		{"a clip over the recorded limits sent", func(t *testing.T, runDir string, r *evidence.Result) {
+		{"a clip over the manifest's limits sent", func(t *testing.T, runDir string, r *evidence.Result) {
+			writer(os.Getenv("QUAL_TRTMC_ROOT"))("families/whisper/tests/manifests/whisper-tiny-fp16.json", ownClipManifest(1))
 			r.Limits.MaxClipSeconds = 1
 		}, []string{"clip whisper-tiny-fp16 was not skipped but breaks the family's declared limits: clip of 2.40 s exceeds"}},
+		{"limits other than the manifest's recorded", func(t *testing.T, runDir string, r *evidence.Result) {
+			r.Limits.MaxClipSeconds = 60
+		}, []string{"recorded input limits {MaxClipSeconds:60", "are not the manifest families/whisper/tests/manifests/whisper-tiny-fp16.json in QUAL_TRTMC_ROOT's {MaxClipSeconds:30"}},
+		{"checked without the checkout", func(t *testing.T, runDir string, r *evidence.Result) {
+			t.Setenv("QUAL_TRTMC_ROOT", "")
+		}, []string{"input limits: manifest families/whisper/tests/manifests/whisper-tiny-fp16.json is in the TRTMC checkout the run used: set QUAL_TRTMC_ROOT"}},
 		{"a testcase name leaving inputs/", func(t *testing.T, runDir string, r *evidence.Result) {
 			r.Dataset.Path = "families/whisper/tests/manifests/whisper-tiny-fp16.json#testcases/../whisper-tiny-fp16/test_input_audio"
 			writer(runDir)(ownClipRow+"whisper-tiny-fp16.wav", "RIFF")

@@ -3,9 +3,10 @@ package verify
 // Clip limits (issue #12): nothing is dropped silently. On a stage-3 row every pinned clip was
 // either sent (it is a row of every AIPerf input file the run stored) or recorded as skipped,
 // never both; a skipped clip really breaks a recorded limit, re-applied to the stored WAV; a
-// sent clip breaks none; a reference row's recorded limits are its pinned manifest's; a row whose
-// every clip was skipped is failed. A row whose input is its TRTMC testcase's own clip
-// (test_input_audio) is held to the same with that one clip, sent under the testcase's name.
+// sent clip breaks none; a row's recorded limits are its manifest's (a reference row's pinned
+// one, a TRTMC row's in the checkout, QUAL_TRTMC_ROOT); a row whose every clip was skipped is
+// failed. A row whose input is its TRTMC testcase's own clip (test_input_audio) is held to the
+// same with that one clip, sent under the testcase's name.
 
 import (
 	"encoding/json"
@@ -20,24 +21,24 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 )
 
-func checkAdmission(runDir string, p pins, src inputSource, where, stage string, r evidence.Result, report reporter) {
+func checkAdmission(runDir string, p pins, src inputSource, where string, s evidence.Stage, r evidence.Result, report reporter) {
 	set, err := src.asr()
 	if err != nil {
 		report(r.Dataset.Path, "%v", err)
 		return
 	}
-	limits := pinnedLimits(p, where, r, report)
+	limits := pinnedLimits(p, where, s, r, report)
 	skipped := map[string]evidence.SkippedInput{}
-	for _, s := range r.Skipped {
-		if _, dup := skipped[s.Clip]; dup {
-			report(where, "clip %s is listed as skipped twice", s.Clip)
+	for _, sk := range r.Skipped {
+		if _, dup := skipped[sk.Clip]; dup {
+			report(where, "clip %s is listed as skipped twice", sk.Clip)
 		}
-		skipped[s.Clip] = s
+		skipped[sk.Clip] = sk
 	}
 	if len(r.Skipped) > 0 && r.Limits == nil {
 		report(where, "%d clips recorded as skipped, but no input limits are recorded", len(r.Skipped))
 	}
-	dir := filepath.Join(runDir, stage, r.Profile, "inputs")
+	dir := filepath.Join(runDir, s.Stage, r.Profile, "inputs")
 	if r.Records != "" {
 		if recordsPath, err := local(runDir, "records", r.Records); err == nil {
 			dir = filepath.Join(filepath.Dir(recordsPath), "inputs")
@@ -52,17 +53,17 @@ func checkAdmission(runDir string, p pins, src inputSource, where, stage string,
 			continue
 		}
 		why := limits.Violation("", seconds, rate)
-		s, isSkipped := skipped[c.ID]
+		sk, isSkipped := skipped[c.ID]
 		switch {
 		case isSkipped && why == "":
-			report(where, "clip %s (%.2f s, %d Hz) is recorded as skipped (%q) but breaks none of the limits that apply %+v", c.ID, seconds, rate, s.Reason, limits)
+			report(where, "clip %s (%.2f s, %d Hz) is recorded as skipped (%q) but breaks none of the limits that apply %+v", c.ID, seconds, rate, sk.Reason, limits)
 		case !isSkipped && why != "":
 			report(where, "clip %s was not skipped but breaks the family's declared limits: %s", c.ID, why)
 		}
 	}
-	for _, s := range r.Skipped {
-		if !pinned[s.Clip] {
-			report(where, "skipped clip %s is not a clip of the pinned dataset %s", s.Clip, r.Dataset.Path)
+	for _, sk := range r.Skipped {
+		if !pinned[sk.Clip] {
+			report(where, "skipped clip %s is not a clip of the pinned dataset %s", sk.Clip, r.Dataset.Path)
 		}
 	}
 	for _, o := range r.Outputs {
@@ -78,27 +79,34 @@ func checkAdmission(runDir string, p pins, src inputSource, where, stage string,
 	}
 }
 
-// pinnedLimits are the limits the row's clips must satisfy: the pinned manifest's for a
-// reference profile (and the recorded ones must equal them), else the recorded ones.
-func pinnedLimits(p pins, where string, r evidence.Result, report reporter) evidence.InputLimits {
+// pinnedLimits are the limits the row's clips must satisfy: its manifest's, read as the run read
+// them (inventory.AdmissionOf, checkpoint's admit) from where the run read it (rowManifest: a
+// reference profile's pinned manifest, a trtmc row's manifest in the TRTMC checkout), and the
+// recorded ones must equal them; a row of another target with no pinned manifest: the recorded
+// ones. A trtmc row whose manifest cannot be read (no QUAL_TRTMC_ROOT, say) is reported.
+func pinnedLimits(p pins, where string, s evidence.Stage, r evidence.Result, report reporter) evidence.InputLimits {
 	recorded := evidence.InputLimits{}
 	if r.Limits != nil {
 		recorded = *r.Limits
 	}
-	rel, ok, err := p.manifest(r.Profile)
-	if err != nil || !ok {
+	path, named, ok, err := p.rowManifest(s, r.Profile)
+	if err != nil {
+		report(where, "input limits: %v", err)
 		return recorded
 	}
-	a, err := inventory.AdmissionOf(filepath.Join(p.root, rel))
+	if !ok {
+		return recorded
+	}
+	a, err := inventory.AdmissionOf(path)
 	if err != nil {
-		report(where, "input limits of the pinned manifest %s: %v", rel, err)
+		report(where, "input limits of the %s: %v", named, err)
 		return recorded
 	}
 	want := evidence.InputLimits{MaxClipSeconds: a.MaxClipSeconds, MaxClipSource: a.MaxClipSource, SampleRate: a.SampleRate, SampleRateSource: a.SampleRateSource}
 	// Values, not sources: a TRTMC-layout copy of the manifest (the contract double's) may name a
 	// different sibling as the source of the same family limit.
 	if r.Limits != nil && (recorded.MaxClipSeconds != want.MaxClipSeconds || recorded.SampleRate != want.SampleRate) {
-		report(where, "recorded input limits %+v are not the pinned manifest %s's %+v", recorded, rel, want)
+		report(where, "recorded input limits %+v are not the %s's %+v", recorded, named, want)
 	}
 	return want
 }

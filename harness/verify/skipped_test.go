@@ -2,12 +2,15 @@ package verify
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 )
 
@@ -53,7 +56,7 @@ var shortClips = []string{"sense_and_sensibility_01_austen_64kb-0880", "goforwar
 func TestAdmissionAcceptsAnHonestSkip(t *testing.T) {
 	runDir, ds, r := admissionRun(t, shortClips)
 	report, problems := collect()
-	checkAdmission(runDir, pins{root: repoRootForTest(t)}, inputSource{datasetPath: ds}, "asr/short-3s", "asr", r, report)
+	checkAdmission(runDir, pins{root: repoRootForTest(t)}, inputSource{datasetPath: ds}, "asr/short-3s", evidence.Stage{Stage: "asr"}, r, report)
 	if len(*problems) != 0 {
 		t.Fatalf("an honest row: %v", *problems)
 	}
@@ -90,7 +93,7 @@ func TestAdmissionCatchesDroppedAndInventedSkips(t *testing.T) {
 			tc.edit(&r)
 		}
 		report, problems := collect()
-		checkAdmission(runDir, pins{root: repoRootForTest(t)}, inputSource{datasetPath: ds}, "asr/short-3s", "asr", r, report)
+		checkAdmission(runDir, pins{root: repoRootForTest(t)}, inputSource{datasetPath: ds}, "asr/short-3s", evidence.Stage{Stage: "asr"}, r, report)
 		if !strings.Contains(strings.Join(*problems, "\n"), tc.want) {
 			t.Errorf("%s: problems %v, want one containing %q", name, *problems, tc.want)
 		}
@@ -101,17 +104,118 @@ func TestAdmissionCatchesDroppedAndInventedSkips(t *testing.T) {
 // excuse skipping clips is refused.
 func TestAdmissionRequiresAReferenceRowsPinnedLimits(t *testing.T) {
 	runDir, ds, r := admissionRun(t, shortClips)
-	dir := filepath.Join(runDir, "asr", "sphinx-en-us")
-	if err := os.Rename(filepath.Join(runDir, "asr", "short-3s"), dir); err != nil {
-		t.Fatal(err)
-	}
-	r.Profile, r.AIPerf.Dir = "sphinx-en-us", "asr/sphinx-en-us/aiperf/artifacts"
+	r = asProfile(t, runDir, r, "sphinx-en-us")
 	report, problems := collect()
-	checkAdmission(runDir, pins{root: repoRootForTest(t)}, inputSource{datasetPath: ds}, "asr/sphinx-en-us", "asr", r, report)
+	checkAdmission(runDir, pins{root: repoRootForTest(t)}, inputSource{datasetPath: ds}, "asr/sphinx-en-us", evidence.Stage{Stage: "asr"}, r, report)
 	got := strings.Join(*problems, "\n")
 	for _, want := range []string{"are not the pinned manifest native/families/sphinx/manifests/sphinx-en-us.json's", "is recorded as skipped (\"beyond 3 s\") but breaks none of the limits that apply"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("problems %v, want one containing %q", *problems, want)
 		}
+	}
+}
+
+// namesake is a TRTMC checkout's manifest for a profile that shares a reference profile's name
+// (sphinx-en-us) but not its manifest: the row's limits and dataset are this file's.
+const namesake = "families/sphinx/tests/manifests/sphinx-en-us.json"
+
+// namesakeManifest is that manifest declaring maxSeconds and sample rate 16 kHz, its testcase
+// naming dataset.
+func namesakeManifest(maxSeconds int, dataset string) string {
+	return fmt.Sprintf(`{"name": "sphinx-en-us", "bundle": "sphinx-en-us.bundle", "family": "sphinx", "task": "transcription", "precision": "fp32",
+		"source_package": "pocketsphinx-en-us", "source_model": "en-us", "source_version": "0.8+5prealpha+1-15",
+		"build": {"sample_rate": 16000, "max_seconds": %d, "language": "en"},
+		"testcases": [{"name": "sphinx-en-us-librivox", "dataset": %q}]}`, maxSeconds, dataset)
+}
+
+// namesakeRun lays out a TRTMC stage-3 row named sphinx-en-us, as a run stores it, whose checkout
+// manifest (QUAL_TRTMC_ROOT) declares a 3 s clip limit where the reference manifest of that name
+// declares 30 s: limits 3 s, the clips over them skipped, the short ones sent.
+func namesakeRun(t *testing.T) (string, evidence.Stage, evidence.Result) {
+	t.Helper()
+	runDir, ds, r := admissionRun(t, shortClips)
+	r = asProfile(t, runDir, r, "sphinx-en-us")
+	writer(runDir)("asr/sphinx-en-us/server-records.jsonl", "")
+	sum, err := bundle.FileSHA256(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Records, r.Dataset.SHA256 = "asr/sphinx-en-us/server-records.jsonl", sum
+	r.Limits = &evidence.InputLimits{MaxClipSeconds: 3, MaxClipSource: "max_seconds in sphinx-en-us build", SampleRate: 16000, SampleRateSource: "sample_rate in sphinx-en-us build"}
+	trtmc := t.TempDir()
+	writer(trtmc)(namesake, namesakeManifest(3, r.Dataset.Path))
+	t.Setenv("QUAL_TRTMC_ROOT", trtmc)
+	stage := evidence.Stage{Stage: "asr", TargetKind: "trtmc", Inventory: []inventory.Row{{Profile: "sphinx-en-us", Manifest: namesake}}}
+	return runDir, stage, r
+}
+
+// asProfile moves admissionRun's row to another profile's directory.
+func asProfile(t *testing.T, runDir string, r evidence.Result, profile string) evidence.Result {
+	t.Helper()
+	if err := os.Rename(filepath.Join(runDir, "asr", r.Profile), filepath.Join(runDir, "asr", profile)); err != nil {
+		t.Fatal(err)
+	}
+	r.Profile, r.AIPerf.Dir = profile, "asr/"+profile+"/aiperf/artifacts"
+	return r
+}
+
+// referenceLimits sends every clip under the reference manifest's limits (30 s, 16 kHz): what
+// a run would record had it judged the TRTMC row by the reference manifest of the same name.
+func referenceLimits(t *testing.T, runDir string, r *evidence.Result) {
+	t.Helper()
+	var data []string
+	for _, id := range shortClips {
+		data = append(data, `{"session_id":"`+id+`"}`)
+	}
+	for _, s := range r.Skipped {
+		data = append(data, `{"session_id":"`+s.Clip+`"}`)
+	}
+	writer(runDir)(r.AIPerf.Dir+"/inputs.json", `{"data":[`+strings.Join(data, ",")+`]}`)
+	r.Limits.MaxClipSeconds, r.Skipped = 30, nil
+}
+
+// TestTRTMCRowsLimitsAreItsCheckoutManifests: a TRTMC row's clip limits and dataset are its own
+// manifest's, read in the TRTMC checkout, even when a reference profile has its name: evidence
+// holding the checkout manifest's limits and honest skips verifies clean; evidence holding the
+// reference manifest's laxer limits (every clip sent), or its dataset where the checkout's
+// testcase names another, is refused naming the checkout's manifest; and without QUAL_TRTMC_ROOT
+// the row is refused, never passed.
+func TestTRTMCRowsLimitsAreItsCheckoutManifests(t *testing.T) {
+	runDir, stage, r := namesakeRun(t)
+	if got := rowInputProblems(t, runDir, stage, r); len(got) != 0 {
+		t.Fatalf("the checkout manifest's limits and honest skips are refused: %v", got)
+	}
+	cases := []struct {
+		name string
+		edit func(t *testing.T, runDir string, r *evidence.Result)
+		want [][]string // for each, one problem must contain all of its parts
+	}{
+		{"the reference manifest's limits recorded, every clip sent", referenceLimits, [][]string{
+			{"recorded input limits", "are not the manifest " + namesake + " in QUAL_TRTMC_ROOT's", "MaxClipSeconds:3"},
+			{"clip sense_and_sensibility_01_austen_64kb-0870 was not skipped but breaks the family's declared limits: clip of", "maximum clip duration 3 s (max_seconds in sphinx-en-us build)"},
+		}},
+		{"the reference manifest's dataset recorded, the checkout's testcase names another", func(t *testing.T, runDir string, r *evidence.Result) {
+			writer(os.Getenv("QUAL_TRTMC_ROOT"))(namesake, namesakeManifest(30, "golden/asr/sphinx-tidigits/dataset.json"))
+			referenceLimits(t, runDir, r)
+		}, [][]string{{`dataset.path "golden/asr/sphinx-en-us/dataset.json" is not the dataset [golden/asr/sphinx-tidigits/dataset.json] of the manifest ` + namesake + " in QUAL_TRTMC_ROOT"}}},
+		{"without the checkout", func(t *testing.T, runDir string, r *evidence.Result) {
+			t.Setenv("QUAL_TRTMC_ROOT", "")
+		}, [][]string{{"manifest " + namesake + " is in the TRTMC checkout the run used: set QUAL_TRTMC_ROOT (make verify TRTMC_ROOT=) to check it"}}},
+		{"a row the stage's inventory does not list", func(t *testing.T, runDir string, r *evidence.Result) {
+			*r = asProfile(t, runDir, *r, "sphinx-en-us-fast")
+			r.Records = "asr/sphinx-en-us-fast/server-records.jsonl"
+		}, [][]string{{"the stage's inventory has no row for profile sphinx-en-us-fast"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			runDir, stage, r := namesakeRun(t)
+			c.edit(t, runDir, &r)
+			got := rowInputProblems(t, runDir, stage, r)
+			for _, want := range c.want {
+				if !containsAll(got, want...) {
+					t.Errorf("got %v, want one containing %q", got, want)
+				}
+			}
+		})
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
@@ -60,7 +59,7 @@ func Run(runDir string) ([]Problem, error) {
 			where := s.Stage + "/" + r.Profile
 			checkBundle(where, r, report)
 			checkBacking(where, s, r, report)
-			checkStored(runDir, p, where, s.Stage, r, report)
+			checkStored(runDir, p, where, s, r, report)
 			checkInlineDataset(p, where, s, r, report) // a TRTMC testcase's own prompt (inline.go)
 			checkAccuracy(p, where, r, report)         // #19 statistics (repeated.go)
 			checkScratch(e.TargetKind, s, r, report)
@@ -236,9 +235,9 @@ func checkGateOf(runDir string, p pins, where, runKind string, s evidence.Stage,
 		report(where, "%v", err)
 		return
 	}
-	row, inInventory := inventory.Row{Profile: r.Profile, Manifest: rel}, false
-	if i := slices.IndexFunc(s.Inventory, func(row inventory.Row) bool { return row.Profile == r.Profile }); i >= 0 {
-		row, inInventory = s.Inventory[i], true
+	row, inInventory := inventoryRow(s, r.Profile)
+	if !inInventory {
+		row = inventory.Row{Profile: r.Profile, Manifest: rel}
 	}
 	manifestIsReference := strings.HasPrefix(path.Clean(filepath.ToSlash(row.Manifest)), "native/families/")
 	reference := runKind == "reference" || s.TargetKind == "reference" || manifestIsReference
