@@ -3,7 +3,6 @@ package verify
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"reflect"
 
 	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
@@ -40,11 +39,11 @@ func checkRepeated(where string, r evidence.Result, pairs []join.Pair, runs []ha
 // checkAccuracy recomputes the gate's corpus figures with their bootstrap intervals, clustered
 // by the speaker/recording groups of the repository's copy of the pinned dataset (the same
 // groups the run used, or the recomputation differs).
-func checkAccuracy(p pins, where string, r evidence.Result, report func(string, string, ...any)) {
+func checkAccuracy(p pins, s evidence.Stage, where string, r evidence.Result, report func(string, string, ...any)) {
 	if len(r.Accuracy) == 0 {
 		return
 	}
-	groups, err := p.gateGroups(r)
+	groups, err := p.gateGroups(s, r)
 	if err != nil {
 		report(where, "accuracy intervals not recomputable: dataset groups: %v", err)
 		return
@@ -59,18 +58,19 @@ func checkAccuracy(p pins, where string, r evidence.Result, report func(string, 
 	}
 }
 
-// gateGroups are the speaker/recording groups of the gate's dataset: for a reference row the
-// dataset of its pinned manifest's gate testcase (a variant row serves nothing, so it records no
-// dataset.path), else the row's recorded dataset; nil when there is none.
-func (p pins) gateGroups(r evidence.Result) (map[string]string, error) {
+// gateGroups are the speaker/recording groups of the gate's dataset: the dataset of the gate
+// testcase in the manifest the row was run from (rowManifest: a trtmc row's own in the TRTMC
+// checkout, never a reference manifest of the same name; a variant row serves nothing, so it
+// records no dataset.path), else the row's recorded dataset; nil when there is none.
+func (p pins) gateGroups(s evidence.Stage, r evidence.Result) (map[string]string, error) {
 	rel := r.Dataset.Path
 	if r.Gate != nil {
-		if mrel, ok, err := p.manifest(r.Profile); err != nil {
+		if path, named, ok, err := p.rowManifest(s, r.Profile); err != nil {
 			return nil, err
 		} else if ok {
-			m, err := manifest.Read(filepath.Join(p.root, mrel))
+			m, err := manifest.Read(path)
 			if err != nil {
-				return nil, fmt.Errorf("pinned manifest: %w", err)
+				return nil, fmt.Errorf("%s: %w", named, err)
 			}
 			for _, tc := range m.Testcases {
 				if tc.Name == r.Gate.Testcase {

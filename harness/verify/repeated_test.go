@@ -2,12 +2,15 @@ package verify
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
@@ -23,12 +26,12 @@ func TestAccuracyIntervalsAreRecomputed(t *testing.T) {
 	}
 	var problems []string
 	report := func(where, format string, args ...any) { problems = append(problems, where+": "+format) }
-	checkAccuracy(pins{}, "asr/p", evidence.Result{Gate: gate, Accuracy: acc}, report)
+	checkAccuracy(pins{}, evidence.Stage{}, "asr/p", evidence.Result{Gate: gate, Accuracy: acc}, report)
 	if len(problems) != 0 {
 		t.Fatalf("untouched evidence reported: %v", problems)
 	}
 	acc[0].Upper = 0.3 // a narrower interval than the data give
-	checkAccuracy(pins{}, "asr/p", evidence.Result{Gate: gate, Accuracy: acc}, func(where, format string, args ...any) {
+	checkAccuracy(pins{}, evidence.Stage{}, "asr/p", evidence.Result{Gate: gate, Accuracy: acc}, func(where, format string, args ...any) {
 		problems = append(problems, where+": "+strings.TrimSpace(fmt.Sprintf(format, args...)))
 	})
 	if len(problems) != 1 || !strings.Contains(problems[0], "p95") {
@@ -62,7 +65,7 @@ func TestAccuracyClustersComeFromThePinnedDataset(t *testing.T) {
 	}{{grouped, false}, {byClip, true}} {
 		var problems []string
 		r := evidence.Result{Gate: gate, Accuracy: c.acc, Dataset: evidence.Dataset{Path: "dataset.json"}}
-		checkAccuracy(pins{root: root}, "asr/p", r, func(where, format string, args ...any) {
+		checkAccuracy(pins{root: root}, evidence.Stage{}, "asr/p", r, func(where, format string, args ...any) {
 			problems = append(problems, fmt.Sprintf(format, args...))
 		})
 		if got := len(problems) > 0; got != c.want {
@@ -81,11 +84,36 @@ func TestAVariantRowsGroupsComeFromItsPinnedManifest(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc := m.Testcases[0]
-	groups, err := pins{root: root}.gateGroups(evidence.Result{Profile: "sphinx-en-us-fast", Gate: &family.GateResult{Testcase: tc.Name}})
+	groups, err := pins{root: root}.gateGroups(evidence.Stage{}, evidence.Result{Profile: "sphinx-en-us-fast", Gate: &family.GateResult{Testcase: tc.Name}})
 	if err != nil || len(groups) != 5 {
 		t.Fatalf("groups of %s (%s): %v %v", tc.Name, tc.Dataset, groups, err)
 	}
-	if none, err := (pins{root: root}).gateGroups(evidence.Result{Profile: "not-pinned"}); err != nil || none != nil {
+	if none, err := (pins{root: root}).gateGroups(evidence.Stage{}, evidence.Result{Profile: "not-pinned"}); err != nil || none != nil {
 		t.Errorf("a row with no gate and no dataset: %v %v", none, err)
+	}
+}
+
+// TestATRTMCRowsGroupsComeFromItsCheckoutManifest: a trtmc row named like a reference profile
+// (sphinx-en-us) takes its gate's groups from its own manifest in the TRTMC checkout, whose
+// testcase names another dataset (TIDIGITS: one voice, five clips), not from the reference
+// manifest of that name (the LibriVox recording); without the checkout it is an error.
+func TestATRTMCRowsGroupsComeFromItsCheckoutManifest(t *testing.T) {
+	root := repoRoot(t)
+	trtmc := t.TempDir()
+	writer(trtmc)(namesake, namesakeManifest(30, "golden/asr/sphinx-tidigits/dataset.json"))
+	t.Setenv("QUAL_TRTMC_ROOT", trtmc)
+	stage := evidence.Stage{Stage: "asr", TargetKind: "trtmc", Inventory: []inventory.Row{{Profile: "sphinx-en-us", Manifest: namesake}}}
+	r := evidence.Result{Profile: "sphinx-en-us", Gate: &family.GateResult{Testcase: "sphinx-en-us-librivox"}}
+	got, err := pins{root: root}.gateGroups(stage, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := dataset.Groups(filepath.Join(root, "golden", "asr", "sphinx-tidigits", "dataset.json"))
+	if err != nil || len(want) == 0 || !maps.Equal(got, want) {
+		t.Fatalf("groups %v, want the checkout testcase's dataset's %v (%v)", got, want, err)
+	}
+	t.Setenv("QUAL_TRTMC_ROOT", "")
+	if _, err := (pins{root: root}).gateGroups(stage, r); err == nil || !strings.Contains(err.Error(), "set QUAL_TRTMC_ROOT") {
+		t.Errorf("without the checkout: %v", err)
 	}
 }

@@ -61,7 +61,7 @@ func Run(runDir string) ([]Problem, error) {
 			checkBacking(where, s, r, report)
 			checkStored(runDir, p, where, s, r, report)
 			checkInlineDataset(p, where, s, r, report) // a TRTMC testcase's own prompt (inline.go)
-			checkAccuracy(p, where, r, report)         // #19 statistics (repeated.go)
+			checkAccuracy(p, s, where, r, report)      // #19 statistics (repeated.go)
 			checkScratch(e.TargetKind, s, r, report)
 			var pairs []join.Pair
 			if r.AIPerf != nil && r.Join != nil {
