@@ -25,6 +25,18 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
+// clipUpload is the multipart body of a transcription request: the WAV as its file field and
+// the model, with its content type.
+func clipUpload(wav []byte, model string) (payload []byte, contentType string) {
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, _ := mw.CreateFormFile("file", "clip.wav") // writes to a bytes.Buffer cannot fail
+	fw.Write(wav)
+	mw.WriteField("model", model)
+	mw.Close()
+	return body.Bytes(), mw.FormDataContentType()
+}
+
 // noopTranscriber answers at once: what remains of a request's time is the server's own.
 type noopTranscriber struct{}
 
@@ -57,13 +69,7 @@ func BenchmarkServerOverhead(b *testing.B) {
 	ts := httptest.NewServer(s.Handler())
 	defer ts.Close()
 	defer s.Close()
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	w, _ := mw.CreateFormFile("file", "clip.wav")
-	w.Write(audio.EncodePCM16(make([]int16, 16000), 1, 16000))
-	mw.WriteField("model", "noop")
-	mw.Close()
-	payload, contentType := body.Bytes(), mw.FormDataContentType()
+	payload, contentType := clipUpload(audio.EncodePCM16(make([]int16, 16000), 1, 16000), "noop")
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	for _, conc := range []int{1, 16} {
 		b.Run(fmt.Sprintf("concurrency=%d", conc), func(b *testing.B) {
@@ -149,13 +155,8 @@ func BenchmarkServerSphinxThroughput(b *testing.B) {
 	audioSeconds := 0.0
 	for _, c := range clips {
 		wav, _ := os.ReadFile(c.Path)
-		var body bytes.Buffer
-		mw := multipart.NewWriter(&body)
-		w, _ := mw.CreateFormFile("file", "clip.wav")
-		w.Write(wav)
-		mw.WriteField("model", "sphinx-en-us")
-		mw.Close()
-		uploads = append(uploads, upload{body.Bytes(), mw.FormDataContentType()})
+		payload, contentType := clipUpload(wav, "sphinx-en-us")
+		uploads = append(uploads, upload{payload, contentType})
 		audioSeconds += c.Duration
 	}
 	for _, conc := range []int{1, 2} {

@@ -21,7 +21,7 @@ func BenchmarkTranscribeHandler(b *testing.B) {
 	s.order = []string{"noop"}
 	s.ready.Store(true)
 	h := s.Handler()
-	payload, contentType := oneSecondUpload(b)
+	payload, contentType := oneSecondUpload()
 	b.ReportAllocs()
 	for b.Loop() {
 		r := httptest.NewRequest(http.MethodPost, "/v1/audio/transcriptions", bytes.NewReader(payload))

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"mime/multipart"
 	"net"
 	"net/http"
 	"os"
@@ -53,7 +52,7 @@ func BenchmarkPeerOverhead(b *testing.B) {
 	ours := startOurs(b, "trtmc")
 	floor := startOurs(b, "floor")
 	peer := startPeer(b, python)
-	payload, contentType := oneSecondUpload(b)
+	payload, contentType := oneSecondUpload()
 	for b.Loop() {
 		for _, conc := range []int{1, 16} {
 			var p50, p95 [3]float64
@@ -170,22 +169,13 @@ func startPeer(b *testing.B, python string) string {
 // multipart upload. Not silence: a recording's bytes take every value, while silence is all
 // zero bytes, the worst case of Go's multipart boundary scan (which looks backwards through
 // each 4 KiB window for a '\r'; ~10 us a request more).
-func oneSecondUpload(b *testing.B) ([]byte, string) {
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	w, err := mw.CreateFormFile("file", "clip.wav")
-	if err != nil {
-		b.Fatal(err)
-	}
+func oneSecondUpload() ([]byte, string) {
 	noise := rand.New(rand.NewPCG(1, 2))
 	pcm := make([]int16, 16000)
 	for i := range pcm {
 		pcm[i] = int16(noise.IntN(1<<14) - 1<<13)
 	}
-	w.Write(audio.EncodePCM16(pcm, 1, 16000))
-	mw.WriteField("model", "noop")
-	mw.Close()
-	return body.Bytes(), mw.FormDataContentType()
+	return clipUpload(audio.EncodePCM16(pcm, 1, 16000), "noop")
 }
 
 // drive sends each server peerWarmup uploads, then peerRequests in peerRounds turns, from conc

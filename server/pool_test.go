@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -116,14 +115,9 @@ func TestPooledBuffersKeepEveryClipItsOwn(t *testing.T) {
 }
 
 func post(t *testing.T, h http.Handler, id string, wav []byte) *httptest.ResponseRecorder {
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	fw, _ := mw.CreateFormFile("file", "clip.wav")
-	fw.Write(wav)
-	mw.WriteField("model", "hash")
-	mw.Close()
-	r := httptest.NewRequest(http.MethodPost, "/v1/audio/transcriptions", &body)
-	r.Header.Set("Content-Type", mw.FormDataContentType())
+	payload, contentType := clipUpload(wav, "hash")
+	r := httptest.NewRequest(http.MethodPost, "/v1/audio/transcriptions", bytes.NewReader(payload))
+	r.Header.Set("Content-Type", contentType)
 	r.Header.Set("X-Request-ID", id)
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
@@ -158,13 +152,7 @@ func TestPanickingTaskIs500AndGivesItsLaneBack(t *testing.T) {
 	s.order = []string{"panicky"}
 	s.ready.Store(true)
 	h := s.Handler()
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	fw, _ := mw.CreateFormFile("file", "clip.wav")
-	fw.Write(audio.EncodePCM16(make([]int16, 16000), 1, 16000))
-	mw.WriteField("model", "panicky")
-	mw.Close()
-	payload, contentType := body.Bytes(), mw.FormDataContentType()
+	payload, contentType := clipUpload(audio.EncodePCM16(make([]int16, 16000), 1, 16000), "panicky")
 	for i := range 2 { // with the lane leaked, the second would be 429 server_busy
 		r := httptest.NewRequest(http.MethodPost, "/v1/audio/transcriptions", bytes.NewReader(payload))
 		r.Header.Set("Content-Type", contentType)
