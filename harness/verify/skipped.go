@@ -44,6 +44,7 @@ func checkAdmission(runDir string, p pins, src inputSource, where string, s evid
 			dir = filepath.Join(filepath.Dir(recordsPath), "inputs")
 		}
 	}
+	row, _ := inventoryRow(s, r.Profile) // its family names the limit, as the run's reason does
 	pinned := map[string]bool{}
 	for _, c := range set.Clips {
 		pinned[c.ID] = true
@@ -52,7 +53,7 @@ func checkAdmission(runDir string, p pins, src inputSource, where string, s evid
 			report(where, "clip %s: stored input not readable, its limits cannot be re-applied: %v", c.ID, err)
 			continue
 		}
-		why := limits.Violation("", seconds, rate)
+		why := limits.Violation(row.Family, seconds, rate)
 		sk, isSkipped := skipped[c.ID]
 		switch {
 		case isSkipped && why == "":

@@ -145,7 +145,7 @@ func namesakeRun(t *testing.T) (string, evidence.Stage, evidence.Result) {
 	trtmc := t.TempDir()
 	writer(trtmc)(namesake, namesakeManifest(3, r.Dataset.Path))
 	t.Setenv("QUAL_TRTMC_ROOT", trtmc)
-	stage := evidence.Stage{Stage: "asr", TargetKind: "trtmc", Inventory: []inventory.Row{{Profile: "sphinx-en-us", Manifest: namesake}}}
+	stage := evidence.Stage{Stage: "asr", TargetKind: "trtmc", Inventory: []inventory.Row{{Profile: "sphinx-en-us", Family: "sphinx", Manifest: namesake}}}
 	return runDir, stage, r
 }
 
@@ -192,7 +192,7 @@ func TestTRTMCRowsLimitsAreItsCheckoutManifests(t *testing.T) {
 	}{
 		{"the reference manifest's limits recorded, every clip sent", referenceLimits, [][]string{
 			{"recorded input limits", "are not the manifest " + namesake + " in QUAL_TRTMC_ROOT's", "MaxClipSeconds:3"},
-			{"clip sense_and_sensibility_01_austen_64kb-0870 was not skipped but breaks the family's declared limits: clip of", "maximum clip duration 3 s (max_seconds in sphinx-en-us build)"},
+			{"clip sense_and_sensibility_01_austen_64kb-0870 was not skipped but breaks the family's declared limits: clip of", "exceeds family sphinx's maximum clip duration 3 s (max_seconds in sphinx-en-us build)"},
 		}},
 		{"the reference manifest's dataset recorded, the checkout's testcase names another", func(t *testing.T, runDir string, r *evidence.Result) {
 			writer(os.Getenv("QUAL_TRTMC_ROOT"))(namesake, namesakeManifest(30, "golden/asr/sphinx-tidigits/dataset.json"))
