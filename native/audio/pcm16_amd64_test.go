@@ -23,6 +23,6 @@ func TestPCM16DispatchesToAVX2(t *testing.T) {
 		t.Fatalf("useAVX2 = %v, CPU has AVX2: %v", useAVX2, cpu.X86.HasAVX2)
 	}
 	if !useAVX2 {
-		t.Skip("no AVX2: the assembly is not tested on this CPU")
+		t.Log("no AVX2 on this CPU: pcm16ToFloat is the Go loop here (the dispatch above is what this test checks)")
 	}
 }
