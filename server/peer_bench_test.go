@@ -47,8 +47,9 @@ const (
 // does any work. It is printed so that the ratios can be read against what is attainable, with
 // the ratio of what each server adds above it (server − floor, ours over the peer's).
 //
-// Each configuration is run twice. First with every server on one CPU of its own (taskset),
-// the client on the others: equal resources, since the peer is one uvicorn worker, one
+// Each configuration is run twice. First with every server on the same one CPU (taskset; they
+// take turns, so each has it to itself while measured) and the client left to the kernel,
+// which runs it on the others: equal resources, since the peer is one uvicorn worker, one
 // thread of Python, while Go sizes GOMAXPROCS to the CPUs it may use; this is the line the
 // goal is read on. Then unpinned, as the servers start by default, where on a machine of
 // two CPUs ours' second P competes with the client for its CPU (a runtime trace shows about
