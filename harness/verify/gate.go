@@ -227,17 +227,19 @@ func checkGate(p pins, where, stage string, row inventory.Row, r evidence.Result
 // thresholds checked and nothing recomputed).
 type recheck struct {
 	gate         func(p pins, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, pairs []join.Pair, report reporter) []string
-	storedInputs func(runDir string, src inputSource, where string, r evidence.Result, report reporter)
+	storedInputs func(runDir string, p pins, src inputSource, where string, r evidence.Result, report reporter)                   // the stored inputs and AIPerf's inputs.json (sent.go)
 	admission    func(runDir string, p pins, src inputSource, where string, s evidence.Stage, r evidence.Result, report reporter) // #12 clip limits (skipped.go)
 }
 
 // inputSource is what a row's stored inputs are checked against: its pinned dataset file (the
 // path in the repository, re-hashed by checkStored), or the one clip a TRTMC testcase carries
 // itself (test_input_audio), sent under the testcase's name, with the sha256 the evidence records
-// for it (checkInputAudio ties that sha256 to the clip in the checkout).
+// for it (checkInputAudio ties that sha256 to the clip in the checkout), or the one prompt a
+// TRTMC testcase carries itself (test_prompt or prompt), read from its manifest in the checkout.
 type inputSource struct {
 	datasetPath string
 	ownClip     *dataset.ASRClip
+	ownPrompt   *dataset.Prompt
 }
 
 // asr is the source's clips: the pinned dataset's, or the testcase's own clip alone.
@@ -245,7 +247,29 @@ func (s inputSource) asr() (dataset.ASRSet, error) {
 	if s.ownClip != nil {
 		return dataset.ASRSet{Clips: []dataset.ASRClip{*s.ownClip}}, nil
 	}
+	if s.ownPrompt != nil {
+		return dataset.ASRSet{}, fmt.Errorf("the row's input is its testcase's prompt %s, not audio clips", s.ownPrompt.ID)
+	}
 	return dataset.ReadASR(s.datasetPath)
+}
+
+// prompts is the source's text-to-image prompts: the pinned dataset's, or the testcase's own.
+func (s inputSource) prompts() ([]dataset.Prompt, error) {
+	if s.ownPrompt != nil {
+		return []dataset.Prompt{*s.ownPrompt}, nil
+	}
+	if s.ownClip != nil {
+		return nil, fmt.Errorf("the row's input is its testcase's clip %s, not prompts", s.ownClip.ID)
+	}
+	return dataset.ReadPrompts(s.datasetPath)
+}
+
+// qaPairs is the source's audio questions: the pinned QA pairs file's (a testcase carries none).
+func (s inputSource) qaPairs() ([]dataset.QAPair, error) {
+	if s.ownClip != nil || s.ownPrompt != nil {
+		return nil, fmt.Errorf("the row's input is its testcase's own, not a pinned QA pairs file")
+	}
+	return dataset.ReadQAPairs(s.datasetPath)
 }
 
 var rechecks = map[workload.Stage]recheck{
@@ -256,7 +280,8 @@ var rechecks = map[workload.Stage]recheck{
 		storedInputs: checkASRInputs,
 		admission:    checkAdmission,
 	},
-	workload.T2I: {gate: checkT2IGate},
+	workload.T2I:     {gate: checkT2IGate, storedInputs: checkT2ISent},
+	workload.AudioQA: {storedInputs: checkAudioQAInputs},
 }
 
 // referenceNormalizer is how a family compares its transcript with the upstream reference
@@ -584,18 +609,20 @@ func checkStored(runDir string, p pins, where string, s evidence.Stage, r eviden
 		admission(runDir, p, src, where, s, r, report)
 	}
 	if inputs := rechecks[workload.Stage(s.Stage)].storedInputs; inputs != nil && r.AIPerf != nil {
-		inputs(runDir, src, where, r, report)
+		inputs(runDir, p, src, where, r, report)
 	}
 }
 
 // storedSource is what the row's stored inputs are checked against. A dataset file must be the
 // pinned one and hash to what the evidence records. A testcase's own clip is its testcase's
 // name and the recorded sha256 (checkInlineDataset checks the rest: the manifest, the testcase,
-// that sha256 against the checkout's clip); its own prompt stores nothing, so ok is false.
+// that sha256 against the checkout's clip). Its own prompt stores nothing: it is read from the
+// manifest, for AIPerf's inputs.json (ok false when it cannot be: checkInlineDataset says why).
 func storedSource(p pins, where string, s evidence.Stage, r evidence.Result, report reporter) (src inputSource, ok bool) {
 	if _, name, field, inline := workload.InlineSource(r.Dataset.Path); inline {
 		if field != audioField {
-			return inputSource{}, false // a prompt: nothing stored, checkInlineDataset (Run)
+			prompt, ok := inlinePrompt(p, s, r)
+			return inputSource{ownPrompt: &prompt}, ok
 		}
 		if name != filepath.Base(name) || !filepath.IsLocal(name) {
 			report(where, "dataset.path %q: testcase %q is not a file name its stored clip can have", r.Dataset.Path, name)
@@ -622,7 +649,7 @@ func storedSource(p pins, where string, s evidence.Stage, r evidence.Result, rep
 
 // checkASRInputs re-hashes the stored WAV inputs beside the server records against the pinned
 // dataset's clips (or the testcase's own clip, against the sha256 the evidence records for it).
-func checkASRInputs(runDir string, src inputSource, where string, r evidence.Result, report reporter) {
+func checkASRInputs(runDir string, _ pins, src inputSource, where string, r evidence.Result, report reporter) {
 	set, err := src.asr()
 	if err != nil {
 		report(r.Dataset.Path, "%v", err)

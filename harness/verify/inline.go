@@ -11,6 +11,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
@@ -111,4 +112,31 @@ func checkInputAudio(m manifest.Manifest, tc manifest.Testcase, rootName string,
 		return false
 	}
 	return true
+}
+
+// inlinePrompt is the prompt a row's TRTMC testcase carries itself, in the field dataset.path
+// names, read from that manifest where the run read it; ok is false when it cannot be read
+// (checkInlineDataset, which also ties the manifest to the row and its sha256, says why).
+func inlinePrompt(p pins, s evidence.Stage, r evidence.Result) (dataset.Prompt, bool) {
+	file, name, field, ok := workload.InlineSource(r.Dataset.Path)
+	root, _, err := p.manifestRoot(s, "dataset.path")
+	if !ok || err != nil {
+		return dataset.Prompt{}, false
+	}
+	path, err := local(root, "dataset.path", file)
+	if err != nil {
+		return dataset.Prompt{}, false
+	}
+	data, err := os.ReadFile(path)
+	var m struct {
+		Testcases []manifest.Testcase `json:"testcases"`
+	}
+	if err != nil || json.Unmarshal(data, &m) != nil {
+		return dataset.Prompt{}, false
+	}
+	j := slices.IndexFunc(m.Testcases, func(tc manifest.Testcase) bool { return tc.Name == name && tc.InlinePromptField() == field })
+	if j < 0 {
+		return dataset.Prompt{}, false
+	}
+	return m.Testcases[j].InlinePrompt()
 }

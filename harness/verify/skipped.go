@@ -114,19 +114,7 @@ func pinnedLimits(p pins, where string, s evidence.Stage, r evidence.Result, rep
 
 // checkSent requires every AIPerf input file of the row to hold exactly the clips not skipped.
 func checkSent(runDir, where string, r evidence.Result, set dataset.ASRSet, skipped map[string]evidence.SkippedInput, report reporter) {
-	dir, err := local(runDir, "aiperf.dir", r.AIPerf.Dir)
-	if err != nil {
-		report(where, "%v", err)
-		return
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "inputs.json")) // aiperf.dir is AIPerf's artifact directory
-	runs, _ := filepath.Glob(filepath.Join(dir, "profile_runs", "*", "inputs.json"))
-	files = append(files, runs...)
-	if len(files) == 0 {
-		report(where, "no AIPerf inputs.json under %s: which clips were sent cannot be checked", r.AIPerf.Dir)
-		return
-	}
-	for _, f := range files {
+	for _, f := range aiperfInputsFiles(runDir, where, r, "clips", report) {
 		rel, _ := filepath.Rel(runDir, f)
 		sent, err := sessions(f)
 		if err != nil {
