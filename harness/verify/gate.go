@@ -229,6 +229,7 @@ type recheck struct {
 	gate         func(p pins, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, pairs []join.Pair, report reporter) []string
 	storedInputs func(runDir string, p pins, src inputSource, where string, r evidence.Result, report reporter)                   // the stored inputs and AIPerf's inputs.json (sent.go)
 	admission    func(runDir string, p pins, src inputSource, where string, s evidence.Stage, r evidence.Result, report reporter) // #12 clip limits (skipped.go)
+	inputSHA     func(payload map[string]any) (string, error)                                                                     // a request's input_sha256, from its payload (inputhash.go)
 }
 
 // inputSource is what a row's stored inputs are checked against: its pinned dataset file (the
@@ -279,9 +280,10 @@ var rechecks = map[workload.Stage]recheck{
 		},
 		storedInputs: checkASRInputs,
 		admission:    checkAdmission,
+		inputSHA:     asrInputSHA,
 	},
 	workload.T2I:     {gate: checkT2IGate, storedInputs: checkT2ISent},
-	workload.AudioQA: {storedInputs: checkAudioQAInputs},
+	workload.AudioQA: {storedInputs: checkAudioQAInputs, inputSHA: qaInputSHA},
 }
 
 // referenceNormalizer is how a family compares its transcript with the upstream reference
