@@ -666,8 +666,11 @@ func checkASRInputs(runDir string, _ pins, src inputSource, where string, r evid
 	for _, c := range set.Clips {
 		rel, _ := filepath.Rel(runDir, filepath.Join(dir, c.ID+".wav"))
 		got, err := bundle.FileSHA256(filepath.Join(dir, c.ID+".wav"))
-		if err != nil || got != c.SHA256 {
-			report(filepath.ToSlash(rel), "stored input sha256 %s, pinned %s in %s (%v)", got, c.SHA256, r.Dataset.Path, err)
+		switch {
+		case err != nil:
+			report(filepath.ToSlash(rel), "stored input pinned in %s cannot be read: %v", r.Dataset.Path, err)
+		case got != c.SHA256:
+			report(filepath.ToSlash(rel), "stored input sha256 %s, pinned %s in %s", got, c.SHA256, r.Dataset.Path)
 		}
 	}
 }

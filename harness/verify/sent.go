@@ -254,13 +254,13 @@ func rehashClips(runDir string, clips map[string]storedClip, report reporter) ma
 		}
 		heard[c.path] = ""
 		data, err := os.ReadFile(c.path)
-		got := ""
-		if err == nil {
-			sum := sha256.Sum256(data)
-			got = hex.EncodeToString(sum[:])
+		if err != nil {
+			report(relSlash(runDir, c.path), "stored input pinned in %s cannot be read: %v", c.set, err)
+			continue
 		}
-		if err != nil || got != c.clip.SHA256 {
-			report(relSlash(runDir, c.path), "stored input sha256 %s, pinned %s in %s (%v)", got, c.clip.SHA256, c.set, err)
+		sum := sha256.Sum256(data)
+		if got := hex.EncodeToString(sum[:]); got != c.clip.SHA256 {
+			report(relSlash(runDir, c.path), "stored input sha256 %s, pinned %s in %s", got, c.clip.SHA256, c.set)
 			continue
 		}
 		if a, err := audio.DecodeWAV(data); err == nil {

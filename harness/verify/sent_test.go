@@ -242,7 +242,7 @@ func TestAudioQARowsStoredClipsAndSentPairsAreChecked(t *testing.T) {
 		}, []string{stored + ": stored input sha256 " + otherSum + ", pinned " + pin + " in golden/asr/sphinx-an4-l0/dataset.json"}},
 		{"a stored clip removed", func(t *testing.T, runDir string, r *evidence.Result) {
 			os.Remove(filepath.Join(runDir, stored))
-		}, []string{stored + ": stored input sha256 , pinned " + pin, "no such file"}},
+		}, []string{stored + ": stored input pinned in golden/asr/sphinx-an4-l0/dataset.json cannot be read", "no such file"}},
 		{"a pinned pair not given to AIPerf", func(t *testing.T, runDir string, r *evidence.Result) {
 			editSessions(t, runDir, run1, func(s []map[string]any) []map[string]any { return s[1:] })
 		}, []string{run1 + ": QA pair cards-001-word_count of the pinned golden/audioqa/sphinxqa-an4-l0.jsonl was not given to AIPerf"}},
