@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -542,6 +543,42 @@ func tampers() []tamper {
 						return nil
 					}
 					return m
+				})
+			}},
+		{name: "a server record claims another input (input_sha256 replaced)", forged: true,
+			want: []string{"server-records.jsonl", "the server recorded input_sha256 " + strings.Repeat("0", 64), "the payload AIPerf sent is"},
+			edit: func(t *testing.T, f *forger) {
+				_, r := f.result(asr, q, "")
+				replaced := false
+				f.jsonl(r.Records, func(m map[string]any) map[string]any {
+					if !replaced && m["route"] == r.Join.Route && m["input_sha256"] != nil {
+						m["input_sha256"], replaced = strings.Repeat("0", 64), true
+					}
+					return m
+				})
+			}},
+		{name: "a prompt AIPerf was given replaced in its inputs.json", forged: true,
+			want: []string{"inputs.json", `prompt "a forged prompt", pinned`},
+			edit: func(t *testing.T, f *forger) {
+				_, r := f.result(t2i, q, "")
+				inputs, _ := filepath.Glob(f.path(r.AIPerf.Dir + "/" + harnessaiperf.RunsDir + "/run_*/inputs.json"))
+				if len(inputs) == 0 {
+					t.Fatalf("no inputs.json under %s", r.AIPerf.Dir)
+				}
+				rel, _ := filepath.Rel(f.dir, inputs[0])
+				prompt := regexp.MustCompile(`"prompt": ?"[^"]*"`)
+				f.rewrite(rel, func(b []byte) []byte {
+					if !prompt.Match(b) {
+						t.Fatalf("%s has no prompt", rel)
+					}
+					done := false
+					return prompt.ReplaceAllFunc(b, func(m []byte) []byte {
+						if done {
+							return m
+						}
+						done = true
+						return []byte(`"prompt": "a forged prompt"`)
+					})
 				})
 			}},
 		{name: "planned claim: a family-validated row turned planned, keeping its results", forged: true,
