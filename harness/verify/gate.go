@@ -283,7 +283,7 @@ var rechecks = map[workload.Stage]recheck{
 		inputSHA:     asrInputSHA,
 	},
 	workload.T2I:     {gate: checkT2IGate, storedInputs: checkT2ISent},
-	workload.AudioQA: {storedInputs: checkAudioQAInputs, inputSHA: qaInputSHA},
+	workload.AudioQA: {gate: checkAudioQAGate, storedInputs: checkAudioQAInputs, inputSHA: qaInputSHA},
 }
 
 // referenceNormalizer is how a family compares its transcript with the upstream reference

@@ -1,0 +1,220 @@
+package verify
+
+// The stage-9 (audio question answering) gate, recomputed offline. The sphinxqa family's gate
+// (native/families/sphinxqa/gate.go) answers every pinned QA pair natively and requires the
+// answer to be the templated reader's on the upstream pocketsphinx_batch transcript of the clip;
+// its accuracy to the pinned gold answers is bounded. The reader is pure Go, so verify re-derives
+// every reference answer and gold from the pins, every figure from the stored answers
+// (r.Gate.Items), the verdict from those figures and the pinned thresholds, and ties every
+// served answer to the gate's answer for its pair.
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
+	"github.com/trtmc-qual/trtmc-qual/native/families/sphinxqa/reader"
+	"github.com/trtmc-qual/trtmc-qual/native/family"
+	"github.com/trtmc-qual/trtmc-qual/native/manifest"
+)
+
+// qaExpected is what the pins say of one pair: the reader's answer on the upstream transcript
+// of its clip (the item's Reference) and the gold answer.
+type qaExpected struct {
+	pair      reader.Pair
+	reference string
+}
+
+// checkAudioQAGate recomputes the sphinxqa gate from its stored answers and the pins, reports
+// every stored reference, gold, figure or served answer that differs, and returns the
+// recomputed figures' failures against the pinned thresholds (checkGate compares the verdict).
+func checkAudioQAGate(p pins, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, _ []join.Pair, report reporter) []string {
+	want, clips, err := qaPinned(p.root, tc)
+	if err != nil {
+		report(where, "gate not recomputable: %v", err)
+		return []string{"pinned QA inputs unreadable"}
+	}
+	items := qaGateItems(where, tc, want, r.Gate.Items, report)
+	got := qaFigures(want, items, clips)
+	compareGateFigures(where, got, r.Gate.Figures, report)
+	for _, name := range sortedNames(r.Gate.Figures) {
+		// The gate computes exactly these figures: one recorded besides them was not earned.
+		if _, ok := got[name]; !ok {
+			report(where, "gate figure %s = %v is recorded, but the audio-QA gate computes no such figure from its pairs", name, r.Gate.Figures[name])
+		}
+	}
+	checkServedAnswers(where, want, items, r.Outputs, report)
+	return qaFails(where, th, got, report)
+}
+
+// qaPinned reads the testcase's pinned pairs with the reader and answers each on the upstream
+// transcript of its clip (tc.Reference, the stage-3 references file, read by readReferences: the
+// sphinx family's reader needs cgo), in pair order. clips is the number of clips the gate
+// decodes: every clip of each ASR dataset the pairs name, as its materialize does.
+func qaPinned(root string, tc manifest.Testcase) (want []qaExpected, clips int, err error) {
+	pairs, err := reader.ReadPairs(filepath.Join(root, tc.Dataset))
+	if err != nil {
+		return nil, 0, fmt.Errorf("pinned QA pairs: %w", err)
+	}
+	upstream, err := readReferences(filepath.Join(root, tc.Reference))
+	if err != nil {
+		return nil, 0, err
+	}
+	if clips, err = qaClipCount(root, pairs); err != nil {
+		return nil, 0, err
+	}
+	for _, pr := range pairs {
+		transcript, ok := upstream[pr.Clip]
+		if !ok {
+			return nil, 0, fmt.Errorf("references %s have no transcript for clip %s (pair %s)", tc.Reference, pr.Clip, pr.ID)
+		}
+		answer, err := reader.AnswerText(pr.Question, transcript)
+		if err != nil {
+			return nil, 0, fmt.Errorf("pair %s: %w", pr.ID, err)
+		}
+		want = append(want, qaExpected{pair: pr, reference: answer})
+	}
+	return want, clips, nil
+}
+
+// qaClipCount is the gate's "clips" figure: the distinct clips of the ASR datasets the pairs
+// name (each pair's clip must be one of them, or the gate errs).
+func qaClipCount(root string, pairs []reader.Pair) (int, error) {
+	sets := map[string]map[string]bool{}
+	for _, pr := range pairs {
+		if _, done := sets[pr.Dataset]; !done {
+			set, err := dataset.ReadASR(filepath.Join(root, pr.Dataset))
+			if err != nil {
+				return 0, fmt.Errorf("ASR dataset of pair %s: %w", pr.ID, err)
+			}
+			ids := map[string]bool{}
+			for _, c := range set.Clips {
+				ids[c.ID] = true
+			}
+			sets[pr.Dataset] = ids
+		}
+		if !sets[pr.Dataset][pr.Clip] {
+			return 0, fmt.Errorf("pair %s names clip %s, not in %s", pr.ID, pr.Clip, pr.Dataset)
+		}
+	}
+	n := 0
+	for _, ids := range sets {
+		n += len(ids)
+	}
+	return n, nil
+}
+
+// qaGateItems requires exactly one stored item per pinned pair, with the pinned reference answer
+// and gold, and an item verdict that is its answer's; it returns the items by pair id (the first
+// of duplicates).
+func qaGateItems(where string, tc manifest.Testcase, want []qaExpected, stored []family.GateItem, report reporter) map[string]family.GateItem {
+	items := map[string]family.GateItem{}
+	count := map[string]int{}
+	for _, it := range stored {
+		count[it.ID]++
+		if _, seen := items[it.ID]; !seen {
+			items[it.ID] = it
+		}
+	}
+	pinned := map[string]bool{}
+	for _, w := range want {
+		id := w.pair.ID
+		pinned[id] = true
+		it, ok := items[id]
+		switch {
+		case !ok:
+			report(where, "gate has no item for pinned pair %s of %s", id, tc.Dataset)
+			continue
+		case count[id] > 1:
+			report(where, "gate has %d items for pair %s, one expected", count[id], id)
+		}
+		if it.Reference != w.reference || it.Gold != w.pair.Answer {
+			report(where, "gate pair %s: stored reference answer %q / gold %q are not the reader's %q on the pinned %s transcript of clip %s / the pinned %s gold %q",
+				id, it.Reference, it.Gold, w.reference, tc.Reference, w.pair.Clip, tc.Dataset, w.pair.Answer)
+		}
+		if it.Passed != (it.Output == w.reference) {
+			report(where, "gate pair %s: item recorded as passed=%v, but its answer %q vs the reference answer %q says %v", id, it.Passed, it.Output, w.reference, !it.Passed)
+		}
+	}
+	var extra []string
+	for id := range items {
+		if !pinned[id] {
+			extra = append(extra, id)
+		}
+	}
+	slices.Sort(extra)
+	for _, id := range extra {
+		report(where, "gate item %s is not a pair pinned in %s", id, tc.Dataset)
+	}
+	return items
+}
+
+// qaFigures recomputes the gate's figures from the stored answers, over the pinned pairs: a pair
+// with no stored item counts as a wrong answer and a reference mismatch (it was not answered).
+func qaFigures(want []qaExpected, items map[string]family.GateItem, clips int) map[string]float64 {
+	total, correct := map[reader.Kind]int{}, map[reader.Kind]int{}
+	mismatches, allCorrect := 0, 0
+	for _, w := range want {
+		it, ok := items[w.pair.ID]
+		if !ok || it.Output != w.reference {
+			mismatches++
+		}
+		total[w.pair.Kind]++
+		if ok && it.Output == w.pair.Answer {
+			correct[w.pair.Kind]++
+			allCorrect++
+		}
+	}
+	got := map[string]float64{
+		"pairs":                float64(len(want)),
+		"clips":                float64(clips),
+		"reference_mismatches": float64(mismatches),
+		"answer_accuracy":      float64(allCorrect) / float64(len(want)),
+	}
+	for k, n := range total {
+		got["accuracy_"+string(k)] = float64(correct[k]) / float64(n)
+	}
+	return got
+}
+
+// qaFails applies the gate's two bounds, both required (the family errs without either).
+func qaFails(where string, th manifest.Thresholds, got map[string]float64, report reporter) []string {
+	var fails []string
+	accMin, err := th.Limit("answer_accuracy_min")
+	if err != nil {
+		report(where, "%v", err)
+		fails = append(fails, "answer_accuracy_min missing")
+	} else if acc := got["answer_accuracy"]; acc < accMin {
+		fails = append(fails, fmt.Sprintf("answer_accuracy %.4f < %v", acc, accMin))
+	}
+	mismatchMax, err := th.Limit("reference_mismatches")
+	if err != nil {
+		report(where, "%v", err)
+		fails = append(fails, "reference_mismatches missing")
+	} else if n := got["reference_mismatches"]; n > mismatchMax {
+		fails = append(fails, fmt.Sprintf("reference_mismatches %v > %v", n, mismatchMax))
+	}
+	return fails
+}
+
+// checkServedAnswers ties every served answer to the gate: the server runs the same bundle on
+// the same pinned clip and question, and the reader is deterministic, so a served answer other
+// than the gate's for that pair (or a gold other than the pinned one) means the gate or the
+// serving evidence is not what ran.
+func checkServedAnswers(where string, want []qaExpected, items map[string]family.GateItem, outputs []evidence.Output, report reporter) {
+	gold := map[string]string{}
+	for _, w := range want {
+		gold[w.pair.ID] = w.pair.Answer
+	}
+	for _, o := range outputs {
+		it, ok := items[o.InputID]
+		pinnedGold, pinned := gold[o.InputID]
+		if !ok || !pinned || o.HTTPOutput != it.Output || o.Gold != pinnedGold {
+			report(where, "request %s (pair %s): served answer %q with gold %q; the gate's answer for that pair is %q and the pinned gold %q",
+				o.RequestID, o.InputID, o.HTTPOutput, o.Gold, it.Output, pinnedGold)
+		}
+	}
+}
