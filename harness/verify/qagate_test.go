@@ -75,6 +75,8 @@ func TestAudioQAGateIsRecomputed(t *testing.T) {
 	// overall and one of 5 of its kind, and is one reference mismatch.
 	wrongAnswer := func(r *evidence.Result) { r.Gate.Items[4].Output, r.Gate.Items[4].Passed = "5", false }
 	for _, c := range []qaGateCase{
+		{"the gate said to be another family's", func(r *evidence.Result) { r.Gate.Family = "whisperqa" },
+			[]string{where + `gate of family "whisperqa": verify recomputes only the sphinxqa gate on stage 9`}, false},
 		{"a figure raised", func(r *evidence.Result) { r.Gate.Figures["answer_accuracy"] = 0.85 },
 			[]string{where + "gate figure answer_accuracy recomputed 0.8 from the stored outputs and pinned references, evidence says 0.85"}, true},
 		{"a figure the gate does not compute recorded", func(r *evidence.Result) { r.Gate.Figures["accuracy_weather"] = 1 },
