@@ -26,7 +26,7 @@ type publishedRun struct {
 	log  string
 }
 
-// produce runs the ASR and T2I suites in their reduced form into a fresh run directory, assembles it
+// produce runs the ASR, T2I and audio-QA suites in their reduced form into a fresh run directory, assembles it
 // (qual report) and signs it (qual sign), as `make qualify-all` does. QUAL_VERIFY_RUN names an
 // already published run to copy instead (it is re-signed with the test's key).
 func (p *publishedRun) produce(root string) {
@@ -44,7 +44,7 @@ func (p *publishedRun) produce(root string) {
 		os.Remove(filepath.Join(p.dir, attest.PublicKeyFile))
 	} else {
 		cmd := exec.Command("go", "tool", "ginkgo", "--timeout=50m", "--keep-going", "--junit-report=junit.xml", "--output-dir="+filepath.Join(p.dir, "junit"),
-			"--keep-separate-reports", "./suites/asr", "./suites/t2i")
+			"--keep-separate-reports", "./suites/asr", "./suites/t2i", "./suites/audioqa")
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "QUAL_RUN_DIR="+p.dir, "QUAL_TARGET="+filepath.Join(root, "suites", "targets", "reference.yaml"),
 			"QUAL_TRTMC_ROOT=", "QUAL_SHARD=", "QUAL_ASR_WARMUP=2", "QUAL_ASR_REQUESTS=8", "QUAL_T2I_WARMUP=1", "QUAL_T2I_REQUESTS=4", "QUAL_ASR_RUNS=2", "QUAL_T2I_RUNS=2")

@@ -288,7 +288,7 @@ func flatPNG(w, h int) (string, string) {
 }
 
 func tampers() []tamper {
-	asr, t2i := inventory.StageASR, inventory.StageT2I
+	asr, t2i, qa := inventory.StageASR, inventory.StageT2I, inventory.StageAudioQA
 	q, fv := evidence.StatusQualified, evidence.StatusFamilyValidated
 	return []tamper{
 		{name: "reduced row made counted and aiperf-qualified, served hashes filled in", forged: true,
@@ -448,6 +448,29 @@ func tampers() []tamper {
 			edit: func(t *testing.T, f *forger) {
 				_, r := f.result(asr, q, "")
 				wavs, _ := filepath.Glob(filepath.Join(filepath.Dir(f.path(r.Records)), "inputs", "*.wav"))
+				rel, _ := filepath.Rel(f.dir, wavs[0])
+				f.rewrite(rel, func(b []byte) []byte { b[len(b)-1] ^= 1; return b })
+			}},
+		{name: "stage-9 gate accuracy raised", forged: true,
+			want: []string{"audioqa/", "gate figure answer_accuracy recomputed"},
+			edit: func(t *testing.T, f *forger) {
+				i, _ := f.result(qa, q, "")
+				f.stage(qa, func(s *evidence.Stage) { s.Results[i].Gate.Figures["answer_accuracy"] += 0.25 })
+			}},
+		{name: "stage-9 served answer changed in the evidence", forged: true,
+			want: []string{"audioqa/", "served answer", "the gate's answer for that pair is"},
+			edit: func(t *testing.T, f *forger) {
+				i, _ := f.result(qa, q, "")
+				f.stage(qa, func(s *evidence.Stage) { s.Results[i].Outputs[0].HTTPOutput += "0" })
+			}},
+		{name: "stored audio-QA clip edited", forged: true,
+			want: []string{"audioqa/", ".wav", "stored input sha256"},
+			edit: func(t *testing.T, f *forger) {
+				_, r := f.result(qa, q, "")
+				wavs, _ := filepath.Glob(filepath.Join(filepath.Dir(f.path(r.Records)), "inputs", "*", "*.wav"))
+				if len(wavs) == 0 {
+					t.Fatalf("no stored clips beside %s", r.Records)
+				}
 				rel, _ := filepath.Rel(f.dir, wavs[0])
 				f.rewrite(rel, func(b []byte) []byte { b[len(b)-1] ^= 1; return b })
 			}},
