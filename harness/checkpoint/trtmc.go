@@ -45,7 +45,7 @@ func (c *Checkpoint) trtmcStep() (*target.Step, error) {
 		return target.ExecRunner(ctx, args, env, dir)
 	}
 	c.step, err = c.Env.Target.NewStep(os.Getenv, map[string]string{"profile": c.Manifest.Name, "testcase": c.Testcase.Name,
-		"family_dir": familyDir, "bundle_name": c.Manifest.Bundle, "work": work}, run)
+		"family_dir": familyDir, "bundle_name": c.Manifest.Bundle, "work": work, "cfg_scale": c.Testcase.CfgScaleArg()}, run)
 	return c.step, err
 }
 

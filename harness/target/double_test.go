@@ -121,7 +121,7 @@ func runDouble(t *testing.T, tg *Target, base map[string]string, extra []string,
 	native := tg.NativeRun[taskString]
 	switch taskString {
 	case "image_generation":
-		for k, x := range map[string]string{"prompt": "a red lighthouse", "negative_prompt": "", "width": "128", "height": "128", "steps": "4", "guidance": "3.5", "seed": "7"} {
+		for k, x := range map[string]string{"prompt": "a red lighthouse", "negative_prompt": "", "width": "128", "height": "128", "steps": "4", "guidance": "3.5", "seed": "7", "cfg_scale": "-1"} {
 			v[k] = x
 		}
 		native = append([]string(nil), native...)

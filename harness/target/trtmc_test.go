@@ -215,3 +215,23 @@ func TestMissingNamesWhatTheMachineLacks(t *testing.T) {
 		t.Errorf("the older target has no serving and needs no image: %q", why)
 	}
 }
+
+// Both TRTMC targets hand the testcase's cfg_scale to the native image run (--cfg-scale), since
+// TRTMC's serving takes it from the testcase and the native run must match what was served.
+func TestTRTMCImageRunsTakeTheTestcasesCfgScale(t *testing.T) {
+	values := map[string]string{"trtmc_binary": "trtmc", "runtime_root": "/rt", "bundle": "b", "prompt": "p", "negative_prompt": " ",
+		"width": "512", "height": "512", "steps": "20", "guidance": "", "seed": "42", "cfg_scale": "4"}
+	for name, task := range map[string]string{"trtmc.yaml": "image_generation", "trtmc-older.yaml": "diffusion_media_generation"} {
+		tg, err := Read(filepath.Join(repoRoot(), "suites", "targets", name), repoRoot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		args, err := Expand(tg.NativeRun[task], values)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !strings.Contains(strings.Join(args, " "), "--cfg-scale 4 ") {
+			t.Errorf("%s %s: %v has no --cfg-scale 4", name, task, args)
+		}
+	}
+}

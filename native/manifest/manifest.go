@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
@@ -77,6 +78,23 @@ type Testcase struct {
 	Seed              *int64   `json:"seed,omitempty"`
 	NumInferenceSteps *int     `json:"num_inference_steps,omitempty"`
 	GuidanceScale     *float64 `json:"guidance_scale,omitempty"`
+	// CfgScale is true classifier-free guidance (qwen_image: families/qwen_image/tests/manifests/
+	// qwen-image-2512.json "cfg_scale": 4.0), a setting of its own beside guidance_scale (the
+	// distilled guidance of flux): TRTMC's request and native CLI take both (task_adapters.py
+	// _generate_image_request, src/cli/args.cpp --cfg-scale @e9132e79). Its images route takes it
+	// from the serving profile's testcase and refuses it in a body (apps/perf_serving/
+	// trtmc_perf_serving/openai.py image_generation @db5a3def), so only the native run is told.
+	CfgScale *float64 `json:"cfg_scale,omitempty"`
+}
+
+// CfgScaleArg is the testcase's cfg_scale as the native CLI takes it: -1 when it declares none,
+// which TRTMC's CLI reads as the family's default (args.h cfg_scale{-1.0F}), as its benchmark
+// does (task_adapters.py: ("cfg_scale", -1.0, float)).
+func (tc Testcase) CfgScaleArg() string {
+	if tc.CfgScale == nil {
+		return "-1"
+	}
+	return strconv.FormatFloat(*tc.CfgScale, 'g', -1, 64)
 }
 
 // trtmcDefaultSeed is the seed TRTMC's benchmark sends when a testcase declares none

@@ -123,3 +123,25 @@ func TestInlinePromptAndImageSettings(t *testing.T) {
 		t.Errorf("neither: %v", err)
 	}
 }
+
+// cfg_scale (TRTMC's true classifier-free guidance, beside guidance_scale) reaches the native run
+// as the testcase declares it, and as -1 (TRTMC's CLI: the family's default) when it declares
+// none. The first file mirrors families/qwen_image/tests/manifests/qwen-image-l0.json.
+func TestCfgScaleArg(t *testing.T) {
+	m, err := Read(filepath.Join("..", "..", "suites", "targets", "testdata", "trtmc-newer", "families", "qwen_image", "tests", "manifests", "qwen-image-l0.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Testcases[0].CfgScaleArg(); got != "4" {
+		t.Errorf("qwen-image-l0 cfg_scale: %q, want 4", got)
+	}
+	if s, _ := m.Testcases[0].ImageSettings(); s["cfg_scale"] != nil {
+		t.Errorf("cfg_scale must not be a request setting (TRTMC's images route refuses it in a body): %v", s)
+	}
+	half := 7.5
+	for tc, want := range map[*Testcase]string{{Name: "none"}: "-1", {Name: "half", CfgScale: &half}: "7.5"} {
+		if got := tc.CfgScaleArg(); got != want {
+			t.Errorf("%s: %q, want %q", tc.Name, got, want)
+		}
+	}
+}
