@@ -649,6 +649,17 @@ func storedSource(p pins, where string, s evidence.Stage, r evidence.Result, rep
 	return inputSource{datasetPath: datasetPath}, true
 }
 
+// storedInputsDir is the row's inputs/ directory beside its server records, where the run keeps
+// the inputs it sent; false (reported) when the records path is not inside the run.
+func storedInputsDir(runDir, where string, r evidence.Result, report reporter) (string, bool) {
+	recordsPath, err := local(runDir, "records", r.Records)
+	if err != nil {
+		report(where, "%v", err)
+		return "", false
+	}
+	return filepath.Join(filepath.Dir(recordsPath), "inputs"), true
+}
+
 // checkASRInputs re-hashes the stored WAV inputs beside the server records against the pinned
 // dataset's clips (or the testcase's own clip, against the sha256 the evidence records for it).
 func checkASRInputs(runDir string, _ pins, src inputSource, where string, r evidence.Result, report reporter) {
@@ -657,12 +668,10 @@ func checkASRInputs(runDir string, _ pins, src inputSource, where string, r evid
 		report(r.Dataset.Path, "%v", err)
 		return
 	}
-	recordsPath, err := local(runDir, "records", r.Records)
-	if err != nil {
-		report(where, "%v", err)
+	dir, ok := storedInputsDir(runDir, where, r, report)
+	if !ok {
 		return
 	}
-	dir := filepath.Join(filepath.Dir(recordsPath), "inputs")
 	for _, c := range set.Clips {
 		rel, _ := filepath.Rel(runDir, filepath.Join(dir, c.ID+".wav"))
 		got, err := bundle.FileSHA256(filepath.Join(dir, c.ID+".wav"))

@@ -57,7 +57,7 @@ func asrInputSHA(payload map[string]any) (string, error) {
 
 // qaInputSHA is an audio question's input identity: its clip, decoded, and its question.
 func qaInputSHA(payload map[string]any) (string, error) {
-	question, clipSHA, err := chatInput(payload)
+	question, clipSHA, err := workload.ChatInput(payload)
 	if err != nil {
 		return "", err
 	}

@@ -10,7 +10,6 @@ package verify
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -22,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 )
@@ -184,12 +184,11 @@ func checkAudioQAInputs(runDir string, p pins, src inputSource, where string, r 
 		report(r.Dataset.Path, "%v", err)
 		return
 	}
-	recordsPath, err := local(runDir, "records", r.Records)
-	if err != nil {
-		report(where, "%v", err)
+	dir, ok := storedInputsDir(runDir, where, r, report)
+	if !ok {
 		return
 	}
-	clips, err := qaClips(p.root, filepath.Join(filepath.Dir(recordsPath), "inputs"), pairs)
+	clips, err := qaClips(p.root, dir, pairs)
 	if err != nil {
 		report(r.Dataset.Path, "%v", err)
 		return
@@ -275,7 +274,7 @@ func rehashClips(runDir string, clips map[string]storedClip, report reporter) ma
 // reported by rehashClips).
 func qaPayload(pr dataset.QAPair, c storedClip, heard string) payloadCheck {
 	return func(payload map[string]any) string {
-		question, sent, err := chatInput(payload)
+		question, sent, err := workload.ChatInput(payload)
 		if err != nil {
 			return err.Error()
 		}
@@ -288,50 +287,6 @@ func qaPayload(pr dataset.QAPair, c storedClip, heard string) payloadCheck {
 		}
 		return strings.Join(diffs, "; ")
 	}
-}
-
-// chatInput reads the question (text parts joined and trimmed, as the server does) and the
-// decoded clip's identity from a chat payload, as workload's audio-QA Request reads one.
-func chatInput(payload map[string]any) (question, clipSHA string, err error) {
-	var req struct {
-		Messages []struct {
-			Content []struct {
-				Type       string `json:"type"`
-				Text       string `json:"text"`
-				InputAudio *struct {
-					Data   string `json:"data"`
-					Format string `json:"format"`
-				} `json:"input_audio"`
-			} `json:"content"`
-		} `json:"messages"`
-	}
-	raw, _ := json.Marshal(payload)
-	if err := json.Unmarshal(raw, &req); err != nil {
-		return "", "", fmt.Errorf("chat payload: %w", err)
-	}
-	var texts, audios []string
-	for _, m := range req.Messages {
-		for _, part := range m.Content {
-			switch {
-			case part.Type == "text":
-				texts = append(texts, part.Text)
-			case part.Type == "input_audio" && part.InputAudio != nil && part.InputAudio.Format == "wav":
-				audios = append(audios, part.InputAudio.Data)
-			}
-		}
-	}
-	if len(audios) != 1 {
-		return "", "", fmt.Errorf("chat payload holds %d input_audio WAV parts, want 1", len(audios))
-	}
-	wav, err := base64.StdEncoding.DecodeString(audios[0])
-	if err != nil {
-		return "", "", fmt.Errorf("input_audio data: %w", err)
-	}
-	a, err := audio.DecodeWAV(wav)
-	if err != nil {
-		return "", "", fmt.Errorf("input_audio data: %w", err)
-	}
-	return strings.TrimSpace(strings.Join(texts, "\n")), a.SHA256(), nil
 }
 
 // relSlash is path relative to the run directory, as a slash path (where problems name files).

@@ -121,7 +121,7 @@ func (w audioQA) Request(p join.Pair, inputs []Input) (Request, error) {
 	if err != nil {
 		return Request{}, err
 	}
-	question, clipSHA, err := chatInput(p.Client.Payload)
+	question, clipSHA, err := ChatInput(p.Client.Payload)
 	if err != nil {
 		return Request{}, err
 	}
@@ -137,9 +137,10 @@ func (w audioQA) Request(p join.Pair, inputs []Input) (Request, error) {
 	return Request{}, fmt.Errorf("request (question %q, clip sha %s) is not one of the pinned QA pairs", question, clipSHA)
 }
 
-// chatInput reads the question (text parts, joined and trimmed as the server does) and the
-// decoded clip's sha256 from a chat payload as AIPerf sent it.
-func chatInput(payload map[string]any) (string, string, error) {
+// ChatInput reads the question (text parts, joined and trimmed as the server does) and the
+// decoded clip's sha256 (task.Audio.SHA256) from a chat payload as AIPerf sent it; verify reads
+// the payloads of a published run with it too.
+func ChatInput(payload map[string]any) (string, string, error) {
 	var req struct {
 		Messages []struct {
 			Content []struct {
@@ -209,7 +210,7 @@ func (audioQA) Meaning(_ manifest.Thresholds, outputs []evidence.Output, pairs [
 		"(native/families/sphinxqa/reader) of that question's type; accuracy to gold reported (bounded by the family gate over every pair)"}
 	questions := map[string]string{}
 	for _, p := range pairs {
-		if q, _, err := chatInput(p.Client.Payload); err == nil {
+		if q, _, err := ChatInput(p.Client.Payload); err == nil {
 			questions[p.ID] = q
 		}
 	}
