@@ -280,7 +280,7 @@ var rechecks = map[workload.Stage]recheck{
 		},
 		storedInputs: checkASRInputs,
 		admission:    checkAdmission,
-		inputSHA:     asrInputSHA,
+		inputSHA:     workload.UploadedClipSHA,
 	},
 	workload.T2I:     {gate: checkT2IGate, storedInputs: checkT2ISent},
 	workload.AudioQA: {gate: checkAudioQAGate, storedInputs: checkAudioQAInputs, inputSHA: qaInputSHA},

@@ -1,13 +1,9 @@
 package verify
 
 import (
-	"encoding/base64"
-	"fmt"
-
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
-	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
@@ -35,24 +31,6 @@ func checkInputHashes(s evidence.Stage, r evidence.Result, pairs []join.Pair, re
 			report(r.Records, "request %s: the server recorded input_sha256 %s, the payload AIPerf sent is %s", p.ID, orNoValue(p.Server.InputSHA256), sent)
 		}
 	}
-}
-
-// asrInputSHA is a transcription request's input identity: its uploaded clip, decoded.
-func asrInputSHA(payload map[string]any) (string, error) {
-	file, _ := payload["file"].(map[string]any)
-	b64, _ := file["b64_data"].(string)
-	wav, err := base64.StdEncoding.DecodeString(b64)
-	if err == nil && len(wav) == 0 {
-		err = fmt.Errorf("no file.b64_data")
-	}
-	if err != nil {
-		return "", fmt.Errorf("payload audio: %w", err)
-	}
-	a, err := audio.DecodeWAV(wav)
-	if err != nil {
-		return "", fmt.Errorf("payload audio: %w", err)
-	}
-	return a.SHA256(), nil
 }
 
 // qaInputSHA is an audio question's input identity: its clip, decoded, and its question.

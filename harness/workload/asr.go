@@ -3,6 +3,7 @@ package workload
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -129,17 +130,10 @@ func (asr) AIPerf(inputs []Input, _ manifest.Manifest, _ manifest.Testcase) (Loa
 // Request identifies the clip by the audio AIPerf sent (its decoded sha256 must equal what the
 // server decoded) and reads the HTTP transcript.
 func (w asr) Request(p join.Pair, inputs []Input) (Request, error) {
-	file, _ := p.Client.Payload["file"].(map[string]any)
-	b64, _ := file["b64_data"].(string)
-	wav, err := base64.StdEncoding.DecodeString(b64)
+	sha, err := UploadedClipSHA(p.Client.Payload)
 	if err != nil {
-		return Request{}, fmt.Errorf("raw payload audio: %w", err)
+		return Request{}, err
 	}
-	a, err := audio.DecodeWAV(wav)
-	if err != nil {
-		return Request{}, fmt.Errorf("raw payload audio: %w", err)
-	}
-	sha := a.SHA256()
 	// TRTMC's serving records carry no input hash (its app writes request_id, timing and
 	// observation only): the clip is then identified by the audio sent alone. (trtmc hook)
 	if p.Server.InputSHA256 != "" && sha != p.Server.InputSHA256 {
@@ -155,6 +149,25 @@ func (w asr) Request(p join.Pair, inputs []Input) (Request, error) {
 		}
 	}
 	return Request{}, fmt.Errorf("request audio (sha %s) is not one of the pinned clips", sha)
+}
+
+// UploadedClipSHA is a transcription payload's input identity as AIPerf sent it: the identity
+// (task.Audio.SHA256) of its file part, decoded; verify re-derives records' input_sha256 with it.
+func UploadedClipSHA(payload map[string]any) (string, error) {
+	file, _ := payload["file"].(map[string]any)
+	b64, _ := file["b64_data"].(string)
+	wav, err := base64.StdEncoding.DecodeString(b64)
+	if err == nil && len(wav) == 0 {
+		err = errors.New("no file.b64_data")
+	}
+	if err != nil {
+		return "", fmt.Errorf("raw payload audio: %w", err)
+	}
+	a, err := audio.DecodeWAV(wav)
+	if err != nil {
+		return "", fmt.Errorf("raw payload audio: %w", err)
+	}
+	return a.SHA256(), nil
 }
 
 func (asr) HTTPOutput(p join.Pair) (string, error) {
