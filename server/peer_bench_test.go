@@ -69,7 +69,7 @@ func BenchmarkPeerOverhead(b *testing.B) {
 	for b.Loop() {
 		for i, p := range placements {
 			for _, conc := range []int{1, 16} {
-				report(b, p.name, conc, urls[i], payload, contentType)
+				report(b, p, conc, urls[i], payload, contentType)
 			}
 		}
 	}
@@ -80,6 +80,9 @@ type placement struct {
 	name   string
 	prefix []string
 }
+
+// pinned says the servers run on one CPU: the configuration the goal is read on.
+func (p placement) pinned() bool { return len(p.prefix) > 0 }
 
 // peerPlacements are one CPU each (the last CPU this process may use, by taskset) and then
 // unpinned. On a machine with one CPU only, pinning would put the client on the servers' CPU:
@@ -110,24 +113,22 @@ func peerPlacements(b *testing.B) []placement {
 
 // report drives the three servers at concurrency conc and prints their client − Task p50/p95,
 // ours' over the peer's, the floor's, and ours' above the floor over the peer's.
-func report(b *testing.B, where string, conc int, urls []string, payload []byte, contentType string) {
+func report(b *testing.B, where placement, conc int, urls []string, payload []byte, contentType string) {
 	var p50, p95 [3]float64
 	overs, handler := drive(b, urls, payload, contentType, conc)
 	for i, over := range overs {
 		p50[i], p95[i] = pct(over, 50), pct(over, 95)
 	}
-	if !strings.HasPrefix(where, "unpinned") {
+	goal := "the goal is read pinned"
+	if where.pinned() {
+		goal = "goal <= 0.50"
 		b.ReportMetric(p50[0], fmt.Sprintf("ours-c%d-p50-ms", conc))
 		b.ReportMetric(p95[0], fmt.Sprintf("ours-c%d-p95-ms", conc))
 		b.ReportMetric(p50[1], fmt.Sprintf("peer-c%d-p50-ms", conc))
 		b.ReportMetric(p95[1], fmt.Sprintf("peer-c%d-p95-ms", conc))
 	}
-	goal := "goal <= 0.50"
-	if strings.HasPrefix(where, "unpinned") {
-		goal = "the goal is read pinned"
-	}
 	fmt.Printf("peer-bench %s c=%-2d client-minus-Task  trtmc-server p50 %.3f ms p95 %.3f ms (handler_ms p50 %.3f) | fastapi+uvicorn p50 %.3f ms p95 %.3f ms | ratio p50 %.2f p95 %.2f (%s) | floor p50 %.3f ms p95 %.3f ms (ratio %.2f / %.2f) | above the floor: ratio p50 %.2f p95 %.2f\n",
-		where, conc, p50[0], p95[0], pct(handler, 50), p50[1], p95[1], p50[0]/p50[1], p95[0]/p95[1], goal, p50[2], p95[2], p50[2]/p50[1], p95[2]/p95[1],
+		where.name, conc, p50[0], p95[0], pct(handler, 50), p50[1], p95[1], p50[0]/p50[1], p95[0]/p95[1], goal, p50[2], p95[2], p50[2]/p50[1], p95[2]/p95[1],
 		(p50[0]-p50[2])/(p50[1]-p50[2]), (p95[0]-p95[2])/(p95[1]-p95[2]))
 }
 
