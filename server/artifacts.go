@@ -2,7 +2,6 @@ package server
 
 import (
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -158,9 +157,4 @@ func (s *Server) artifact(x *exchange) (*reply, error) {
 		return nil, err
 	}
 	return &reply{status: http.StatusOK, raw: data, contentType: "image/png"}, nil
-}
-
-func sha256Hex(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])
 }

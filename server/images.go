@@ -108,7 +108,7 @@ func (s *Server) generateImages(x *exchange) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	x.rec.InputSHA256 = imageInputSHA(treq)
+	x.rec.InputSHA256 = task.ImageRequestSHA256(treq)
 	var imgs []*image.NRGBA
 	err = s.callTask(x, m, string(task.TextToImage), func(ctx context.Context) error {
 		var terr error
@@ -156,10 +156,4 @@ func (s *Server) baseURL(r *http.Request) string {
 		return strings.TrimRight(s.cfg.PublicURL, "/")
 	}
 	return "http://" + r.Host
-}
-
-// imageInputSHA identifies the request's inputs: prompt and every setting.
-func imageInputSHA(r task.ImageRequest) string {
-	return sha256Hex(fmt.Sprintf("t2i:v1\x00%s\x00%s\x00%dx%d\x00steps=%d\x00guidance=%g\x00seed=%d\x00n=%d",
-		r.Prompt, r.NegativePrompt, r.Width, r.Height, r.Steps, r.Guidance, r.Seed, r.Count))
 }

@@ -14,7 +14,12 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
+	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
+	"github.com/trtmc-qual/trtmc-qual/native/families/procdiff"
+	"github.com/trtmc-qual/trtmc-qual/native/family"
+	"github.com/trtmc-qual/trtmc-qual/native/task"
 	st "github.com/trtmc-qual/trtmc-qual/server/servertest"
 )
 
@@ -146,5 +151,58 @@ func TestImageRouteRejectsWhatTheBundleCannotHonor(t *testing.T) {
 		if r.Status != 400 || r.ErrorCode() != c.code {
 			t.Errorf("%s: %d %q, want 400 %q (%s)", name, r.Status, r.ErrorCode(), c.code, r.Body)
 		}
+	}
+}
+
+// TestImageInputSHAIsWhatVerifyDerives: the input_sha256 the real binary records for an image
+// request, with any of its settings left to the family, is what qual verify re-derives from the
+// payload and the served bundle's defaults (workload.ImagePayloadSHA), so that verify's check
+// of a run's records cannot disagree with an honest server.
+func TestImageInputSHAIsWhatVerifyDerives(t *testing.T) {
+	f := setup(t)
+	small := imageBundle(t, "procdiff-small")
+	b, err := bundle.Open(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mdl, err := procdiff.Family{}.Load(b, family.LoadOptions{Lanes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mdl.Close()
+	gen, err := task.Lookup[task.ImageGenerator](mdl, "procdiff-small", task.TextToImage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	payloads := []map[string]any{
+		{"model": "procdiff-small", "prompt": "a lighthouse", "seed": 11, "size": "256x256", "num_inference_steps": 20, "guidance_scale": 3.5, "n": 1},
+		{"model": "procdiff-small", "prompt": "a lighthouse"}, // every setting the family's
+		{"model": "procdiff-small", "prompt": "a forest", "negative_prompt": "fog", "seed": 7, "guidance_scale": 0},
+		{"model": "procdiff-small", "prompt": "a forest", "num_inference_steps": 4, "response_format": "b64_json"},
+	}
+	p := st.Start(t, f.server, []string{small})
+	for _, pl := range payloads {
+		body, _ := json.Marshal(pl)
+		if r := imageRequest(t, p.URL, string(body)); r.Status != 200 {
+			t.Fatalf("%s: %d %s", body, r.Status, r.Body)
+		}
+	}
+	if err := p.Stop(t); err != nil {
+		t.Fatal(err)
+	}
+	recs := readRecords(t, p)[p.StartupRecords:]
+	if len(recs) != len(payloads) {
+		t.Fatalf("%d records for %d requests", len(recs), len(payloads))
+	}
+	seen := map[string]bool{}
+	for i, pl := range payloads {
+		want, err := workload.ImagePayloadSHA(pl, gen.ImageSpec())
+		if err != nil || recs[i].InputSHA256 != want {
+			t.Errorf("payload %v: recorded input_sha256 %s, verify derives %s (%v)", pl, recs[i].InputSHA256, want, err)
+		}
+		seen[want] = true
+	}
+	if len(seen) != len(payloads) {
+		t.Errorf("distinct payloads share an identity: %v", seen)
 	}
 }

@@ -229,7 +229,7 @@ type recheck struct {
 	gate         func(p pins, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, pairs []join.Pair, report reporter) []string
 	storedInputs func(runDir string, p pins, src inputSource, where string, r evidence.Result, report reporter)                   // the stored inputs and AIPerf's inputs.json (sent.go)
 	admission    func(runDir string, p pins, src inputSource, where string, s evidence.Stage, r evidence.Result, report reporter) // #12 clip limits (skipped.go)
-	inputSHA     func(payload map[string]any) (string, error)                                                                     // a request's input_sha256, from its payload (inputhash.go)
+	inputSHA     func(runDir string, r evidence.Result) (deriveSHA, error)                                                        // how a row's requests' input_sha256 follow from their payloads (inputhash.go)
 }
 
 // inputSource is what a row's stored inputs are checked against: its pinned dataset file (the
@@ -280,10 +280,10 @@ var rechecks = map[workload.Stage]recheck{
 		},
 		storedInputs: checkASRInputs,
 		admission:    checkAdmission,
-		inputSHA:     workload.UploadedClipSHA,
+		inputSHA:     fromPayload(workload.UploadedClipSHA),
 	},
-	workload.T2I:     {gate: checkT2IGate, storedInputs: checkT2ISent},
-	workload.AudioQA: {gate: checkAudioQAGate, storedInputs: checkAudioQAInputs, inputSHA: qaInputSHA},
+	workload.T2I:     {gate: checkT2IGate, storedInputs: checkT2ISent, inputSHA: imageInputSHA},
+	workload.AudioQA: {gate: checkAudioQAGate, storedInputs: checkAudioQAInputs, inputSHA: fromPayload(qaInputSHA)},
 }
 
 // referenceNormalizer is how a family compares its transcript with the upstream reference

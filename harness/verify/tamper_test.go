@@ -580,6 +580,18 @@ func tampers() []tamper {
 					return m
 				})
 			}},
+		{name: "an image record claims another input (input_sha256 replaced)", forged: true,
+			want: []string{"server-records.jsonl", "the server recorded input_sha256 " + strings.Repeat("1", 64), "the payload AIPerf sent is"},
+			edit: func(t *testing.T, f *forger) {
+				_, r := f.result(t2i, q, "")
+				replaced := false
+				f.jsonl(r.Records, func(m map[string]any) map[string]any {
+					if !replaced && m["route"] == r.Join.Route && m["input_sha256"] != nil {
+						m["input_sha256"], replaced = strings.Repeat("1", 64), true
+					}
+					return m
+				})
+			}},
 		{name: "a prompt AIPerf was given replaced in its inputs.json", forged: true,
 			want: []string{"inputs.json", `prompt "a forged prompt", pinned`},
 			edit: func(t *testing.T, f *forger) {

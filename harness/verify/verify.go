@@ -67,7 +67,7 @@ func Run(runDir string) ([]Problem, error) {
 			if r.AIPerf != nil && r.Join != nil {
 				pairs = checkServed(runDir, where, s.Stage, r, report)
 			}
-			checkInputHashes(s, r, pairs, report) // each record's input_sha256 is the payload's (inputhash.go)
+			checkInputHashes(runDir, s, r, pairs, report) // each record's input_sha256 is the payload's (inputhash.go)
 			checkGateOf(runDir, p, where, e.TargetKind, s, r, pairs, report)
 		}
 	}

@@ -249,3 +249,45 @@ func (w t2i) Meaning(th manifest.Thresholds, _ []evidence.Output, pairs []join.P
 // which a published run does not carry. Each image's pixel hash is re-derived offline through
 // HTTPOutput instead.
 func (t2i) RecheckMeaning([]evidence.Output, evidence.Meaning) []string { return nil }
+
+// ImagePayloadSHA is an image request's input identity (task.ImageRequestSHA256) from the payload
+// AIPerf sent, read as trtmc-server reads a request (server/images.go toTaskRequest: guidance
+// and steps left to the family when absent, n 1, seed 0) and completed with the family's
+// defaults (spec); verify re-derives records' input_sha256 with it.
+func ImagePayloadSHA(payload map[string]any, spec task.ImageSpec) (string, error) {
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		return "", fmt.Errorf("image payload: %w", err)
+	}
+	var body struct {
+		Prompt         string   `json:"prompt"`
+		NegativePrompt string   `json:"negative_prompt"`
+		Size           string   `json:"size"`
+		N              *int     `json:"n"`
+		Seed           *int64   `json:"seed"`
+		Steps          *int     `json:"num_inference_steps"`
+		Guidance       *float64 `json:"guidance_scale"`
+	}
+	if err := json.Unmarshal(raw, &body); err != nil {
+		return "", fmt.Errorf("image payload: %w", err)
+	}
+	r := task.ImageRequest{Prompt: body.Prompt, NegativePrompt: body.NegativePrompt, Guidance: -1, Count: 1}
+	if body.Size != "" {
+		if r.Width, r.Height, err = requestedSize(payload); err != nil {
+			return "", err
+		}
+	}
+	if body.N != nil {
+		r.Count = *body.N
+	}
+	if body.Seed != nil {
+		r.Seed = *body.Seed
+	}
+	if body.Steps != nil {
+		r.Steps = *body.Steps
+	}
+	if body.Guidance != nil {
+		r.Guidance = *body.Guidance
+	}
+	return task.ImageRequestSHA256(task.FillImageDefaults(spec, r)), nil
+}

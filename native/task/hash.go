@@ -223,6 +223,15 @@ func FillImageDefaults(spec ImageSpec, req ImageRequest) ImageRequest {
 	return req
 }
 
+// ImageRequestSHA256 identifies a text_to_image input: its prompt and every setting, after the
+// family's defaults are filled in (FillImageDefaults). The server records it as input_sha256;
+// qual verify re-derives it from the payload AIPerf sent.
+func ImageRequestSHA256(r ImageRequest) string {
+	s := sha256.Sum256(fmt.Appendf(nil, "t2i:v1\x00%s\x00%s\x00%dx%d\x00steps=%d\x00guidance=%g\x00seed=%d\x00n=%d",
+		r.Prompt, r.NegativePrompt, r.Width, r.Height, r.Steps, r.Guidance, r.Seed, r.Count))
+	return hex.EncodeToString(s[:])
+}
+
 // AudioQuestionSHA256 identifies an audio_text_to_text input: the hash of the decoded clip's
 // SHA256 (Audio.SHA256), a NUL, and the question. The server records it as input_sha256 (with
 // the question trimmed as it passes it to the Task) and `trtmc-native answer` prints it.
