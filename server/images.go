@@ -17,19 +17,9 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-// imageRequest is the body of /v1/images/generations. Pointers tell "absent" from zero.
-type imageRequest struct {
-	Prompt         *string  `json:"prompt"`
-	Model          string   `json:"model"`
-	Size           string   `json:"size"`
-	N              *int     `json:"n"`
-	Seed           *int64   `json:"seed"`
-	Steps          *int     `json:"num_inference_steps"`
-	Guidance       *float64 `json:"guidance_scale"`
-	NegativePrompt string   `json:"negative_prompt"`
-	ResponseFormat string   `json:"response_format"`
-	Stream         bool     `json:"stream"`
-}
+// imageRequest is the body of /v1/images/generations (the wire contract's), with the server's
+// reading of it.
+type imageRequest contract.ImagesRequest
 
 // canonicalSize is the only spelling of a size: no sign, no leading zero, no spaces, five
 // digits at most ("+128x0128" is refused, not read as 128x128).

@@ -43,6 +43,22 @@ type VerboseTranscriptionResponse struct {
 	Timed
 }
 
+// ImagesRequest is the body of /v1/images/generations. Pointers tell "absent" from zero: what
+// a client leaves out is the family's default (trtmc-server fills it; qual verify re-derives
+// the filled request from a payload to check a record's input_sha256).
+type ImagesRequest struct {
+	Prompt         *string  `json:"prompt"`
+	Model          string   `json:"model"`
+	Size           string   `json:"size"`
+	N              *int     `json:"n"`
+	Seed           *int64   `json:"seed"`
+	Steps          *int     `json:"num_inference_steps"`
+	Guidance       *float64 `json:"guidance_scale"`
+	NegativePrompt string   `json:"negative_prompt"`
+	ResponseFormat string   `json:"response_format"`
+	Stream         bool     `json:"stream"`
+}
+
 // ImagesResponse is /v1/images/generations.
 type ImagesResponse struct {
 	Created int64       `json:"created"`

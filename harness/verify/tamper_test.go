@@ -287,6 +287,24 @@ func flatPNG(w, h int) (string, string) {
 	return base64.StdEncoding.EncodeToString(buf.Bytes()), task.ImageSHA256Of(img)
 }
 
+// claimAnotherInput replaces the input_sha256 of the first served record of a qualified row of
+// stage with digit repeated: a record claiming an input other than the one AIPerf sent.
+func claimAnotherInput(stage, digit string) func(t *testing.T, f *forger) {
+	return func(t *testing.T, f *forger) {
+		_, r := f.result(stage, evidence.StatusQualified, "")
+		replaced := false
+		f.jsonl(r.Records, func(m map[string]any) map[string]any {
+			if !replaced && m["route"] == r.Join.Route && m["input_sha256"] != nil {
+				m["input_sha256"], replaced = strings.Repeat(digit, 64), true
+			}
+			return m
+		})
+		if !replaced {
+			t.Fatalf("%s: no served record with an input_sha256 to replace", r.Records)
+		}
+	}
+}
+
 func tampers() []tamper {
 	asr, t2i, qa := inventory.StageASR, inventory.StageT2I, inventory.StageAudioQA
 	q, fv := evidence.StatusQualified, evidence.StatusFamilyValidated
@@ -570,28 +588,10 @@ func tampers() []tamper {
 			}},
 		{name: "a server record claims another input (input_sha256 replaced)", forged: true,
 			want: []string{"server-records.jsonl", "the server recorded input_sha256 " + strings.Repeat("0", 64), "the payload AIPerf sent is"},
-			edit: func(t *testing.T, f *forger) {
-				_, r := f.result(asr, q, "")
-				replaced := false
-				f.jsonl(r.Records, func(m map[string]any) map[string]any {
-					if !replaced && m["route"] == r.Join.Route && m["input_sha256"] != nil {
-						m["input_sha256"], replaced = strings.Repeat("0", 64), true
-					}
-					return m
-				})
-			}},
+			edit: claimAnotherInput(asr, "0")},
 		{name: "an image record claims another input (input_sha256 replaced)", forged: true,
 			want: []string{"server-records.jsonl", "the server recorded input_sha256 " + strings.Repeat("1", 64), "the payload AIPerf sent is"},
-			edit: func(t *testing.T, f *forger) {
-				_, r := f.result(t2i, q, "")
-				replaced := false
-				f.jsonl(r.Records, func(m map[string]any) map[string]any {
-					if !replaced && m["route"] == r.Join.Route && m["input_sha256"] != nil {
-						m["input_sha256"], replaced = strings.Repeat("1", 64), true
-					}
-					return m
-				})
-			}},
+			edit: claimAnotherInput(t2i, "1")},
 		{name: "a prompt AIPerf was given replaced in its inputs.json", forged: true,
 			want: []string{"inputs.json", `prompt "a forged prompt", pinned`},
 			edit: func(t *testing.T, f *forger) {

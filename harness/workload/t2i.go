@@ -259,19 +259,14 @@ func ImagePayloadSHA(payload map[string]any, spec task.ImageSpec) (string, error
 	if err != nil {
 		return "", fmt.Errorf("image payload: %w", err)
 	}
-	var body struct {
-		Prompt         string   `json:"prompt"`
-		NegativePrompt string   `json:"negative_prompt"`
-		Size           string   `json:"size"`
-		N              *int     `json:"n"`
-		Seed           *int64   `json:"seed"`
-		Steps          *int     `json:"num_inference_steps"`
-		Guidance       *float64 `json:"guidance_scale"`
-	}
+	var body contract.ImagesRequest
 	if err := json.Unmarshal(raw, &body); err != nil {
 		return "", fmt.Errorf("image payload: %w", err)
 	}
-	r := task.ImageRequest{Prompt: body.Prompt, NegativePrompt: body.NegativePrompt, Guidance: -1, Count: 1}
+	if body.Prompt == nil {
+		return "", fmt.Errorf("image payload has no prompt")
+	}
+	r := task.ImageRequest{Prompt: *body.Prompt, NegativePrompt: body.NegativePrompt, Guidance: -1, Count: 1}
 	if body.Size != "" {
 		if r.Width, r.Height, err = requestedSize(payload); err != nil {
 			return "", err
