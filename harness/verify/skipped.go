@@ -9,11 +9,9 @@ package verify
 // same with that one clip, sent under the testcase's name.
 
 import (
-	"encoding/json"
-	"fmt"
-	"os"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
@@ -115,50 +113,37 @@ func pinnedLimits(p pins, where string, s evidence.Stage, r evidence.Result, rep
 // checkSent requires every AIPerf input file of the row to hold exactly the clips not skipped.
 func checkSent(runDir, where string, r evidence.Result, set dataset.ASRSet, skipped map[string]evidence.SkippedInput, report reporter) {
 	for _, f := range aiperfInputsFiles(runDir, where, r, "clips", report) {
-		rel, _ := filepath.Rel(runDir, f)
-		sent, err := sessions(f)
+		rel := relSlash(runDir, f)
+		sent, err := sessionIDs(f)
 		if err != nil {
-			report(filepath.ToSlash(rel), "%v", err)
+			report(rel, "%v", err)
 			continue
 		}
 		for _, c := range set.Clips {
 			_, isSkipped := skipped[c.ID]
 			switch {
 			case isSkipped && sent[c.ID]:
-				report(filepath.ToSlash(rel), "clip %s is recorded as skipped but AIPerf was given it", c.ID)
+				report(rel, "clip %s is recorded as skipped but AIPerf was given it", c.ID)
 			case !isSkipped && !sent[c.ID]:
-				report(filepath.ToSlash(rel), "clip %s was neither sent nor recorded as skipped", c.ID)
+				report(rel, "clip %s was neither sent nor recorded as skipped", c.ID)
 			}
 			delete(sent, c.ID)
 		}
 		if len(sent) > 0 {
-			extra := make([]string, 0, len(sent))
-			for id := range sent {
-				extra = append(extra, id)
-			}
-			sort.Strings(extra)
-			report(filepath.ToSlash(rel), "AIPerf was given inputs %v that are not clips of the pinned dataset %s", extra, r.Dataset.Path)
+			report(rel, "AIPerf was given inputs %v that are not clips of the pinned dataset %s", slices.Sorted(maps.Keys(sent)), r.Dataset.Path)
 		}
 	}
 }
 
-// sessions reads the session ids of AIPerf's inputs.json ({"data": [{"session_id": ...}]}).
-func sessions(path string) (map[string]bool, error) {
-	data, err := os.ReadFile(path)
+// sessionIDs are the session ids of an AIPerf inputs.json (readSessions).
+func sessionIDs(path string) (map[string]bool, error) {
+	sessions, err := readSessions(path)
 	if err != nil {
 		return nil, err
 	}
-	var in struct {
-		Data []struct {
-			SessionID string `json:"session_id"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(data, &in); err != nil {
-		return nil, fmt.Errorf("AIPerf inputs: %w", err)
-	}
 	out := map[string]bool{}
-	for _, d := range in.Data {
-		out[d.SessionID] = true
+	for _, s := range sessions {
+		out[s.ID] = true
 	}
 	return out, nil
 }
