@@ -1,19 +1,32 @@
 #!/usr/bin/env bash
-# Makes sure a Docker engine answers, using the one the machine already has when there is one:
-#   1. an engine that answers (DOCKER_HOST, the docker context, or the default socket): use it —
-#      hosted Ubuntu CI runners (Docker CE), Docker Desktop, a DinD sidecar;
-#   2. DOCKER_HOST set but not answering yet: wait for it, never start a local engine instead;
-#   3. an installed engine managed by systemd or SysV init: start it through that manager;
-#   4. otherwise (a fresh Debian machine, containers without an init): install Debian's
-#      docker.io when no dockerd is installed, start dockerd, and wait for it.
+# Makes sure a Docker engine answers, using the one the machine already has when there is one.
+# The machine situations it decides between, in order (ensure_docker_test.go plays each one with
+# stub commands on PATH):
+#   (a) an engine answers (DOCKER_HOST, the docker context, or the default socket): use it —
+#       hosted Ubuntu CI runners (Docker CE), Docker Desktop, a DinD sidecar;
+#   (b) DOCKER_HOST set but not answering yet: wait for it, never start a local engine instead;
+#   (c) an engine installed as a systemd service: start it through systemd;
+#   (d) a Docker CLI but no engine and no init (this project's own machine kind: a static client
+#       at /usr/local/bin/docker): install Debian's docker.io beside it (dockerd, containerd,
+#       runc; the client binary that comes with it does not replace the one on PATH), start
+#       dockerd, and wait;
+#   (e) nothing at all: the same as (d);
+#   (f) an engine that never answers: a clear error naming everything that was tried.
+# docker.io cannot be installed where Docker CE's packages are (dpkg: Conflicts docker-ce,
+# docker-ce-cli): then it says so and names the package to start instead.
 # Idempotent; safe to call often.
 set -euo pipefail
 say() { printf '[docker] %s\n' "$*"; }
 LOG=${DOCKERD_LOG:-/var/log/trtmc-qual-dockerd.log}
+# Where systemd says it is running; the situation test points it at a directory of its own.
+SYSTEMD_DIR=${QUAL_SYSTEMD_DIR:-/run/systemd/system}
+START_WAIT=${QUAL_DOCKERD_WAIT:-60}
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+tried=()
 
 answers() { command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; }
 describe() { printf '%s, storage %s' "$(docker version -f '{{.Server.Version}}' 2>/dev/null)" "$(docker info -f '{{.Driver}}' 2>/dev/null)"; }
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 
 # wait_for SECONDS WHAT: polls the engine; prints how it came up or returns 1.
 wait_for() {
@@ -26,6 +39,13 @@ wait_for() {
     sleep 1
   done
   return 1
+}
+
+# fail: situation (f), with every step that was tried.
+fail() {
+  say "no Docker engine answers. Tried: ${tried[*]:-nothing}."
+  say "$*"
+  exit 1
 }
 
 if answers; then
@@ -42,30 +62,39 @@ if [ -n "${DOCKER_HOST:-}" ]; then
   exit 1
 fi
 
-# An engine installed as a service (Docker CE, moby, docker.io on a machine with an init).
-if [ -d /run/systemd/system ] && systemctl cat docker.service >/dev/null 2>&1; then
+if [ -d "$SYSTEMD_DIR" ] && command -v systemctl >/dev/null 2>&1 && systemctl cat docker.service >/dev/null 2>&1; then
   say "starting docker.service through systemd"
+  tried+=("systemctl start docker.service")
   $SUDO systemctl start docker.service
-  wait_for 60 "systemd docker.service" && exit 0
-  say "docker.service did not answer within 60s:"; $SUDO systemctl status docker.service --no-pager 2>&1 | tail -20 || true
-  exit 1
+  wait_for "$START_WAIT" "systemd docker.service" && exit 0
+  $SUDO systemctl status docker.service --no-pager 2>&1 | tail -20 || true
+  fail "docker.service did not answer within ${START_WAIT}s (its status is above)"
 fi
 
 if ! command -v dockerd >/dev/null 2>&1; then
-  if command -v docker >/dev/null 2>&1; then
-    say "a docker CLI is installed but no engine answers and no dockerd is here: start your engine or set DOCKER_HOST"
-    exit 1
+  if installed docker-ce || installed docker-ce-cli; then
+    fail "Docker CE's packages are installed without a dockerd, and Debian's docker.io conflicts with them: install docker-ce, or set DOCKER_HOST to an engine"
   fi
-  say "installing Debian docker.io"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends docker.io >/dev/null
+  if command -v docker >/dev/null 2>&1; then
+    say "a docker CLI is installed ($(command -v docker)) but no engine: installing Debian's docker.io for dockerd"
+  else
+    say "no Docker here: installing Debian's docker.io"
+  fi
+  tried+=("apt-get install docker.io")
+  $SUDO apt-get update -qq || fail "apt-get update failed (see above)"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends docker.io >/dev/null ||
+    fail "apt-get install docker.io failed (see above)"
+  command -v dockerd >/dev/null 2>&1 || fail "docker.io is installed but no dockerd is on PATH ($PATH)"
 fi
 if ! pgrep -x dockerd >/dev/null 2>&1; then
   say "starting dockerd (log: $LOG)"
+  tried+=("dockerd (log $LOG)")
   # setsid: the daemon must outlive this script and the make process that called it.
   $SUDO setsid nohup dockerd >"$LOG" 2>&1 < /dev/null &
+else
+  tried+=("the running dockerd (pid $(pgrep -x dockerd | head -1))")
 fi
-wait_for 60 "dockerd" && exit 0
-say "dockerd did not answer within 60s; last log lines:"
+wait_for "$START_WAIT" "dockerd" && exit 0
+say "last lines of $LOG:"
 tail -20 "$LOG" 2>/dev/null || true
-exit 1
+fail "dockerd did not answer within ${START_WAIT}s"
