@@ -29,14 +29,14 @@ case "$1" in
     if [ -n "${UP_AFTER:-}" ] && [ "$n" -ge "$UP_AFTER" ]; then touch "$S/engine-up"; exit 0; fi
     echo "Cannot connect to the Docker daemon at unix:///var/run/docker.sock" >&2; exit 1;;
 esac`,
-	"dockerd":   `[ -e "$S/has-dockerd" ] || exit 127; [ -n "${DOCKERD_HANGS:-}" ] || touch "$S/engine-up"`,
-	"apt-get":   `case "$*" in *"install"*docker.io*) touch "$S/has-docker" "$S/has-dockerd";; esac`,
+	"dockerd":    `[ -e "$S/has-dockerd" ] || exit 127; [ -n "${DOCKERD_HANGS:-}" ] || touch "$S/engine-up"`,
+	"apt-get":    `case "$*" in *"install"*docker.io*) touch "$S/has-docker" "$S/has-dockerd";; esac`,
 	"dpkg-query": `pkg="${*: -1}"; if grep -qx "$pkg" "$S/dpkg-installed" 2>/dev/null; then printf 'install ok installed'; else exit 1; fi`,
-	"pgrep":     `exit 1`,
-	"setsid":    `"$@"`,
-	"nohup":     `"$@"`,
-	"sleep":     `:`,
-	"systemctl": `case "$1" in cat) [ -e "$S/docker-service" ];; start) touch "$S/engine-up";; *) :;; esac`,
+	"pgrep":      `exit 1`,
+	"setsid":     `"$@"`,
+	"nohup":      `"$@"`,
+	"sleep":      `:`,
+	"systemctl":  `case "$1" in cat) [ -e "$S/docker-service" ];; start) touch "$S/engine-up";; *) :;; esac`,
 }
 
 // Real tools the scripts call besides the stubbed ones.
@@ -232,7 +232,7 @@ func TestDepsAptChoice(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		block := string(src)[strings.Index(string(src), "APT_PACKAGES=(") : strings.Index(string(src), "\n)\n")]
+		block := string(src)[strings.Index(string(src), "APT_PACKAGES=("):strings.Index(string(src), "\n)\n")]
 		var all []string
 		for _, line := range strings.Split(block, "\n")[1:] {
 			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
