@@ -13,7 +13,10 @@ GINKGO := go tool ginkgo
 # The test runner; CI sets GOTEST="go tool gotestsum --junitfile FILE --" for a JUnit report.
 GOTEST ?= go test
 TARGET ?= suites/targets/reference.yaml
-RUN_ID ?= $(shell date -u +%Y%m%d-%H%M%S)
+# Expanded once: every step of one `make qualify` (deps included) names the same run.
+ifeq ($(origin RUN_ID),undefined)
+RUN_ID := $(shell date -u +%Y%m%d-%H%M%S)
+endif
 RUN_DIR ?= reports/$(RUN_ID)
 # Every stage suite (a package under suites/ with a *_suite_test.go): a new stage needs no line here.
 SUITES := $(sort $(patsubst %/,./%,$(dir $(wildcard suites/*/*_suite_test.go))))
@@ -21,15 +24,18 @@ SUITES := $(sort $(patsubst %/,./%,$(dir $(wildcard suites/*/*_suite_test.go))))
 QUAL_ENV = QUAL_TARGET=$(TARGET) QUAL_TRTMC_ROOT=$(if $(TRTMC_ROOT),$(abspath $(TRTMC_ROOT))) QUAL_SHARD=$(SHARD)
 # verify re-reads a TRTMC row's manifest (a testcase's own test_prompt) in the checkout the run used.
 VERIFY_ENV = $(if $(TRTMC_ROOT),QUAL_TRTMC_ROOT=$(abspath $(TRTMC_ROOT)))
+# Where the wall time of a run goes: each timed step appends "step<TAB>seconds", and the end of
+# qualify-all prints the breakdown (harness/scripts/timings.sh) with each stage suite's own time.
+TIMINGS = $(CURDIR)/build/timings/$(RUN_ID).tsv
+timed = { mkdir -p $(dir $(TIMINGS)); t0=$$(date +%s); $(2) && echo "$(1)	$$(( $$(date +%s) - t0 ))" >> $(TIMINGS); }
 
 .PHONY: help deps engine images test qualify qualify-all qualify-trtmc-double inventory inventory-check verify bench fuzz load
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
 deps: ## install everything: apt packages, Go modules, parity venv, Docker engine, images
-	bash harness/scripts/deps.sh
-	bash containers/engine/ensure-docker.sh
-	$(MAKE) --no-print-directory images
+	@$(call timed,deps,bash harness/scripts/deps.sh && bash containers/engine/ensure-docker.sh)
+	@$(call timed,images,$(MAKE) --no-print-directory images 2> >(tee $(TIMINGS:.tsv=.images.log) >&2))
 
 engine: ## start the Docker engine (installs docker.io when missing)
 	bash containers/engine/ensure-docker.sh
@@ -62,9 +68,12 @@ qualify-all: ## qualify TARGET (optionally TRTMC_ROOT, SHARD=i/n); evidence in r
 	@$(QUAL_ENV) go run ./harness/cmd/qual config >/dev/null || { echo "[qualify] nothing was run: fix the line above (go run ./harness/cmd/qual config --list shows every variable)"; exit 2; }
 	@mkdir -p $(RUN_DIR)/junit
 	@echo "[qualify] run $(RUN_ID): target $(TARGET) $(if $(SHARD),shard $(SHARD),$(if $(JOB_COMPLETION_INDEX)$(CI_NODE_INDEX),shard from the engine (harness/shard)))"
-	@status=0; $(QUAL_ENV) QUAL_RUN_DIR=$(CURDIR)/$(RUN_DIR) \
+	@mkdir -p $(dir $(TIMINGS)); status=0; t0=$$(date +%s); $(QUAL_ENV) QUAL_RUN_DIR=$(CURDIR)/$(RUN_DIR) \
 	  $(GINKGO) -v --keep-going --timeout=6h $(SUITES) || status=$$?; \
-	go run ./harness/cmd/qual report $(RUN_DIR) && go run ./harness/cmd/qual sign $(RUN_DIR) && $(VERIFY_ENV) go run ./harness/cmd/qual verify $(RUN_DIR) || status=$$?; \
+	echo "suites	$$(( $$(date +%s) - t0 ))" >> $(TIMINGS); \
+	$(call timed,report,go run ./harness/cmd/qual report $(RUN_DIR)) && $(call timed,sign,go run ./harness/cmd/qual sign $(RUN_DIR)) && \
+	  $(call timed,verify,$(VERIFY_ENV) go run ./harness/cmd/qual verify $(RUN_DIR)) || status=$$?; \
+	bash harness/scripts/timings.sh $(TIMINGS) $(RUN_DIR); \
 	if [ -f $(RUN_DIR)/qualification.md ]; then [ "$(RUN_DIR)" != "reports/$(RUN_ID)" ] || ln -sfn $(RUN_ID) reports/latest; \
 	else echo "[qualify] the run produced no report: reports/latest not moved"; [ $$status -ne 0 ] || status=1; fi; \
 	if [ $$status -ne 0 ] && [ -f $(RUN_DIR)/qualification.md ]; then echo "[qualify] some specs failed (exit $$status): see $(RUN_DIR)/qualification.md"; fi; \
@@ -91,8 +100,9 @@ qualify-trtmc-double: images ## run suites/targets/trtmc.yaml against the CPU co
 	  QUAL_TRTMC_TRTMC_BINARY=$(TRTMC_DOUBLE)/bin/trtmc QUAL_TRTMC_CUDA_IMAGE='{reference_server_image}' QUAL_TRTMC_GPU=none QUAL_TRTMC_PYTHON=python3 \
 	  TRTMC_DOUBLE_NATIVE=$(QUAL_CACHE)/bin/trtmc-native TRTMC_DOUBLE_SERVER=$(QUAL_CACHE)/bin/trtmc-server
 
-verify: ## re-check a published run offline: make verify RUN_DIR=reports/<run> [KEY=signer.pub] [TRTMC_ROOT=<checkout>]
-	$(VERIFY_ENV) go run ./harness/cmd/qual verify $(if $(KEY),--key $(KEY)) $(RUN_DIR)
+# Without RUN_DIR on the command line, verify checks the newest run (reports/latest).
+verify: ## re-check a published run offline (default reports/latest): make verify [RUN_DIR=reports/<run>] [KEY=signer.pub] [TRTMC_ROOT=<checkout>]
+	$(VERIFY_ENV) go run ./harness/cmd/qual verify $(if $(KEY),--key $(KEY)) $(if $(filter command line environment,$(origin RUN_DIR)),$(RUN_DIR),reports/latest)
 
 bench: ## run the benchmarks and print their figures
 	bash harness/metrics/bench.sh
