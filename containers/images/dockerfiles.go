@@ -108,13 +108,17 @@ func (b *Builder) wheelhouse(ctx context.Context, name, what string, args ...str
 
 // markerKey is what a wheelhouse marker records for pip's arguments: a file argument (the
 // constraints) by its name and sha256, not its path, so that every checkout of the same pins
-// (worktrees, CI clones) finds the wheelhouse complete instead of downloading it again and
-// changing the marker, and with it the hash of every image built from the wheelhouse.
+// (worktrees, CI clones) and every caller (`qual images` passes the root as ".", the suites an
+// absolute path) finds the wheelhouse complete instead of downloading it again and changing the
+// marker, and with it the hash of every image built from the wheelhouse.
 func markerKey(args []string) string {
 	out := make([]string, len(args))
 	for i, a := range args {
 		out[i] = a
-		if filepath.IsAbs(a) {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if info, err := os.Stat(a); err == nil && info.Mode().IsRegular() {
 			if sum, err := fileSHA(a); err == nil {
 				out[i] = filepath.Base(a) + "@sha256:" + sum
 			}

@@ -49,4 +49,9 @@ func TestWheelhouseMarkerIgnoresTheCheckoutPath(t *testing.T) {
 	if markerKey([]string{"-c", a}) == markerKey([]string{"-c", write(t.TempDir(), "x==2\n")}) {
 		t.Error("different pins share a marker")
 	}
+	// `qual images` names the pins relative to the repository root, the suites absolutely.
+	t.Chdir(filepath.Dir(a))
+	if rel, abs := markerKey([]string{"-c", "constraints.txt", "pkg"}), markerKey([]string{"-c", a, "pkg"}); rel != abs {
+		t.Errorf("a relative and an absolute path to the same pins: %q vs %q", rel, abs)
+	}
 }
