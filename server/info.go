@@ -26,9 +26,7 @@ func (s *Server) retrieveModel(x *exchange) (*reply, error) {
 	m, ok := s.models[id]
 	s.mu.RUnlock()
 	if !ok {
-		e := newError(http.StatusNotFound, contract.CodeModelNotFound, "model %q is not served here (serving %v)", id, s.order)
-		e.Param = "model"
-		return nil, e
+		return nil, errModelNotFound(id, s.order)
 	}
 	entry := modelEntry(m)
 	return &reply{status: http.StatusOK, json: &entry}, nil

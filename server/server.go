@@ -509,16 +509,22 @@ func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) 
 // lookupModel finds a served model by name: 404 model_not_found otherwise.
 func (s *Server) lookupModel(x *exchange, name string) (*servedModel, error) {
 	if name == "" {
-		return nil, badRequest(contract.CodeMissingField, "field \"model\" is required (one of %v)", s.order)
+		return nil, badParam(contract.CodeMissingField, "model", "field \"model\" is required (one of %v)", s.order)
 	}
 	s.mu.RLock()
 	m, ok := s.models[name]
 	s.mu.RUnlock()
 	if !ok {
-		return nil, newError(http.StatusNotFound, contract.CodeModelNotFound, "model %q is not served here (serving %v)", name, s.order)
+		return nil, errModelNotFound(name, s.order)
 	}
 	x.model = m
 	return m, nil
+}
+
+func errModelNotFound(name string, served []string) *apiError {
+	e := newError(http.StatusNotFound, contract.CodeModelNotFound, "model %q is not served here (serving %v)", name, served)
+	e.Param = "model"
+	return e
 }
 
 // callTask runs fn on a lane of m, timing the wait as queue_ms and fn (exactly one public Task
