@@ -1,15 +1,19 @@
 package server
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -33,6 +37,7 @@ type artifactStore struct {
 	removed map[string]bool // expired names whose file is already deleted
 	stop    chan struct{}
 	swept   chan struct{} // closed when the sweeper has returned
+	signKey [32]byte      // per process: a restart invalidates every url it signed
 }
 
 func newArtifactStore(dir string, ttl time.Duration) (*artifactStore, error) {
@@ -47,6 +52,7 @@ func newArtifactStore(dir string, ttl time.Duration) (*artifactStore, error) {
 	}
 	a := &artifactStore{dir: dir, owned: owned, ttl: ttl, expires: map[string]time.Time{},
 		removed: map[string]bool{}, stop: make(chan struct{}), swept: make(chan struct{})}
+	rand.Read(a.signKey[:])
 	go a.sweep(sweepInterval(ttl))
 	return a, nil
 }
@@ -150,8 +156,44 @@ func (a *artifactStore) close() error {
 	return nil
 }
 
+// signature is the hex HMAC-SHA256, under the store's key, of an artifact's name and expiry.
+func (a *artifactStore) signature(name string, expires int64) string {
+	mac := hmac.New(sha256.New, a.signKey[:])
+	fmt.Fprintf(mac, "%s\n%d", name, expires)
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// signedPath is an artifact's path with its expiry and signature: a pre-signed url, usable
+// without the API key (an <img> or a plain download cannot send one) until it expires.
+func (a *artifactStore) signedPath(name string, expires time.Time) string {
+	q := url.Values{"expires": {strconv.FormatInt(expires.Unix(), 10)}, "signature": {a.signature(name, expires.Unix())}}
+	return "/v1/artifacts/" + name + "?" + q.Encode()
+}
+
+// authorizeArtifact lets a fetch through with the API key (or when none is required), or with
+// a signature that matches the name and expiry and has not expired. The random name alone is
+// not enough once a key is required: a leaked name then needs its signature too.
+func (s *Server) authorizeArtifact(r *http.Request, name string) error {
+	if s.keyMatches(r) {
+		return nil
+	}
+	q := r.URL.Query()
+	expires, err := strconv.ParseInt(q.Get("expires"), 10, 64)
+	want := s.artifacts.signature(name, expires)
+	if err != nil || !hmac.Equal([]byte(q.Get("signature")), []byte(want)) {
+		return newError(http.StatusUnauthorized, contract.CodeUnauthorized, "missing or wrong API key, and no valid url signature")
+	}
+	if time.Now().Unix() > expires {
+		return newError(http.StatusGone, contract.CodeArtifactExpired, "artifact %s expired at %s", name, time.Unix(expires, 0).UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
 func (s *Server) artifact(x *exchange) (*reply, error) {
 	name := strings.TrimPrefix(x.r.URL.Path, "/v1/artifacts/")
+	if err := s.authorizeArtifact(x.r, name); err != nil {
+		return nil, err
+	}
 	data, err := s.artifacts.get(name)
 	if err != nil {
 		return nil, err

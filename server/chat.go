@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
@@ -22,11 +24,86 @@ type chatRequest struct {
 	MaxCompletionTokens *int            `json:"max_completion_tokens"`
 	Temperature         *float64        `json:"temperature"`
 	StreamOptions       json.RawMessage `json:"stream_options"`
+	// OpenAI parameters accepted at the value that changes nothing (checkOptions).
+	N              *int            `json:"n"`
+	Modalities     []string        `json:"modalities"`
+	User           string          `json:"user"`
+	ResponseFormat json.RawMessage `json:"response_format"`
+	Logprobs       *bool           `json:"logprobs"`
+}
+
+// chatParamsRefused are OpenAI chat parameters this server knows and cannot honour at any
+// value: they are refused as unsupported_option naming the parameter, not as unknown_field.
+var chatParamsRefused = map[string]bool{"audio": true, "frequency_penalty": true, "function_call": true,
+	"functions": true, "logit_bias": true, "metadata": true, "parallel_tool_calls": true, "prediction": true,
+	"presence_penalty": true, "prompt_cache_key": true, "reasoning_effort": true, "safety_identifier": true,
+	"seed": true, "service_tier": true, "stop": true, "store": true, "tool_choice": true, "tools": true,
+	"top_logprobs": true, "top_p": true, "verbosity": true, "web_search_options": true}
+
+// checkOptions refuses every parameter whose value would change the answer, naming it; the
+// no-op values (n 1, modalities ["text"], response_format text, logprobs false, any user) pass.
+func (req chatRequest) checkOptions() error {
+	if req.Stream {
+		return unsupported("stream", "stream cannot be honored: answers are returned whole")
+	}
+	if req.N != nil && *req.N != 1 {
+		return unsupported("n", "n=%d cannot be honored: one answer per request (n=1)", *req.N)
+	}
+	if req.Modalities != nil && (len(req.Modalities) != 1 || req.Modalities[0] != "text") {
+		return unsupported("modalities", "modalities %q cannot be honored: answers are text only ([\"text\"])", strings.Join(req.Modalities, ","))
+	}
+	if len(req.ResponseFormat) > 0 && string(req.ResponseFormat) != "null" {
+		var rf struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(req.ResponseFormat, &rf); err != nil || rf.Type != "text" {
+			return unsupported("response_format", "response_format %s cannot be honored: answers are plain text ({\"type\":\"text\"})", string(req.ResponseFormat))
+		}
+	}
+	if req.Logprobs != nil && *req.Logprobs {
+		return unsupported("logprobs", "logprobs cannot be honored: the answer carries no token probabilities")
+	}
+	if err := checkTemperature(req.Temperature); err != nil {
+		return err
+	}
+	if err := checkPositive("max_tokens", req.MaxTokens); err != nil {
+		return err
+	}
+	return checkPositive("max_completion_tokens", req.MaxCompletionTokens)
+}
+
+// checkPositive refuses a token bound that is not a positive integer. A positive bound is
+// passed to the Task, which applies it where it generates tokens (a reference answer is a few
+// words, under any bound a client sends).
+func checkPositive(param string, v *int) error {
+	if v != nil && *v <= 0 {
+		return badParam(contract.CodeInvalidValue, param, "%s must be positive, got %d", param, *v)
+	}
+	return nil
+}
+
+// checkTemperature is the one rule of every route: the reference models decode greedily, so
+// temperature 0 (or none) is what they do and any other value cannot be honoured.
+func checkTemperature(t *float64) error {
+	if t != nil && *t != 0 {
+		return unsupported("temperature", "temperature %v cannot be honored: decoding is deterministic (only 0)", *t)
+	}
+	return nil
+}
+
+// refuseKnown turns an unknown_field that is a known OpenAI parameter into unsupported_option.
+func refuseKnown(err error, known map[string]bool) error {
+	var ae *apiError
+	if errors.As(err, &ae) && ae.Code == contract.CodeUnknownField && known[ae.Param] {
+		return unsupported(ae.Param, "%s cannot be honored by this server", ae.Param)
+	}
+	return err
 }
 
 type chatMessage struct {
 	Role    string          `json:"role"`
 	Content json.RawMessage `json:"content"`
+	Name    string          `json:"name"` // accepted, changes nothing
 }
 
 type chatPart struct {
@@ -48,10 +125,10 @@ type chatInput struct {
 
 // parseChatContent reads OpenAI message content: a string, or an array of typed parts.
 func parseChatContent(raw json.RawMessage, in *chatInput) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
+	if isNullJSON(raw) {
 		return badRequest(contract.CodeMissingField, "every message needs content")
 	}
+	raw = bytes.TrimSpace(raw)
 	if raw[0] == '"' {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
@@ -87,10 +164,56 @@ func parseChatContent(raw json.RawMessage, in *chatInput) error {
 	return nil
 }
 
+// readConversation reads the messages the way a chat client sends them: the last message must
+// be the user's, and its text is the question. The clip is that message's audio, or, when it
+// has none, the audio of the latest earlier user message that has some (a follow-up question
+// about the same clip). System, developer and assistant turns, and the text of earlier user
+// turns, are checked for shape and otherwise ignored: the Task answers one question about one
+// clip and has no conversation state.
+func readConversation(msgs []chatMessage) (chatInput, error) {
+	var in chatInput
+	last := len(msgs) - 1
+	for i, msg := range msgs {
+		switch msg.Role {
+		case "user":
+		case "system", "developer", "assistant":
+			if i == last {
+				return in, badParam(contract.CodeInvalidValue, "messages", "the last message is the %s's: it must be the user's, whose question is answered", msg.Role)
+			}
+			if msg.Role == "assistant" && isNullJSON(msg.Content) {
+				continue // an assistant turn may carry no content
+			}
+		case "tool", "function":
+			return in, unsupported("messages", "message %d has role %q: this server calls no tools", i, msg.Role)
+		default:
+			return in, badParam(contract.CodeInvalidValue, "messages", "message %d has role %q (one of system, developer, user, assistant)", i, msg.Role)
+		}
+		var turn chatInput
+		if err := parseChatContent(msg.Content, &turn); err != nil {
+			return in, err
+		}
+		switch {
+		case i == last:
+			in.text, in.images = turn.text, turn.images
+			if len(turn.audios) > 0 {
+				in.audios = turn.audios
+			}
+		case msg.Role == "user" && len(turn.audios) > 0:
+			in.audios = turn.audios
+		}
+	}
+	return in, nil
+}
+
+func isNullJSON(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || string(raw) == "null"
+}
+
 func (s *Server) chat(x *exchange) (*reply, error) {
 	var req chatRequest
 	if err := decodeStrict(x.r.Body, &req); err != nil {
-		return nil, err
+		return nil, refuseKnown(err, chatParamsRefused)
 	}
 	m, err := s.lookupModel(x, req.Model)
 	if err != nil {
@@ -99,11 +222,12 @@ func (s *Server) chat(x *exchange) (*reply, error) {
 	if len(req.Messages) == 0 {
 		return nil, badRequest(contract.CodeMissingField, "field \"messages\" must hold at least one message")
 	}
-	var in chatInput
-	for _, msg := range req.Messages {
-		if err := parseChatContent(msg.Content, &in); err != nil {
-			return nil, err
-		}
+	if err := req.checkOptions(); err != nil {
+		return nil, err
+	}
+	in, err := readConversation(req.Messages)
+	if err != nil {
+		return nil, err
 	}
 	// Dispatch by what the request needs, never by what the model is called.
 	if len(in.audios) == 0 {
@@ -121,9 +245,6 @@ func (s *Server) chat(x *exchange) (*reply, error) {
 }
 
 func (s *Server) answerAudio(x *exchange, m *servedModel, qa task.AudioAnswerer, req chatRequest, in chatInput) (*reply, error) {
-	if req.Stream {
-		return nil, badRequest(contract.CodeUnsupportedOption, "stream cannot be honored: answers are returned whole")
-	}
 	if len(in.audios) != 1 || in.images > 0 {
 		return nil, badRequest(contract.CodeInvalidValue, "audio question answering takes exactly one audio part and no images (got %d audio, %d image)", len(in.audios), in.images)
 	}
@@ -161,7 +282,7 @@ func (s *Server) answerAudio(x *exchange, m *servedModel, qa task.AudioAnswerer,
 	}
 	x.rec.Output = &contract.RecordOutput{Text: answer, AudioSeconds: clip.Seconds()}
 	return &reply{status: http.StatusOK, json: &contract.ChatCompletionResponse{
-		ID: "chatcmpl-" + x.id, Object: "chat.completion", Model: m.name,
+		ID: "chatcmpl-" + x.id, Object: "chat.completion", Created: time.Now().Unix(), Model: m.name,
 		Choices: []contract.ChatChoice{{Index: 0, FinishReason: "stop",
 			Message: contract.ChatMessage{Role: "assistant", Content: answer}}},
 	}}, nil

@@ -117,3 +117,74 @@ func addCascadeModel(f *testing.F, s *Server) {
 	s.models["sphinxqa-an4-l0"] = newServedModel(path, l.Bundle, l.Model, 2, 8)
 	s.order = append(s.order, "sphinxqa-an4-l0")
 }
+
+// TestChatAnswersTheLastUserMessage: system, developer and assistant turns and earlier user
+// text are not part of the question; the clip may come from an earlier user turn; OpenAI's
+// no-op parameters pass and the others are refused naming the parameter.
+func TestChatAnswersTheLastUserMessage(t *testing.T) {
+	s := newTestServer(t, map[string]task.Model{"fake-qa": fakeAnswerer{}})
+	wav := base64.StdEncoding.EncodeToString(audio.EncodePCM16(make([]int16, 1600), 1, 16000))
+	audioPart := `{"type":"input_audio","input_audio":{"data":"` + wav + `","format":"wav"}}`
+	user := func(q string, withAudio bool) string {
+		parts := `{"type":"text","text":"` + q + `"}`
+		if withAudio {
+			parts += "," + audioPart
+		}
+		return `{"role":"user","content":[` + parts + `]}`
+	}
+	post := func(extra, messages string) (int, map[string]any) {
+		body := `{"model":"fake-qa"` + extra + `,"messages":[` + messages + `]}`
+		w := httptest.NewRecorder()
+		s.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(body)))
+		var out map[string]any
+		json.Unmarshal(w.Body.Bytes(), &out)
+		return w.Code, out
+	}
+	answer := func(out map[string]any) string {
+		choices, _ := out["choices"].([]any)
+		if len(choices) != 1 {
+			return fmt.Sprint(out)
+		}
+		return choices[0].(map[string]any)["message"].(map[string]any)["content"].(string)
+	}
+	const want = "1600 samples; you asked: which digits?"
+	system := `{"role":"system","content":"You are a helpful assistant."}`
+	answered := map[string]string{
+		"system then user":          system + "," + user("which digits?", true),
+		"developer, named user":     `{"role":"developer","content":"be brief"},{"role":"user","name":"ann","content":[{"type":"text","text":"which digits?"},` + audioPart + `]}`,
+		"prior turn with the clip":  system + "," + user("how many words?", true) + `,{"role":"assistant","content":"two"},` + user("which digits?", false),
+		"assistant without content": user("how many words?", true) + `,{"role":"assistant","content":null},` + user("which digits?", false),
+	}
+	for name, msgs := range answered {
+		code, out := post("", msgs)
+		if code != 200 || answer(out) != want || out["created"].(float64) <= 0 {
+			t.Errorf("%s: %d %v, want 200 %q with created", name, code, out, want)
+		}
+	}
+	noops := `,"n":1,"modalities":["text"],"user":"u-1","response_format":{"type":"text"},"logprobs":false,"temperature":0,"max_tokens":5`
+	if code, out := post(noops, user("which digits?", true)); code != 200 || answer(out) != want {
+		t.Errorf("no-op parameters: %d %v", code, out)
+	}
+	refused := map[string]struct{ extra, messages, code, param string }{
+		"n 2":               {`,"n":2`, user("q", true), contract.CodeUnsupportedOption, "n"},
+		"audio modality":    {`,"modalities":["text","audio"]`, user("q", true), contract.CodeUnsupportedOption, "modalities"},
+		"json format":       {`,"response_format":{"type":"json_object"}`, user("q", true), contract.CodeUnsupportedOption, "response_format"},
+		"logprobs":          {`,"logprobs":true`, user("q", true), contract.CodeUnsupportedOption, "logprobs"},
+		"temperature":       {`,"temperature":0.7`, user("q", true), contract.CodeUnsupportedOption, "temperature"},
+		"top_p":             {`,"top_p":0.5`, user("q", true), contract.CodeUnsupportedOption, "top_p"},
+		"max_tokens 0":      {`,"max_tokens":0`, user("q", true), contract.CodeInvalidValue, "max_tokens"},
+		"unknown":           {`,"beam":2`, user("q", true), contract.CodeUnknownField, "beam"},
+		"last is assistant": {"", user("q", true) + `,{"role":"assistant","content":"two"}`, contract.CodeInvalidValue, "messages"},
+		"tool turn":         {"", `{"role":"tool","content":"x"},` + user("q", true), contract.CodeUnsupportedOption, "messages"},
+	}
+	for name, c := range refused {
+		code, out := post(c.extra, c.messages)
+		e, _ := out["error"].(map[string]any)
+		if code != 400 || e["code"] != c.code || e["param"] != c.param {
+			t.Errorf("%s: %d %v, want 400 %s param %s", name, code, out, c.code, c.param)
+		}
+	}
+	if _, out := post(`,"beam":2`, user("q", true)); out["error"].(map[string]any)["param"] != "beam" {
+		t.Errorf("unknown field: param %v", out["error"])
+	}
+}

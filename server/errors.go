@@ -25,6 +25,7 @@ type apiError struct {
 	Status  int
 	Code    string
 	Message string
+	Param   string // the request field at fault, as OpenAI spells it ("" = none)
 }
 
 func (e *apiError) Error() string { return e.Message }
@@ -59,6 +60,18 @@ func clip(s string, limit int) string {
 
 func badRequest(code, format string, args ...any) *apiError {
 	return newError(http.StatusBadRequest, code, format, args...)
+}
+
+// badParam is a 400 about one named request field: the error object's "param" names it.
+func badParam(code, param, format string, args ...any) *apiError {
+	e := badRequest(code, format, args...)
+	e.Param = echo(param)
+	return e
+}
+
+// unsupported refuses a parameter the server knows but cannot honour (400 unsupported_option).
+func unsupported(param, format string, args ...any) *apiError {
+	return badParam(contract.CodeUnsupportedOption, param, format, args...)
 }
 
 // asAPIError maps any handler error to its HTTP form: Task input errors keep their codes as

@@ -71,9 +71,31 @@ func (req imageRequest) toTaskRequest(spec task.ImageSpec) (task.ImageRequest, e
 	return task.FillImageDefaults(spec, out), nil
 }
 
+// imageParamsRefused are OpenAI image parameters this server knows and cannot honour.
+var imageParamsRefused = map[string]bool{"background": true, "moderation": true, "output_compression": true,
+	"output_format": true, "partial_images": true}
+
+// checkOptions accepts user (any), quality and style at OpenAI's defaults, which change
+// nothing here; other values are refused naming the parameter.
+func (req imageRequest) checkOptions() error {
+	if req.Stream {
+		return unsupported("stream", "stream cannot be honored: images are returned whole")
+	}
+	if req.Quality != "" && req.Quality != "auto" && req.Quality != "standard" {
+		return unsupported("quality", "quality %q cannot be honored: the model has one quality (auto, standard)", req.Quality)
+	}
+	if req.Style != "" && req.Style != "vivid" {
+		return unsupported("style", "style %q cannot be honored: the model has one style (vivid, the default)", req.Style)
+	}
+	return nil
+}
+
 func (s *Server) generateImages(x *exchange) (*reply, error) {
 	var req imageRequest
 	if err := decodeStrict(x.r.Body, &req); err != nil {
+		return nil, refuseKnown(err, imageParamsRefused)
+	}
+	if err := req.checkOptions(); err != nil {
 		return nil, err
 	}
 	m, err := s.lookupModel(x, req.Model)
@@ -85,10 +107,7 @@ func (s *Server) generateImages(x *exchange) (*reply, error) {
 		format = "b64_json"
 	}
 	if format != "b64_json" && format != "url" {
-		return nil, badRequest(contract.CodeInvalidValue, "response_format %q is not one of b64_json, url", format)
-	}
-	if req.Stream {
-		return nil, badRequest(contract.CodeUnsupportedOption, "stream cannot be honored: images are returned whole")
+		return nil, badParam(contract.CodeInvalidValue, "response_format", "response_format %q is not one of b64_json, url", format)
 	}
 	gen, err := capability[task.ImageGenerator](m, task.TextToImage)
 	if err != nil {
@@ -138,7 +157,7 @@ func (s *Server) imageItem(x *exchange, format string, pngBytes []byte) (contrac
 	if err != nil {
 		return contract.ImageData{}, err
 	}
-	return contract.ImageData{URL: s.baseURL(x.r) + "/v1/artifacts/" + name, ExpiresAt: expires.Unix()}, nil
+	return contract.ImageData{URL: s.baseURL(x.r) + s.artifacts.signedPath(name, expires), ExpiresAt: expires.Unix()}, nil
 }
 
 func (s *Server) baseURL(r *http.Request) string {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
@@ -9,11 +10,30 @@ import (
 )
 
 func (s *Server) listModels(*exchange) (*reply, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	data := make([]contract.ModelEntry, 0, len(s.order))
 	for _, name := range s.order {
-		data = append(data, contract.ModelEntry{ID: name, Object: "model", OwnedBy: "trtmc-qual"})
+		data = append(data, modelEntry(s.models[name]))
 	}
 	return &reply{status: http.StatusOK, json: &contract.ModelList{Object: "list", Data: data}}, nil
+}
+
+// retrieveModel is GET /v1/models/{id}: one entry, or 404 model_not_found.
+func (s *Server) retrieveModel(x *exchange) (*reply, error) {
+	id := strings.TrimPrefix(x.r.URL.Path, "/v1/models/")
+	s.mu.RLock()
+	m, ok := s.models[id]
+	s.mu.RUnlock()
+	if !ok {
+		return nil, errModelNotFound(id, s.order)
+	}
+	entry := modelEntry(m)
+	return &reply{status: http.StatusOK, json: &entry}, nil
+}
+
+func modelEntry(m *servedModel) contract.ModelEntry {
+	return contract.ModelEntry{ID: m.name, Object: "model", Created: m.loaded.Unix(), OwnedBy: "trtmc-qual"}
 }
 
 // taskInfos puts the native Task descriptions on the wire.

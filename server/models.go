@@ -20,11 +20,12 @@ type servedModel struct {
 	lanes    chan struct{}
 	waiting  atomic.Int64
 	maxQueue int64
+	loaded   time.Time // when this server loaded the bundle: the model entry's "created"
 }
 
 func newServedModel(path string, b *bundle.Bundle, m task.Model, lanes, queue int) *servedModel {
 	return &servedModel{name: b.Header.Profile, path: path, bundle: b, model: m,
-		lanes: make(chan struct{}, max(1, lanes)), maxQueue: int64(max(0, queue))}
+		lanes: make(chan struct{}, max(1, lanes)), maxQueue: int64(max(0, queue)), loaded: time.Now()}
 }
 
 // acquire takes a lane, waiting in the bounded queue when all are busy. A full queue is 429

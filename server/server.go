@@ -235,7 +235,9 @@ func (s *Server) Handler() http.Handler {
 	for path, rt := range routes {
 		handlers[path] = s.serve(path, rt)
 	}
-	artifacts := s.serve("/v1/artifacts/", route{method: http.MethodGet, handle: s.artifact})
+	// Artifacts authorize themselves: the API key or the url's signature (artifactAuthorized).
+	artifacts := s.serve("/v1/artifacts/", route{method: http.MethodGet, open: true, handle: s.artifact})
+	model := s.serve("/v1/models/", route{method: http.MethodGet, handle: s.retrieveModel})
 	unknown := s.serve("unknown", route{handle: func(x *exchange) (*reply, error) {
 		return nil, newError(http.StatusNotFound, contract.CodeNotFound, "no route %s %s", x.r.Method, x.r.RequestURI)
 	}})
@@ -247,6 +249,8 @@ func (s *Server) Handler() http.Handler {
 			h.ServeHTTP(w, r)
 		case strings.HasPrefix(r.URL.Path, "/v1/artifacts/"):
 			artifacts.ServeHTTP(w, r)
+		case strings.HasPrefix(r.URL.Path, "/v1/models/"):
+			model.ServeHTTP(w, r)
 		default:
 			unknown.ServeHTTP(w, r)
 		}
@@ -485,6 +489,9 @@ func (s *Server) finish(x *exchange, rep *reply, err error) {
 
 func errorBody(ae *apiError, t contract.Timing) *contract.ErrorBody {
 	body := &contract.ErrorBody{Error: contract.ErrorDetail{Message: ae.Message, Type: errorType(ae.Status), Code: ae.Code}}
+	if ae.Param != "" {
+		body.Error.Param = &ae.Param
+	}
 	body.SetTiming(t)
 	return body
 }
@@ -502,16 +509,22 @@ func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) 
 // lookupModel finds a served model by name: 404 model_not_found otherwise.
 func (s *Server) lookupModel(x *exchange, name string) (*servedModel, error) {
 	if name == "" {
-		return nil, badRequest(contract.CodeMissingField, "field \"model\" is required (one of %v)", s.order)
+		return nil, badParam(contract.CodeMissingField, "model", "field \"model\" is required (one of %v)", s.order)
 	}
 	s.mu.RLock()
 	m, ok := s.models[name]
 	s.mu.RUnlock()
 	if !ok {
-		return nil, newError(http.StatusNotFound, contract.CodeModelNotFound, "model %q is not served here (serving %v)", name, s.order)
+		return nil, errModelNotFound(name, s.order)
 	}
 	x.model = m
 	return m, nil
+}
+
+func errModelNotFound(name string, served []string) *apiError {
+	e := newError(http.StatusNotFound, contract.CodeModelNotFound, "model %q is not served here (serving %v)", name, served)
+	e.Param = "model"
+	return e
 }
 
 // callTask runs fn on a lane of m, timing the wait as queue_ms and fn (exactly one public Task

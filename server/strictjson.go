@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -50,10 +51,14 @@ func decodeStrict(body io.Reader, v any) error {
 func jsonError(err error) error {
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) {
-		return badRequest(contract.CodeInvalidValue, "field %q must be %s, not a JSON %s", typeErr.Field, typeErr.Type, typeErr.Value)
+		return badParam(contract.CodeInvalidValue, typeErr.Field, "field %q must be %s, not a JSON %s", typeErr.Field, typeErr.Type, typeErr.Value)
 	}
 	if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return badRequest(contract.CodeUnknownField, "unknown field %s", field)
+		name, uerr := strconv.Unquote(field)
+		if uerr != nil {
+			name = field
+		}
+		return badParam(contract.CodeUnknownField, name, "unknown field %s", field)
 	}
 	return badRequest(contract.CodeInvalidJSON, "malformed JSON body: %v", err)
 }
@@ -93,7 +98,7 @@ func checkDuplicateKeys(data []byte) error {
 			top := stack[n-1]
 			if tok == json.Delim('}') {
 				if top.variant != "" {
-					return badRequest(contract.CodeUnknownField, "unknown field %q (field names are matched exactly, in lowercase)", top.variant)
+					return badParam(contract.CodeUnknownField, top.variant, "unknown field %q (field names are matched exactly, in lowercase)", top.variant)
 				}
 				stack = stack[:n-1]
 				valueDone()

@@ -26,7 +26,15 @@ type transcriptionForm struct {
 	responseFormat string
 	temperature    string
 	prompt         string
+	stream         string
+	granularities  []string // timestamp_granularities[], one part per value
 }
+
+// transcriptionFieldsRefused are OpenAI transcription fields this server knows and cannot
+// honour: refused as unsupported_option naming the parameter as OpenAI spells it (the SDKs
+// send an array as repeated "name[]" parts).
+var transcriptionFieldsRefused = map[string]string{"chunking_strategy": "chunking_strategy", "include[]": "include",
+	"known_speaker_names[]": "known_speaker_names", "known_speaker_references[]": "known_speaker_references"}
 
 // maxFieldBytes bounds every non-file form field.
 const maxFieldBytes = 64 << 10
@@ -42,7 +50,7 @@ func (s *Server) parseTranscriptionForm(r *http.Request) (transcriptionForm, err
 	mr := multipart.NewReader(r.Body, params["boundary"])
 	seen := map[string]bool{}
 	fields := map[string]*string{"model": &f.model, "language": &f.language, "response_format": &f.responseFormat,
-		"temperature": &f.temperature, "prompt": &f.prompt}
+		"temperature": &f.temperature, "prompt": &f.prompt, "stream": &f.stream}
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
@@ -52,6 +60,17 @@ func (s *Server) parseTranscriptionForm(r *http.Request) (transcriptionForm, err
 			return f, bodyError(err, contract.CodeInvalidMultipart, "malformed multipart body: %v", err)
 		}
 		name := part.FormName()
+		if name == "timestamp_granularities[]" { // an array: one part per value
+			v, err := readLimited(part, maxFieldBytes)
+			if err != nil {
+				return f, bodyError(err, contract.CodeInvalidMultipart, "reading field %q: %v", name, err)
+			}
+			f.granularities = append(f.granularities, string(v))
+			continue
+		}
+		if param, ok := transcriptionFieldsRefused[name]; ok {
+			return f, unsupported(param, "%s cannot be honored by this server", param)
+		}
 		if seen[name] {
 			return f, badRequest(contract.CodeDuplicateField, "field %q appears more than once", name)
 		}
@@ -69,7 +88,7 @@ func (s *Server) parseTranscriptionForm(r *http.Request) (transcriptionForm, err
 			}
 			*dst = string(v)
 		default:
-			return f, badRequest(contract.CodeUnknownField, "unknown field %q (accepted: file, model, language, response_format, temperature, prompt)", name)
+			return f, badParam(contract.CodeUnknownField, name, "unknown field %q (accepted: file, model, language, response_format, temperature, prompt, stream, timestamp_granularities[])", name)
 		}
 	}
 	if !seen["file"] {
@@ -152,6 +171,37 @@ func bodyError(err error, code, format string, args ...any) error {
 	return badRequest(code, format, args...)
 }
 
+// checkOptions applies the route's rules to the optional fields: stream false, temperature 0
+// (checkTemperature, the rule chat follows too) and segment timestamps with verbose_json are
+// what the server does anyway; any other value is refused, naming the parameter.
+func (f transcriptionForm) checkOptions(format string) error {
+	switch f.stream {
+	case "", "false":
+	case "true":
+		return unsupported("stream", "stream cannot be honored: transcripts are returned whole")
+	default:
+		return badParam(contract.CodeInvalidValue, "stream", "stream %q is not true or false", f.stream)
+	}
+	if f.temperature != "" {
+		t, err := strconv.ParseFloat(f.temperature, 64)
+		if err != nil {
+			return badParam(contract.CodeInvalidValue, "temperature", "temperature %q is not a number", f.temperature)
+		}
+		if err := checkTemperature(&t); err != nil {
+			return err
+		}
+	}
+	for _, g := range f.granularities {
+		if g != "segment" {
+			return unsupported("timestamp_granularities", "timestamp granularity %q cannot be honored: only \"segment\" (one segment over the clip)", g)
+		}
+		if format != "verbose_json" {
+			return badParam(contract.CodeInvalidValue, "timestamp_granularities", "timestamp_granularities needs response_format verbose_json")
+		}
+	}
+	return nil
+}
+
 func (s *Server) transcribe(x *exchange) (*reply, error) {
 	form, err := s.parseTranscriptionForm(x.r)
 	if err != nil {
@@ -166,19 +216,13 @@ func (s *Server) transcribe(x *exchange) (*reply, error) {
 		format = "json"
 	}
 	if format != "json" && format != "text" && format != "verbose_json" {
-		return nil, badRequest(contract.CodeInvalidValue, "response_format %q is not one of json, text, verbose_json", format)
+		return nil, badParam(contract.CodeInvalidValue, "response_format", "response_format %q is not one of json, text, verbose_json", format)
 	}
-	if form.temperature != "" {
-		t, err := strconv.ParseFloat(form.temperature, 64)
-		if err != nil {
-			return nil, badRequest(contract.CodeInvalidValue, "temperature %q is not a number", form.temperature)
-		}
-		if t != 0 {
-			return nil, badRequest(contract.CodeUnsupportedOption, "temperature %v cannot be honored: %s decodes deterministically (only 0)", t, m.name)
-		}
+	if err := form.checkOptions(format); err != nil {
+		return nil, err
 	}
 	if strings.TrimSpace(form.prompt) != "" {
-		return nil, badRequest(contract.CodeUnsupportedOption, "prompt cannot be honored: %s takes no decoding prompt", m.name)
+		return nil, unsupported("prompt", "prompt cannot be honored: %s takes no decoding prompt", m.name)
 	}
 	clip, sha, err := form.clip.Finish(form.file)
 	s.uploads.put(form.file) // the clip's samples are a copy
@@ -216,8 +260,10 @@ func (s *Server) transcribe(x *exchange) (*reply, error) {
 		if lang == "" {
 			lang, _ = m.bundle.Header.Settings["language"].(string)
 		}
+		// One segment over the whole clip: the Task gives no finer timing.
 		return &reply{status: http.StatusOK, json: &contract.VerboseTranscriptionResponse{Task: "transcribe", Language: lang,
-			Duration: seconds, Text: out.Text, Model: m.name}}, nil
+			Duration: seconds, Text: out.Text, Model: m.name,
+			Segments: []contract.TranscriptionSegment{{ID: 0, Seek: 0, Start: 0, End: seconds, Text: out.Text, Temperature: 0}}}}, nil
 	}
 	return &reply{status: http.StatusOK, json: &contract.TranscriptionResponse{Text: out.Text}}, nil
 }

@@ -25,6 +25,8 @@ type ErrorDetail struct {
 	Message string `json:"message"`
 	Type    string `json:"type"`
 	Code    string `json:"code"`
+	// Param names the request field at fault, as OpenAI spells it (null when no one field is).
+	Param *string `json:"param"`
 }
 
 // TranscriptionResponse is /v1/audio/transcriptions with response_format json.
@@ -35,12 +37,24 @@ type TranscriptionResponse struct {
 
 // VerboseTranscriptionResponse is /v1/audio/transcriptions with response_format verbose_json.
 type VerboseTranscriptionResponse struct {
-	Task     string  `json:"task"`
-	Language string  `json:"language"`
-	Duration float64 `json:"duration"`
-	Text     string  `json:"text"`
-	Model    string  `json:"model"`
+	Task     string                 `json:"task"`
+	Language string                 `json:"language"`
+	Duration float64                `json:"duration"`
+	Text     string                 `json:"text"`
+	Model    string                 `json:"model"`
+	Segments []TranscriptionSegment `json:"segments"`
 	Timed
+}
+
+// TranscriptionSegment is one timed stretch of a verbose_json transcript (OpenAI's segment
+// object, without the decoder statistics a Task does not report).
+type TranscriptionSegment struct {
+	ID          int     `json:"id"`
+	Seek        int     `json:"seek"`
+	Start       float64 `json:"start"`
+	End         float64 `json:"end"`
+	Text        string  `json:"text"`
+	Temperature float64 `json:"temperature"`
 }
 
 // ImagesRequest is the body of /v1/images/generations. Pointers tell "absent" from zero: what
@@ -57,6 +71,10 @@ type ImagesRequest struct {
 	NegativePrompt string   `json:"negative_prompt"`
 	ResponseFormat string   `json:"response_format"`
 	Stream         bool     `json:"stream"`
+	// OpenAI parameters that change nothing at their defaults (the server refuses other values).
+	User    string `json:"user"`
+	Quality string `json:"quality"`
+	Style   string `json:"style"`
 }
 
 // ImagesResponse is /v1/images/generations.
@@ -80,6 +98,7 @@ type ImageData struct {
 type ChatCompletionResponse struct {
 	ID      string       `json:"id"`
 	Object  string       `json:"object"`
+	Created int64        `json:"created"` // Unix seconds
 	Model   string       `json:"model"`
 	Choices []ChatChoice `json:"choices"`
 	Timed
@@ -105,11 +124,13 @@ type ModelList struct {
 	Timed
 }
 
-// ModelEntry is one model of /v1/models.
+// ModelEntry is one model of /v1/models, and the body of /v1/models/{id}.
 type ModelEntry struct {
 	ID      string `json:"id"`
 	Object  string `json:"object"`
+	Created int64  `json:"created"` // Unix seconds: when the server loaded the model's bundle
 	OwnedBy string `json:"owned_by"`
+	Timed
 }
 
 // Health is /health/live and /health/ready.

