@@ -18,7 +18,7 @@ import (
 func runConfig(_ context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("config", flag.ContinueOnError)
 	list := fs.Bool("list", false, "list every QUAL_* variable with its meaning")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
 	if *list {

@@ -14,7 +14,7 @@ func runImages(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("images", flag.ContinueOnError)
 	root := fs.String("root", ".", "repository root")
 	verbose := fs.Bool("v", false, "stream each build step's output (debootstrap, pip download, docker build)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
 	b := &images.Builder{Log: os.Stderr, BaseImage: os.Getenv("QUAL_BASE_IMAGE"), Verbose: *verbose}
