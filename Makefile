@@ -58,16 +58,22 @@ qualify: deps ## the main job: all stages against the reference target, evidence
 # shard 1 alone runs the stage-level audits, so the merged report would miss a stage).
 # Each suite writes its own JUnit (suites/junit) to RUN_DIR/junit/<stage>.xml; AIPerf runs print
 # progress lines (-v streams them live), so no --poll-progress-after stack dumps.
-qualify-all: ## qualify TARGET (optionally TRTMC_ROOT, SHARD=i/n); evidence in reports/RUN_ID
+# The exit status follows the verdict: 1 unless QUALIFIED, or with FAIL_ON=failed (QUAL_FAIL_ON)
+# only when a stage FAILED; a failed spec, sign or verify is non-zero too. The last line is the verdict.
+qualify-all: ## qualify TARGET (optionally TRTMC_ROOT, SHARD=i/n, FAIL_ON=failed); exit 1 unless the verdict passes
 	@$(QUAL_ENV) go run ./harness/cmd/qual config >/dev/null || { echo "[qualify] nothing was run: fix the line above (go run ./harness/cmd/qual config --list shows every variable)"; exit 2; }
+	@$(QUAL_ENV) go run ./harness/cmd/qual doctor --allow-planned || { echo "[qualify] nothing was run: fix the MISSING line(s) above"; exit 1; }
 	@mkdir -p $(RUN_DIR)/junit
 	@echo "[qualify] run $(RUN_ID): target $(TARGET) $(if $(SHARD),shard $(SHARD),$(if $(JOB_COMPLETION_INDEX)$(CI_NODE_INDEX),shard from the engine (harness/shard)))"
 	@status=0; $(QUAL_ENV) QUAL_RUN_DIR=$(CURDIR)/$(RUN_DIR) \
 	  $(GINKGO) -v --keep-going --timeout=6h $(SUITES) || status=$$?; \
-	go run ./harness/cmd/qual report $(RUN_DIR) && go run ./harness/cmd/qual sign $(RUN_DIR) && $(VERIFY_ENV) go run ./harness/cmd/qual verify $(RUN_DIR) || status=$$?; \
+	verdict=0; go run ./harness/cmd/qual report $(if $(FAIL_ON),--fail-on $(FAIL_ON)) $(RUN_DIR) || verdict=$$?; \
+	if [ -f $(RUN_DIR)/evidence.json ]; then go run ./harness/cmd/qual sign $(RUN_DIR) && $(VERIFY_ENV) go run ./harness/cmd/qual verify $(RUN_DIR) || status=$$?; fi; \
 	if [ -f $(RUN_DIR)/qualification.md ]; then [ "$(RUN_DIR)" != "reports/$(RUN_ID)" ] || ln -sfn $(RUN_ID) reports/latest; \
 	else echo "[qualify] the run produced no report: reports/latest not moved"; [ $$status -ne 0 ] || status=1; fi; \
-	if [ $$status -ne 0 ] && [ -f $(RUN_DIR)/qualification.md ]; then echo "[qualify] some specs failed (exit $$status): see $(RUN_DIR)/qualification.md"; fi; \
+	[ $$status -ne 0 ] || status=$$verdict; \
+	if [ -f $(RUN_DIR)/evidence.json ]; then \
+	  echo "[qualify] Verdict: $$(sed -n 's/^\*\*Verdict: \(.*\)\*\*$$/\1/p' $(RUN_DIR)/qualification.md) (exit $$status; fail-on $(or $(FAIL_ON),$(QUAL_FAIL_ON),not-qualified)): see $(RUN_DIR)/qualification.md"; fi; \
 	exit $$status
 
 inventory: ## print the inventory of TARGET (TRTMC_ROOT for a TRTMC checkout)
@@ -81,12 +87,12 @@ inventory-check: ## inventory a real TRTMC checkout: make inventory-check TRTMC_
 
 # The TRTMC target file itself, run on the CPU against the contract double: every row it produces
 # is labelled as the double's and is never a TRTMC result (suites/targets/testdata/trtmc-double).
-# All three stages; the serving image is built from the double's own Dockerfile by the code path that
+# All three stages (FAIL_ON=failed: stage 9 is blocked, so the verdict is PARTIAL at best); the serving image is built from the double's own Dockerfile by the code path that
 # builds TRTMC's. Stage 9 is blocked (no profile has an audio question-answering Task) and its probe
 # gets TRTMC's documented refusal from the double (404 route_not_served, no record).
 TRTMC_DOUBLE := $(CURDIR)/suites/targets/testdata/trtmc-double
 qualify-trtmc-double: images ## run suites/targets/trtmc.yaml against the CPU contract double (not a TRTMC result)
-	@$(MAKE) --no-print-directory qualify-all TARGET=suites/targets/trtmc.yaml TRTMC_ROOT=$(TRTMC_DOUBLE) RUN_ID=$(RUN_ID) \
+	@$(MAKE) --no-print-directory qualify-all TARGET=suites/targets/trtmc.yaml TRTMC_ROOT=$(TRTMC_DOUBLE) RUN_ID=$(RUN_ID) FAIL_ON=failed \
 	  SUITES="./suites/asr ./suites/t2i ./suites/audioqa" \
 	  QUAL_TRTMC_TRTMC_BINARY=$(TRTMC_DOUBLE)/bin/trtmc QUAL_TRTMC_CUDA_IMAGE='{reference_server_image}' QUAL_TRTMC_GPU=none QUAL_TRTMC_PYTHON=python3 \
 	  TRTMC_DOUBLE_NATIVE=$(QUAL_CACHE)/bin/trtmc-native TRTMC_DOUBLE_SERVER=$(QUAL_CACHE)/bin/trtmc-server

@@ -40,7 +40,7 @@ func commands() map[string]spec {
 		"config": {runConfig, "[--list]", "check the configuration a run would use",
 			"Reads every QUAL_* variable and the target file the way the suites do and prints the target, shard and per-stage load a run would use. A wrong value is one line naming the variable (exit 2). --list lists every variable.",
 			"QUAL_TARGET=suites/targets/trtmc.yaml QUAL_TRTMC_ROOT=~/TensorRT-Model-Connect qual config", 0, 0},
-		"doctor": {runDoctor, "[--gpu]", "check this machine has what a run needs, with the fix for each gap",
+		"doctor": {runDoctor, "[--gpu] [--allow-planned]", "check this machine has what a run needs, with the fix for each gap",
 			"Checks the Docker engine, disk space, the pinned files and venvs, the signing key, and for a TRTMC target its binary, Python and Hugging Face cache (and with --gpu the NVIDIA runtime or CDI devices). Each line is OK or MISSING with the command that fixes it; exit 1 when something a run needs is missing.",
 			"qual doctor --gpu", 0, 0},
 		"images": {runImages, "[--root DIR] [-v]", "build or find the base, trtmc-server and AIPerf images",
