@@ -69,17 +69,17 @@ func TestLabelTypoFailsTheSuite(t *testing.T) {
 }
 
 // `make qualify-all` follows the verdict: a run whose rows are all planned (a TRTMC target on a
-// machine without TRTMC) is NOT QUALIFIED and exits 1, with the verdict as its last line;
-// FAIL_ON=failed accepts it (no stage failed).
+// machine without TRTMC) is NOT QUALIFIED: the recipe exits 1 (make itself then exits 2, as for
+// any failed recipe), with the verdict as its last line; FAIL_ON=failed accepts it (no stage failed).
 func TestQualifyAllExitFollowsTheVerdict(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: compiles and runs a stage suite; make test runs it")
 	}
 	root := repoRoot()
 	for _, tc := range []struct {
-		failOn string
-		code   int
-	}{{"", 1}, {"failed", 0}} {
+		failOn       string
+		recipe, make int
+	}{{"", 1, 2}, {"failed", 0, 0}} {
 		runID := fmt.Sprintf("test-verdict-%d", time.Now().UnixNano())
 		runDir := filepath.Join("build", "test-run", runID)
 		cmd := exec.Command("make", "--no-print-directory", "-s", "qualify-all", "RUN_ID="+runID, "RUN_DIR="+runDir,
@@ -100,8 +100,8 @@ func TestQualifyAllExitFollowsTheVerdict(t *testing.T) {
 			lines = lines[:len(lines)-1]
 		}
 		last := lines[len(lines)-1]
-		if code != tc.code || !strings.HasPrefix(last, "[qualify] Verdict: NOT QUALIFIED (exit "+fmt.Sprint(tc.code)) {
-			t.Errorf("FAIL_ON=%q: exit %d (want %d), last line %q\n%s", tc.failOn, code, tc.code, last, out)
+		if code != tc.make || !strings.HasPrefix(last, "[qualify] Verdict: NOT QUALIFIED (exit "+fmt.Sprint(tc.recipe)) {
+			t.Errorf("FAIL_ON=%q: make exit %d (want %d), last line %q\n%s", tc.failOn, code, tc.make, last, out)
 		}
 	}
 }
