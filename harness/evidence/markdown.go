@@ -63,7 +63,7 @@ func writeVerdict(b *strings.Builder, e Evidence) {
 		q, counted, fails := StageCounts(s)
 		failures := "none"
 		if fails > 0 {
-			failures = fmt.Sprintf("%d row(s)", fails)
+			failures = countRows(fails)
 		}
 		if s.Status == "blocked" || s.Status == "planned" {
 			failures = "— (" + string(s.Status) + ")"
@@ -71,6 +71,13 @@ func writeVerdict(b *strings.Builder, e Evidence) {
 		fmt.Fprintf(b, "| %d `%s` | %s | %d / %d | %d | %s |\n", s.Number, s.Stage, strings.ToUpper(string(s.Status)), q, counted, len(s.Results), failures)
 	}
 	b.WriteString("\n")
+	if failing := FailingRows(e); len(failing) > 0 {
+		b.WriteString("**Failing rows** (the first failure of each; what to do; the row's folder):\n\n")
+		for _, f := range failing {
+			fmt.Fprintf(b, "- `%s/%s`: %s\n  - what to do: %s ([folder](%s))\n", f.Stage, f.Profile, escape(f.First), f.Hint, f.Folder)
+		}
+		b.WriteString("\n")
+	}
 }
 
 // StageCounts is how many counted rows reached aiperf-qualified, how many rows are counted,
@@ -106,7 +113,7 @@ func writeStage(b *strings.Builder, s Stage) {
 	}
 	if len(s.Results) > 0 {
 		b.WriteString("| profile | checkpoint | kind | counted | status | gate | join | failures |\n|---|---|---|---|---|---|---|---|\n")
-		for _, r := range s.Results {
+		for _, r := range FailedFirst(s.Results) {
 			fails := strings.Join(r.Failures, "; ")
 			if fails == "" {
 				fails = "none"
