@@ -71,16 +71,16 @@ func HTML(runDir string, e Evidence) ([]byte, error) {
 		},
 		"failing":     func() []FailingRow { return FailingRows(e) },
 		"failedFirst": FailedFirst,
-		"light":   RowLight,
-		"upper":   func(s Status) string { return strings.ToUpper(string(s)) },
-		"gate":    gateCell,
-		"join":    joinCell,
-		"fails":   func(r Result) string { return strings.Join(r.Failures, "; ") },
-		"figure":  figure,
-		"plotURI": func(r Result) (template.URL, error) { return plotURI(runDir, r) },
-		"kv":      func(m map[string]float64) []string { return gateKV(m) },
-		"gaps":    gapRows,
-		"skipped": skippedLines, // #12 clip limits (skipped.go)
+		"light":       RowLight,
+		"upper":       func(s Status) string { return strings.ToUpper(string(s)) },
+		"gate":        gateCell,
+		"join":        joinCell,
+		"fails":       func(r Result) string { return strings.Join(r.Failures, "; ") },
+		"figure":      figure,
+		"plotURI":     func(r Result) (template.URL, error) { return plotURI(runDir, r) },
+		"kv":          func(m map[string]float64) []string { return gateKV(m) },
+		"gaps":        gapRows,
+		"skipped":     skippedLines, // #12 clip limits (skipped.go)
 		"p95": func(r Result, name string) string { // under the sample rule, as in the Markdown
 			if r.Timing == nil {
 				return "—"
