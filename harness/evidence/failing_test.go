@@ -61,3 +61,21 @@ func TestEveryFailureGetsAHint(t *testing.T) {
 		t.Errorf("%+v", f)
 	}
 }
+
+// A checkpoint without a revision (TRTMC manifests name none) has no trailing "@", and a planned
+// row's reproduce line says why there is no command instead of an empty one.
+func TestNoTrailingAtNorEmptyReproduce(t *testing.T) {
+	e := Evidence{Stages: []Stage{{Stage: "t2i", Number: 6, Status: StatusPlanned, Results: []Result{
+		{Profile: "flux-2-dev", Checkpoint: "black-forest-labs/FLUX.2-dev", Kind: "full", Counted: true, Status: StatusPlanned}}}}}
+	md := Markdown(e)
+	if strings.Contains(md, "FLUX.2-dev@") || !strings.Contains(md, "| black-forest-labs/FLUX.2-dev |") {
+		t.Errorf("trailing @:\n%s", md)
+	}
+	if strings.Contains(md, "flux-2-dev: ``") || !strings.Contains(md, "- flux-2-dev: nothing to reproduce: the row was not run here (planned)") {
+		t.Errorf("empty reproduce command:\n%s", md)
+	}
+	page, err := HTML(t.TempDir(), e)
+	if err != nil || strings.Contains(string(page), "FLUX.2-dev@") {
+		t.Errorf("report.html: %v, trailing @ present: %v", err, strings.Contains(string(page), "FLUX.2-dev@"))
+	}
+}

@@ -71,6 +71,7 @@ func HTML(runDir string, e Evidence) ([]byte, error) {
 		},
 		"failing":     func() []FailingRow { return FailingRows(e) },
 		"failedFirst": FailedFirst,
+		"checkpoint":  checkpointCell,
 		"light":       RowLight,
 		"upper":       func(s Status) string { return strings.ToUpper(string(s)) },
 		"gate":        gateCell,
@@ -167,12 +168,12 @@ img.plot{max-width:42em;display:block}
 {{if .Results}}<table class="rows"><tr><th></th><th>profile</th><th>checkpoint</th><th>kind</th><th>counted</th><th>status</th><th>gate</th><th>join</th>
 <th>client p50 / p95 ms</th><th>Task p50 / p95 ms</th><th>client − Task p50 ms</th><th>failures</th></tr>
 {{range failedFirst .Results}}<tr class="row" id="row-{{$stage.Stage}}-{{.Profile}}" data-profile="{{.Profile}}"><td><span class="light {{light .}}" title="{{light .}}"></span></td>
-<td>{{.Profile}}</td><td>{{.Checkpoint}}@{{.Revision}}</td><td>{{.Kind}}</td><td>{{if .Counted}}yes{{else}}no{{end}}</td><td>{{.Status}}</td>
+<td>{{.Profile}}</td><td>{{checkpoint .Checkpoint .Revision}}</td><td>{{.Kind}}</td><td>{{if .Counted}}yes{{else}}no{{end}}</td><td>{{.Status}}</td>
 <td>{{gate .}}{{if .Gate}}<br><small>{{range kv .Gate.Figures}}{{.}}<br>{{end}}</small>{{end}}</td><td>{{join .}}</td>
 <td>{{figure . "client_latency_p50"}} / {{p95 . "client_latency_p95"}}</td><td>{{figure . "task_call_p50"}} / {{p95 . "task_call_p95"}}</td>
 <td>{{figure . "client_minus_task_p50"}}</td><td class="fails">{{fails .}}</td></tr>
 {{if .Skipped}}<tr class="skipped" data-profile="{{.Profile}}"><td></td><td colspan="11" class="fails"><small>{{range skipped .}}{{.}}<br>{{end}}</small></td></tr>
-{{end}}{{end}}{{range gaps .}}<tr class="gap"><td><span class="light white" title="gap"></span></td><td>—</td><td>{{.Checkpoint}}@{{.Revision}}</td><td>gap</td><td>no</td>
+{{end}}{{end}}{{range gaps .}}<tr class="gap"><td><span class="light white" title="gap"></span></td><td>—</td><td>{{checkpoint .Checkpoint .Revision}}</td><td>gap</td><td>no</td>
 <td>not qualified</td><td>—</td><td>—</td><td>—</td><td>—</td><td>—</td><td class="fails">{{.Reason}}</td></tr>
 {{end}}</table>
 {{range .Results}}{{if .Statement}}<p><strong>Note ({{.Profile}}):</strong> {{.Statement}}.</p>{{end}}{{end}}

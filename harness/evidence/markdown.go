@@ -122,11 +122,11 @@ func writeStage(b *strings.Builder, s Stage) {
 			if n := notes[r.Statement]; n > 0 {
 				profile = fmt.Sprintf("%s [%d]", r.Profile, n)
 			}
-			fmt.Fprintf(b, "| %s | %s@%s | %s | %s | %s | %s | %s | %s |\n", profile, r.Checkpoint, r.Revision, r.Kind,
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", profile, checkpointCell(r.Checkpoint, r.Revision), r.Kind,
 				yesNo(r.Counted), r.Status, gateCell(r), joinCell(r), escape(fails))
 		}
 		for _, g := range gapRows(s) {
-			fmt.Fprintf(b, "| — | %s@%s | gap | no | not qualified | — | — | %s |\n", g.Checkpoint, g.Revision, escape(g.Reason))
+			fmt.Fprintf(b, "| — | %s | gap | no | not qualified | — | — | %s |\n", checkpointCell(g.Checkpoint, g.Revision), escape(g.Reason))
 		}
 		b.WriteString("\n")
 		writeSkipped(b, s) // #12 clip limits (skipped.go)
@@ -138,6 +138,15 @@ func writeStage(b *strings.Builder, s Stage) {
 	writeProbe(b, s)
 	writeAudit(b, s)
 	writeInventory(b, s)
+}
+
+// checkpointCell is checkpoint@revision, or the checkpoint alone when its manifest names no
+// revision (TRTMC's do not).
+func checkpointCell(checkpoint, revision string) string {
+	if revision == "" {
+		return checkpoint
+	}
+	return checkpoint + "@" + revision
 }
 
 // gapRows are the group's checkpoints that have only reduced or variant profiles: no row of
@@ -250,7 +259,14 @@ func writeGateFigures(b *strings.Builder, s Stage) {
 func writeReproduce(b *strings.Builder, s Stage) {
 	b.WriteString("<details><summary>Reproduce each row</summary>\n\n")
 	for _, r := range s.Results {
-		fmt.Fprintf(b, "- %s: `%s`\n", r.Profile, r.Reproduce)
+		switch {
+		case r.Reproduce != "":
+			fmt.Fprintf(b, "- %s: `%s`\n", r.Profile, r.Reproduce)
+		case r.Status == StatusPlanned:
+			fmt.Fprintf(b, "- %s: nothing to reproduce: the row was not run here (planned)\n", r.Profile)
+		default:
+			fmt.Fprintf(b, "- %s: no reproduce command recorded\n", r.Profile)
+		}
 	}
 	b.WriteString("\n</details>\n\n")
 }
