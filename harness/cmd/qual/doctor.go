@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
@@ -16,7 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/config"
+	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 )
 
 // finding is one line of `qual doctor`: what was checked, whether it is there, and the command
@@ -47,13 +45,9 @@ func runDoctor(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
-	cfg, err := config.Load()
+	cfg, t, err := loadTarget()
 	if err != nil {
-		return usageError{err}
-	}
-	t, err := cfg.Target()
-	if err != nil {
-		return usageError{err}
+		return err
 	}
 	cache := cfg.Cache
 	if cache == "" {
@@ -236,7 +230,7 @@ func checkSHA256s(dir, list string) (string, bool) {
 		if !ok {
 			continue
 		}
-		got, err := fileSHA256(filepath.Join(dir, name))
+		got, err := bundle.FileSHA256(filepath.Join(dir, name))
 		if err != nil {
 			return fmt.Sprintf("%s: %v", name, err), false
 		}
@@ -246,19 +240,6 @@ func checkSHA256s(dir, list string) (string, bool) {
 		n++
 	}
 	return fmt.Sprintf("%d files in %s match their pins", n, dir), n > 0
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // signingKeyFinding is never a blocker: qual sign makes a local key on first use; a published
