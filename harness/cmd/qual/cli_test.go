@@ -206,12 +206,25 @@ func TestFailingChecksExit1(t *testing.T) {
 			t.Errorf("compare with an accuracy regression: exit %d %q", code, errOut)
 		}
 	})
+	t.Run("doctor on a machine without make deps", func(t *testing.T) {
+		useTarget(t, "reference.yaml", "")
+		t.Setenv("QUAL_CACHE", t.TempDir())
+		t.Setenv("QUAL_WHISPER_PYTHON", "")
+		code, out, errOut := qualRun(t, "doctor")
+		if code != exitFailed || !strings.Contains(out, "MISSING  whisper venv") || !strings.Contains(out, "does not exist; fix: make deps") ||
+			!strings.Contains(errOut, "whisper venv") {
+			t.Errorf("doctor without the whisper venv: exit %d\n%s%s", code, out, errOut)
+		}
+	})
 	t.Run("doctor and images without docker", func(t *testing.T) {
 		t.Setenv("PATH", t.TempDir())
 		code, out, errOut := qualRun(t, "doctor")
 		if code != exitFailed || !strings.Contains(out, "MISSING  Docker engine") || !strings.Contains(out, "fix: make engine") ||
 			!strings.Contains(errOut, "a run cannot start: missing Docker engine") {
 			t.Errorf("doctor without docker: exit %d\n%s%s", code, out, errOut)
+		}
+		if code, _, errOut := qualRun(t, "images"); code != exitFailed || !strings.HasPrefix(errOut, "qual images: ") {
+			t.Errorf("images without go or docker on PATH: exit %d %q", code, errOut)
 		}
 	})
 }
