@@ -63,7 +63,7 @@ func TestEverySubcommandHasHelp(t *testing.T) {
 		for _, args := range [][]string{{name, "--help"}, {name, "-h"}, {"help", name}} {
 			code, out, errOut := qualRun(t, args...)
 			if code != exitOK || errOut != "" || !strings.HasPrefix(out, "Usage: qual "+name+" ") ||
-				!strings.Contains(out, s.about) || !strings.Contains(out, "\nExample:\n  "+s.example) {
+				!strings.Contains(out, wrap(s.about, 96)) || !strings.Contains(out, "\nExample:\n  "+s.example) {
 				t.Errorf("qual %v: exit %d, stderr %q, stdout:\n%s", args, code, errOut, out)
 			}
 		}

@@ -140,8 +140,8 @@ func usage() string {
 	for _, n := range names {
 		fmt.Fprintf(&b, "  qual %-10s %s\n", n, cmds[n].summary)
 	}
-	b.WriteString(`  qual --version   the module version and commit
-
+	fmt.Fprintf(&b, "  qual %-10s %s\n", "--version", "the module version and commit")
+	b.WriteString(`
 Stages: asr (3), t2i (6), audioqa (9): --stage takes the name or the number.
 Exit status: 0 success, 1 a verdict or check failed, 2 a usage or configuration error.
 Run 'qual COMMAND --help' for a command's arguments, flags and an example.
@@ -190,7 +190,7 @@ func parseArgs(fs *flag.FlagSet, args []string) error {
 func helpText(fs *flag.FlagSet) string {
 	var b strings.Builder
 	s := commands()[fs.Name()]
-	fmt.Fprintf(&b, "Usage: qual %s %s\n\n%s\n", fs.Name(), s.args, s.about)
+	fmt.Fprintf(&b, "Usage: qual %s %s\n\n%s\n", fs.Name(), s.args, wrap(s.about, 96))
 	var flags strings.Builder
 	fs.SetOutput(&flags)
 	fs.PrintDefaults()
@@ -198,5 +198,26 @@ func helpText(fs *flag.FlagSet) string {
 		fmt.Fprintf(&b, "\nFlags:\n%s", flags.String())
 	}
 	fmt.Fprintf(&b, "\nExample:\n  %s\n", s.example)
+	return b.String()
+}
+
+// wrap breaks text into lines of at most width columns, at spaces (a dozen lines: no module the
+// project has wraps text; golang.org/x/text does not).
+func wrap(text string, width int) string {
+	var b strings.Builder
+	line := 0
+	for i, word := range strings.Fields(text) {
+		switch {
+		case i == 0:
+		case line+1+len(word) > width:
+			b.WriteByte('\n')
+			line = 0
+		default:
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(word)
+		line += len(word)
+	}
 	return b.String()
 }
