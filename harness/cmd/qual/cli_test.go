@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 )
 
@@ -227,6 +228,23 @@ func TestFailingChecksExit1(t *testing.T) {
 			t.Errorf("images without go or docker on PATH: exit %d %q", code, errOut)
 		}
 	})
+}
+
+// The console summary of a failed run names each failing row, its first failure and what to do,
+// and ends with the verdict.
+func TestSummaryNamesFailingRows(t *testing.T) {
+	run := writeRun(t, "failed", evidence.Result{Profile: "sphinx-en-us", Status: evidence.StatusFailed, Counted: true,
+		Failures: []string{"join: 2 AIPerf requests without a server record: r-7, r-9"}})
+	e, err := evidence.Read(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	printSummary(&out, run, e)
+	want := "FAILED asr/sphinx-en-us: join: 2 AIPerf requests without a server record: r-7, r-9\n    what to do: requests and server records"
+	if !strings.Contains(out.String(), want) || !strings.HasSuffix(out.String(), "Verdict: "+evidence.Verdict(e)+"\n") {
+		t.Errorf("summary:\n%s", out.String())
+	}
 }
 
 // compare refuses runs with no checkpoint in common (exit 2) and says when both sides are one run.
