@@ -274,7 +274,7 @@ func TestMergeRefusesForeignShards(t *testing.T) {
 	reference, _ := plannedStageRun(t, "asr", "")
 	out := filepath.Join(t.TempDir(), "merged")
 	code, _, errOut := qualRun(t, "merge", "-o", out, reference, trtmc)
-	if code != exitUsage || !strings.Contains(errOut, "are not shards of one run: target suites/targets/reference.yaml (reference) vs suites/targets/trtmc.yaml (trtmc)") {
+	if code != exitUsage || !strings.Contains(errOut, filepath.Join(trtmc, "asr", "stage.json")+" are not parts of one run: target suites/targets/reference.yaml (reference) vs suites/targets/trtmc.yaml (trtmc)") {
 		t.Errorf("reference + trtmc shards: exit %d %q", code, errOut)
 	}
 	if _, err := os.Stat(out); err == nil {

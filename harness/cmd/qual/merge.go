@@ -68,7 +68,7 @@ type shard struct {
 func readShards(dirs []string) ([]shard, error) {
 	var shards []shard
 	var first *evidence.Stage
-	var firstDir string
+	var firstPath string
 	rowShard := map[string]string{} // stage/profile -> the shard that has it
 	for _, dir := range dirs {
 		if err := mustExist(dir); err != nil {
@@ -88,9 +88,9 @@ func readShards(dirs []string) ([]shard, error) {
 				return nil, err
 			}
 			if first == nil {
-				first, firstDir = &s, dir
+				first, firstPath = &s, p
 			} else if diff := shardDifference(*first, s); diff != "" {
-				return nil, usageError{fmt.Errorf("%s and %s are not shards of one run: %s", firstDir, dir, diff)}
+				return nil, usageError{fmt.Errorf("%s and %s are not parts of one run: %s", firstPath, p, diff)}
 			}
 			for _, r := range s.Results {
 				key := s.Stage + "/" + r.Profile
