@@ -12,7 +12,11 @@ export QUAL_PARITY_PYTHON ?= $(QUAL_CACHE)/parity-venv/bin/python
 GINKGO := go tool ginkgo
 # The test runner; CI sets GOTEST="go tool gotestsum --junitfile FILE --" for a JUnit report.
 GOTEST ?= go test
-TARGET ?= suites/targets/reference.yaml
+# One setting, two spellings: make's TARGET/TRTMC_ROOT/SHARD default to the QUAL_* variables every
+# qual command reads, so an exported QUAL_TARGET is honoured by make too.
+TARGET ?= $(or $(QUAL_TARGET),suites/targets/reference.yaml)
+TRTMC_ROOT ?= $(QUAL_TRTMC_ROOT)
+SHARD ?= $(QUAL_SHARD)
 RUN_ID ?= $(shell date -u +%Y%m%d-%H%M%S)
 RUN_DIR ?= reports/$(RUN_ID)
 # Every stage suite (a package under suites/ with a *_suite_test.go): a new stage needs no line here.
