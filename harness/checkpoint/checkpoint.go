@@ -107,12 +107,26 @@ func (c *Checkpoint) done(step string) { c.steps[step] = true }
 
 // run executes a command, records it, and returns its stdout.
 func (c *Checkpoint) run(ctx context.Context, args []string) ([]byte, error) {
+	return c.runKeeping(ctx, args, "")
+}
+
+// runKeeping is run that also keeps the command's whole stdout and stderr in the row's folder as
+// <keep>.stdout.txt and <keep>.stderr.txt (keep "" keeps nothing): a failed gate's own output is
+// then there to read, not only the tail its error carries.
+func (c *Checkpoint) runKeeping(ctx context.Context, args []string, keep string) ([]byte, error) {
 	c.Result.Commands = append(c.Result.Commands, args)
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Dir = c.Env.Root
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
+	if keep != "" {
+		for ext, out := range map[string][]byte{".stdout.txt": stdout.Bytes(), ".stderr.txt": stderr.Bytes()} {
+			if werr := os.WriteFile(filepath.Join(c.Dir, keep+ext), out, 0o644); werr != nil {
+				return stdout.Bytes(), fmt.Errorf("keep %s output: %w", keep, werr)
+			}
+		}
+	}
 	if err != nil {
 		return stdout.Bytes(), fmt.Errorf("%s: %w\n%s%s", strings.Join(args, " "), err, tail(stdout.String()), tail(stderr.String()))
 	}
@@ -226,7 +240,7 @@ func (c *Checkpoint) Gate(ctx context.Context) error {
 	if err != nil {
 		return c.fail("gate", err)
 	}
-	out, runErr := c.run(ctx, args)
+	out, runErr := c.runKeeping(ctx, args, "gate")
 	var res family.GateResult
 	if err := json.Unmarshal(out, &res); err != nil {
 		if runErr != nil {

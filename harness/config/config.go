@@ -46,6 +46,7 @@ func Vars() []Var {
 		{"QUAL_LOAD_SECONDS", "tests: duration of the server load test (make load)"},
 		{"QUAL_PLOT_OUT", "tests: directory to keep rendered plots and reports in, to look at them"},
 		{"QUAL_SIGNING_KEY", "qual sign: the signing key (PKCS#8 PEM)"},
+		{"QUAL_FAIL_ON", "qual report and make qualify-all: not-qualified (default: exit 1 unless QUALIFIED) or failed (exit 1 only on a FAILED stage)"},
 		{"QUAL_VERIFY_RUN", "tests: a published run for harness/verify's tamper table to copy instead of running the suites"},
 		{"QUAL_DOCKER_WAIT", "containers/engine/ensure-docker.sh: seconds to wait for DOCKER_HOST to answer"},
 		{TargetValuePrefix + "<NAME>", "overrides the target file's value NAME (QUAL_TRTMC_PYTHON for {python}, ...)"},
@@ -97,6 +98,26 @@ type Config struct {
 	Cache      string
 	Shard      shard.Shard
 	Loads      map[workload.Stage]Override
+	FailOn     FailOn
+}
+
+// FailOn is the verdict level at which a run's report exits 1.
+type FailOn string
+
+const (
+	FailOnNotQualified FailOn = "not-qualified" // every verdict but QUALIFIED fails
+	FailOnFailed       FailOn = "failed"        // only a FAILED stage (or no stage at all) fails
+)
+
+// ParseFailOn reads a --fail-on or QUAL_FAIL_ON value; "" is the default, not-qualified.
+func ParseFailOn(v string) (FailOn, error) {
+	switch FailOn(strings.TrimSpace(v)) {
+	case "", FailOnNotQualified:
+		return FailOnNotQualified, nil
+	case FailOnFailed:
+		return FailOnFailed, nil
+	}
+	return "", fmt.Errorf("fail-on %q is neither %s nor %s", v, FailOnNotQualified, FailOnFailed)
 }
 
 // FromEnv reads and validates every QUAL_* variable. getenv and environ are os.Getenv and
@@ -116,12 +137,17 @@ func FromEnv(getenv func(string) string, environ []string, wd string) (Config, e
 	c.TargetPath = absUnder(root, getenv("QUAL_TARGET"), "suites/targets/reference.yaml")
 	if tr := getenv("QUAL_TRTMC_ROOT"); tr != "" {
 		c.TRTMCRoot = absUnder(wd, tr, "")
-		if fi, err := os.Stat(c.TRTMCRoot); err != nil || !fi.IsDir() {
+		if fi, err := os.Stat(c.TRTMCRoot); err != nil {
+			errs = append(errs, fmt.Errorf("QUAL_TRTMC_ROOT=%q does not exist", tr))
+		} else if !fi.IsDir() {
 			errs = append(errs, fmt.Errorf("QUAL_TRTMC_ROOT=%q is not a directory", tr))
 		}
 	}
 	if rd := getenv("QUAL_RUN_DIR"); rd != "" {
 		c.RunDir = absUnder(root, rd, "")
+	}
+	if c.FailOn, err = ParseFailOn(getenv("QUAL_FAIL_ON")); err != nil {
+		errs = append(errs, fmt.Errorf("QUAL_FAIL_ON: %w", err))
 	}
 	if c.Shard, err = shard.FromEnv(getenv); err != nil {
 		errs = append(errs, err)

@@ -41,7 +41,7 @@ func TestStrictValues(t *testing.T) {
 		{"QUAL_AUDIOQA_CONCURRENCY", "2.5", `QUAL_AUDIOQA_CONCURRENCY="2.5" is not an integer`},
 		{"QUAL_SHARD", "3/2", "QUAL_SHARD"},
 		{"QUAL_ASR_REQUEST", "8", "unknown variable QUAL_ASR_REQUEST"},
-		{"QUAL_TRTMC_ROOT", "/nonexistent/trtmc", `QUAL_TRTMC_ROOT="/nonexistent/trtmc" is not a directory`},
+		{"QUAL_TRTMC_ROOT", "/nonexistent/trtmc", `QUAL_TRTMC_ROOT="/nonexistent/trtmc" does not exist`},
 		{"QUAL_ROOT", "/tmp", `QUAL_ROOT="/tmp" holds no go.mod`},
 	} {
 		_, err := read(t, map[string]string{tc.name: tc.value})

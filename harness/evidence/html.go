@@ -60,16 +60,28 @@ func HTML(runDir string, e Evidence) ([]byte, error) {
 			q, c, _ := StageCounts(s)
 			return fmt.Sprintf("%d / %d", q, c)
 		},
-		"light":   RowLight,
-		"upper":   func(s Status) string { return strings.ToUpper(string(s)) },
-		"gate":    gateCell,
-		"join":    joinCell,
-		"fails":   func(r Result) string { return strings.Join(r.Failures, "; ") },
-		"figure":  figure,
-		"plotURI": func(r Result) (template.URL, error) { return plotURI(runDir, r) },
-		"kv":      func(m map[string]float64) []string { return gateKV(m) },
-		"gaps":    gapRows,
-		"skipped": skippedLines, // #12 clip limits (skipped.go)
+		"failedCount": func(s Stage) string {
+			if s.Status == StatusBlocked || s.Status == StatusPlanned {
+				return "— (" + string(s.Status) + ")"
+			}
+			if _, _, f := StageCounts(s); f > 0 {
+				return countRows(f)
+			}
+			return "none"
+		},
+		"failing":     func() []FailingRow { return FailingRows(e) },
+		"failedFirst": FailedFirst,
+		"checkpoint":  checkpointCell,
+		"light":       RowLight,
+		"upper":       func(s Status) string { return strings.ToUpper(string(s)) },
+		"gate":        gateCell,
+		"join":        joinCell,
+		"fails":       func(r Result) string { return strings.Join(r.Failures, "; ") },
+		"figure":      figure,
+		"plotURI":     func(r Result) (template.URL, error) { return plotURI(runDir, r) },
+		"kv":          func(m map[string]float64) []string { return gateKV(m) },
+		"gaps":        gapRows,
+		"skipped":     skippedLines, // #12 clip limits (skipped.go)
 		"p95": func(r Result, name string) string { // under the sample rule, as in the Markdown
 			if r.Timing == nil {
 				return "—"
@@ -129,7 +141,7 @@ const htmlTemplate = `<!DOCTYPE html>
 body{font-family:sans-serif;margin:2em;max-width:80em;color:#222}
 table{border-collapse:collapse;margin:0.5em 0 1.5em}
 th,td{border:1px solid #ccc;padding:0.25em 0.6em;text-align:left;vertical-align:top}
-td.fails{max-width:24em;overflow-wrap:anywhere}
+td.fails{min-width:18em;max-width:32em;overflow-wrap:anywhere}
 th{background:#f2f2f2}
 .light{display:inline-block;width:0.9em;height:0.9em;border-radius:50%;border:1px solid #555;vertical-align:middle}
 .green{background:#2ca02c}.yellow{background:#e6c619}.red{background:#d62728}.white{background:#fff}
@@ -140,25 +152,28 @@ img.plot{max-width:42em;display:block}
 <h1>Qualification report — run {{.RunID}}</h1>
 {{with banner}}<p class="testbuild" id="testbuild"><strong>{{.}}.</strong> Its binaries were built with a test-only flag that changes what they do; nothing in this run qualifies a checkpoint.</p>{{end}}
 <p class="verdict" id="verdict">Verdict: {{verdict}}</p>
-<table id="stages"><tr><th>stage</th><th>status</th><th>counted rows qualified</th><th>rows</th></tr>
-{{range .Stages}}<tr><td>{{.Number}} <code>{{.Stage}}</code></td><td>{{upper .Status}}</td><td>{{counts .}}</td><td>{{len .Results}}</td></tr>
+<table id="stages"><tr><th>stage</th><th>status</th><th>counted rows qualified</th><th>rows</th><th>failures</th></tr>
+{{range .Stages}}<tr><td>{{.Number}} <code>{{.Stage}}</code></td><td>{{upper .Status}}</td><td>{{counts .}}</td><td>{{len .Results}}</td><td>{{failedCount .}}</td></tr>
 {{end}}</table>
+{{with failing}}<div id="failing"><p><strong>Failing rows</strong> (the first failure of each, and what to do):</p><ul>
+{{range .}}<li><a href="#row-{{.Stage}}-{{.Profile}}"><code>{{.Stage}}/{{.Profile}}</code></a>: {{.First}}<br><small>What to do: {{.Hint}} (<a href="{{.Folder}}">the row's folder</a>)</small></li>
+{{end}}</ul></div>{{end}}
 <p>Target <code>{{.Target}}</code> ({{.TargetKind}}). Hardware: {{.Hardware.CPU}}, {{.Hardware.Cores}} cores, GPU: {{.Hardware.GPU}}.</p>
 <p>Lights: <span class="light green"></span> reached what its kind can reach (counted: aiperf-qualified; reduced or variant: family-validated) ·
 <span class="light yellow"></span> counted row stopped short without a failing claim ·
 <span class="light red"></span> a claim failed · <span class="light white"></span> nothing claimed (planned, excluded, blocked).</p>
-{{range .Stages}}
+{{range $stage := .Stages}}
 <h2 id="stage-{{.Stage}}">Stage {{.Number}} (<code>{{.Stage}}</code>): {{upper .Status}}</h2>
 {{if .Reason}}<p>{{.Reason}}</p>{{end}}
 {{if .Results}}<table class="rows"><tr><th></th><th>profile</th><th>checkpoint</th><th>kind</th><th>counted</th><th>status</th><th>gate</th><th>join</th>
 <th>client p50 / p95 ms</th><th>Task p50 / p95 ms</th><th>client − Task p50 ms</th><th>failures</th></tr>
-{{range .Results}}<tr class="row" data-profile="{{.Profile}}"><td><span class="light {{light .}}" title="{{light .}}"></span></td>
-<td>{{.Profile}}</td><td>{{.Checkpoint}}@{{.Revision}}</td><td>{{.Kind}}</td><td>{{if .Counted}}yes{{else}}no{{end}}</td><td>{{.Status}}</td>
+{{range failedFirst .Results}}<tr class="row" id="row-{{$stage.Stage}}-{{.Profile}}" data-profile="{{.Profile}}"><td><span class="light {{light .}}" title="{{light .}}"></span></td>
+<td>{{.Profile}}</td><td>{{checkpoint .Checkpoint .Revision}}</td><td>{{.Kind}}</td><td>{{if .Counted}}yes{{else}}no{{end}}</td><td>{{.Status}}</td>
 <td>{{gate .}}{{if .Gate}}<br><small>{{range kv .Gate.Figures}}{{.}}<br>{{end}}</small>{{end}}</td><td>{{join .}}</td>
 <td>{{figure . "client_latency_p50"}} / {{p95 . "client_latency_p95"}}</td><td>{{figure . "task_call_p50"}} / {{p95 . "task_call_p95"}}</td>
 <td>{{figure . "client_minus_task_p50"}}</td><td class="fails">{{fails .}}</td></tr>
 {{if .Skipped}}<tr class="skipped" data-profile="{{.Profile}}"><td></td><td colspan="11" class="fails"><small>{{range skipped .}}{{.}}<br>{{end}}</small></td></tr>
-{{end}}{{end}}{{range gaps .}}<tr class="gap"><td><span class="light white" title="gap"></span></td><td>—</td><td>{{.Checkpoint}}@{{.Revision}}</td><td>gap</td><td>no</td>
+{{end}}{{end}}{{range gaps .}}<tr class="gap"><td><span class="light white" title="gap"></span></td><td>—</td><td>{{checkpoint .Checkpoint .Revision}}</td><td>gap</td><td>no</td>
 <td>not qualified</td><td>—</td><td>—</td><td>—</td><td>—</td><td>—</td><td class="fails">{{.Reason}}</td></tr>
 {{end}}</table>
 {{range .Results}}{{if .Statement}}<p><strong>Note ({{.Profile}}):</strong> {{.Statement}}.</p>{{end}}{{end}}

@@ -63,7 +63,7 @@ func writeVerdict(b *strings.Builder, e Evidence) {
 		q, counted, fails := StageCounts(s)
 		failures := "none"
 		if fails > 0 {
-			failures = fmt.Sprintf("%d row(s)", fails)
+			failures = countRows(fails)
 		}
 		if s.Status == "blocked" || s.Status == "planned" {
 			failures = "— (" + string(s.Status) + ")"
@@ -71,6 +71,13 @@ func writeVerdict(b *strings.Builder, e Evidence) {
 		fmt.Fprintf(b, "| %d `%s` | %s | %d / %d | %d | %s |\n", s.Number, s.Stage, strings.ToUpper(string(s.Status)), q, counted, len(s.Results), failures)
 	}
 	b.WriteString("\n")
+	if failing := FailingRows(e); len(failing) > 0 {
+		b.WriteString("**Failing rows** (the first failure of each; what to do; the row's folder):\n\n")
+		for _, f := range failing {
+			fmt.Fprintf(b, "- `%s/%s`: %s\n  - what to do: %s ([folder](%s))\n", f.Stage, f.Profile, escape(f.First), f.Hint, f.Folder)
+		}
+		b.WriteString("\n")
+	}
 }
 
 // StageCounts is how many counted rows reached aiperf-qualified, how many rows are counted,
@@ -106,7 +113,7 @@ func writeStage(b *strings.Builder, s Stage) {
 	}
 	if len(s.Results) > 0 {
 		b.WriteString("| profile | checkpoint | kind | counted | status | gate | join | failures |\n|---|---|---|---|---|---|---|---|\n")
-		for _, r := range s.Results {
+		for _, r := range FailedFirst(s.Results) {
 			fails := strings.Join(r.Failures, "; ")
 			if fails == "" {
 				fails = "none"
@@ -115,11 +122,11 @@ func writeStage(b *strings.Builder, s Stage) {
 			if n := notes[r.Statement]; n > 0 {
 				profile = fmt.Sprintf("%s [%d]", r.Profile, n)
 			}
-			fmt.Fprintf(b, "| %s | %s@%s | %s | %s | %s | %s | %s | %s |\n", profile, r.Checkpoint, r.Revision, r.Kind,
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", profile, checkpointCell(r.Checkpoint, r.Revision), r.Kind,
 				yesNo(r.Counted), r.Status, gateCell(r), joinCell(r), escape(fails))
 		}
 		for _, g := range gapRows(s) {
-			fmt.Fprintf(b, "| — | %s@%s | gap | no | not qualified | — | — | %s |\n", g.Checkpoint, g.Revision, escape(g.Reason))
+			fmt.Fprintf(b, "| — | %s | gap | no | not qualified | — | — | %s |\n", checkpointCell(g.Checkpoint, g.Revision), escape(g.Reason))
 		}
 		b.WriteString("\n")
 		writeSkipped(b, s) // #12 clip limits (skipped.go)
@@ -131,6 +138,15 @@ func writeStage(b *strings.Builder, s Stage) {
 	writeProbe(b, s)
 	writeAudit(b, s)
 	writeInventory(b, s)
+}
+
+// checkpointCell is checkpoint@revision, or the checkpoint alone when its manifest names no
+// revision (TRTMC's do not).
+func checkpointCell(checkpoint, revision string) string {
+	if revision == "" {
+		return checkpoint
+	}
+	return checkpoint + "@" + revision
 }
 
 // gapRows are the group's checkpoints that have only reduced or variant profiles: no row of
@@ -243,7 +259,14 @@ func writeGateFigures(b *strings.Builder, s Stage) {
 func writeReproduce(b *strings.Builder, s Stage) {
 	b.WriteString("<details><summary>Reproduce each row</summary>\n\n")
 	for _, r := range s.Results {
-		fmt.Fprintf(b, "- %s: `%s`\n", r.Profile, r.Reproduce)
+		switch {
+		case r.Reproduce != "":
+			fmt.Fprintf(b, "- %s: `%s`\n", r.Profile, r.Reproduce)
+		case r.Status == StatusPlanned:
+			fmt.Fprintf(b, "- %s: nothing to reproduce: the row was not run here (planned)\n", r.Profile)
+		default:
+			fmt.Fprintf(b, "- %s: no reproduce command recorded\n", r.Profile)
+		}
 	}
 	b.WriteString("\n</details>\n\n")
 }

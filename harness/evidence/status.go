@@ -55,7 +55,7 @@ func Settle(s *Stage) {
 		s.Status, s.Reason = StatusPlanned, s.Results[0].Statement
 	case failed > 0 || qualified < counted:
 		s.Status = StatusFailed
-		s.Reason = fmt.Sprintf("%d of %d counted checkpoints aiperf-qualified; %d rows failed", qualified, counted, failed)
+		s.Reason = fmt.Sprintf("%d of %d counted checkpoints aiperf-qualified; %s failed", qualified, counted, countRows(failed))
 	case counted == 0:
 		s.Status, s.Reason = StatusFailed, "no full-model checkpoint in the group was qualified"
 	default:

@@ -102,6 +102,8 @@ func (l Latency) cdfPanel() (*plot.Plot, plot.Legend, error) {
 	p.Add(plotter.NewGrid())
 	legend := plot.NewLegend()
 	legend.Top, legend.Left = true, true
+	// Inset from the strip's top-left corner: at (0, 0) the first entry's text is cut off.
+	legend.XOffs, legend.YOffs = vg.Points(6), -vg.Points(6)
 	lo, hi := positiveRange(append(append([]float64(nil), l.ClientMS...), l.TaskMS...))
 	logX := hi/lo >= logDecades
 	for _, s := range []struct {
@@ -133,6 +135,7 @@ func (l Latency) cdfPanel() (*plot.Plot, plot.Legend, error) {
 		p.X.Label.Text = "latency (ms, log scale)"
 		p.X.Min, p.X.Max = lo/1.2, hi*1.2
 	} else {
+		p.X.Tick.Marker = plainTicks{}
 		p.X.Label.Text = "latency (ms)"
 		pad := (hi - lo) * 0.05
 		p.X.Min, p.X.Max = math.Max(0, lo-pad), hi+pad
@@ -159,6 +162,7 @@ func (l Latency) overheadPanel() (*plot.Plot, error) {
 		return nil, err
 	}
 	p.Add(line)
+	p.X.Tick.Marker = plainTicks{}
 	sorted := sortedCopy(over)
 	pad := (sorted[len(sorted)-1] - sorted[0]) * 0.05
 	p.X.Min, p.X.Max = sorted[0]-pad, sorted[len(sorted)-1]+pad

@@ -71,11 +71,20 @@ func Convert(r types.Report, o Options) reporters.JUnitTestSuites {
 		Timestamp:  r.StartTime.UTC().Format("2006-01-02T15:04:05"),
 		Properties: properties(o.Properties),
 	}
+	var failed []failure // in report order: the skips after a failure name it
 	for _, spec := range r.SpecReports {
 		if spec.LeafNodeType != types.NodeTypeIt && !setupFailed(spec) {
 			continue // BeforeSuite, AfterSuite and report nodes are setup, not claims
 		}
-		tc := testCase(spec, o.StageLabels)
+		tc := testCase(spec, o)
+		switch {
+		case tc.Failure != nil || tc.Error != nil:
+			failed = append(failed, failure{spec.ContainerHierarchyTexts, name(spec)})
+		case tc.Skipped != nil && strings.Contains(tc.Skipped.Message, orderedSkip):
+			if claim, ok := dependedOn(failed, spec.ContainerHierarchyTexts); ok {
+				tc.Skipped.Message = fmt.Sprintf("not run: it depends on the earlier claim %q of this checkpoint, which failed", claim)
+			}
+		}
 		suite.Tests++
 		switch {
 		case tc.Failure != nil:
@@ -97,14 +106,41 @@ func setupFailed(spec types.SpecReport) bool {
 	return spec.LeafNodeType.Is(types.NodeTypesForSuiteLevelNodes) && spec.State.Is(types.SpecStateFailureStates)
 }
 
-func testCase(spec types.SpecReport, stageLabels []string) reporters.JUnitTestCase {
-	name := spec.LeafNodeText
-	if name == "" {
-		name = "[" + spec.LeafNodeType.String() + "]"
+// orderedSkip is how Ginkgo skips the specs after a failure in an Ordered container.
+const orderedSkip = "an earlier spec in an ordered container failed"
+
+// failure is a failed claim and the containers it is in.
+type failure struct {
+	containers []string
+	claim      string
+}
+
+// dependedOn finds the failed claim a skipped spec depended on: the first failure of the
+// checkpoint it belongs to (the container under the stage's), whether in its own container, an
+// enclosing one (the build or the gate) or a nested one (the serving context).
+func dependedOn(failed []failure, containers []string) (string, bool) {
+	if len(containers) < 2 {
+		return "", false
 	}
+	for _, f := range failed {
+		if len(f.containers) >= 2 && slices.Equal(f.containers[:2], containers[:2]) {
+			return f.claim, true
+		}
+	}
+	return "", false
+}
+
+func name(spec types.SpecReport) string {
+	if spec.LeafNodeText == "" {
+		return "[" + spec.LeafNodeType.String() + "]"
+	}
+	return spec.LeafNodeText
+}
+
+func testCase(spec types.SpecReport, o Options) reporters.JUnitTestCase {
 	tc := reporters.JUnitTestCase{
-		Name:      name,
-		Classname: classname(spec, stageLabels),
+		Name:      name(spec),
+		Classname: classname(spec, o.StageLabels),
 		Status:    spec.State.String(),
 		Time:      spec.RunTime.Seconds(),
 		SystemErr: spec.CapturedGinkgoWriterOutput,
@@ -123,18 +159,63 @@ func testCase(spec types.SpecReport, stageLabels []string) reporters.JUnitTestCa
 		}
 		tc.Skipped = &reporters.JUnitSkipped{Message: reason}
 	case types.SpecStateFailed:
+		msg, where := PlainMessage(spec.Failure.Message), location(o.ModuleRoot, spec.Failure.Location)
 		if setupFailed(spec) {
-			tc.Error = &reporters.JUnitError{Message: spec.Failure.Message, Type: "setup failed",
-				Description: fmt.Sprintf("%s\n%s", spec.Failure.Location, spec.Failure.Message)}
+			tc.Error = &reporters.JUnitError{Message: msg, Type: "setup failed", Description: where + "\n" + msg}
 			break
 		}
-		tc.Failure = &reporters.JUnitFailure{Message: spec.Failure.Message, Type: "failed",
-			Description: fmt.Sprintf("%s\n%s", spec.Failure.Location, spec.Failure.Message)}
+		tc.Failure = &reporters.JUnitFailure{Message: msg, Type: "failed", Description: where + "\n" + msg}
 	default: // panicked, interrupted, aborted, timed out
-		tc.Error = &reporters.JUnitError{Message: spec.Failure.Message, Type: spec.State.String(),
-			Description: fmt.Sprintf("%s\n%s", spec.Failure.Location, spec.Failure.Message)}
+		msg := PlainMessage(spec.Failure.Message)
+		tc.Error = &reporters.JUnitError{Message: msg, Type: spec.State.String(),
+			Description: location(o.ModuleRoot, spec.Failure.Location) + "\n" + msg}
 	}
 	return tc
+}
+
+// PlainMessage turns Gomega's rendering of an unexpected error — "Unexpected error:" or
+// "Expected success, but got an error:", the error's type and address, its message, then a
+// struct dump that repeats the message — into the annotation and the message alone. Any other
+// failure message is returned as it is.
+func PlainMessage(msg string) string {
+	for _, marker := range []string{"Unexpected error:\n", "Expected success, but got an error:\n"} {
+		i := strings.Index(msg, marker)
+		if i < 0 {
+			continue
+		}
+		lines := strings.Split(msg[i+len(marker):], "\n")
+		header := strings.TrimSpace(lines[0]) // <*fmt.wrapError | 0x...>: [message of a scalar]
+		if !strings.HasPrefix(header, "<") || !strings.Contains(header, ">:") {
+			return msg
+		}
+		var text []string
+		if _, inline, _ := strings.Cut(header, ">:"); strings.TrimSpace(inline) != "" {
+			text = append(text, strings.TrimSpace(inline))
+		}
+		for _, l := range lines[1:] {
+			t := strings.TrimSpace(l)
+			if strings.HasPrefix(t, "{") || t == "occurred" {
+				break // the struct dump, or HaveOccurred's last line
+			}
+			text = append(text, strings.TrimPrefix(l, "    "))
+		}
+		plain := strings.TrimSpace(strings.Join(text, "\n"))
+		if note := strings.TrimSpace(msg[:i]); note != "" {
+			plain = note + ": " + plain
+		}
+		return plain
+	}
+	return msg
+}
+
+// location is file:line relative to the repository.
+func location(root string, l types.CodeLocation) string {
+	if root != "" {
+		if rel, err := filepath.Rel(root, l.FileName); err == nil && filepath.IsLocal(rel) {
+			return fmt.Sprintf("%s:%d", filepath.ToSlash(rel), l.LineNumber)
+		}
+	}
+	return l.String()
 }
 
 // classname is "<stage>.<profile>": the stage from the spec's labels, the profile from the
@@ -163,6 +244,10 @@ func entries(list types.ReportEntries) (reporters.JUnitProperties, string) {
 	for _, e := range list {
 		if v, ok := number(e.Value); ok {
 			props.Properties = append(props.Properties, reporters.JUnitProperty{Name: e.Name, Value: strconv.FormatFloat(v, 'g', -1, 64)})
+			continue
+		}
+		if text, ok := e.Value.GetRawValue().(string); ok { // a command or a path reads better unquoted
+			fmt.Fprintf(&notes, "%s: %s\n", e.Name, text)
 			continue
 		}
 		fmt.Fprintf(&notes, "%s: %s\n", e.Name, asJSON(e.Value))

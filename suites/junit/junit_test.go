@@ -2,7 +2,8 @@ package junit
 
 import (
 	"encoding/json"
-	"github.com/trtmc-qual/trtmc-qual/harness/parity"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,9 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
+	"github.com/onsi/gomega"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/parity"
 )
 
 var stageLabels = []string{"asr", "t2i", "audioqa"}
@@ -174,5 +178,60 @@ print(json.dumps(out))
 		if !strings.Contains(string(page), want) {
 			t.Errorf("junit2html page lacks %q", want)
 		}
+	}
+}
+
+// gomegaMessage is Gomega's own failure message for err under Succeed or HaveOccurred.
+func gomegaMessage(err error, succeed bool, note ...any) string {
+	var msg string
+	g := gomega.NewGomega(func(m string, _ ...int) { msg = m })
+	if succeed {
+		g.Expect(err).To(gomega.Succeed(), note...)
+	} else {
+		g.Expect(err).NotTo(gomega.HaveOccurred(), note...)
+	}
+	return msg
+}
+
+// A failed claim's JUnit message is the error's own text once, under its annotation, without
+// Gomega's type, address and struct dump; the location is relative to the repository.
+func TestFailureMessageIsPlain(t *testing.T) {
+	inner := &os.PathError{Op: "stat", Path: "/repo/Dockerfile", Err: os.ErrNotExist}
+	wrapped := fmt.Errorf("serving image: %w", inner)
+	for _, tc := range []struct {
+		msg, want string
+	}{
+		{gomegaMessage(wrapped, true), "serving image: stat /repo/Dockerfile: file does not exist"},
+		{gomegaMessage(wrapped, false, "images and run directory"), "images and run directory: serving image: stat /repo/Dockerfile: file does not exist"},
+		{gomegaMessage(errors.New("gate: gold_wer 0.31 over its bound 0.25\nsee gate.log"), true), "gate: gold_wer 0.31 over its bound 0.25\nsee gate.log"},
+		{"2 AIPerf requests without a server record: r-7, r-9", "2 AIPerf requests without a server record: r-7, r-9"},
+	} {
+		if got := PlainMessage(tc.msg); got != tc.want {
+			t.Errorf("PlainMessage(%q) = %q, want %q", tc.msg, got, tc.want)
+		}
+	}
+	root := "/work/repo"
+	failed := spec([]string{"Stage 3", "sphinx-en-us (checkpoint x, full model, counted)"}, []string{"asr"}, "builds the bundle", types.SpecStateFailed,
+		gomegaMessage(wrapped, true), entry("reproduce", "QUAL_TARGET=suites/targets/reference.yaml go tool ginkgo -v --focus=\"sphinx-en-us \" ./suites/asr"))
+	failed.Failure.Location = types.CodeLocation{FileName: root + "/suites/qualify/qualify.go", LineNumber: 211}
+	skipped := spec([]string{"Stage 3", "sphinx-en-us (checkpoint x, full model, counted)", "served in a container"}, []string{"asr"}, "joins every request",
+		types.SpecStateSkipped, "Spec skipped because an earlier spec in an ordered container failed")
+	other := spec([]string{"Stage 3", "sphinx-tidigits (checkpoint y, full model, counted)"}, []string{"asr"}, "joins every request",
+		types.SpecStateSkipped, "Spec skipped because an earlier spec in an ordered container failed")
+	doc := Convert(types.Report{SpecReports: []types.SpecReport{failed, skipped, other}}, Options{ModuleRoot: root, StageLabels: stageLabels})
+	cases := doc.TestSuites[0].TestCases
+	f := cases[0].Failure
+	if f == nil || f.Message != "serving image: stat /repo/Dockerfile: file does not exist" ||
+		f.Description != "suites/qualify/qualify.go:211\nserving image: stat /repo/Dockerfile: file does not exist" {
+		t.Errorf("failure: %+v", f)
+	}
+	if !strings.Contains(cases[0].SystemOut, "reproduce: QUAL_TARGET=suites/targets/reference.yaml go tool ginkgo") {
+		t.Errorf("the failed case's system-out lacks the reproduce command: %q", cases[0].SystemOut)
+	}
+	if cases[1].Skipped == nil || cases[1].Skipped.Message != `not run: it depends on the earlier claim "builds the bundle" of this checkpoint, which failed` {
+		t.Errorf("dependent skip: %+v", cases[1].Skipped)
+	}
+	if cases[2].Skipped == nil || !strings.Contains(cases[2].Skipped.Message, "earlier spec in an ordered container failed") {
+		t.Errorf("another checkpoint's skip must not name this one's failure: %+v", cases[2].Skipped)
 	}
 }

@@ -132,7 +132,11 @@ func (s *Suite) Checkpoints() {
 }
 
 func (s *Suite) describe(row inventory.Row, what string) string {
-	return fmt.Sprintf("%s (checkpoint %s@%s, %s)", row.Profile, row.Checkpoint, row.Revision, what)
+	checkpoint := row.Checkpoint
+	if row.Revision != "" { // a TRTMC manifest names no revision: no trailing "@"
+		checkpoint += "@" + row.Revision
+	}
+	return fmt.Sprintf("%s (checkpoint %s, %s)", row.Profile, checkpoint, what)
 }
 
 // NewCheckpoint declares, in the enclosing Ordered container, the BeforeAll that prepares the
@@ -146,6 +150,13 @@ func (s *Suite) NewCheckpoint(row inventory.Row) *checkpoint.Checkpoint {
 		Expect(err).NotTo(HaveOccurred())
 		*c = *prepared
 		DeferCleanup(func() { s.Stage.Add(c.Finish(row.Kind == inventory.KindFull && row.Counted)) })
+	})
+	// A failed claim's JUnit case says how to run the row again and where its files are.
+	AfterEach(func() {
+		if CurrentSpecReport().Failed() && c.Dir != "" {
+			AddReportEntry("reproduce", c.Result.Reproduce, ReportEntryVisibilityFailureOrVerbose)
+			AddReportEntry("row_folder", c.Dir, ReportEntryVisibilityFailureOrVerbose)
+		}
 	})
 	return c
 }

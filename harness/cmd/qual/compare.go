@@ -98,11 +98,8 @@ type ChangedOutput struct {
 func runCompare(_ context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	out := fs.String("o", "", "also write comparison.md and comparison.json into this directory")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() != 2 {
-		return fmt.Errorf("usage: qual compare [-o DIR] reports/BASE reports/NEW")
 	}
 	base, err := evidence.Read(fs.Arg(0))
 	if err != nil {
@@ -113,6 +110,12 @@ func runCompare(_ context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("new: %w", err)
 	}
 	c := compareRuns(base, cand)
+	if len(c.Rows) == 0 {
+		return usageError{fmt.Errorf("runs %s (target %s) and %s (target %s) have no checkpoint in common: nothing to compare", base.RunID, orDash(base.Target), cand.RunID, orDash(cand.Target))}
+	}
+	if sameRun(fs.Arg(0), fs.Arg(1), base, cand) {
+		fmt.Fprintf(stdout, "Note: both sides are the same run (%s): every row is compared with itself.\n\n", base.RunID)
+	}
 	md := compareMarkdown(c)
 	fmt.Fprint(stdout, md)
 	if *out != "" {
@@ -127,6 +130,22 @@ func runCompare(_ context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: %d red, %d accuracy fail", errRegression, c.Red, c.Failed)
 	}
 	return nil
+}
+
+// sameRun says whether the two sides are one run: the same directory, the same run id, or the
+// same evidence bytes.
+func sameRun(baseDir, newDir string, base, cand evidence.Evidence) bool {
+	b, errB := filepath.EvalSymlinks(baseDir)
+	n, errN := filepath.EvalSymlinks(newDir)
+	if errB == nil && errN == nil && b == n {
+		return true
+	}
+	if base.RunID != "" && base.RunID == cand.RunID {
+		return true
+	}
+	bb, errB := os.ReadFile(filepath.Join(baseDir, "evidence.json"))
+	nb, errN := os.ReadFile(filepath.Join(newDir, "evidence.json"))
+	return errB == nil && errN == nil && string(bb) == string(nb)
 }
 
 type rowKey struct{ stage, profile string }

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
+	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
@@ -18,7 +19,7 @@ import (
 func runConfig(_ context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("config", flag.ContinueOnError)
 	list := fs.Bool("list", false, "list every QUAL_* variable with its meaning")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
 	if *list {
@@ -28,13 +29,9 @@ func runConfig(_ context.Context, args []string, stdout io.Writer) error {
 		}
 		return tw.Flush()
 	}
-	cfg, err := config.Load()
+	cfg, t, err := loadTarget()
 	if err != nil {
-		return usageError{err}
-	}
-	t, err := cfg.Target()
-	if err != nil {
-		return usageError{err}
+		return err
 	}
 	fmt.Fprintf(stdout, "target %s (%s) from %s\n", t.Name, t.Kind, cfg.TargetPath)
 	if cfg.TRTMCRoot != "" {
@@ -46,4 +43,18 @@ func runConfig(_ context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "stage %s: %d warmup + %d measured requests at concurrency %d\n", s, l.Warmup, l.Requests, l.Concurrency)
 	}
 	return nil
+}
+
+// loadTarget reads the configuration and the target it names, as a run does; either error is a
+// configuration error (exit 2).
+func loadTarget() (config.Config, *target.Target, error) {
+	cfg, err := config.Load()
+	if err != nil {
+		return cfg, nil, usageError{err}
+	}
+	t, err := cfg.Target()
+	if err != nil {
+		return cfg, nil, usageError{err}
+	}
+	return cfg, t, nil
 }

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory/reference"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
@@ -22,28 +24,44 @@ import (
 // the reason it is in no stage. It never stops on a manifest it cannot use.
 func runInventory(_ context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("inventory", flag.ContinueOnError)
-	tpath := fs.String("target", "suites/targets/reference.yaml", "target description")
-	stage := fs.String("stage", "", "asr | t2i | audioqa (default: all three)")
-	trtmcRoot := fs.String("trtmc-root", "", "a TRTMC checkout (for suites/targets/trtmc*.yaml)")
+	tpath := fs.String("target", "", "target file (default $QUAL_TARGET, then suites/targets/reference.yaml)")
+	stage := fs.String("stage", "", "asr (3) | t2i (6) | audioqa (9) (default: all three)")
+	trtmcRoot := fs.String("trtmc-root", "", "a TRTMC checkout (for suites/targets/trtmc*.yaml; default $QUAL_TRTMC_ROOT)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	controls := fs.Bool("controls", false, "reference target: build each bundle to list its Task controls")
 	check := fs.Bool("check", false, "fail unless stages 3 and 6 each have a counted checkpoint")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
 	if *stage != "" {
-		if _, err := workload.Get(*stage); err != nil {
+		var err error
+		if *stage, err = stageName(*stage); err != nil {
 			return usageError{err}
 		}
 	}
 	start := time.Now()
-	root := "."
+	cfg, err := config.Load()
+	if err != nil {
+		return usageError{err}
+	}
+	if *tpath == "" {
+		*tpath = cfg.TargetPath
+	}
+	root := cfg.TRTMCRoot
 	if *trtmcRoot != "" {
 		root = *trtmcRoot
 	}
+	if root == "" {
+		root = "."
+	} else if err := mustExist(root); err != nil {
+		return err
+	}
+	if err := mustExist(*tpath); err != nil {
+		return err
+	}
 	t, err := target.Read(*tpath, root)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	paths, err := t.ManifestPaths()
 	if err != nil {
@@ -215,4 +233,15 @@ func orDash(s string) string {
 		return "—"
 	}
 	return s
+}
+
+// stageName accepts a stage's name or its number (asr or 3), as the help lists them.
+func stageName(s string) (string, error) {
+	for _, w := range workload.All() {
+		if s == string(w.Stage()) || s == strconv.Itoa(w.Number()) {
+			return string(w.Stage()), nil
+		}
+	}
+	_, err := workload.Get(s) // the error lists the stages
+	return "", err
 }

@@ -17,11 +17,11 @@ import (
 func runKeygen(_ context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("keygen", flag.ContinueOnError)
 	out := fs.String("o", "", "private key path; the public key goes to PATH.pub")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
-	if *out == "" || fs.NArg() != 0 {
-		return fmt.Errorf("usage: qual keygen -o PATH")
+	if *out == "" {
+		return usageError{fmt.Errorf("-o PATH is required: qual keygen -o PATH")}
 	}
 	fp, err := writeKeyPair(*out)
 	if err != nil {

@@ -10,52 +10,76 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sort"
+	"strings"
 	"syscall"
 )
 
-const usage = `qual: qualification suite for model serving (TRTMC and the embedded reference target).
-
-Usage:
-  qual config [--list]                          check the QUAL_* variables and the target a run would use
-                                                (exit 2 naming the wrong one); --list lists them all
-  qual images [--root DIR]                      build or find the base, trtmc-server and AIPerf images
-  qual inventory --target T.yaml --stage S [--trtmc-root DIR] [--json]
-                                                list a stage's checkpoints from the target's manifests
-  qual report reports/RUN                       merge the stages' evidence into evidence.json + qualification.md
-  qual keygen -o PATH                           make a signing pair: PATH (PKCS#8 PEM) and PATH.pub (PKIX PEM)
-  qual sign [--key-file KEY] reports/RUN        sign every file of a run (DSSE in-toto Statement); key from
-                                                --key-file, QUAL_SIGNING_KEY, or a local pair under $QUAL_CACHE
-  qual verify [--key PUB] reports/RUN           check the signature (pinned with --key) and every file hash,
-                                                then re-check the evidence offline
-  qual merge -o reports/RUN reports/SHARD...    combine shard evidence into one run
-  qual compare [-o DIR] reports/BASE reports/NEW
-                                                speedup lights, accuracy non-inferiority and changed
-                                                outputs per checkpoint; exit 1 on red or fail
-
-Stages: asr (3), t2i (6), audioqa (9). Run 'qual COMMAND --help' for a command's flags.
-`
+// Exit statuses, the same for every command.
+const (
+	exitOK     = 0 // the command did its job; a check passed
+	exitFailed = 1 // a verdict or a check failed (a regression, a mismatch, a blocker)
+	exitUsage  = 2 // a wrong invocation or configuration: nothing was checked
+)
 
 type command func(ctx context.Context, args []string, stdout io.Writer) error
 
-func commands() map[string]command {
-	return map[string]command{
-		"config":    runConfig,
-		"images":    runImages,
-		"inventory": runInventory,
-		"verify":    runVerify,
-		"report":    runReport,
-		"merge":     runMerge,
-		"keygen":    runKeygen,
-		"sign":      runSign,
-		"compare":   runCompare,
+// spec is one subcommand: what it does, how it is called, and an example, printed by
+// `qual COMMAND --help`; its positional arguments are counted against minArgs/maxArgs.
+type spec struct {
+	run              command
+	args             string // the synopsis after "qual NAME"
+	summary          string // one line for `qual --help`
+	about            string // a paragraph for `qual NAME --help`
+	example          string
+	minArgs, maxArgs int // maxArgs -1: any number
+}
+
+func commands() map[string]spec {
+	return map[string]spec{
+		"config": {runConfig, "[--list]", "check the configuration a run would use",
+			"Reads every QUAL_* variable and the target file the way the suites do and prints the target, shard and per-stage load a run would use. A wrong value is one line naming the variable (exit 2). --list lists every variable.",
+			"QUAL_TARGET=suites/targets/trtmc.yaml QUAL_TRTMC_ROOT=~/TensorRT-Model-Connect qual config", 0, 0},
+		"doctor": {runDoctor, "[--gpu] [--allow-planned]", "check this machine has what a run needs, with the fix for each gap",
+			"Checks the Docker engine, disk space, the pinned files and venvs, the signing key, and for a TRTMC target its binary, Python and Hugging Face cache (and with --gpu the NVIDIA runtime or CDI devices). Each line is OK or MISSING with the command that fixes it; exit 1 when something a run needs is missing.",
+			"qual doctor --gpu", 0, 0},
+		"images": {runImages, "[--root DIR] [-v]", "build or find the base, trtmc-server and AIPerf images",
+			"Builds the images a run uses, or finds them already built (they are cached by the hash of their inputs), and prints their references as JSON.",
+			"qual images -v", 0, 0},
+		"inventory": {runInventory, "[--target T.yaml] [--stage S] [--trtmc-root DIR] [--json] [--check]", "list a target's checkpoints per stage",
+			"Reads the target's manifests and prints each stage's rows (counted, reduced, variant, excluded, gap) with the reason for each decision. The target and checkout default to QUAL_TARGET and QUAL_TRTMC_ROOT. --check fails (exit 1) unless stages 3 and 6 each have a counted checkpoint.",
+			"qual inventory --stage asr --target suites/targets/trtmc.yaml --trtmc-root ~/TensorRT-Model-Connect", 0, 0},
+		"report": {runReport, "[--fail-on LEVEL] reports/RUN", "assemble a run's evidence.json and reports; exit 1 unless the verdict passes",
+			"Merges the stages' evidence into evidence.json, qualification.md and report.html and prints the summary, ending with the verdict. Exit 1 when the verdict fails --fail-on: not-qualified (default, QUAL_FAIL_ON) fails every verdict but QUALIFIED; failed fails only a FAILED stage or a run without stages.",
+			"qual report --fail-on failed reports/latest", 1, 1},
+		"keygen": {runKeygen, "-o PATH", "make a signing key pair",
+			"Writes PATH (PKCS#8 PEM, mode 0600) and PATH.pub (PKIX PEM) and prints the key's fingerprint. It never overwrites a key.",
+			"qual keygen -o ~/.config/qual/signer", 0, 0},
+		"sign": {runSign, "[--key-file KEY] reports/RUN", "sign every file of a run (DSSE in-toto Statement)",
+			"Hashes every file of the run into an in-toto Statement and signs it. The key is --key-file, else QUAL_SIGNING_KEY (the PEM itself), else a local pair under $QUAL_CACHE made on first use.",
+			"qual sign --key-file ~/.config/qual/signer reports/latest", 1, 1},
+		"verify": {runVerify, "[--key PUB] reports/RUN", "re-check a published run offline",
+			"Checks the signature (pinned with --key), every file hash, and re-derives the evidence from its artifacts: statuses, requests, joins, timing, outputs, gate figures, JUnit and bundle hashes. Exit 1 on any mismatch.",
+			"qual verify --key signer.pub reports/latest", 1, 1},
+		"merge": {runMerge, "-o reports/RUN reports/SHARD...", "combine shard runs into one run",
+			"Copies each shard's checkpoint folders and JUnit files into the output run and merges the stage evidence. Shards must come from the same target, settings and code version, and the output must be new or empty.",
+			"qual merge -o reports/merged reports/shard-1 reports/shard-2", 1, -1},
+		"compare": {runCompare, "[-o DIR] reports/BASE reports/NEW", "compare two runs per checkpoint",
+			"Speedup lights, accuracy non-inferiority and changed outputs for every checkpoint in both runs. Exit 1 on a red light or an accuracy failure; exit 2 when the runs have no checkpoint in common.",
+			"qual compare -o build/cmp reports/last-release reports/latest", 2, 2},
 	}
 }
 
-// usageError is a wrong invocation (an unknown stage, a missing argument): exit status 2,
-// like an unknown command, so scripts can tell it from a failed check (1).
+// usageError is a wrong invocation or configuration (an unknown stage, a missing argument, a
+// path that does not exist): exit status 2, so scripts can tell it from a failed check (1).
 type usageError struct{ error }
 
 func (e usageError) Unwrap() error { return e.error }
+
+// helpRequested carries a command's --help text back to runQual, which prints it to stdout.
+type helpRequested struct{ text string }
+
+func (h helpRequested) Error() string { return "help requested" }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -64,31 +88,136 @@ func main() {
 	os.Exit(code)
 }
 
-// runQual is qual with its arguments and streams; it returns the exit status: 0 done, 1 a
-// command failed, 2 a wrong invocation (no command, unknown command, bad usage).
+// runQual is qual with its arguments and streams; it returns the exit status (exitOK,
+// exitFailed, exitUsage).
 func runQual(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return 2
+		fmt.Fprint(stderr, usage())
+		return exitUsage
 	}
-	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stdout, usage)
-		return 0
+	switch args[0] {
+	case "-h", "--help", "help":
+		if len(args) > 1 { // qual help COMMAND
+			return runQual(ctx, []string{args[1], "--help"}, stdout, stderr)
+		}
+		fmt.Fprint(stdout, usage())
+		return exitOK
+	case "--version", "version":
+		fmt.Fprint(stdout, version())
+		return exitOK
 	}
 	cmd, ok := commands()[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "qual: unknown command %q\n\n%s", args[0], usage)
-		return 2
+		fmt.Fprintf(stderr, "qual: unknown command %q\n\n%s", args[0], usage())
+		return exitUsage
 	}
-	err := cmd(ctx, args[1:], stdout)
+	err := cmd.run(ctx, args[1:], stdout)
 	var ue usageError
+	var help helpRequested
 	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return 0
+	case err == nil:
+		return exitOK
+	case errors.As(err, &help):
+		fmt.Fprint(stdout, help.text)
+		return exitOK
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "qual %s: %v\n", args[0], err)
-		return 2
+		return exitUsage
 	}
 	fmt.Fprintf(stderr, "qual %s: %v\n", args[0], err)
-	return 1
+	return exitFailed
+}
+
+func usage() string {
+	var b strings.Builder
+	b.WriteString("qual: qualification suite for model serving (TRTMC and the embedded reference target).\n\nUsage:\n")
+	cmds := commands()
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, "  qual %-10s %s\n", n, cmds[n].summary)
+	}
+	fmt.Fprintf(&b, "  qual %-10s %s\n", "--version", "the module version and commit")
+	b.WriteString(`
+Stages: asr (3), t2i (6), audioqa (9): --stage takes the name or the number.
+Exit status: 0 success, 1 a verdict or check failed, 2 a usage or configuration error.
+Run 'qual COMMAND --help' for a command's arguments, flags and an example.
+`)
+	return b.String()
+}
+
+// parseArgs parses a command's flags wherever they stand among its positional arguments (flag
+// stops at the first positional one), counts the positional ones against the command's spec,
+// and turns -h/--help into the command's help text. Every error is a usageError, printed once
+// by runQual (the flag package's own printing is silenced).
+func parseArgs(fs *flag.FlagSet, args []string) error {
+	var errBuf strings.Builder
+	fs.SetOutput(&errBuf)
+	fs.Usage = func() {}
+	var positional []string
+	for {
+		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+			return helpRequested{helpText(fs)}
+		} else if err != nil {
+			return usageError{fmt.Errorf("%w (qual %s --help)", err, fs.Name())}
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	// Leave the positional arguments in fs.Args() for the command.
+	if err := fs.Parse(append([]string{"--"}, positional...)); err != nil {
+		return usageError{err}
+	}
+	s, ok := commands()[fs.Name()]
+	if !ok {
+		return nil
+	}
+	switch n := len(positional); {
+	case n < s.minArgs:
+		return usageError{fmt.Errorf("missing argument: qual %s %s", fs.Name(), s.args)}
+	case s.maxArgs >= 0 && n > s.maxArgs:
+		return usageError{fmt.Errorf("unexpected argument %q: qual %s %s", positional[s.maxArgs], fs.Name(), s.args)}
+	}
+	return nil
+}
+
+func helpText(fs *flag.FlagSet) string {
+	var b strings.Builder
+	s := commands()[fs.Name()]
+	fmt.Fprintf(&b, "Usage: qual %s %s\n\n%s\n", fs.Name(), s.args, wrap(s.about, 96))
+	var flags strings.Builder
+	fs.SetOutput(&flags)
+	fs.PrintDefaults()
+	if flags.Len() > 0 {
+		fmt.Fprintf(&b, "\nFlags:\n%s", flags.String())
+	}
+	fmt.Fprintf(&b, "\nExample:\n  %s\n", s.example)
+	return b.String()
+}
+
+// wrap breaks text into lines of at most width columns, at spaces (a dozen lines: no module the
+// project has wraps text; golang.org/x/text does not).
+func wrap(text string, width int) string {
+	var b strings.Builder
+	line := 0
+	for i, word := range strings.Fields(text) {
+		switch {
+		case i == 0:
+		case line+1+len(word) > width:
+			b.WriteByte('\n')
+			line = 0
+		default:
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(word)
+		line += len(word)
+	}
+	return b.String()
 }

@@ -67,3 +67,41 @@ func TestLabelTypoFailsTheSuite(t *testing.T) {
 		t.Errorf("label typo: %v\n%s", err, out)
 	}
 }
+
+// `make qualify-all` follows the verdict: a run whose rows are all planned (a TRTMC target on a
+// machine without TRTMC) is NOT QUALIFIED: the recipe exits 1 (make itself then exits 2, as for
+// any failed recipe), with the verdict as its last line; FAIL_ON=failed accepts it (no stage failed).
+func TestQualifyAllExitFollowsTheVerdict(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compiles and runs a stage suite; make test runs it")
+	}
+	root := repoRoot()
+	for _, tc := range []struct {
+		failOn       string
+		recipe, make int
+	}{{"", 1, 2}, {"failed", 0, 0}} {
+		runID := fmt.Sprintf("test-verdict-%d", time.Now().UnixNano())
+		runDir := filepath.Join("build", "test-run", runID)
+		cmd := exec.Command("make", "--no-print-directory", "-s", "qualify-all", "RUN_ID="+runID, "RUN_DIR="+runDir,
+			"TARGET=suites/targets/trtmc-older.yaml", "TRTMC_ROOT=suites/targets/testdata/trtmc-older", "SUITES=./suites/t2i",
+			"FAIL_ON="+tc.failOn, "QUAL_TRTMC_TRTMC_BINARY=/nonexistent/trtmc")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "QUAL_SIGNING_KEY=")
+		out, err := cmd.CombinedOutput()
+		os.RemoveAll(filepath.Join(root, runDir))
+		code := 0
+		if exit, ok := err.(*exec.ExitError); ok {
+			code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if strings.HasPrefix(lines[len(lines)-1], "make: ***") { // make's own line on a non-zero exit
+			lines = lines[:len(lines)-1]
+		}
+		last := lines[len(lines)-1]
+		if code != tc.make || !strings.HasPrefix(last, "[qualify] Verdict: NOT QUALIFIED (exit "+fmt.Sprint(tc.recipe)) {
+			t.Errorf("FAIL_ON=%q: make exit %d (want %d), last line %q\n%s", tc.failOn, code, tc.make, last, out)
+		}
+	}
+}

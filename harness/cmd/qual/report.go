@@ -2,30 +2,73 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify"
 )
 
+// runReport assembles a run and exits 1 when its verdict fails the --fail-on level, so that
+// `make qualify-all` and CI follow the verdict rather than only the specs' exit status.
 func runReport(_ context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	if err := fs.Parse(args); err != nil {
+	failOn := fs.String("fail-on", "", "not-qualified (default: exit 1 unless QUALIFIED) or failed (exit 1 only on a FAILED stage); default $QUAL_FAIL_ON")
+	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return fmt.Errorf("usage: qual report reports/RUN")
+	cfg, err := config.Load()
+	if err != nil {
+		return usageError{err}
+	}
+	level := cfg.FailOn
+	if *failOn != "" {
+		if level, err = config.ParseFailOn(*failOn); err != nil {
+			return usageError{err}
+		}
+	}
+	if err := mustExist(fs.Arg(0)); err != nil {
+		return err
 	}
 	e, err := evidence.Assemble(fs.Arg(0))
 	if err != nil {
 		return err
 	}
 	printSummary(stdout, fs.Arg(0), e)
+	if !verdictPasses(e, level) {
+		return fmt.Errorf("verdict %s fails --fail-on %s", evidence.Verdict(e), level)
+	}
+	return nil
+}
+
+// verdictPasses applies a --fail-on level to a run.
+func verdictPasses(e evidence.Evidence, level config.FailOn) bool {
+	if level == config.FailOnFailed {
+		for _, s := range e.Stages {
+			if s.Status == "failed" {
+				return false
+			}
+		}
+		return len(e.Stages) > 0
+	}
+	return evidence.Verdict(e) == "QUALIFIED"
+}
+
+// mustExist makes a path argument that does not exist a usage error (exit 2) with one plain
+// message, instead of a failure deep inside the command.
+func mustExist(path string) error {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return usageError{fmt.Errorf("%s does not exist", path)}
+	} else if err != nil {
+		return usageError{err}
+	}
 	return nil
 }
 
@@ -42,13 +85,16 @@ func printSummary(w io.Writer, runDir string, e evidence.Evidence) {
 			fmt.Fprintf(w, "    %-22s %-8s %-9s %s\n", r.Profile, r.Kind, counted, r.Status)
 		}
 	}
-	fmt.Fprintf(w, "report:   %s\nevidence: %s\n", filepath.Join(runDir, "qualification.md"), filepath.Join(runDir, "evidence.json"))
+	for _, f := range evidence.FailingRows(e) {
+		fmt.Fprintf(w, "FAILED %s/%s: %s\n    what to do: %s (%s)\n", f.Stage, f.Profile, f.First, f.Hint, filepath.Join(runDir, f.Folder))
+	}
+	fmt.Fprintf(w, "report:   %s\nevidence: %s\nVerdict: %s\n", filepath.Join(runDir, "qualification.md"), filepath.Join(runDir, "evidence.json"), evidence.Verdict(e))
 }
 
 func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	key := fs.String("key", "", "pinned public key (PEM); without it the key recorded beside the run is used")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -75,94 +121,6 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	if e, err := evidence.Read(fs.Arg(0)); err == nil {
 		if banner := evidence.TestBuildBanner(e.Versions); banner != "" {
 			fmt.Fprintf(stdout, "NOT A QUALIFICATION: %s (verdict %s); the evidence is consistent, the binaries are a test build\n", banner, evidence.Verdict(e))
-		}
-	}
-	return nil
-}
-
-// runMerge combines shard runs: each shard's stage directories are copied into the output and
-// the stage evidence is merged (results and inventory statuses), then assembled.
-func runMerge(_ context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
-	out := fs.String("o", "", "output run directory")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *out == "" || fs.NArg() == 0 {
-		return fmt.Errorf("usage: qual merge -o reports/RUN reports/SHARD1 reports/SHARD2 ...")
-	}
-	merged := evidence.NewMerge()
-	for i, shard := range fs.Args() {
-		paths, err := filepath.Glob(filepath.Join(shard, "*", "stage.json"))
-		if err != nil {
-			return err
-		}
-		if err := copyJUnit(shard, *out, i+1); err != nil {
-			return err
-		}
-		for _, p := range paths {
-			s, err := evidence.ReadStage(p)
-			if err != nil {
-				return err
-			}
-			if err := copyCheckpointDirs(filepath.Dir(p), filepath.Join(*out, s.Stage)); err != nil {
-				return err
-			}
-			merged.Add(s)
-		}
-	}
-	for name, s := range merged.Stages() {
-		if err := evidence.WriteJSON(filepath.Join(*out, name, "stage.json"), s); err != nil {
-			return err
-		}
-	}
-	e, err := evidence.Assemble(*out)
-	if err != nil {
-		return err
-	}
-	printSummary(stdout, *out, e)
-	return nil
-}
-
-// copyCheckpointDirs copies a shard's checkpoint directories; a directory that already exists in
-// the output means two shards qualified the same profile, which sharding never does.
-func copyCheckpointDirs(src, dst string) error {
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue // stage.json is merged, not copied
-		}
-		target := filepath.Join(dst, e.Name())
-		if _, err := os.Stat(target); err == nil {
-			return fmt.Errorf("%s appears in two shards", e.Name())
-		}
-		if err := os.CopyFS(target, os.DirFS(filepath.Join(src, e.Name()))); err != nil {
-			return fmt.Errorf("copy %s: %w", e.Name(), err)
-		}
-	}
-	return nil
-}
-
-// copyJUnit keeps each shard's JUnit reports (qual verify checks them against the rows) as
-// junit/shard<i>-<name>.
-func copyJUnit(shard, out string, i int) error {
-	files, err := filepath.Glob(filepath.Join(shard, "junit", "*.xml"))
-	if err != nil || len(files) == 0 {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Join(out, "junit"), 0o755); err != nil {
-		return err
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err == nil {
-			err = os.WriteFile(filepath.Join(out, "junit", fmt.Sprintf("shard%d-%s", i, filepath.Base(f))), data, 0o644)
-		}
-		if err != nil {
-			return fmt.Errorf("copy JUnit %s: %w", f, err)
 		}
 	}
 	return nil

@@ -22,7 +22,7 @@ const localKeyName = "signing/qual-ed25519"
 func runSign(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("sign", flag.ContinueOnError)
 	keyFile := fs.String("key-file", "", "PKCS#8 PEM private key (ed25519 or ECDSA P-256); default $QUAL_SIGNING_KEY, then a local key under $QUAL_CACHE")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {

@@ -1,0 +1,81 @@
+package evidence
+
+import (
+	"strings"
+	"testing"
+)
+
+// A failed row is on the first screen: first in its stage's table, its first failure on one
+// line under the verdict with what to do for that kind of failure and a link to the row, and
+// counted in the stage table's failures column (HTML too).
+func TestFailingRowsComeFirstWithWhatToDo(t *testing.T) {
+	e := sampleRun()
+	e.Stages[0].Results = append(e.Stages[0].Results, Result{Profile: "sphinx-tidigits", Checkpoint: "pocketsphinx-testdata/tidigits",
+		Revision: "0.8", Kind: "full", Counted: true, Status: StatusFailed,
+		Failures: []string{"gate: gold_wer 0.31\nover its bound 0.25", "join: 2 AIPerf requests without a server record"}})
+	e.Stages[0].Status = "failed"
+	md := Markdown(e)
+	want := "- `asr/sphinx-tidigits`: gate: gold_wer 0.31 over its bound 0.25\n  - what to do: " + failureHints()["gate"] + " ([folder](asr/sphinx-tidigits/))\n"
+	if !strings.Contains(md, want) {
+		t.Errorf("no failing-row line %q in:\n%s", want, md)
+	}
+	if v, f := strings.Index(md, "**Verdict: FAILED**"), strings.Index(md, "**Failing rows**"); v < 0 || f < v || f > strings.Index(md, "## Stage 3") {
+		t.Errorf("the failing rows must follow the verdict, before the stages")
+	}
+	table := md[strings.Index(md, "| profile | checkpoint |"):]
+	if strings.Index(table, "| sphinx-tidigits |") > strings.Index(table, "| sphinx-en-us [1] |") {
+		t.Errorf("the failed row is not first in its stage's table:\n%s", table)
+	}
+	if !strings.Contains(md, "| 1 row |") {
+		t.Errorf("failures column: want \"1 row\":\n%s", md)
+	}
+	page, err := HTML(t.TempDir(), withoutPlots(e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(page)
+	for _, s := range []string{"<th>failures</th></tr>", "<td>1 row</td>", `<a href="#row-asr-sphinx-tidigits">`, `id="row-asr-sphinx-tidigits"`,
+		`<a href="asr/sphinx-tidigits/">the row's folder</a>`} {
+		if !strings.Contains(html, s) {
+			t.Errorf("report.html lacks %q:\n%s", s, html[:min(len(html), 3000)])
+		}
+	}
+	if strings.Index(html, `id="row-asr-sphinx-tidigits"`) > strings.Index(html, `id="row-asr-sphinx-en-us"`) {
+		t.Errorf("report.html: the failed row is not first")
+	}
+}
+
+func withoutPlots(e Evidence) Evidence {
+	for i := range e.Stages {
+		for j := range e.Stages[i].Results {
+			e.Stages[i].Results[j].Plot = ""
+		}
+	}
+	return e
+}
+
+// A step without a hint of its own gets the general one; every hint names something to do.
+func TestEveryFailureGetsAHint(t *testing.T) {
+	e := Evidence{Stages: []Stage{{Stage: "t2i", Results: []Result{{Profile: "p", Status: StatusFailed, Failures: []string{"new-step: broke"}}}}}}
+	if f := FailingRows(e); len(f) != 1 || f[0].Hint != generalHint || f[0].First != "new-step: broke" {
+		t.Errorf("%+v", f)
+	}
+}
+
+// A checkpoint without a revision (TRTMC manifests name none) has no trailing "@", and a planned
+// row's reproduce line says why there is no command instead of an empty one.
+func TestNoTrailingAtNorEmptyReproduce(t *testing.T) {
+	e := Evidence{Stages: []Stage{{Stage: "t2i", Number: 6, Status: StatusPlanned, Results: []Result{
+		{Profile: "flux-2-dev", Checkpoint: "black-forest-labs/FLUX.2-dev", Kind: "full", Counted: true, Status: StatusPlanned}}}}}
+	md := Markdown(e)
+	if strings.Contains(md, "FLUX.2-dev@") || !strings.Contains(md, "| black-forest-labs/FLUX.2-dev |") {
+		t.Errorf("trailing @:\n%s", md)
+	}
+	if strings.Contains(md, "flux-2-dev: ``") || !strings.Contains(md, "- flux-2-dev: nothing to reproduce: the row was not run here (planned)") {
+		t.Errorf("empty reproduce command:\n%s", md)
+	}
+	page, err := HTML(t.TempDir(), e)
+	if err != nil || strings.Contains(string(page), "FLUX.2-dev@") {
+		t.Errorf("report.html: %v, trailing @ present: %v", err, strings.Contains(string(page), "FLUX.2-dev@"))
+	}
+}
