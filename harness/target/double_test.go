@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
+	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
 // TestContractDoubleRunsTheTRTMCTarget drives suites/targets/trtmc.yaml — the same file a GPU runner
@@ -79,8 +80,11 @@ func runDouble(t *testing.T, tg *Target, base map[string]string, extra []string,
 	}
 	clip := filepath.Join(double, "families", family, "tests", filepath.FromSlash(m.Testcases[0].InputAudio))
 	work := t.TempDir()
-	step, err := tg.NewStep(func(k string) string { return base[k] }, map[string]string{"profile": profile, "testcase": m.Testcases[0].Name,
-		"family_dir": family, "work": work, "bundle_name": m.Bundle}, labelled(t))
+	read, err := manifest.Read(filepath.Join(double, "families", family, "tests", "manifests", profile+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	step, err := tg.NewStep(func(k string) string { return base[k] }, tg.CheckpointValues(&read, read.Testcases[0], work), labelled(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +125,7 @@ func runDouble(t *testing.T, tg *Target, base map[string]string, extra []string,
 	native := tg.NativeRun[taskString]
 	switch taskString {
 	case "image_generation":
-		for k, x := range map[string]string{"prompt": "a red lighthouse", "negative_prompt": "", "width": "128", "height": "128", "steps": "4", "guidance": "3.5", "seed": "7", "cfg_scale": "-1"} {
+		for k, x := range map[string]string{"prompt": "a red lighthouse", "negative_prompt": "", "width": "128", "height": "128", "steps": "4", "guidance": "3.5", "seed": "7"} {
 			v[k] = x
 		}
 		native = append([]string(nil), native...)

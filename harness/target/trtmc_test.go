@@ -230,8 +230,9 @@ func TestTRTMCImageRunsTakeTheTestcasesCfgScale(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if !strings.Contains(strings.Join(args, " "), "--cfg-scale 4 ") {
-			t.Errorf("%s %s: %v has no --cfg-scale 4", name, task, args)
+		line := " " + strings.Join(args, " ") + " "
+		if !strings.Contains(line, " --cfg-scale 4 ") || strings.Contains(line, "--guidance-scale") {
+			t.Errorf("%s %s: %v has no --cfg-scale 4, or passes the undeclared guidance", name, task, args)
 		}
 	}
 }

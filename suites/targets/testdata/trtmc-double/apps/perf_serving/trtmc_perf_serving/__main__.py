@@ -16,10 +16,18 @@ Runs trtmc-server on the bundle behind a small proxy that gives its answers TRTM
 - a POST to a route whose operations do not include the served one is refused before anything runs:
   404 {"error": {"message", "type": "invalid_request_error", "code": "route_not_served"}} with X-Request-ID
   and no record (app.py guarded, _error). The served operation is the one the bundle's task maps to on
-  TRTMC's routes: transcribe (transcriptions) or generate_image (images).
+  TRTMC's routes: transcribe (transcriptions) or generate_image (images);
+- the served base request is the profile's testcase (profiles.py @ca938e40 resolve_profile, through
+  trtmc-bench's resolve_case): a transcript holds at most the testcase's max_new_tokens tokens (a token
+  is a word in the double), so a native run without --max-output-tokens differs from what was served;
+- it needs what TRTMC's app needs to start: apps/perf_serving/requirements.txt @ca938e40 lists fastapi,
+  uvicorn and python-multipart ("on top of the TRTMC runtime environment"); without them importable it
+  exits 1 before serving, as `import fastapi` in app.py would;
+- its options are cli.py @1797a247's `serve` options: one it does not define exits 2 (argparse).
 """
 import base64
 import http.client
+import importlib.util
 import json
 import shutil
 import signal
@@ -38,6 +46,12 @@ import trtmc_double as d  # noqa: E402
 
 OPERATIONS = {"/v1/audio/transcriptions": "transcribe", "/v1/images/generations": "generate_image"}
 FLAGS = ("--full-observations", "--keep-artifacts", "--memory-probe", "--isolate-requests")
+# cli.py @1797a247 `serve`: the options with a value.
+VALUED = ("--profile", "--testcase", "--operation", "--task", "--manifest-root", "--set", "--backend", "--bundle",
+          "--runtime-root", "--worker", "--mode", "--precision", "--reference-model", "--reference-options", "--host",
+          "--port", "--records", "--scratch", "--max-queue", "--request-timeout")
+# apps/perf_serving/requirements.txt @ca938e40: the serving packages TRTMC's images do not install.
+SERVING_MODULES = {"fastapi": "fastapi", "uvicorn": "uvicorn", "multipart": "python-multipart"}
 MAX_INLINE_ITEMS = 64  # app.py
 # app.py: each route and the operations it serves (guarded's operations tuple).
 ROUTE_OPERATIONS = {"/v1/completions": ("generate",), "/v1/chat/completions": ("generate",),
@@ -59,8 +73,8 @@ def compact(value):
 
 
 class Double:
-    def __init__(self, opts, upstream, operation):
-        self.operation = operation
+    def __init__(self, opts, upstream, operation, max_tokens):
+        self.operation, self.max_tokens = operation, max_tokens
         self.records, self.scratch, self.upstream = Path(opts["--records"]), Path(opts["--scratch"]), upstream
         self.keep, self.full = bool(opts.get("--keep-artifacts")), bool(opts.get("--full-observations"))
         self.lock = threading.Lock()
@@ -88,9 +102,11 @@ class Double:
             return {"created": int(time.time()), "data": [{"url": f"file://{artifact}"}],
                     "inference_time_s": float(timing["model_call_ms"]) / 1000.0,
                     "trtmc_timing": timing, "trtmc_observation": reported}
-        observation = {"text": body["text"], "contract_double": d.NOTE}
+        words = body["text"].split()
+        text = " ".join(words if self.max_tokens is None else words[:self.max_tokens])
+        observation = {"text": text, "contract_double": d.NOTE}
         self.record(request_id, route, timing, observation)
-        return {"text": body["text"], "trtmc_timing": timing, "trtmc_observation": observation}
+        return {"text": text, "trtmc_timing": timing, "trtmc_observation": observation}
 
 
 def handler(double):
@@ -152,7 +168,10 @@ def main(argv):
     d.banner()
     if not argv or argv[0] != "serve":
         sys.exit("contract double: only `serve` is implemented")
-    opts, _ = d.options(argv[1:], FLAGS)
+    opts = d.strict_options("trtmc-perf-serve serve", argv[1:], VALUED, FLAGS)
+    _, manifest = d.find_profile(opts["--manifest-root"], opts["--profile"])
+    cases = [tc for tc in manifest.get("testcases", []) if tc.get("name") == opts.get("--testcase", tc.get("name"))]
+    max_tokens = cases[0].get("max_new_tokens") if cases else None
     records, scratch = Path(opts["--records"]), Path(opts["--scratch"])
     scratch.mkdir(parents=True, exist_ok=True)
     records.parent.mkdir(parents=True, exist_ok=True)
@@ -167,7 +186,7 @@ def main(argv):
     operation = TASK_OPERATION.get(task)
     if operation is None:
         sys.exit(f"contract double: bundle {opts['--bundle']} has task {task!r}, which the double does not serve")
-    server = ThreadingHTTPServer((host, port), handler(Double(opts, upstream, operation)))
+    server = ThreadingHTTPServer((host, port), handler(Double(opts, upstream, operation, max_tokens)))
     server.daemon_threads = True
 
     def stop(*_):
