@@ -121,7 +121,11 @@ func (p *Plan) buildServing(ctx context.Context, b *images.Builder, referenceSer
 	if err != nil {
 		return "", err
 	}
-	return b.Checkout(ctx, images.CheckoutBuild{Dockerfile: ib.Dockerfile, Context: ib.Context, Target: ib.Target, Args: ib.Args})
+	tag, err := b.Checkout(ctx, images.CheckoutBuild{Dockerfile: ib.Dockerfile, Context: ib.Context, Target: ib.Target, Args: ib.Args})
+	if err != nil || p.Target.Server.Requirements == "" { // the serving app's packages, which the checkout's image lacks
+		return tag, err
+	}
+	return b.ServingDeps(ctx, tag, filepath.Join(p.Target.Root, p.Target.Server.Requirements), values["serve_python"])
 }
 
 // versions and hardware of the run: the AIPerf version a checkpoint reported, and the GPU a

@@ -194,3 +194,34 @@ func TestDoubleTranscribeHonoursTheTestcasesTokenLimit(t *testing.T) {
 		t.Fatalf("the clip's whole transcript %q is not longer than the limit: the test would not tell", whole.Text)
 	}
 }
+
+// TRTMC's serving app needs apps/perf_serving/requirements.txt, which TRTMC's images do not
+// install; the serving double refuses to start without those packages, so a serving image
+// built without the requirements layer fails on the double as it would on TRTMC.
+func TestDoubleServingNeedsTheServingRequirements(t *testing.T) {
+	b := newDoubleBed(t)
+	probe := exec.Command(b.tg.Placeholders["python"], "-c", "import fastapi, uvicorn, multipart")
+	if probe.Run() == nil {
+		t.Skip("this machine's python3 has the serving packages; the refusal cannot be shown with it")
+	}
+	s, m := b.step("procdiff", "procdiff-small")
+	s.Values["serve_python"] = b.tg.Placeholders["python"]
+	args, err := Expand(b.tg.Server.Command, s.Values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range args {
+		switch a {
+		case "/bundles/" + m.Bundle:
+			args[i] = filepath.Join(b.work, m.Bundle)
+		case b.tg.Server.Records:
+			args[i] = filepath.Join(b.work, "records.jsonl")
+		case b.tg.Server.Scratch:
+			args[i] = filepath.Join(b.work, "scratch")
+		}
+	}
+	out, err := ExecRunner(context.Background(), args, s.Env, b.work)
+	if err == nil || !strings.Contains(err.Error(), "python-multipart") || !strings.Contains(err.Error(), "requirements.txt") {
+		t.Fatalf("the serving double started without its requirements: %v %s", err, out)
+	}
+}

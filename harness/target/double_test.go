@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trtmc-qual/trtmc-qual/containers/images"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
@@ -54,7 +55,8 @@ func TestContractDoubleRunsTheTRTMCTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{"QUAL_TRTMC_PYTHON": python, "QUAL_TRTMC_TRTMC_BINARY": filepath.Join(double, "bin", "trtmc")}
+	env := map[string]string{"QUAL_TRTMC_PYTHON": python, "QUAL_TRTMC_TRTMC_BINARY": filepath.Join(double, "bin", "trtmc"),
+		"QUAL_TRTMC_SERVE_PYTHON": servingPython(t, python, double)}
 	extra := []string{"TRTMC_DOUBLE_NATIVE=" + filepath.Join(bin, "trtmc-native"), "TRTMC_DOUBLE_SERVER=" + filepath.Join(bin, "trtmc-server")}
 	for _, c := range []struct{ profile, family, testcase, task string }{
 		{"procdiff-small", "procdiff", "", "image_generation"},
@@ -309,4 +311,41 @@ func sha(t *testing.T, path string) string {
 	}
 	s := sha256.Sum256(data)
 	return hex.EncodeToString(s[:])
+}
+
+// servingPython is a venv on this machine with the double's serving requirements installed
+// offline from the pinned serving wheelhouse (containers/images ServingWheelhouse), the same
+// packages the harness installs on the serving image: the serving double refuses to start
+// without them, as TRTMC's app would.
+func servingPython(t *testing.T, python, double string) string {
+	t.Helper()
+	ctx := context.Background()
+	b := &images.Builder{Log: io.Discard}
+	in, err := images.LocalInterpreter(ctx, python)
+	if err != nil {
+		t.Fatal(err)
+	}
+	requirements := filepath.Join(double, "apps", "perf_serving", "requirements.txt")
+	wheels, constraints, err := b.ServingWheelhouse(ctx, requirements, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	venv := filepath.Join(b.CacheDirPath(), "venvs", filepath.Base(wheels))
+	venvPython := filepath.Join(venv, "bin", "python3")
+	if _, err := os.Stat(filepath.Join(venv, ".complete")); err == nil {
+		return venvPython
+	}
+	os.RemoveAll(venv)
+	for _, args := range [][]string{
+		{python, "-m", "venv", venv},
+		{venvPython, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-index", "--find-links", wheels, "-c", constraints, "-r", requirements},
+	} {
+		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(venv, ".complete"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return venvPython
 }

@@ -179,7 +179,7 @@ func (t *Target) Missing(getenv func(string) string) string {
 		where := ImageBuild{Dockerfile: t.Server.ImageBuild.Dockerfile, Context: t.Server.ImageBuild.Context}
 		if b, err := where.Expanded(t.Root, v); err == nil {
 			if _, err := os.Stat(b.Dockerfile); err == nil {
-				return "" // the harness builds it on this machine (harness/plan, containers/images Checkout)
+				return t.missingRequirements() // the harness builds it on this machine (harness/plan, containers/images Checkout)
 			}
 			name = filepath.Base(b.Dockerfile)
 		}
@@ -192,4 +192,18 @@ func dockerfile(t *Target) string {
 		return t.Server.ImageBuild.Dockerfile
 	}
 	return "Dockerfile"
+}
+
+// missingRequirements says why an image built from the checkout could not serve: the serving
+// app's requirements file the target names is not in the checkout, so its packages cannot be
+// installed on the image (TRTMC's Dockerfiles install none of them).
+func (t *Target) missingRequirements() string {
+	if t.Server.Requirements == "" {
+		return ""
+	}
+	if _, err := os.Stat(filepath.Join(t.Root, t.Server.Requirements)); err != nil {
+		return "planned: the checkout has no " + t.Server.Requirements + ": its serving app's packages (fastapi, uvicorn, " +
+			"python-multipart), which its Dockerfile does not install, cannot be added; name an image with them (QUAL_TRTMC_IMAGE)"
+	}
+	return ""
 }

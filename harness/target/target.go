@@ -57,6 +57,9 @@ type Server struct {
 	Records        string            `yaml:"records"`     // the records JSONL inside the container
 	Scratch        string            `yaml:"scratch"`     // the server's --scratch in the container: mounted from the row's directory and kept as evidence
 	ImageBuild     *ImageBuild       `yaml:"image_build"` // build the image from the checkout's own Dockerfile
+	// Requirements (relative to Root) are installed on the image built from ImageBuild, offline
+	// from a pinned wheelhouse (containers/images ServingDeps): the serving app's packages.
+	Requirements string `yaml:"requirements"`
 }
 
 // ImageBuild names a Dockerfile in the checkout, built on the runner when no image is named; the

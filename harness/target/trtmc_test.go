@@ -191,6 +191,11 @@ func TestMissingNamesWhatTheMachineLacks(t *testing.T) {
 		t.Errorf("no image and no Dockerfile: %q", why)
 	}
 	os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte("FROM scratch\n"), 0o644)
+	if why := tg.Missing(get); !strings.Contains(why, "no apps/perf_serving/requirements.txt") || !strings.Contains(why, "QUAL_TRTMC_IMAGE") {
+		t.Errorf("a Dockerfile but no serving requirements to install on its image: %q", why)
+	}
+	os.MkdirAll(filepath.Join(dir, "apps", "perf_serving"), 0o755)
+	os.WriteFile(filepath.Join(dir, "apps", "perf_serving", "requirements.txt"), []byte("fastapi\n"), 0o644)
 	if why := tg.Missing(get); why != "" {
 		t.Errorf("the checkout's Dockerfile is built by the harness: %q", why)
 	}

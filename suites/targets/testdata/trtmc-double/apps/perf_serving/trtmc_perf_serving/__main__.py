@@ -21,8 +21,8 @@ Runs trtmc-server on the bundle behind a small proxy that gives its answers TRTM
   trtmc-bench's resolve_case): a transcript holds at most the testcase's max_new_tokens tokens (a token
   is a word in the double), so a native run without --max-output-tokens differs from what was served;
 - it needs what TRTMC's app needs to start: apps/perf_serving/requirements.txt @ca938e40 lists fastapi,
-  uvicorn and python-multipart ("on top of the TRTMC runtime environment"); without them importable it
-  exits 1 before serving, as `import fastapi` in app.py would;
+  numpy, pillow, python-multipart, soundfile and uvicorn ("on top of the TRTMC runtime environment");
+  without all of them importable it exits 1 before serving, as the app's imports would;
 - its options are cli.py @1797a247's `serve` options: one it does not define exits 2 (argparse).
 """
 import base64
@@ -51,7 +51,8 @@ VALUED = ("--profile", "--testcase", "--operation", "--task", "--manifest-root",
           "--runtime-root", "--worker", "--mode", "--precision", "--reference-model", "--reference-options", "--host",
           "--port", "--records", "--scratch", "--max-queue", "--request-timeout")
 # apps/perf_serving/requirements.txt @ca938e40: the serving packages TRTMC's images do not install.
-SERVING_MODULES = {"fastapi": "fastapi", "uvicorn": "uvicorn", "multipart": "python-multipart"}
+SERVING_MODULES = {"fastapi": "fastapi", "numpy": "numpy", "PIL": "pillow", "multipart": "python-multipart",
+                   "soundfile": "soundfile", "uvicorn": "uvicorn"}
 MAX_INLINE_ITEMS = 64  # app.py
 # app.py: each route and the operations it serves (guarded's operations tuple).
 ROUTE_OPERATIONS = {"/v1/completions": ("generate",), "/v1/chat/completions": ("generate",),
@@ -169,6 +170,10 @@ def main(argv):
     if not argv or argv[0] != "serve":
         sys.exit("contract double: only `serve` is implemented")
     opts = d.strict_options("trtmc-perf-serve serve", argv[1:], VALUED, FLAGS)
+    missing = [package for module, package in SERVING_MODULES.items() if importlib.util.find_spec(module) is None]
+    if missing:
+        sys.exit(f"contract double: the serving app needs {', '.join(missing)} (apps/perf_serving/requirements.txt, "
+                 "installed on top of the TRTMC runtime environment); this interpreter does not have them")
     _, manifest = d.find_profile(opts["--manifest-root"], opts["--profile"])
     cases = [tc for tc in manifest.get("testcases", []) if tc.get("name") == opts.get("--testcase", tc.get("name"))]
     max_tokens = cases[0].get("max_new_tokens") if cases else None
