@@ -151,6 +151,13 @@ func versionsAndHardware(ctx context.Context, env *checkpoint.Env, results []evi
 			versions[k] = image
 		}
 	}
+	if t := env.Target; t != nil && t.Kind == "trtmc" { // the TRTMC checkout's commit (trtmc hook)
+		c := t.Checkout(ctx)
+		versions["trtmc_checkout"] = c.Commit
+		if c.Warning != "" {
+			versions["trtmc_checkout_warning"] = c.Warning
+		}
+	}
 	return versions, sysinfo.Hardware(gpu)
 }
 

@@ -40,6 +40,7 @@ type Target struct {
 	GateBundle   string            `yaml:"gate_bundle"`    // glob of the bundle the gate validated: that file is served
 	NativeOutput map[string]string `yaml:"native_output"`  // by task string: json (default) | text | saved
 	ServingNote  string            `yaml:"serving_note"`   // why this target has no HTTP serving (older TRTMC)
+	ReadFrom     []string          `yaml:"read_from"`      // the TRTMC commits its commands were read from (Checkout warns outside them)
 
 	Root string `yaml:"-"` // directory manifests resolve against
 	Path string `yaml:"-"`
