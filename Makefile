@@ -12,7 +12,8 @@ export QUAL_PARITY_PYTHON ?= $(QUAL_CACHE)/parity-venv/bin/python
 GINKGO := go tool ginkgo
 # The test runner; CI sets GOTEST="go tool gotestsum --junitfile FILE --" for a JUnit report.
 GOTEST ?= go test
-TARGET ?= suites/targets/reference.yaml
+# With TRTMC_ROOT and no TARGET, the TRTMC target file that reads the checkout's layout (TRTMC_TARGET).
+TARGET ?= $(if $(TRTMC_ROOT),$(TRTMC_TARGET),suites/targets/reference.yaml)
 RUN_ID ?= $(shell date -u +%Y%m%d-%H%M%S)
 RUN_DIR ?= reports/$(RUN_ID)
 # Every stage suite (a package under suites/ with a *_suite_test.go): a new stage needs no line here.

@@ -58,7 +58,7 @@ func (t *Target) NewStep(getenv func(string) string, checkpoint map[string]strin
 }
 
 func (s *Step) exec(ctx context.Context, tmpl []string) ([]byte, error) {
-	args, err := Expand(tmpl, s.Values)
+	args, err := s.Render(tmpl)
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +72,23 @@ func (s *Step) path(tmpl string) (string, error) {
 	}
 	return p[0], nil
 }
+
+// NativeArgs renders a native_run template with a request's values (bundle, input or prompt, ...)
+// over the step's own ({trtmc_binary}, {runtime_root}, {max_tokens}, ...): the run and `qual
+// plan` both render it here.
+func (s *Step) NativeArgs(tmpl []string, request map[string]string) ([]string, error) {
+	values := make(map[string]string, len(s.Values)+len(request))
+	for k, v := range s.Values {
+		values[k] = v
+	}
+	for k, v := range request {
+		values[k] = v
+	}
+	return Expand(tmpl, values)
+}
+
+// Render fills a command template with the step's values, as the step runs it.
+func (s *Step) Render(tmpl []string) ([]string, error) { return Expand(tmpl, s.Values) }
 
 // Build runs the build command and returns where the bundle is: named by trtmc-bench's
 // --prepare-only report, at build_bundle, or at {bundle}. It becomes {bundle} for later steps.
