@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -27,9 +28,13 @@ func (t *Target) Checkout(ctx context.Context) Checkout {
 		out, err := exec.CommandContext(ctx, "git", append([]string{"-C", t.Root}, args...)...).Output()
 		return strings.TrimSpace(string(out)), err
 	}
+	top, err := git("rev-parse", "--show-toplevel")
+	if err != nil || !sameDir(top, t.Root) { // a directory inside another repository is not a checkout of TRTMC
+		return Checkout{Commit: NotGit, Warning: t.unknownRange("it is not a git checkout")}
+	}
 	head, err := git("rev-parse", "HEAD")
 	if err != nil {
-		return Checkout{Commit: NotGit, Warning: t.unknownRange("it is not a git checkout")}
+		return Checkout{Commit: NotGit, Warning: t.unknownRange("it has no commit")}
 	}
 	c := Checkout{Commit: head}
 	if len(t.ReadFrom) == 0 {
@@ -67,6 +72,12 @@ func (t *Target) Checkout(ctx context.Context) Checkout {
 func (t *Target) unknownRange(why string) string {
 	return fmt.Sprintf("cannot tell whether this TRTMC checkout is within the commits target %s's commands were read from (%s): %s; check every command with `qual plan`",
 		t.Name, strings.Join(t.ReadFrom, ", "), why)
+}
+
+func sameDir(a, b string) bool {
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
 }
 
 func short(commit string) string {

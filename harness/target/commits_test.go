@@ -3,6 +3,7 @@ package target
 import (
 	"context"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -24,6 +25,10 @@ func TestCheckoutWarnsOutsideTheCommitsReadFrom(t *testing.T) {
 	tg := &Target{Name: "trtmc", Root: dir}
 	if c := tg.Checkout(ctx); c.Commit != NotGit || !strings.Contains(c.Warning, "not a git checkout") {
 		t.Fatalf("not a checkout: %+v", c)
+	}
+	sub := &Target{Name: "trtmc", Root: filepath.Join(repoRoot(), "suites", "targets", "testdata", "trtmc-double")}
+	if c := sub.Checkout(ctx); c.Commit != NotGit {
+		t.Fatalf("a directory inside trtmc-qual's own repository: %+v", c)
 	}
 	git("init", "-q")
 	var commits []string

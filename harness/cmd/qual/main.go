@@ -42,6 +42,7 @@ func commands() map[string]command {
 		"config":    runConfig,
 		"images":    runImages,
 		"inventory": runInventory,
+		"plan":      runPlan,
 		"verify":    runVerify,
 		"report":    runReport,
 		"merge":     runMerge,
