@@ -157,10 +157,37 @@ func TestDoubleRunsTheTargetsImageCommandAndRefusesWhatTRTMCRefuses(t *testing.T
 			t.Errorf("generate-image %v: %v, want exit 2 as cli.cpp's invalid_argument", refused, err)
 		}
 	}
-	cmd := exec.Command(trtmc, "generate-image", bundle, "--prompt", "p", "--output", filepath.Join(b.work, "x.png"))
-	cmd.Env = append(os.Environ(), b.env...)
-	if cmd.Run() == nil {
-		t.Error("generate-image without --runtime-root was accepted")
+	png := filepath.Join(b.work, "x.png")
+	for _, refused := range [][]string{
+		{"generate-image", bundle, "--prompt", "p", "--output", png},                                                     // no --runtime-root
+		{"generate-image", bundle, "--runtime-root", b.work, "--output", png},                                            // no --prompt
+		{"generate-image", bundle, "--runtime-root", b.work, "--prompt", "p"},                                            // no --output
+		{"generate-image", bundle, "--runtime-root", b.work, "--runtime-root", b.work, "--prompt", "p", "--output", png}, // a global option twice
+		{"generate-image", bundle, "--runtime-root", b.work, "--prompt", "p", "--output"},                                // no value
+		{"generate-images", bundle, "--runtime-root", b.work},                                                            // unknown command
+		{"transcribe", bundle, "--runtime-root", b.work, "--input", png, "--max-output-tokens", "0"},                     // below the minimum
+		{"transcribe", bundle, "--runtime-root", b.work, "--input", png, "--timestamps", "yes"},                          // not true|false
+		{"inspect", bundle, "--runtime-root", b.work},                                                                    // inspect takes one BUNDLE
+		{"inspect"},
+	} {
+		cmd := exec.Command(trtmc, refused...)
+		cmd.Env = append(os.Environ(), b.env...)
+		if err := cmd.Run(); err == nil || cmd.ProcessState.ExitCode() != 2 {
+			t.Errorf("trtmc %v: %v, want exit 2 as cli.cpp's invalid_argument", refused, err)
+		}
+	}
+	out, err := ExecRunner(context.Background(), []string{trtmc, "inspect", bundle}, s.Env, b.work)
+	var in struct {
+		Format, Family, Task, Backend string
+		Sections                      map[string]struct{ Offset, Length *int64 }
+	}
+	if err != nil || json.Unmarshal(out, &in) != nil || in.Format == "" || in.Family == "" || in.Task != "image_generation" || in.Backend == "" || len(in.Sections) == 0 {
+		t.Fatalf("inspect is not cli.cpp's {format, family, task, backend, sections}: %v %s", err, out)
+	}
+	for name, sec := range in.Sections {
+		if sec.Offset == nil || sec.Length == nil {
+			t.Errorf("section %s is not {offset, length}: %s", name, out)
+		}
 	}
 }
 
@@ -184,6 +211,13 @@ func TestDoubleTranscribeHonoursTheTestcasesTokenLimit(t *testing.T) {
 	limit := *m.Testcases[0].MaxNewTokens
 	if n := len(strings.Fields(tr.Text)); n != limit {
 		t.Fatalf("%q transcribed %d tokens (%q), want the testcase's max_new_tokens %d", args, n, tr.Text, limit)
+	}
+	var fields map[string]any
+	json.Unmarshal(out, &fields)
+	for _, f := range []string{"text", "token_ids", "setup_ms", "prefill_ms", "decode_ms"} {
+		if _, ok := fields[f]; !ok {
+			t.Errorf("transcribe printed no %q (cli.cpp text_json): %s", f, out)
+		}
 	}
 	full, err := ExecRunner(context.Background(), []string{filepath.Join(b.double, "bin", "trtmc"), "transcribe", s.Values["bundle"],
 		"--runtime-root", b.work, "--input", clip}, s.Env, b.work)
@@ -223,5 +257,11 @@ func TestDoubleServingNeedsTheServingRequirements(t *testing.T) {
 	out, err := ExecRunner(context.Background(), args, s.Env, b.work)
 	if err == nil || !strings.Contains(err.Error(), "python-multipart") || !strings.Contains(err.Error(), "requirements.txt") {
 		t.Fatalf("the serving double started without its requirements: %v %s", err, out)
+	}
+	// services.py @0dc2b04c passes --revision, which cli.py @1797a247 does not define: refused.
+	cmd := exec.Command(args[0], append(args[1:], "--revision", "abc")...)
+	cmd.Env = append(os.Environ(), s.Env...)
+	if err := cmd.Run(); err == nil || cmd.ProcessState.ExitCode() != 2 {
+		t.Errorf("serve --revision: %v, want exit 2 (argparse: unrecognized arguments)", err)
 	}
 }

@@ -234,6 +234,13 @@ func serve(t *testing.T, tg *Target, v map[string]string, extra []string, work, 
 	}
 	if taskString == "image_generation" {
 		keptArtifact(t, body, recs[0])
+		return
+	}
+	// The served request is the profile's testcase: at most its max_new_tokens (5) tokens, as the
+	// native run with --max-output-tokens 5 (profiles.py @ca938e40 resolve_profile).
+	var answer struct{ Text string }
+	if json.Unmarshal(body, &answer); len(strings.Fields(answer.Text)) != 5 {
+		t.Fatalf("served transcript %q is not limited to the testcase's max_new_tokens 5", answer.Text)
 	}
 }
 
