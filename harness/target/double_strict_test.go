@@ -30,18 +30,8 @@ func newDoubleBed(t *testing.T) *doubleBed {
 	if testing.Short() {
 		t.Skip("-short: builds trtmc-native and runs the contract double's programs")
 	}
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Fatalf("python3 is required (make deps installs it): %v", err)
-	}
+	python, double, bin := doubleTools(t, "native/cmd/trtmc-native")
 	root := repoRoot()
-	double := filepath.Join(root, "suites", "targets", "testdata", "trtmc-double")
-	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", bin, "./native/cmd/trtmc-native")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build trtmc-native: %v\n%s", err, out)
-	}
 	file := os.Getenv("QUAL_TRTMC_TARGET_FILE")
 	if file == "" {
 		file = filepath.Join(root, "suites", "targets", "trtmc.yaml")

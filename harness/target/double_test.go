@@ -36,22 +36,8 @@ func TestContractDoubleRunsTheTRTMCTarget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds trtmc-native and trtmc-server and drives the TRTMC target through the contract double (~60 s); make test runs it")
 	}
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Fatalf("python3 is required (make deps installs it): %v", err)
-	}
-	root := repoRoot()
-	double := filepath.Join(root, "suites", "targets", "testdata", "trtmc-double")
-	bin := t.TempDir()
-	for _, pkg := range []string{"native/cmd/trtmc-native", "server/cmd/trtmc-server"} {
-		build := exec.Command("go", "build", "-o", bin, "./"+pkg)
-		build.Dir = root
-		out, err := build.CombinedOutput()
-		if err != nil {
-			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
-		}
-	}
-	tg, err := Read(filepath.Join(root, "suites", "targets", "trtmc.yaml"), double)
+	python, double, bin := doubleTools(t, "native/cmd/trtmc-native", "server/cmd/trtmc-server")
+	tg, err := Read(filepath.Join(repoRoot(), "suites", "targets", "trtmc.yaml"), double)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,4 +341,24 @@ func servingPython(t *testing.T, python, double string) string {
 		t.Fatal(err)
 	}
 	return venvPython
+}
+
+// doubleTools finds python3 and the double's tree, and builds the reference binaries the double
+// runs (pkgs, relative to the repository) into a temporary directory.
+func doubleTools(t *testing.T, pkgs ...string) (python, double, bin string) {
+	t.Helper()
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatalf("python3 is required (make deps installs it): %v", err)
+	}
+	root := repoRoot()
+	double, bin = filepath.Join(root, "suites", "targets", "testdata", "trtmc-double"), t.TempDir()
+	for _, pkg := range pkgs {
+		build := exec.Command("go", "build", "-o", bin, "./"+pkg)
+		build.Dir = root
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+		}
+	}
+	return python, double, bin
 }
