@@ -83,6 +83,7 @@ func (c *Checkpoint) StartServer(ctx context.Context) (Cleanup, error) {
 			return nil, c.fail("serve", err)
 		}
 		if c.step != nil { // TRTMC's command names its interpreter and paths in the checkout
+			c.Result.Commands = append(c.Result.Commands, append([]string{"(server container)"}, cmd...)) // as qual plan shows it
 			opts = append(opts, trtmcserver.WithEntrypoint(cmd[0]), trtmcserver.WithReadOnlyDir(c.Env.Target.Root))
 			cmd = cmd[1:]
 		}
