@@ -241,3 +241,16 @@ func TestTRTMCImageRunsTakeTheTestcasesCfgScale(t *testing.T) {
 		}
 	}
 }
+
+// TRTMC's worker gives up loading after startup_timeout_s = 900 s
+// (apps/perf_serving/trtmc_perf_serving/backends/trtmc.py @7b798a32): waiting longer for the server
+// only hides that it has already failed.
+func TestTRTMCServingStartupWithinTheWorkersTimeout(t *testing.T) {
+	tg, err := Read(filepath.Join(repoRoot(), "suites", "targets", "trtmc.yaml"), "/checkout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := tg.Server.StartupSeconds; s <= 0 || s > 900 {
+		t.Errorf("startup_seconds %d, want 1..900", s)
+	}
+}
