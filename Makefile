@@ -14,7 +14,8 @@ GINKGO := go tool ginkgo
 GOTEST ?= go test
 # One setting, two spellings: make's TARGET/TRTMC_ROOT/SHARD default to the QUAL_* variables every
 # qual command reads, so an exported QUAL_TARGET is honoured by make too.
-TARGET ?= $(or $(QUAL_TARGET),suites/targets/reference.yaml)
+# With a TRTMC checkout and no target, the TRTMC target file that reads the checkout's layout.
+TARGET ?= $(or $(QUAL_TARGET),$(if $(TRTMC_ROOT),$(TRTMC_TARGET),suites/targets/reference.yaml))
 TRTMC_ROOT ?= $(QUAL_TRTMC_ROOT)
 SHARD ?= $(QUAL_SHARD)
 # Expanded once: every step of one `make qualify` (deps included) names the same run.

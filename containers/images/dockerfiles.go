@@ -78,9 +78,14 @@ func (b *Builder) Wheelhouse(ctx context.Context) (string, error) {
 // the image's interpreter. A marker names what the directory holds; with it present the
 // download is skipped.
 func (b *Builder) wheelhouse(ctx context.Context, name, what string, args ...string) (string, error) {
+	return b.wheelhouseFor(ctx, name, what, wheelPlatform(), args)
+}
+
+// wheelhouseFor is wheelhouse for the interpreter platform names (pip download's arguments).
+func (b *Builder) wheelhouseFor(ctx context.Context, name, what string, platform, args []string) (string, error) {
 	dir := filepath.Join(b.cacheDir(), "wheels", name)
 	marker := filepath.Join(dir, ".complete")
-	want := markerKey(args) + " " + strings.Join(wheelPlatform(), " ")
+	want := markerKey(args) + " " + strings.Join(platform, " ")
 	if got, err := os.ReadFile(marker); err == nil && string(got) == want {
 		b.step("wheelhouse: %s (cached)", dir)
 		return dir, nil
@@ -93,7 +98,7 @@ func (b *Builder) wheelhouse(ctx context.Context, name, what string, args ...str
 	}
 	start := time.Now()
 	b.step("wheelhouse: pip download %s into %s ...", what, dir)
-	dl := append([]string{"download", "-q", "--disable-pip-version-check", "-d", dir}, wheelPlatform()...)
+	dl := append([]string{"download", "-q", "--disable-pip-version-check", "-d", dir}, platform...)
 	if err := b.run(ctx, nil, pip, append(dl, args...)...); err != nil {
 		return "", fmt.Errorf("%s wheelhouse: pip could not download %s and its wheels into %s "+
 			"(is the package index reachable? set PIP_INDEX_URL to a mirror, or fill the directory from a machine that can): %w", what, what, dir, err)

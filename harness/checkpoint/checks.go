@@ -100,14 +100,10 @@ func (c *Checkpoint) nativeRun(ctx context.Context, req workload.Request) (strin
 	for k, v := range req.Native {
 		values[k] = v
 	}
-	if c.step != nil { // TRTMC-kind target: its own values ({trtmc_binary}, {runtime_root}, ...) (trtmc hook)
-		for k, v := range c.step.Values {
-			if _, set := values[k]; !set {
-				values[k] = v
-			}
-		}
-	}
 	args, err := target.Expand(tmpl, values)
+	if c.step != nil { // TRTMC-kind target: its own values ({trtmc_binary}, {runtime_root}, ...) (trtmc hook)
+		args, err = c.step.NativeArgs(tmpl, values)
+	}
 	if err != nil {
 		return "", err
 	}

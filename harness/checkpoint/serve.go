@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"time"
@@ -82,6 +83,7 @@ func (c *Checkpoint) StartServer(ctx context.Context) (Cleanup, error) {
 			return nil, c.fail("serve", err)
 		}
 		if c.step != nil { // TRTMC's command names its interpreter and paths in the checkout
+			c.Result.Commands = append(c.Result.Commands, append([]string{"(server container)"}, cmd...)) // as qual plan shows it
 			opts = append(opts, trtmcserver.WithEntrypoint(cmd[0]), trtmcserver.WithReadOnlyDir(c.Env.Target.Root))
 			cmd = cmd[1:]
 		}
@@ -186,6 +188,17 @@ func (c *Checkpoint) loadInputs() ([]workload.Input, error) {
 	return c.admit(out) // clips beyond the family's declared limits are not sent (limits.go)
 }
 
+// AIPerfProfile is the AIPerf profile a checkpoint of profile sends to url: the stage's load
+// and the workload's rows and extra inputs (qual plan renders it with Profile.Args, as Run does).
+func AIPerfProfile(t *target.Target, w workload.Workload, profile, url string, l workload.Load) aiperf.Profile {
+	load := t.StageLoad(string(w.Stage()))
+	p := aiperf.Profile{Model: profile, URL: url, RequestCount: load.Requests, WarmupCount: load.Warmup, Concurrency: load.Concurrency,
+		Seed: load.Seed, TimeoutSeconds: load.TimeoutSeconds, Media: map[string]string{}, Runs: load.Runs,
+		EndpointType: w.EndpointType(), Inputs: l.Rows, ExtraInputs: l.ExtraInputs}
+	maps.Copy(p.Media, l.Media)
+	return p
+}
+
 // RunAIPerf sends W warmup and N measured requests from the pinned inputs and collects the
 // artifacts and the server records.
 func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
@@ -193,16 +206,12 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 		return c.fail("aiperf", fmt.Errorf("no server running"))
 	}
 	load := c.Env.Target.StageLoad(string(c.W.Stage()))
-	p := aiperf.Profile{Model: c.Manifest.Name, URL: c.serving.server.InternalURL(), RequestCount: load.Requests,
-		WarmupCount: load.Warmup, Concurrency: load.Concurrency, Seed: load.Seed, TimeoutSeconds: load.TimeoutSeconds, Media: map[string]string{}, Runs: load.Runs}
 	l, err := c.W.AIPerf(c.serving.inputs, c.Manifest, c.Testcase)
 	if err != nil {
 		return c.fail("aiperf", err)
 	}
-	p.EndpointType, p.Inputs, p.ExtraInputs, c.serving.route = c.W.EndpointType(), l.Rows, l.ExtraInputs, c.W.Route()
-	for k, v := range l.Media {
-		p.Media[k] = v
-	}
+	p := AIPerfProfile(c.Env.Target, c.W, c.Manifest.Name, c.serving.server.InternalURL(), l)
+	c.serving.route = c.W.Route()
 	c.Result.Endpoint = c.serving.route
 	c.Result.Settings = map[string]any{"warmup": load.Warmup, "requests": load.Requests, "concurrency": load.Concurrency,
 		"lanes": max(1, c.Env.Target.Server.Lanes), "endpoint_type": p.EndpointType, "extra_inputs": p.ExtraInputs, "runs": max(1, load.Runs)}

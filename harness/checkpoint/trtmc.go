@@ -36,16 +36,11 @@ func (c *Checkpoint) trtmcStep() (*target.Step, error) {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return nil, err
 	}
-	familyDir := filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(c.Manifest.Path)))) // families/<dir>/tests/manifests
-	if c.Env.Target.Layout == "tests/e2e" {
-		familyDir = filepath.Base(filepath.Dir(filepath.Dir(c.Manifest.Path))) // tests/e2e/models/<dir>/manifests
-	}
 	run := func(ctx context.Context, args, env []string, dir string) ([]byte, error) {
 		c.Result.Commands = append(c.Result.Commands, args)
 		return target.ExecRunner(ctx, args, env, dir)
 	}
-	c.step, err = c.Env.Target.NewStep(os.Getenv, map[string]string{"profile": c.Manifest.Name, "testcase": c.Testcase.Name,
-		"family_dir": familyDir, "bundle_name": c.Manifest.Bundle, "work": work, "cfg_scale": c.Testcase.CfgScaleArg()}, run)
+	c.step, err = c.Env.Target.NewStep(os.Getenv, c.Env.Target.CheckpointValues(&c.Manifest, c.Testcase, work), run)
 	return c.step, err
 }
 

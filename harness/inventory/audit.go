@@ -1,6 +1,7 @@
 package inventory
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/native/task"
@@ -35,6 +36,9 @@ func Audit(paths []string, want task.Name, caps Capabilities) ([]AuditRow, error
 			continue
 		}
 		row := AuditRow{Profile: p.Name, Family: p.Family, TaskString: p.TaskString, Capabilities: c.native, Source: c.source, Has: c.has(want)}
+		if row.Capabilities == nil { // JSON says [] as the text does, not null
+			row.Capabilities = []task.Name{}
+		}
 		if !c.has(task.SpeechTranscription) || nativeOf(p.TaskString) != task.SpeechTranscription {
 			row.AudioInput = audioInput(p)
 		}
@@ -53,7 +57,7 @@ func audioInput(p Profile) string {
 	case l == "speech_to_speech":
 		return "speech-to-speech (audio in, audio out; no audio question answering)"
 	case l == "omni_multimodal" || strings.Contains(fam, "omni"):
-		return "omni (its gated path is text-only; no audio question answering Task)"
+		return "omni (" + omniContract(p) + "; no audio question answering Task)"
 	case strings.Contains(fam, "multimodal") || strings.Contains(l, "multimodal"):
 		return "multimodal (gated on image input only; no audio question answering Task)"
 	}
@@ -63,4 +67,37 @@ func audioInput(p Profile) string {
 		}
 	}
 	return ""
+}
+
+// omniContract is what an omni profile's testcases declare they check: the user_contract and
+// required stages (qwen3-omni @e9132e79: "user_contract": "tts_audio" with a required
+// talker_decode stage, text in and speech out).
+func omniContract(p Profile) string {
+	var parts []string
+	for _, c := range p.Testcases {
+		contract, _ := c.Fields["user_contract"].(string)
+		stages, _ := c.Fields["stages"].([]any)
+		var required []string
+		for _, s := range stages {
+			if st, ok := s.(map[string]any); ok && st["required"] == true {
+				name, _ := st["name"].(string)
+				required = append(required, name)
+			}
+		}
+		if contract == "" && len(required) == 0 {
+			continue
+		}
+		part := fmt.Sprintf("testcase %s: user_contract %q", c.Name, contract)
+		if len(required) > 0 {
+			part += ", required stage " + strings.Join(required, ", ")
+		}
+		if contract == "tts_audio" {
+			part += ": text in, speech out"
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) == 0 {
+		return "its testcases declare no audio-input contract"
+	}
+	return strings.Join(parts, "; ")
 }

@@ -272,9 +272,18 @@ func classify(p Profile, c capInfo, stage, excl string, replaces []string, opts 
 	}
 	if n, how := devices(p); n > 1 {
 		row.GPUs = n
-		row.Reason = fmt.Sprintf("planned: needs %d GPUs (%s); distributed profiles are not attempted: TRTMC's own build-by-profile refuses them as \"distributed\" (apps/benchmark/trtmc_benchmark/catalog.py) and TRTMC runs them under mpirun on multi-GPU runners; no result is claimed", n, how)
+		row.Reason = fmt.Sprintf("planned: needs %d GPUs (%s); distributed profiles are not attempted: TRTMC's own build-by-profile refuses them as \"distributed\" (%s) and TRTMC runs them under mpirun on multi-GPU runners; no result is claimed", n, how, catalogOf(p))
 	}
 	return row
+}
+
+// catalogOf is the file, in the profile's own layout, where TRTMC's build-by-profile refuses a
+// distributed profile: there is no apps/benchmark in the older layout.
+func catalogOf(p Profile) string {
+	if p.Layout == LayoutE2E {
+		return "python/tensorrt_model_connect/benchmark/catalog.py @e9132e79"
+	}
+	return "apps/benchmark/trtmc_benchmark/catalog.py @0dd9052f"
 }
 
 // devices is how many GPUs a profile needs and where the manifest says so: the older layout's
@@ -366,9 +375,13 @@ func kindOf(p Profile, replaces []string) (string, []string) {
 	case reQuant.MatchString(name):
 		variant = append(variant, "name marks a quantized variant ("+reQuant.FindStringSubmatch(name)[2]+")")
 	}
-	if strings.Contains(strings.ToLower(p.TaskString), "batch") {
+	batchTask := strings.Contains(strings.ToLower(p.TaskString), "batch")
+	if batchTask {
 		variant = append(variant, "batch task "+p.TaskString)
-	} else if reBatch.MatchString(name) {
+	}
+	if p.MaxBatchSize > 1 { // the manifest says so (flux-schnell-l0-batch2 @e9132e79: "max_batch_size": 2)
+		variant = append(variant, fmt.Sprintf("max_batch_size: %d (a batch profile)", p.MaxBatchSize))
+	} else if !batchTask && reBatch.MatchString(name) {
 		variant = append(variant, "name marks a batch profile")
 	}
 	switch {

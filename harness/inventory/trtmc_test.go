@@ -71,16 +71,17 @@ func TestOlderLayoutInventory(t *testing.T) {
 		"nemotron-speech-streaming-en-0.6b": {KindFull, true, "whole-clip transcription", "the second Nemotron streaming checkpoint"},
 	})
 	checkRows(t, StageT2I, rep.Stages[StageT2I], map[string]wantRow{
-		"flux-2-dev":           {KindFull, true, "nightly_only (a normal profile", "ci_tier nightly_only is not reduced"},
-		"flux-2-dev-l0":        {KindReduced, false, "ci_tier: l0_only", "l0_only and named as flux-2-dev's stand-in"},
-		"flux-2-dev-fp8":       {KindVariant, false, "fp8_scales", "fp8 spelled by fp8_scales only"},
-		"flux-schnell":         {KindFull, true, "flux-schnell-l0 in its place", "full FLUX.1-schnell"},
-		"flux-schnell-l0-cp4":  {KindReduced, false, "context_parallel_size=4", "L0 name + CP from build_args.parallel"},
-		"qwen-image":           {KindFull, true, "nightly_only", "top-level ci_tier nightly_only"},
-		"qwen-image-l0":        {KindReduced, false, "stands in on CI for qwen-image", "l0_only, named by two l0_replacements"},
-		"qwen-image-edit-2511": {KindExcluded, false, "image editing (task_mode: edit)", "editing shares diffusion_media_generation"},
-		"wan21-t2v-1.3b-l0":    {KindExcluded, false, "video generator (video_num_frames=5", "video shares diffusion_media_generation"},
-		"minimax-h3-768p":      {KindExcluded, false, "video_num_frames=124", "video at 124 frames"},
+		"flux-2-dev":             {KindFull, true, "nightly_only (a normal profile", "ci_tier nightly_only is not reduced"},
+		"flux-2-dev-l0":          {KindReduced, false, "ci_tier: l0_only", "l0_only and named as flux-2-dev's stand-in"},
+		"flux-2-dev-fp8":         {KindVariant, false, "fp8_scales", "fp8 spelled by fp8_scales only"},
+		"flux-schnell":           {KindFull, true, "flux-schnell-l0 in its place", "full FLUX.1-schnell"},
+		"flux-schnell-l0-cp4":    {KindReduced, false, "context_parallel_size=4", "L0 name + CP from build_args.parallel"},
+		"flux-schnell-l0-batch2": {KindReduced, false, "max_batch_size: 2 (a batch profile)", "l0_only; the manifest's max_batch_size, not its name, makes it a batch profile"},
+		"qwen-image":             {KindFull, true, "nightly_only", "top-level ci_tier nightly_only"},
+		"qwen-image-l0":          {KindReduced, false, "stands in on CI for qwen-image", "l0_only, named by two l0_replacements"},
+		"qwen-image-edit-2511":   {KindExcluded, false, "image editing (task_mode: edit)", "editing shares diffusion_media_generation"},
+		"wan21-t2v-1.3b-l0":      {KindExcluded, false, "video generator (video_num_frames=5", "video shares diffusion_media_generation"},
+		"minimax-h3-768p":        {KindExcluded, false, "video_num_frames=124", "video at 124 frames"},
 	})
 	if rows := rep.Stages[StageAudioQA]; len(rows) != 0 {
 		t.Errorf("audio QA rows %v: no TRTMC profile answers audio questions", rows)
@@ -259,3 +260,40 @@ func fixturePaths(t *testing.T, tree string) []string {
 }
 
 func fmtInt(n int) string { return strconv.Itoa(n) }
+
+// The older layout's reasons cite its own files and fields: there is no apps/benchmark at e9132e79
+// (distributed profiles are refused in python/tensorrt_model_connect/benchmark/catalog.py), and
+// qwen3-omni's testcase is user_contract tts_audio with a required talker_decode stage (text in,
+// speech out), not a text-only path. The JSON audit says [] where a profile has no capability.
+func TestOlderLayoutReasonsCiteItsOwnFiles(t *testing.T) {
+	for tree, catalog := range map[string]string{"trtmc-older": "python/tensorrt_model_connect/benchmark/catalog.py", "trtmc-newer": "apps/benchmark/trtmc_benchmark/catalog.py"} {
+		rep := Scan(fixturePaths(t, tree), Options{Capabilities: ByTaskString})
+		for _, stage := range Stages() {
+			for _, r := range rep.Stages[stage] {
+				if r.GPUs > 1 && !strings.Contains(r.Reason, "("+catalog+" @") {
+					t.Errorf("%s %s: %q does not cite %s", tree, r.Profile, r.Reason, catalog)
+				}
+			}
+		}
+	}
+	paths := fixturePaths(t, "trtmc-older")
+	audit, err := Audit(paths, task.AudioTextToText, ByTaskString)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, a := range audit {
+		if a.Capabilities == nil {
+			t.Errorf("%s: capabilities null in JSON", a.Profile)
+		}
+		if a.Profile == "qwen3-omni-30b-a3b-instruct" {
+			found = true
+			if !strings.Contains(a.AudioInput, `user_contract "tts_audio", required stage talker_decode: text in, speech out`) || strings.Contains(a.AudioInput, "text-only") {
+				t.Errorf("qwen3-omni: %q", a.AudioInput)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no qwen3-omni in the older audit")
+	}
+}

@@ -121,7 +121,11 @@ func (p *Plan) buildServing(ctx context.Context, b *images.Builder, referenceSer
 	if err != nil {
 		return "", err
 	}
-	return b.Checkout(ctx, images.CheckoutBuild{Dockerfile: ib.Dockerfile, Context: ib.Context, Target: ib.Target, Args: ib.Args})
+	tag, err := b.Checkout(ctx, images.CheckoutBuild{Dockerfile: ib.Dockerfile, Context: ib.Context, Target: ib.Target, Args: ib.Args})
+	if err != nil || p.Target.Server.Requirements == "" { // the serving app's packages, which the checkout's image lacks
+		return tag, err
+	}
+	return b.ServingDeps(ctx, tag, filepath.Join(p.Target.Root, p.Target.Server.Requirements), values["serve_python"])
 }
 
 // versions and hardware of the run: the AIPerf version a checkpoint reported, and the GPU a
@@ -145,6 +149,13 @@ func versionsAndHardware(ctx context.Context, env *checkpoint.Env, results []evi
 	for k, image := range map[string]string{"server_image": env.Images.Server, "aiperf_image": env.Images.AIPerf} {
 		if image != "" {
 			versions[k] = image
+		}
+	}
+	if t := env.Target; t != nil && t.Kind == "trtmc" { // the TRTMC checkout's commit (trtmc hook)
+		c := t.Checkout(ctx)
+		versions["trtmc_checkout"] = c.Commit
+		if c.Warning != "" {
+			versions["trtmc_checkout_warning"] = c.Warning
 		}
 	}
 	return versions, sysinfo.Hardware(gpu)

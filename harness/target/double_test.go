@@ -20,7 +20,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trtmc-qual/trtmc-qual/containers/images"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
+	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
 // TestContractDoubleRunsTheTRTMCTarget drives suites/targets/trtmc.yaml — the same file a GPU runner
@@ -34,26 +36,13 @@ func TestContractDoubleRunsTheTRTMCTarget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds trtmc-native and trtmc-server and drives the TRTMC target through the contract double (~60 s); make test runs it")
 	}
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Fatalf("python3 is required (make deps installs it): %v", err)
-	}
-	root := repoRoot()
-	double := filepath.Join(root, "suites", "targets", "testdata", "trtmc-double")
-	bin := t.TempDir()
-	for _, pkg := range []string{"native/cmd/trtmc-native", "server/cmd/trtmc-server"} {
-		build := exec.Command("go", "build", "-o", bin, "./"+pkg)
-		build.Dir = root
-		out, err := build.CombinedOutput()
-		if err != nil {
-			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
-		}
-	}
-	tg, err := Read(filepath.Join(root, "suites", "targets", "trtmc.yaml"), double)
+	python, double, bin := doubleTools(t, "native/cmd/trtmc-native", "server/cmd/trtmc-server")
+	tg, err := Read(filepath.Join(repoRoot(), "suites", "targets", "trtmc.yaml"), double)
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{"QUAL_TRTMC_PYTHON": python, "QUAL_TRTMC_TRTMC_BINARY": filepath.Join(double, "bin", "trtmc")}
+	env := map[string]string{"QUAL_TRTMC_PYTHON": python, "QUAL_TRTMC_TRTMC_BINARY": filepath.Join(double, "bin", "trtmc"),
+		"QUAL_TRTMC_SERVE_PYTHON": servingPython(t, python, double)}
 	extra := []string{"TRTMC_DOUBLE_NATIVE=" + filepath.Join(bin, "trtmc-native"), "TRTMC_DOUBLE_SERVER=" + filepath.Join(bin, "trtmc-server")}
 	for _, c := range []struct{ profile, family, testcase, task string }{
 		{"procdiff-small", "procdiff", "", "image_generation"},
@@ -79,8 +68,11 @@ func runDouble(t *testing.T, tg *Target, base map[string]string, extra []string,
 	}
 	clip := filepath.Join(double, "families", family, "tests", filepath.FromSlash(m.Testcases[0].InputAudio))
 	work := t.TempDir()
-	step, err := tg.NewStep(func(k string) string { return base[k] }, map[string]string{"profile": profile, "testcase": m.Testcases[0].Name,
-		"family_dir": family, "work": work, "bundle_name": m.Bundle}, labelled(t))
+	read, err := manifest.Read(filepath.Join(double, "families", family, "tests", "manifests", profile+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	step, err := tg.NewStep(func(k string) string { return base[k] }, tg.CheckpointValues(&read, read.Testcases[0], work), labelled(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +113,7 @@ func runDouble(t *testing.T, tg *Target, base map[string]string, extra []string,
 	native := tg.NativeRun[taskString]
 	switch taskString {
 	case "image_generation":
-		for k, x := range map[string]string{"prompt": "a red lighthouse", "negative_prompt": "", "width": "128", "height": "128", "steps": "4", "guidance": "3.5", "seed": "7", "cfg_scale": "-1"} {
+		for k, x := range map[string]string{"prompt": "a red lighthouse", "negative_prompt": "", "width": "128", "height": "128", "steps": "4", "guidance": "3.5", "seed": "7"} {
 			v[k] = x
 		}
 		native = append([]string(nil), native...)
@@ -178,6 +170,20 @@ func serve(t *testing.T, tg *Target, v map[string]string, extra []string, work, 
 	defer cmd.Process.Kill()
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	ready(t, base+"/health/ready")
+	if taskString != "image_generation" { // app.py transcriptions: no file part is refused, and leaves no record
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		mw.WriteField("model", "sphinx-en-us")
+		mw.Close()
+		resp, err := http.Post(base+"/v1/audio/transcriptions", mw.FormDataContentType(), &body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 400 {
+			t.Fatalf("a form without a file part: status %d, want 400", resp.StatusCode)
+		}
+	}
 	var req *http.Request
 	if taskString == "image_generation" {
 		req, _ = http.NewRequest("POST", base+"/v1/images/generations", strings.NewReader(`{"model":"procdiff-small","prompt":"a red lighthouse","size":"128x128","num_inference_steps":4,"seed":7}`))
@@ -228,6 +234,13 @@ func serve(t *testing.T, tg *Target, v map[string]string, extra []string, work, 
 	}
 	if taskString == "image_generation" {
 		keptArtifact(t, body, recs[0])
+		return
+	}
+	// The served request is the profile's testcase: at most its max_new_tokens (5) tokens, as the
+	// native run with --max-output-tokens 5 (profiles.py @ca938e40 resolve_profile).
+	var answer struct{ Text string }
+	if json.Unmarshal(body, &answer); len(strings.Fields(answer.Text)) != 5 {
+		t.Fatalf("served transcript %q is not limited to the testcase's max_new_tokens 5", answer.Text)
 	}
 }
 
@@ -305,4 +318,61 @@ func sha(t *testing.T, path string) string {
 	}
 	s := sha256.Sum256(data)
 	return hex.EncodeToString(s[:])
+}
+
+// servingPython is a venv on this machine with the double's serving requirements installed
+// offline from the pinned serving wheelhouse (containers/images ServingWheelhouse), the same
+// packages the harness installs on the serving image: the serving double refuses to start
+// without them, as TRTMC's app would.
+func servingPython(t *testing.T, python, double string) string {
+	t.Helper()
+	ctx := context.Background()
+	b := &images.Builder{Log: io.Discard}
+	in, err := images.LocalInterpreter(ctx, python)
+	if err != nil {
+		t.Fatal(err)
+	}
+	requirements := filepath.Join(double, "apps", "perf_serving", "requirements.txt")
+	wheels, constraints, err := b.ServingWheelhouse(ctx, requirements, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	venv := filepath.Join(b.CacheDirPath(), "venvs", filepath.Base(wheels))
+	venvPython := filepath.Join(venv, "bin", "python3")
+	if _, err := os.Stat(filepath.Join(venv, ".complete")); err == nil {
+		return venvPython
+	}
+	os.RemoveAll(venv)
+	for _, args := range [][]string{
+		{python, "-m", "venv", venv},
+		{venvPython, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-index", "--find-links", wheels, "-c", constraints, "-r", requirements},
+	} {
+		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(venv, ".complete"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return venvPython
+}
+
+// doubleTools finds python3 and the double's tree, and builds the reference binaries the double
+// runs (pkgs, relative to the repository) into a temporary directory.
+func doubleTools(t *testing.T, pkgs ...string) (python, double, bin string) {
+	t.Helper()
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatalf("python3 is required (make deps installs it): %v", err)
+	}
+	root := repoRoot()
+	double, bin = filepath.Join(root, "suites", "targets", "testdata", "trtmc-double"), t.TempDir()
+	for _, pkg := range pkgs {
+		build := exec.Command("go", "build", "-o", bin, "./"+pkg)
+		build.Dir = root
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+		}
+	}
+	return python, double, bin
 }

@@ -58,7 +58,7 @@ func (t *Target) NewStep(getenv func(string) string, checkpoint map[string]strin
 }
 
 func (s *Step) exec(ctx context.Context, tmpl []string) ([]byte, error) {
-	args, err := Expand(tmpl, s.Values)
+	args, err := s.Render(tmpl)
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +72,23 @@ func (s *Step) path(tmpl string) (string, error) {
 	}
 	return p[0], nil
 }
+
+// NativeArgs renders a native_run template with a request's values (bundle, input or prompt, ...)
+// over the step's own ({trtmc_binary}, {runtime_root}, {max_tokens}, ...): the run and `qual
+// plan` both render it here.
+func (s *Step) NativeArgs(tmpl []string, request map[string]string) ([]string, error) {
+	values := make(map[string]string, len(s.Values)+len(request))
+	for k, v := range s.Values {
+		values[k] = v
+	}
+	for k, v := range request {
+		values[k] = v
+	}
+	return Expand(tmpl, values)
+}
+
+// Render fills a command template with the step's values, as the step runs it.
+func (s *Step) Render(tmpl []string) ([]string, error) { return Expand(tmpl, s.Values) }
 
 // Build runs the build command and returns where the bundle is: named by trtmc-bench's
 // --prepare-only report, at build_bundle, or at {bundle}. It becomes {bundle} for later steps.
@@ -179,7 +196,7 @@ func (t *Target) Missing(getenv func(string) string) string {
 		where := ImageBuild{Dockerfile: t.Server.ImageBuild.Dockerfile, Context: t.Server.ImageBuild.Context}
 		if b, err := where.Expanded(t.Root, v); err == nil {
 			if _, err := os.Stat(b.Dockerfile); err == nil {
-				return "" // the harness builds it on this machine (harness/plan, containers/images Checkout)
+				return t.missingRequirements() // the harness builds it on this machine (harness/plan, containers/images Checkout)
 			}
 			name = filepath.Base(b.Dockerfile)
 		}
@@ -192,4 +209,18 @@ func dockerfile(t *Target) string {
 		return t.Server.ImageBuild.Dockerfile
 	}
 	return "Dockerfile"
+}
+
+// missingRequirements says why an image built from the checkout could not serve: the serving
+// app's requirements file the target names is not in the checkout, so its packages cannot be
+// installed on the image (TRTMC's Dockerfiles install none of them).
+func (t *Target) missingRequirements() string {
+	if t.Server.Requirements == "" {
+		return ""
+	}
+	if _, err := os.Stat(filepath.Join(t.Root, t.Server.Requirements)); err != nil {
+		return "planned: the checkout has no " + t.Server.Requirements + ": its serving app's packages (fastapi, uvicorn, " +
+			"python-multipart), which its Dockerfile does not install, cannot be added; name an image with them (QUAL_TRTMC_IMAGE)"
+	}
+	return ""
 }

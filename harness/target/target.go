@@ -40,6 +40,7 @@ type Target struct {
 	GateBundle   string            `yaml:"gate_bundle"`    // glob of the bundle the gate validated: that file is served
 	NativeOutput map[string]string `yaml:"native_output"`  // by task string: json (default) | text | saved
 	ServingNote  string            `yaml:"serving_note"`   // why this target has no HTTP serving (older TRTMC)
+	ReadFrom     []string          `yaml:"read_from"`      // the TRTMC commits its commands were read from (Checkout warns outside them)
 
 	Root string `yaml:"-"` // directory manifests resolve against
 	Path string `yaml:"-"`
@@ -57,6 +58,9 @@ type Server struct {
 	Records        string            `yaml:"records"`     // the records JSONL inside the container
 	Scratch        string            `yaml:"scratch"`     // the server's --scratch in the container: mounted from the row's directory and kept as evidence
 	ImageBuild     *ImageBuild       `yaml:"image_build"` // build the image from the checkout's own Dockerfile
+	// Requirements (relative to Root) are installed on the image built from ImageBuild, offline
+	// from a pinned wheelhouse (containers/images ServingDeps): the serving app's packages.
+	Requirements string `yaml:"requirements"`
 }
 
 // ImageBuild names a Dockerfile in the checkout, built on the runner when no image is named; the
@@ -184,20 +188,48 @@ func (t *Target) Environ(values map[string]string) ([]string, error) {
 	return out, nil
 }
 
-// Expand substitutes {name} placeholders in a command template.
+// Expand substitutes {name} placeholders in a command template. An element "?--flag" is an
+// optional flag: it and the element after it (its value) are left out when the value is empty, so
+// a setting a testcase does not declare is not passed at all.
+// TRTMC's CLI refuses an empty value and a negative --cfg-scale (apps/cli/cli.cpp @022e18f7
+// take_value), and its family tests pass such flags only when the testcase declares them
+// (families/z_image/tests/test_e2e.py @d46edb11).
 func Expand(template []string, values map[string]string) ([]string, error) {
-	out := make([]string, len(template))
-	for i, a := range template {
-		for k, v := range values {
-			a = strings.ReplaceAll(a, "{"+k+"}", v)
+	out := make([]string, 0, len(template))
+	for i := 0; i < len(template); i++ {
+		a := template[i]
+		if flag, ok := strings.CutPrefix(a, "?"); ok {
+			if i+1 >= len(template) {
+				return nil, fmt.Errorf("command %q: optional flag %q has no value after it", template, a)
+			}
+			i++
+			value := fill(template[i], values)
+			if unfilled(value) {
+				return nil, fmt.Errorf("command %q: placeholder left unfilled in %q", template, value)
+			}
+			if value == "" {
+				continue
+			}
+			out = append(out, flag, value)
+			continue
 		}
-		if strings.Contains(a, "{") && strings.Contains(a, "}") {
+		a = fill(a, values)
+		if unfilled(a) {
 			return nil, fmt.Errorf("command %q: placeholder left unfilled in %q", template, a)
 		}
-		out[i] = a
+		out = append(out, a)
 	}
 	return out, nil
 }
+
+func fill(a string, values map[string]string) string {
+	for k, v := range values {
+		a = strings.ReplaceAll(a, "{"+k+"}", v)
+	}
+	return a
+}
+
+func unfilled(a string) bool { return strings.Contains(a, "{") && strings.Contains(a, "}") }
 
 // StageLoad returns a stage's AIPerf settings. The QUAL_<STAGE>_{REQUESTS,WARMUP,CONCURRENCY}
 // overrides are parsed strictly and applied by harness/config when the target is read.

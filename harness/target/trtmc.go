@@ -1,7 +1,6 @@
 package target
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
@@ -264,20 +263,39 @@ func ParseImageRun(format string, stdout []byte) (ImageRun, error) {
 	return ImageRun{}, fmt.Errorf("native_output %q is not json or saved", format)
 }
 
-// lastJSON is the last stdout line that looks like a JSON object (tools print logs first).
+// lastJSON is the last JSON object stdout holds, after any log lines: an object starting at the
+// beginning of a line and running to the end of stdout, on one line or pretty-printed over many
+// (trtmc-bench prints json.dumps(..., indent=2): apps/benchmark/trtmc_benchmark/cli.py @0dd9052f).
 func lastJSON(stdout []byte) []byte {
 	var last []byte
-	sc := bufio.NewScanner(bytes.NewReader(stdout))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		if line := bytes.TrimSpace(sc.Bytes()); len(line) > 0 && line[0] == '{' {
-			last = append([]byte(nil), line...)
+	for start := 0; start < len(stdout); {
+		end := bytes.IndexByte(stdout[start:], '\n')
+		if end < 0 {
+			end = len(stdout) - start
 		}
-	}
-	if last == nil && json.Valid(bytes.TrimSpace(stdout)) {
-		return bytes.TrimSpace(stdout) // a pretty-printed object
+		if stdout[start] == '{' {
+			if obj, ok := oneObject(stdout[start:]); ok {
+				last = obj
+			}
+		}
+		start += end + 1
 	}
 	return last
+}
+
+// oneObject decodes the JSON object at the start of b, ending on its own line: what follows it
+// on that line, if anything, must be white space.
+func oneObject(b []byte) ([]byte, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var raw json.RawMessage
+	if dec.Decode(&raw) != nil {
+		return nil, false
+	}
+	rest := b[dec.InputOffset():]
+	if nl := bytes.IndexByte(rest, '\n'); nl >= 0 {
+		rest = rest[:nl]
+	}
+	return raw, len(bytes.TrimSpace(rest)) == 0
 }
 
 func clip(b []byte) string {

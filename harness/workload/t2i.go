@@ -95,15 +95,7 @@ func (w t2i) Request(p join.Pair, inputs []Input) (Request, error) {
 	if img.Width != width || img.Height != height {
 		return Request{}, fmt.Errorf("image is %dx%d, requested %dx%d", img.Width, img.Height, width, height)
 	}
-	get := func(k string) string {
-		if v, ok := p.Client.Payload[k]; ok && v != nil {
-			return fmt.Sprint(v)
-		}
-		return ""
-	}
-	r := Request{Output: sha, Native: map[string]string{"prompt": get("prompt"), "negative_prompt": get("negative_prompt"),
-		"seed": get("seed"), "steps": get("num_inference_steps"), "guidance": get("guidance_scale"),
-		"width": strconv.Itoa(width), "height": strconv.Itoa(height)}}
+	r := Request{Output: sha, Native: imageNativeValues(p.Client.Payload, width, height)}
 	for _, in := range inputs {
 		if in.Prompt.Prompt == r.Native["prompt"] {
 			r.Input = in.ID
@@ -115,6 +107,20 @@ func (w t2i) Request(p join.Pair, inputs []Input) (Request, error) {
 	}
 	r.Key = string(payload)
 	return r, nil
+}
+
+// imageNativeValues are the native_run values of an images request: what the payload says, ""
+// for a setting it leaves out (the target's optional flags then pass nothing).
+func imageNativeValues(payload map[string]any, width, height int) map[string]string {
+	get := func(k string) string {
+		if v, ok := payload[k]; ok && v != nil {
+			return fmt.Sprint(v)
+		}
+		return ""
+	}
+	return map[string]string{"prompt": get("prompt"), "negative_prompt": get("negative_prompt"),
+		"seed": get("seed"), "steps": get("num_inference_steps"), "guidance": get("guidance_scale"),
+		"width": strconv.Itoa(width), "height": strconv.Itoa(height)}
 }
 
 func requestedSize(payload map[string]any) (int, int, error) {

@@ -68,6 +68,9 @@ type Testcase struct {
 	// (families/whisper/tests/manifests/whisper-tiny-fp16.json: "data/librispeech-...wav"), and
 	// no transcript: TRTMC judges it against a reference backend, not a gold text.
 	InputAudio string `json:"test_input_audio,omitempty"`
+	// MaxNewTokens bounds a transcript (families/whisper/tests/test_e2e.py @9777fef7 passes it as
+	// --max-output-tokens).
+	MaxNewTokens *int `json:"max_new_tokens,omitempty"`
 
 	// A TRTMC text-to-image testcase carries its one input and its request settings itself, in
 	// TRTMC's spelling (tests/e2e/models/flux/manifests/flux-schnell.json, qwen_image/manifests/

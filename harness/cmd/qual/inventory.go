@@ -63,6 +63,9 @@ func runInventory(_ context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if err := t.CheckLayout(); err != nil {
+		return usageError{err}
+	}
 	paths, err := t.ManifestPaths()
 	if err != nil {
 		return err

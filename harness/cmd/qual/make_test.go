@@ -30,6 +30,8 @@ func TestQualifyAllRefusesWrongInputsBeforeRunning(t *testing.T) {
 		{"non-integer request count", nil, []string{"QUAL_ASR_REQUESTS=abc"}, `QUAL_ASR_REQUESTS="abc" is not an integer`},
 		{"negative request count", nil, []string{"QUAL_T2I_REQUESTS=-5"}, `QUAL_T2I_REQUESTS="-5" is out of range`},
 		{"bad shard", []string{"SHARD=3/2"}, nil, "QUAL_SHARD"},
+		{"a checkout of the other layout", []string{"TARGET=suites/targets/trtmc.yaml", "TRTMC_ROOT=suites/targets/testdata/trtmc-older"}, nil,
+			"has the tests/e2e layout, which target trtmc"},
 	} {
 		runID := fmt.Sprintf("test-refused-%d", time.Now().UnixNano())
 		cmd := exec.Command("make", "--no-print-directory", "-s", "qualify-all", "RUN_ID="+runID)
@@ -102,6 +104,19 @@ func TestQualifyAllExitFollowsTheVerdict(t *testing.T) {
 		last := lines[len(lines)-1]
 		if code != tc.make || !strings.HasPrefix(last, "[qualify] Verdict: NOT QUALIFIED (exit "+fmt.Sprint(tc.recipe)) {
 			t.Errorf("FAIL_ON=%q: make exit %d (want %d), last line %q\n%s", tc.failOn, code, tc.make, last, out)
+		}
+	}
+}
+
+// With TRTMC_ROOT and no TARGET, qualify-all takes the target file of the checkout's layout.
+func TestQualifyAllPicksTheTargetOfTheCheckoutsLayout(t *testing.T) {
+	for root, want := range map[string]string{"suites/targets/testdata/trtmc-older": "QUAL_TARGET=suites/targets/trtmc-older.yaml",
+		"suites/targets/testdata/trtmc-newer": "QUAL_TARGET=suites/targets/trtmc.yaml", "": "QUAL_TARGET=suites/targets/reference.yaml"} {
+		cmd := exec.Command("make", "--no-print-directory", "-n", "qualify-all", "TRTMC_ROOT="+root)
+		cmd.Dir = repoRoot()
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), want+" ") {
+			t.Errorf("TRTMC_ROOT=%q: %v, want %s in\n%.600s", root, err, want, out)
 		}
 	}
 }

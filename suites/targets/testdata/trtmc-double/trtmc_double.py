@@ -90,3 +90,27 @@ def options(argv, flags=()):
             positional.append(arg)
         i += 1
     return values, positional
+
+
+def strict_options(prog, argv, valued, flags):
+    """Parse as an argparse parser with exactly these options would: an option it does not define,
+    or one without its value, exits 2 with argparse's message. A repeated valued option keeps its
+    last value (argparse's store)."""
+    values, i = {}, 0
+    while i < len(argv):
+        arg, value = argv[i], None
+        if "=" in arg and arg.startswith("--"):
+            arg, value = arg.split("=", 1)
+        if arg in flags and value is None:
+            values[arg], i = True, i + 1
+            continue
+        if arg not in valued:
+            sys.stderr.write(f"{prog}: error: unrecognized arguments: {argv[i]}\n")
+            sys.exit(2)
+        if value is None:
+            if i + 1 >= len(argv) or argv[i + 1].startswith("-"):
+                sys.stderr.write(f"{prog}: error: argument {arg}: expected one argument\n")
+                sys.exit(2)
+            value, i = argv[i + 1], i + 1
+        values[arg], i = value, i + 1
+    return values

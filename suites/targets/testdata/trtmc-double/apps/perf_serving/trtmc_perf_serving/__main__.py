@@ -1,8 +1,9 @@
 """Contract double of `python -m trtmc_perf_serving serve --profile P --bundle B --records R --scratch S
 --host H --port N [--full-observations] [--keep-artifacts] ...` (apps/perf_serving/trtmc_perf_serving/cli.py, app.py).
 
-Runs trtmc-server on the bundle behind a small proxy that gives its answers TRTMC's shape (app.py
-@1797a247, digests.py):
+Runs trtmc-server on the bundle behind a FastAPI app served by uvicorn, with python-multipart parsing
+the transcription form, as TRTMC's app needs them (apps/perf_serving/requirements.txt @ca938e40); the app
+gives trtmc-server's answers TRTMC's shape (app.py @1797a247, digests.py):
 - records: one line per executed operation {"request_id", "route", "operation", "backend", "time",
   "timing": {"queue_ms", "model_call_ms", "handler_ms"}, "observation"}, written before the answer;
   refused requests leave no line (app.py execute/guarded);
@@ -16,11 +17,22 @@ Runs trtmc-server on the bundle behind a small proxy that gives its answers TRTM
 - a POST to a route whose operations do not include the served one is refused before anything runs:
   404 {"error": {"message", "type": "invalid_request_error", "code": "route_not_served"}} with X-Request-ID
   and no record (app.py guarded, _error). The served operation is the one the bundle's task maps to on
-  TRTMC's routes: transcribe (transcriptions) or generate_image (images).
+  TRTMC's routes: transcribe (transcriptions) or generate_image (images);
+- the served base request is the profile's testcase (profiles.py @ca938e40 resolve_profile, through
+  trtmc-bench's resolve_case): a transcript holds at most the testcase's max_new_tokens tokens (a token
+  is a word in the double), so a native run without --max-output-tokens differs from what was served;
+- it needs what TRTMC's app needs to start: apps/perf_serving/requirements.txt @ca938e40 lists fastapi,
+  numpy, pillow, python-multipart, soundfile and uvicorn ("on top of the TRTMC runtime environment");
+  without all of them importable it exits 1 before serving; it runs on fastapi, uvicorn and
+  python-multipart itself;
+- a transcription must be a multipart form with a `file` part, else 400 invalid_request and no record;
+- its options are cli.py @1797a247's `serve` options: one it does not define exits 2 (argparse).
 """
 import base64
 import http.client
+import importlib.util
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -29,7 +41,6 @@ import threading
 import re
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
@@ -38,6 +49,13 @@ import trtmc_double as d  # noqa: E402
 
 OPERATIONS = {"/v1/audio/transcriptions": "transcribe", "/v1/images/generations": "generate_image"}
 FLAGS = ("--full-observations", "--keep-artifacts", "--memory-probe", "--isolate-requests")
+# cli.py @1797a247 `serve`: the options with a value.
+VALUED = ("--profile", "--testcase", "--operation", "--task", "--manifest-root", "--set", "--backend", "--bundle",
+          "--runtime-root", "--worker", "--mode", "--precision", "--reference-model", "--reference-options", "--host",
+          "--port", "--records", "--scratch", "--max-queue", "--request-timeout")
+# apps/perf_serving/requirements.txt @ca938e40: the serving packages TRTMC's images do not install.
+SERVING_MODULES = {"fastapi": "fastapi", "numpy": "numpy", "PIL": "pillow", "multipart": "python-multipart",
+                   "soundfile": "soundfile", "uvicorn": "uvicorn"}
 MAX_INLINE_ITEMS = 64  # app.py
 # app.py: each route and the operations it serves (guarded's operations tuple).
 ROUTE_OPERATIONS = {"/v1/completions": ("generate",), "/v1/chat/completions": ("generate",),
@@ -59,11 +77,12 @@ def compact(value):
 
 
 class Double:
-    def __init__(self, opts, upstream, operation):
-        self.operation = operation
+    def __init__(self, opts, upstream, operation, max_tokens):
+        self.operation, self.max_tokens = operation, max_tokens
         self.records, self.scratch, self.upstream = Path(opts["--records"]), Path(opts["--scratch"]), upstream
         self.keep, self.full = bool(opts.get("--keep-artifacts")), bool(opts.get("--full-observations"))
         self.lock = threading.Lock()
+        self.stopping = False
 
     def record(self, request_id, route, timing, observation):
         line = {"request_id": request_id, "route": route, "operation": OPERATIONS[route], "backend": "contract-double",
@@ -88,71 +107,98 @@ class Double:
             return {"created": int(time.time()), "data": [{"url": f"file://{artifact}"}],
                     "inference_time_s": float(timing["model_call_ms"]) / 1000.0,
                     "trtmc_timing": timing, "trtmc_observation": reported}
-        observation = {"text": body["text"], "contract_double": d.NOTE}
+        words = body["text"].split()
+        text = " ".join(words if self.max_tokens is None else words[:self.max_tokens])
+        observation = {"text": text, "contract_double": d.NOTE}
         self.record(request_id, route, timing, observation)
-        return {"text": body["text"], "trtmc_timing": timing, "trtmc_observation": observation}
+        return {"text": text, "trtmc_timing": timing, "trtmc_observation": observation}
 
 
-def handler(double):
-    class Proxy(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+def forward(double, method, route, query, headers, payload):
+    """One request to trtmc-server, answered in TRTMC's shape (blocking: run in a worker thread)."""
+    conn = http.client.HTTPConnection(*double.upstream, timeout=3600)
+    headers = {k: v for k, v in headers.items() if k.lower() not in ("host", "connection", "content-length")}
+    try:
+        conn.request(method, route + (f"?{query}" if query else ""), body=payload or None, headers=headers)
+        resp = conn.getresponse()
+        data, status = resp.read(), resp.status
+        out_headers = {k: v for k, v in resp.getheaders() if k.lower() in ("x-request-id", "server-timing", "content-type", "retry-after")}
+    except OSError as error:  # trtmc-server still starting: not ready, as TRTMC's app says while loading
+        return 503, {"content-type": "application/json"}, json.dumps({"error": {"message": str(error), "code": "backend_unavailable"}}).encode()
+    finally:
+        conn.close()
+    if method == "POST" and status == 200 and route in OPERATIONS:
+        request_id = next(v for k, v in out_headers.items() if k.lower() == "x-request-id")
+        try:
+            data = json.dumps(double.reshape(route, request_id, json.loads(data))).encode()
+        except Exception as error:  # noqa: BLE001 - a failed call keeps its request id (app.py guarded)
+            data, status = json.dumps({"error": {"message": f"{type(error).__name__}: {error}", "code": "backend_failed"}}).encode(), 500
+        out_headers = {k: v for k, v in out_headers.items() if k.lower() != "content-type"}
+        out_headers["content-type"] = "application/json"
+    return status, out_headers, data
 
-        def log_message(self, *args):
-            pass
 
-        def forward(self):
-            length = int(self.headers.get("Content-Length") or 0)
-            payload = self.rfile.read(length) if length else None
-            route = self.path.split("?", 1)[0]
-            if self.command == "POST" and double.operation not in ROUTE_OPERATIONS.get(route, (double.operation,)):
-                return self.not_served(route)
-            conn = http.client.HTTPConnection(*double.upstream, timeout=3600)
-            headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
+def error(status, request_id, message, kind, code):
+    """app.py _error: {"error": {"message", "type", "code"}} with X-Request-ID."""
+    from fastapi.responses import JSONResponse
+    return JSONResponse({"error": {"message": message, "type": kind, "code": code}}, status_code=status,
+                        headers={"X-Request-ID": request_id})
+
+
+def application(double, child):
+    """The FastAPI app: every route proxied to trtmc-server, TRTMC's refusals before anything runs.
+    trtmc-server stops with the app, in its shutdown (uvicorn re-raises SIGTERM after it)."""
+    from contextlib import asynccontextmanager
+
+    from fastapi import FastAPI, Request, Response
+    from starlette.concurrency import run_in_threadpool
+
+    @asynccontextmanager
+    async def lifespan(_):
+        yield
+        double.stopping = True
+        if child.poll() is None:
+            child.send_signal(signal.SIGTERM)
+        await run_in_threadpool(child.wait)
+
+    app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None, lifespan=lifespan)
+
+    @app.api_route("/{path:path}", methods=["GET", "POST"])
+    async def proxy(request: Request, path: str):  # noqa: ARG001 - the route is request.url.path
+        route = request.url.path
+        incoming = request.headers.get("x-request-id", "")
+        request_id = incoming if REQUEST_ID.match(incoming) else uuid.uuid4().hex
+        if request.method == "POST" and double.operation not in ROUTE_OPERATIONS.get(route, (double.operation,)):
+            return error(404, request_id, f"{route} is not served for operation {double.operation!r}",
+                         "invalid_request_error", "route_not_served")
+        payload = await request.body()
+        if route == "/v1/audio/transcriptions" and request.method == "POST":
+            # app.py transcriptions: a multipart form with its `file` part (python-multipart parses it).
             try:
-                conn.request(self.command, self.path, body=payload, headers=headers)
-                resp = conn.getresponse()
-                data, status = resp.read(), resp.status
-                out_headers = {k: v for k, v in resp.getheaders() if k.lower() in ("x-request-id", "server-timing", "content-type", "retry-after")}
-            except OSError as error:  # trtmc-server still starting: not ready, as TRTMC's app says while loading
-                data, status, out_headers = json.dumps({"error": {"message": str(error), "code": "backend_unavailable"}}).encode(), 503, {}
-            finally:
-                conn.close()
-            if self.command == "POST" and status == 200 and route in OPERATIONS:
-                request_id = next(v for k, v in out_headers.items() if k.lower() == "x-request-id")
-                try:
-                    data = json.dumps(double.reshape(route, request_id, json.loads(data))).encode()
-                except Exception as error:  # noqa: BLE001 - a failed call keeps its request id (app.py guarded)
-                    data, status = json.dumps({"error": {"message": f"{type(error).__name__}: {error}", "code": "backend_failed"}}).encode(), 500
-                out_headers["Content-Type"] = "application/json"
-            self.send_response(status)
-            for k, v in out_headers.items():
-                self.send_header(k, v)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+                form = await request.form()
+            except Exception as failure:  # noqa: BLE001 - any unparsable body is the client's
+                return error(400, request_id, f"multipart form: {failure}", "invalid_request_error", "invalid_request")
+            if "file" not in form:
+                return error(400, request_id, "the form has no file part", "invalid_request_error", "invalid_request")
+        status, headers, data = await run_in_threadpool(forward, double, request.method, route, request.url.query,
+                                                        dict(request.headers), payload)
+        return Response(content=data, status_code=status, headers=headers)
 
-        def not_served(self, route):
-            incoming = self.headers.get("X-Request-ID", "")
-            request_id = incoming if REQUEST_ID.match(incoming) else uuid.uuid4().hex
-            data = json.dumps({"error": {"message": f"{route} is not served for operation {double.operation!r}",
-                                         "type": "invalid_request_error", "code": "route_not_served"}}).encode()
-            self.send_response(404)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("X-Request-ID", request_id)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        do_GET = do_POST = forward
-
-    return Proxy
+    return app
 
 
 def main(argv):
     d.banner()
     if not argv or argv[0] != "serve":
         sys.exit("contract double: only `serve` is implemented")
-    opts, _ = d.options(argv[1:], FLAGS)
+    opts = d.strict_options("trtmc-perf-serve serve", argv[1:], VALUED, FLAGS)
+    missing = [package for module, package in SERVING_MODULES.items() if importlib.util.find_spec(module) is None]
+    if missing:
+        sys.exit(f"contract double: the serving app needs {', '.join(missing)} (apps/perf_serving/requirements.txt, "
+                 "installed on top of the TRTMC runtime environment); this interpreter does not have them")
+    _, manifest = d.find_profile(opts["--manifest-root"], opts["--profile"])
+    cases = [tc for tc in manifest.get("testcases", []) if tc.get("name") == opts.get("--testcase", tc.get("name"))]
+    max_tokens = cases[0].get("max_new_tokens") if cases else None
     records, scratch = Path(opts["--records"]), Path(opts["--scratch"])
     scratch.mkdir(parents=True, exist_ok=True)
     records.parent.mkdir(parents=True, exist_ok=True)
@@ -167,18 +213,19 @@ def main(argv):
     operation = TASK_OPERATION.get(task)
     if operation is None:
         sys.exit(f"contract double: bundle {opts['--bundle']} has task {task!r}, which the double does not serve")
-    server = ThreadingHTTPServer((host, port), handler(Double(opts, upstream, operation)))
-    server.daemon_threads = True
+    import uvicorn
 
-    def stop(*_):
-        child.send_signal(signal.SIGTERM)
-        threading.Thread(target=server.shutdown, daemon=True).start()
+    double = Double(opts, upstream, operation, max_tokens)
+    app = application(double, child)
 
-    signal.signal(signal.SIGTERM, stop)
-    threading.Thread(target=lambda: (child.wait(), stop()), daemon=True).start()
-    server.serve_forever()
+    def child_gone():  # trtmc-server gone on its own: stop serving too
+        child.wait()
+        if not double.stopping:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=child_gone, daemon=True).start()
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
     sys.exit(child.wait())
-
 
 if __name__ == "__main__":
     main(sys.argv[1:])

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/target"
+)
+
+func planOf(t *testing.T, file, root string, stages ...string) planReport {
+	t.Helper()
+	repo, _ := filepath.Abs(filepath.Join("..", "..", ".."))
+	tg, err := target.Read(filepath.Join(repo, "suites", "targets", file), filepath.Join(repo, "suites", "targets", "testdata", root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := planTarget(context.Background(), tg, stages, "/runs/RUN")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func commandOf(r plannedRow, step string) (plannedCommand, bool) {
+	for _, c := range r.Commands {
+		if c.Step == step {
+			return c, true
+		}
+	}
+	return plannedCommand{}, false
+}
+
+// Image runs carry only the settings a testcase declares: never an empty value, never a negative
+// one (TRTMC's CLI refuses both: apps/cli/cli.cpp @022e18f7), and flux-schnell, which declares no
+// negative prompt, guidance or cfg scale, gets none of those flags.
+func TestPlanImageRunsPassOnlyDeclaredSettings(t *testing.T) {
+	rep := planOf(t, "trtmc.yaml", "trtmc-newer", inventory.StageT2I)
+	seen := 0
+	for _, r := range rep.Rows {
+		native, ok := commandOf(r, "native")
+		if !ok || native.Where == "none" {
+			continue
+		}
+		seen++
+		for i, a := range native.Args {
+			if strings.HasPrefix(a, "--") && a != "--runtime-root" && (i+1 >= len(native.Args) || native.Args[i+1] == "" || strings.HasPrefix(native.Args[i+1], "-")) {
+				t.Errorf("%s: %s has an empty or negative value: %q", r.Profile, a, native.Args)
+			}
+		}
+		if r.Profile == "flux-schnell" {
+			for _, flag := range []string{"--negative-prompt", "--guidance-scale", "--cfg-scale"} {
+				if slices.Contains(native.Args, flag) {
+					t.Errorf("flux-schnell declares no %s, yet: %q", flag, native.Args)
+				}
+			}
+		}
+	}
+	if seen < 5 {
+		t.Fatalf("only %d image rows rendered a native run", seen)
+	}
+}
+
+// An ASR run passes the testcase's max_new_tokens as --max-output-tokens, as the family test does
+// (families/whisper/tests/test_e2e.py @9777fef7); the plan shows every step, and nothing runs.
+func TestPlanShowsEveryStepAndTheTokenLimit(t *testing.T) {
+	rep := planOf(t, "trtmc.yaml", "trtmc-double", inventory.StageASR)
+	if len(rep.Rows) != 1 || rep.Checkout.Commit != target.NotGit {
+		t.Fatalf("rows %+v, checkout %+v", rep.Rows, rep.Checkout)
+	}
+	r := rep.Rows[0]
+	for _, step := range []string{"build", "inspect", "gate", "serve", "native", "aiperf"} {
+		if _, ok := commandOf(r, step); !ok {
+			t.Errorf("no %s command: %+v", step, r.Commands)
+		}
+	}
+	native, _ := commandOf(r, "native")
+	if i := slices.Index(native.Args, "--max-output-tokens"); i < 0 || native.Args[i+1] != "5" {
+		t.Errorf("native %q lacks the testcase's --max-output-tokens 5", native.Args)
+	}
+	build, _ := commandOf(r, "build")
+	if build.Dir != "/runs/RUN/asr/sphinx-en-us/work" || !slices.ContainsFunc(build.Env, func(e string) bool { return strings.HasPrefix(e, "TRTMC_BINARY=") }) {
+		t.Errorf("build without its directory or environment: %+v", build)
+	}
+	var out bytes.Buffer
+	if err := json.NewEncoder(&out).Encode(rep); err != nil || !strings.Contains(out.String(), `"step":"aiperf"`) {
+		t.Errorf("JSON: %v %s", err, out.String())
+	}
+}
+
+// A checkout of the other layout is refused before anything is rendered, naming the fitting target.
+func TestPlanRefusesTheOtherLayout(t *testing.T) {
+	err := runPlan(context.Background(), []string{"--target", filepath.Join("..", "..", "..", "suites", "targets", "trtmc.yaml"),
+		"--trtmc-root", filepath.Join("..", "..", "..", "suites", "targets", "testdata", "trtmc-older")}, &bytes.Buffer{})
+	var ue usageError
+	if err == nil || !strings.Contains(err.Error(), "trtmc-older.yaml") || !errors.As(err, &ue) {
+		t.Fatalf("%v", err)
+	}
+}
