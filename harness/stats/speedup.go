@@ -16,21 +16,27 @@ type Light string
 
 // The lights. White is not a pass: it says the data cannot decide, or the work differs.
 const (
-	Green  Light = "green"  // faster: lower bound of S above 1.05
+	Green  Light = "green"  // faster: lower bound of S above GreenAbove
 	Yellow Light = "yellow" // no decided change either way
-	Red    Light = "red"    // slower: upper bound of S below 0.95
+	Red    Light = "red"    // slower: upper bound of S below RedBelow
 	White  Light = "white"  // inconclusive (one run, too much spread) or not comparable
 )
 
+// Guard is TRTMC's margin g for effects a comparison cannot remove (the order the sides ran in,
+// which machine instance ran them): 12%, measured by TRTMC and written into its design. A light
+// must clear it: green needs S above 1.05·(1+g), red S below 0.95/(1+g).
+const Guard = 0.12
+
 // Light thresholds on S = base/new.
 const (
-	GreenAbove = 1.05
-	RedBelow   = 0.95
+	GreenAbove = 1.05 * (1 + Guard)
+	RedBelow   = 0.95 / (1 + Guard)
 )
 
 // SpeedupRule states how a Speedup is computed and judged.
 const SpeedupRule = "S = base/new = exp(mean ln base − mean ln new) over per-run values; 90% Welch interval on the log difference " +
-	"(Welch–Satterthwaite df); green if lower > 1.05, red if upper < 0.95, yellow otherwise; white if the work differs " +
+	"(Welch–Satterthwaite df); green if lower > 1.05·(1+g) = 1.176, red if upper < 0.95/(1+g) = 0.848 (guard g = 12%, TRTMC's), " +
+	"yellow otherwise; white if the work differs " +
 	"or either side's 95% half-width exceeds 5% of its mean (or has one run)"
 
 // Speedup compares per-run values (lower is faster: model-call medians in ms) of two builds.
@@ -115,10 +121,10 @@ func judge(sp Speedup, workDiffers string) (Light, string) {
 	case sp.CI == nil:
 		return White, "no interval"
 	case sp.CI.Lower > GreenAbove:
-		return Green, fmt.Sprintf("lower bound %.3f > %.2f", sp.CI.Lower, GreenAbove)
+		return Green, fmt.Sprintf("lower bound %.3f > %.3f", sp.CI.Lower, GreenAbove)
 	case sp.CI.Upper < RedBelow:
-		return Red, fmt.Sprintf("upper bound %.3f < %.2f", sp.CI.Upper, RedBelow)
+		return Red, fmt.Sprintf("upper bound %.3f < %.3f", sp.CI.Upper, RedBelow)
 	default:
-		return Yellow, fmt.Sprintf("interval [%.3f, %.3f] decides neither > %.2f nor < %.2f", sp.CI.Lower, sp.CI.Upper, GreenAbove, RedBelow)
+		return Yellow, fmt.Sprintf("interval [%.3f, %.3f] decides neither > %.3f nor < %.3f", sp.CI.Lower, sp.CI.Upper, GreenAbove, RedBelow)
 	}
 }

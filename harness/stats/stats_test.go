@@ -68,6 +68,8 @@ func TestCompareLights(t *testing.T) {
 		{"new 20% slower", scale(base, 1.2), "", Red},
 		{"same", []float64{100.2, 99.8, 100.1, 99.9, 100.4}, "", Yellow},
 		{"2% slower decides nothing", scale(base, 1.02), "", Yellow},
+		{"10% faster is within TRTMC's guard", scale(base, 1/1.10), "", Yellow},
+		{"10% slower is within TRTMC's guard", scale(base, 1.10), "", Yellow},
 		{"work differs", scale(base, 1.2), "request count 8 vs 12", White},
 		{"one run", []float64{120}, "", White},
 		{"spread", []float64{60, 140, 100, 80, 120}, "", White},

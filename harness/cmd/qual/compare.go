@@ -66,14 +66,20 @@ func buildOf(e evidence.Evidence) Build {
 
 // RowComparison is one checkpoint present in both runs.
 type RowComparison struct {
-	Stage       string          `json:"stage"`
-	Profile     string          `json:"profile"`
-	WorkDiffers []string        `json:"work_differs,omitempty"`
-	Figure      string          `json:"figure"`
-	Performance *stats.Speedup  `json:"performance,omitempty"`
-	PerfError   string          `json:"performance_error,omitempty"`
-	Accuracy    *Accuracy       `json:"accuracy,omitempty"`
-	Changed     []ChangedOutput `json:"changed_outputs"`
+	Stage       string         `json:"stage"`
+	Profile     string         `json:"profile"`
+	WorkDiffers []string       `json:"work_differs,omitempty"`
+	Figure      string         `json:"figure"`
+	Performance *stats.Speedup `json:"performance,omitempty"`
+	PerfError   string         `json:"performance_error,omitempty"`
+	// TaskShift is the Hodges–Lehmann shift of per-request Task time (new − base, ms) over the
+	// measured requests of every run, beside the Welch interval of run medians.
+	TaskShift      *stats.Shift `json:"task_shift,omitempty"`
+	TaskShiftError string       `json:"task_shift_error,omitempty"`
+	// FewRuns warns when a side has fewer runs than benchstat asks for.
+	FewRuns  string          `json:"few_runs,omitempty"`
+	Accuracy *Accuracy       `json:"accuracy,omitempty"`
+	Changed  []ChangedOutput `json:"changed_outputs"`
 }
 
 // Accuracy is the non-inferiority of the gate's corpus figure on the same inputs.
@@ -110,6 +116,7 @@ func runCompare(_ context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("new: %w", err)
 	}
 	c := compareRuns(base, cand)
+	addTaskShifts(&c, fs.Arg(0), fs.Arg(1), base, cand)
 	if len(c.Rows) == 0 {
 		return usageError{fmt.Errorf("runs %s (target %s) and %s (target %s) have no checkpoint in common: nothing to compare", base.RunID, orDash(base.Target), cand.RunID, orDash(cand.Target))}
 	}
@@ -165,7 +172,8 @@ func rowsByKey(e evidence.Evidence) map[rowKey]evidence.Result {
 // compareRuns compares every checkpoint present in both runs, in stage then profile order.
 func compareRuns(base, cand evidence.Evidence) Comparison {
 	c := Comparison{Base: base.RunID, New: cand.RunID, BaseBuild: buildOf(base), NewBuild: buildOf(cand), Rules: map[string]string{
-		"performance": stats.SpeedupRule, "mean": stats.MeanRule, "accuracy": stats.BootstrapRule,
+		"performance": stats.SpeedupRule, "mean": stats.MeanRule, "accuracy": stats.BootstrapRule, "task shift": stats.ShiftRule,
+		"runs": fmt.Sprintf("a side with fewer than %d runs is flagged (benchstat's rule): its interval is wide and a light rarely decides", minRuns),
 		"work": "white when dataset pins, request counts, concurrency, endpoint settings (image size, steps), the gate testcase or bundle settings differ",
 	}}
 	b, n := rowsByKey(base), rowsByKey(cand)
@@ -209,6 +217,9 @@ func compareRow(k rowKey, b, n evidence.Result) RowComparison {
 		row.PerfError = err.Error()
 	} else {
 		row.Performance = &sp
+		if sp.Base.N < minRuns || sp.New.N < minRuns {
+			row.FewRuns = fmt.Sprintf("%d/%d runs: fewer than %d a side", sp.Base.N, sp.New.N, minRuns)
+		}
 	}
 	row.Accuracy = compareAccuracy(b, n)
 	row.Changed = changedOutputs(b, n)
@@ -408,10 +419,10 @@ func compareMarkdown(c Comparison) string {
 	fmt.Fprintf(&w, "# Comparison: %s → %s\n\n", c.Base, c.New)
 	fmt.Fprintf(&w, "Verdict: **%s** (%d red, %d accuracy fail, %d rows compared).\n\n", overall(c), c.Red, c.Failed, len(c.Rows))
 	fmt.Fprintf(&w, "Builds: base %s; new %s.\n\n", buildCell(c.BaseBuild), buildCell(c.NewBuild))
-	w.WriteString("| stage | checkpoint | runs base/new | S = base/new (90% CI) | light | accuracy | margin | changed outputs |\n")
-	w.WriteString("|---|---|---|---|---|---|---|---|\n")
+	w.WriteString("| stage | checkpoint | runs base/new | S = base/new (90% CI) | light | Task shift new − base, ms (HL, 90% MW CI) | accuracy | margin | changed outputs |\n")
+	w.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range c.Rows {
-		fmt.Fprintf(&w, "| %s | %s | %s | %s | %s | %s | %s | %d |\n", r.Stage, r.Profile, runsCell(r), speedupCell(r), lightCell(r), accuracyCell(r.Accuracy), marginCell(r.Accuracy), len(r.Changed))
+		fmt.Fprintf(&w, "| %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", r.Stage, r.Profile, runsCell(r), speedupCell(r), lightCell(r), shiftCell(r), accuracyCell(r.Accuracy), marginCell(r.Accuracy), len(r.Changed))
 	}
 	w.WriteString("\n## Why\n\n")
 	for _, r := range c.Rows {
@@ -431,7 +442,7 @@ func compareMarkdown(c Comparison) string {
 		fmt.Fprintf(&w, "\nNot compared, only in new: %s.\n", strings.Join(c.OnlyInNew, ", "))
 	}
 	w.WriteString("\n## Rules\n\n")
-	for _, k := range []string{"performance", "mean", "accuracy", "work"} {
+	for _, k := range []string{"performance", "task shift", "runs", "mean", "accuracy", "work"} {
 		fmt.Fprintf(&w, "- %s: %s\n", k, c.Rules[k])
 	}
 	return w.String()
@@ -455,7 +466,21 @@ func runsCell(r RowComparison) string {
 	if r.Performance == nil {
 		return "–"
 	}
+	if r.FewRuns != "" {
+		return fmt.Sprintf("%d/%d ⚠ fewer than %d", r.Performance.Base.N, r.Performance.New.N, minRuns)
+	}
 	return fmt.Sprintf("%d/%d", r.Performance.Base.N, r.Performance.New.N)
+}
+
+func shiftCell(r RowComparison) string {
+	if r.TaskShift == nil {
+		if r.TaskShiftError != "" {
+			return "– (" + r.TaskShiftError + ")"
+		}
+		return "–"
+	}
+	sh := r.TaskShift
+	return fmt.Sprintf("%+.1f [%+.1f, %+.1f] (n %d/%d)", sh.Estimate, sh.CI.Lower, sh.CI.Upper, sh.N[0], sh.N[1])
 }
 
 func speedupCell(r RowComparison) string {

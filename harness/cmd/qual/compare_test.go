@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -86,7 +87,7 @@ func TestCompareOneRunPerRowIsWhiteByRule(t *testing.T) {
 		t.Errorf("only in new: %v", c.OnlyInNew)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "comparison.md"))
-	if !bytes.Equal(md, stdout.Bytes()) || !strings.Contains(string(md), "| asr | sphinx-en-us | 1/1 | 0.769 (no interval) | white | pass |") {
+	if !bytes.Equal(md, stdout.Bytes()) || !strings.Contains(string(md), "| asr | sphinx-en-us | 1/1 ⚠ fewer than 6 | 0.769 (no interval) | white | – (base: no server records (status qualified); new: no server records (status qualified)) | pass |") {
 		t.Errorf("markdown row missing or stdout differs from comparison.md:\n%s", stdout.String())
 	}
 }
@@ -175,7 +176,7 @@ func TestCompareRepeatedRuns(t *testing.T) {
 	if err := runCompare(context.Background(), []string{base, same}, &out); err != nil {
 		t.Fatalf("same build: %v\n%s", err, out.String())
 	}
-	if !strings.Contains(out.String(), "| 5/5 |") || !strings.Contains(out.String(), "| yellow |") {
+	if !strings.Contains(out.String(), "| 5/5 ⚠ fewer than 6 |") || !strings.Contains(out.String(), "| yellow |") {
 		t.Errorf("same build should be yellow over 5/5 runs:\n%s", out.String())
 	}
 	out.Reset()
@@ -201,5 +202,58 @@ func TestCompareResamplesTheBaseRunsGroups(t *testing.T) {
 	b.Accuracy = []evidence.Accuracy{{Figure: "gold_wer", Groups: map[string]string{"clipa": "spk", "clipb": "spk", "clipc": "spk"}}}
 	if got := compareAccuracy(b, n); got.Verdict == nil || got.Verdict.Clusters != len(golds)-2 {
 		t.Errorf("3 clips of one speaker and 3 alone must be 4 clusters: %+v", got.Verdict)
+	}
+}
+
+// TestCompareShowsTheTaskShift: with server records beside the evidence, each row gets the
+// Hodges–Lehmann shift of its measured requests' Task time, every request of one side against
+// every request of the other; warmup records are left out, and a row whose measured request has
+// no record says so instead of guessing.
+func TestCompareShowsTheTaskShift(t *testing.T) {
+	withRecords := func(id string, taskMS func(i int) float64) string {
+		r := asrRow("sphinx-en-us", golds, 100)
+		r.Records = "asr/sphinx-en-us/server-records.jsonl"
+		r.Outputs = append(r.Outputs, evidence.Output{RequestID: "warm", Phase: "warmup", InputID: "clipa"})
+		dir := writeRun(t, id, r)
+		var lines []string
+		for i, o := range r.Outputs {
+			ms := taskMS(i)
+			if o.Phase == "warmup" {
+				ms = 1e6 // a warmup outlier must not count
+			}
+			lines = append(lines, fmt.Sprintf(`{"request_id":%q,"route":"/v1/audio/transcriptions","status":200,"timing":{"queue_ms":0,"model_call_ms":%v,"handler_ms":%v}}`, o.RequestID, ms, ms+1))
+		}
+		path := filepath.Join(dir, r.Records)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	base := withRecords("base", func(i int) float64 { return 100 + 1.37*float64(i) })
+	slow := withRecords("slow", func(i int) float64 { return 130 + 1.91*float64(i) })
+	out := t.TempDir()
+	var stdout bytes.Buffer
+	runCompare(context.Background(), []string{"-o", out, base, slow}, &stdout)
+	var c Comparison
+	data, _ := os.ReadFile(filepath.Join(out, "comparison.json"))
+	if err := json.Unmarshal(data, &c); err != nil || len(c.Rows) != 1 {
+		t.Fatalf("%v: %s", err, data)
+	}
+	sh := c.Rows[0].TaskShift
+	if sh == nil || sh.Estimate < 30 || sh.Estimate > 33 || sh.N != [2]int{6, 6} || sh.CI.Lower > sh.Estimate || sh.CI.Upper < sh.Estimate || sh.CI.Lower <= 0 || sh.Method != "exact" {
+		t.Fatalf("shift of about +31 ms over 6/6 measured requests: %+v (%s)", sh, c.Rows[0].TaskShiftError)
+	}
+	if !strings.Contains(stdout.String(), fmt.Sprintf("| %+.1f [", sh.Estimate)) {
+		t.Errorf("the table lacks the shift:\n%s", stdout.String())
+	}
+	os.Remove(filepath.Join(slow, "asr/sphinx-en-us/server-records.jsonl"))
+	stdout.Reset()
+	runCompare(context.Background(), []string{"-o", out, base, slow}, &stdout)
+	data, _ = os.ReadFile(filepath.Join(out, "comparison.json"))
+	c = Comparison{}
+	json.Unmarshal(data, &c)
+	if c.Rows[0].TaskShift != nil || !strings.Contains(c.Rows[0].TaskShiftError, "new: server records") {
+		t.Errorf("missing records: %+v %q", c.Rows[0].TaskShift, c.Rows[0].TaskShiftError)
 	}
 }

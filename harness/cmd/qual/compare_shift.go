@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+)
+
+// minRuns is benchstat's minimum of runs a side before it trusts a comparison.
+const minRuns = 6
+
+// addTaskShifts adds to each compared row the Hodges–Lehmann shift of its per-request Task time
+// (the server's model_call_ms of every measured request, read from each run's server records).
+func addTaskShifts(c *Comparison, baseDir, newDir string, base, cand evidence.Evidence) {
+	b, n := rowsByKey(base), rowsByKey(cand)
+	for i := range c.Rows {
+		row := &c.Rows[i]
+		k := rowKey{row.Stage, row.Profile}
+		bt, bErr := taskTimes(baseDir, b[k])
+		nt, nErr := taskTimes(newDir, n[k])
+		if bErr != nil || nErr != nil {
+			row.TaskShiftError = sideErrors(bErr, nErr)
+			continue
+		}
+		sh, err := stats.HodgesLehmann(bt, nt, stats.SpeedupLevel)
+		if err != nil {
+			row.TaskShiftError = err.Error()
+			continue
+		}
+		row.TaskShift = &sh
+	}
+}
+
+// taskTimes are the Task times (ms) of a row's measured requests: the records of the request
+// ids its outputs list in the profiling phase.
+func taskTimes(runDir string, r evidence.Result) ([]float64, error) {
+	if r.Records == "" {
+		return nil, fmt.Errorf("no server records (status %s)", r.Status)
+	}
+	data, err := os.ReadFile(filepath.Join(runDir, r.Records))
+	if err != nil {
+		return nil, fmt.Errorf("server records: %w", err)
+	}
+	records, err := contract.ParseRecords(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.Records, err)
+	}
+	byID := make(map[string]contract.Record, len(records))
+	for _, rec := range records {
+		byID[rec.RequestID] = rec
+	}
+	var out []float64
+	for _, o := range r.Outputs {
+		if o.Phase != "profiling" {
+			continue
+		}
+		rec, ok := byID[o.RequestID]
+		if !ok {
+			return nil, fmt.Errorf("request %s has no server record in %s", o.RequestID, r.Records)
+		}
+		out = append(out, rec.Timing.ModelCallMS)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no measured request")
+	}
+	return out, nil
+}
