@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
@@ -84,43 +85,64 @@ var errTooLarge = errors.New("too large")
 // readClip reads the audio file part into a buffer reused across requests, decoding and
 // hashing its samples while the rest of it arrives (audio.Stream), so that neither is a pass of
 // its own over the whole clip afterwards. Give the bytes back to s.uploads once decoded.
+//
+// Memory follows the bytes received, never the sizes a client declares: the buffer starts at
+// 64 KiB and doubles as bytes arrive, and the streaming decode (whose sample buffer is sized
+// from the WAV header) starts only once half of the declared body is in, so a stalled upload
+// that claims 16 MiB holds about what it sent.
 func (s *Server) readClip(r io.Reader, bodyLength int64) ([]byte, *audio.Stream, error) {
 	if bodyLength <= 0 { // unknown length: read whole, decoded once complete
 		data, err := readLimited(r, s.cfg.MaxAudioBytes)
 		return data, audio.NewStream(0, nil), err
 	}
-	n := min(bodyLength, s.cfg.MaxAudioBytes)
-	clip := audio.NewStream(int(n), s.samples.get) // samples are allocated only within what the body can hold
-	data, err := readInto(r, s.uploads.get(int(n)+1), clip.Arrived)
+	n := int(min(bodyLength, s.cfg.MaxAudioBytes))
+	clip := audio.NewStream(n, s.samples.get) // samples are allocated only within what the body can hold
+	arrived := func(b []byte) {
+		if len(b) >= n/2 {
+			clip.Arrived(b)
+		}
+	}
+	data, err := readInto(r, s.uploads.get(min(n+1, firstReadBytes)), n+1, arrived)
 	return data, clip, err
 }
 
-// readLimitedSized is readLimited into one buffer sized from the body's Content-Length (the
-// part cannot be longer), instead of io.ReadAll's doubling copies.
+// firstReadBytes is where a body buffer starts before it has seen how much actually arrives.
+const firstReadBytes = 64 << 10
+
+// readLimitedSized is readLimited into a buffer that grows up to the body's Content-Length (the
+// part cannot be longer), instead of io.ReadAll's doubling from 512 bytes.
 func readLimitedSized(r io.Reader, limit, bodyLength int64) ([]byte, error) {
 	if bodyLength <= 0 {
 		return readLimited(r, limit)
 	}
-	return readInto(r, make([]byte, min(bodyLength, limit)+1), nil)
+	end := int(min(bodyLength, limit)) + 1
+	return readInto(r, make([]byte, min(end, firstReadBytes)), end, nil)
 }
 
-// readInto reads r to its end into buf, whose last byte is one more than the limit: filling it
-// is errTooLarge. arrived, if not nil, sees what has been read so far after every read.
-func readInto(r io.Reader, buf []byte, arrived func([]byte)) ([]byte, error) {
+// readInto reads r to its end into buf, doubling it as bytes arrive up to end bytes, one more
+// than the limit: filling end bytes is errTooLarge. arrived, if not nil, sees what has been
+// read so far after every read.
+func readInto(r io.Reader, buf []byte, end int, arrived func([]byte)) ([]byte, error) {
+	buf = buf[:cap(buf)]
 	// Not io.ReadFull: it would pass a short body's io.ErrUnexpectedEOF off as a clean end.
 	for n := 0; ; {
-		m, err := r.Read(buf[n:])
+		if n == len(buf) && n < end {
+			grown := make([]byte, min(2*len(buf), end))
+			copy(grown, buf[:n])
+			buf = grown
+		}
+		m, err := r.Read(buf[n:min(len(buf), end)])
 		n += m
-		if m > 0 && arrived != nil && n < len(buf) {
+		if m > 0 && arrived != nil && n < end {
 			arrived(buf[:n])
 		}
 		switch {
+		case n >= end: // one byte more than the limit (or than the body) arrived, even with EOF
+			return nil, errTooLarge
 		case errors.Is(err, io.EOF):
 			return buf[:n], nil
 		case err != nil:
 			return nil, err
-		case n == len(buf): // one byte more than the limit (or than the body) arrived
-			return nil, errTooLarge
 		}
 	}
 }
@@ -148,6 +170,9 @@ func bodyError(err error, code, format string, args ...any) error {
 	}
 	if errors.Is(err, net.ErrClosed) { // only a shutdown closes a connection under its handler
 		return errShuttingDown()
+	}
+	if errors.Is(err, syscall.ECONNRESET) { // the client is gone, not its JSON malformed
+		return errClientClosed("while sending its body")
 	}
 	return badRequest(code, format, args...)
 }

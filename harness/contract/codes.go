@@ -26,4 +26,5 @@ const (
 	CodeNotReady              = "not_ready"
 	CodeClientClosed          = "client_closed_request" // status 499: the client went away first
 	CodeRequestTimeout        = "request_timeout"       // status 408: the body did not arrive in time
+	CodeRecordsUnavailable    = "records_unavailable"   // status 503: the request's record could not be written
 )
