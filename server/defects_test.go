@@ -447,4 +447,3 @@ func TestRetryAfter429KeepsItsRequestID(t *testing.T) {
 		t.Fatalf("records of sdk-retry: %+v, want 429 attempt 1 then 200 attempt 2", recs)
 	}
 }
-
