@@ -447,3 +447,27 @@ func TestRetryAfter429KeepsItsRequestID(t *testing.T) {
 		t.Fatalf("records of sdk-retry: %+v, want 429 attempt 1 then 200 attempt 2", recs)
 	}
 }
+
+// D7: url artifacts are kept within a quota; past it a url image is refused with a code and a
+// record, instead of filling the disk.
+func TestURLArtifactsAreKeptWithinAQuota(t *testing.T) {
+	f := setup(t)
+	dir := t.TempDir()
+	p := st.Start(t, f.server, []string{imageBundle(t, "procdiff-small-l0")}, "--artifact-dir", dir, "--artifact-max-files", "2")
+	var statuses []int
+	for i := range 3 {
+		req := withID(st.JSONPost(t, p.URL+"/v1/images/generations", fmt.Sprintf(`{"model":"procdiff-small-l0","prompt":"kite %d","response_format":"url"}`, i)), fmt.Sprintf("quota-%d", i))
+		r := st.Do(t, req)
+		statuses = append(statuses, r.Status)
+		if i == 2 && (r.Status != 507 || r.ErrorCode() != contract.CodeArtifactQuota) {
+			t.Errorf("third url image past a 2-file quota: %d %s, want 507 %s", r.Status, r.Body, contract.CodeArtifactQuota)
+		}
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 2 || statuses[0] != 200 || statuses[1] != 200 {
+		t.Errorf("statuses %v, %d files kept; want 200, 200 and 2 files", statuses, len(files))
+	}
+	p.Stop(t)
+	if byID, _ := recordsByID(t, p); len(byID["quota-2"]) != 1 || byID["quota-2"][0].ErrorCode != contract.CodeArtifactQuota {
+		t.Errorf("records of the refused url image: %+v", byID["quota-2"])
+	}
+}

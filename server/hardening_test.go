@@ -211,7 +211,7 @@ func TestIdleKeepAliveConnectionsAreClosed(t *testing.T) {
 }
 
 // vmHWM is the peak resident set of a process in bytes.
-func vmHWM(t *testing.T, pid int) int64 {
+func vmHWM(t testing.TB, pid int) int64 {
 	t.Helper()
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {

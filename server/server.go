@@ -38,7 +38,10 @@ type Config struct {
 	APIKey        string        // when set, every route but health needs "Authorization: Bearer KEY"
 	ArtifactDir   string        // where url-format images are kept
 	ArtifactTTL   time.Duration // how long url artifacts are served
-	PublicURL     string        // base of artifact urls (default: from the request's Host)
+	// ArtifactMaxBytes and ArtifactMaxFiles bound the url artifacts kept at once (0 = defaults).
+	ArtifactMaxBytes int64
+	ArtifactMaxFiles int
+	PublicURL        string // base of artifact urls (default: from the request's Host)
 	// BodyTimeout bounds the time to receive a request body (408 request_timeout beyond), so a
 	// client trickling bytes cannot hold a handler, a lane's queue slot or its request id.
 	// 0 = sized to the upload limit: DefaultBodyTimeout(MaxBodyBytes).
@@ -105,7 +108,14 @@ func New(cfg Config) (*Server, error) {
 	if s.records, err = openRecords(cfg.RecordsPath); err != nil {
 		return nil, err
 	}
-	if s.artifacts, err = newArtifactStore(cfg.ArtifactDir, cfg.ArtifactTTL); err != nil {
+	quota := artifactQuota{bytes: cfg.ArtifactMaxBytes, files: cfg.ArtifactMaxFiles}
+	if quota.bytes <= 0 {
+		quota.bytes = DefaultArtifactMaxBytes
+	}
+	if quota.files <= 0 {
+		quota.files = DefaultArtifactMaxFiles
+	}
+	if s.artifacts, err = newArtifactStore(cfg.ArtifactDir, cfg.ArtifactTTL, quota); err != nil {
 		s.records.close()
 		return nil, err
 	}

@@ -24,11 +24,18 @@ Usage:
   trtmc-server --bundle X.bundle [--bundle Y.bundle ...] [flags]
 
 Routes: POST /v1/audio/transcriptions, /v1/images/generations, /v1/chat/completions;
-GET /v1/models, /v1/serving/info, /health/live, /health/ready, /metrics, /v1/artifacts/NAME.
+GET (and HEAD) /v1/models, /v1/serving/info, /health/live, /health/ready, /metrics,
+/v1/artifacts/NAME. With an API key (--api-key-file or $TRTMC_API_KEY) every route needs
+"Authorization: Bearer KEY", /metrics and /v1/serving/info included; /health/live and
+/health/ready stay open.
+
 Every response carries X-Request-ID, trtmc_timing and Server-Timing; --records writes one
-JSONL line per request. SIGTERM drains in-flight requests, then flushes the records; when the
-drain times out, requests still waiting answer 503 shutting_down, Task calls already running
-finish on models that stay loaded, and the exit status is 1.
+JSONL line per request, before any byte of its answer is sent. When a record cannot be
+written the answer is 503 records_unavailable and /health/ready turns 503 until a record is
+written again (trtmc_records_failed_total counts them). SIGTERM drains in-flight requests,
+then flushes the records; when the drain times out, requests still waiting answer 503
+shutting_down, Task calls already running finish on models that stay loaded, and the exit
+status is 1. server/README.md states the request-id rule and what is never recorded.
 
 Flags:
 `
@@ -57,9 +64,11 @@ func run(args []string) error {
 	queue := fs.Int("queue", 64, "requests that may wait for a lane before 429 server_busy")
 	maxBodyMB := fs.Int("max-body-mb", 32, "request body limit in MiB (413 beyond)")
 	maxAudioMB := fs.Int("max-audio-mb", 16, "audio upload limit in MiB (413 beyond)")
-	apiKeyFile := fs.String("api-key-file", "", "file holding the API key; also $TRTMC_API_KEY. Health routes stay open")
+	apiKeyFile := fs.String("api-key-file", "", "file holding the API key; also $TRTMC_API_KEY. Every route needs it (/metrics and /v1/serving/info too) but /health/live and /health/ready")
 	artifactDir := fs.String("artifact-dir", "", "directory for url-format images (default: a private temp dir)")
 	artifactTTL := fs.Duration("artifact-ttl", time.Hour, "how long url artifacts are served")
+	artifactMaxMB := fs.Int("artifact-max-mb", server.DefaultArtifactMaxBytes>>20, "url artifacts kept at once, in MiB (507 artifact_quota_exceeded beyond)")
+	artifactMaxFiles := fs.Int("artifact-max-files", server.DefaultArtifactMaxFiles, "url artifacts kept at once, in files (507 artifact_quota_exceeded beyond)")
 	publicURL := fs.String("public-url", "", "base URL for artifact links (default: from the request's Host)")
 	drainTimeout := fs.Duration("drain-timeout", 60*time.Second, "how long SIGTERM waits for in-flight requests")
 	bodyTimeout := fs.Duration("body-timeout", 0, "time to receive a request body, 408 beyond (default 10s + 1s per MiB of --max-body-mb)")
@@ -83,6 +92,7 @@ func run(args []string) error {
 	srv, err := server.New(server.Config{Bundles: bundles, RecordsPath: *records, Lanes: *lanes, QueueDepth: *queue,
 		MaxBodyBytes: int64(*maxBodyMB) << 20, MaxAudioBytes: int64(*maxAudioMB) << 20, APIKey: key,
 		ArtifactDir: *artifactDir, ArtifactTTL: *artifactTTL, PublicURL: *publicURL, Logger: log,
+		ArtifactMaxBytes: int64(*artifactMaxMB) << 20, ArtifactMaxFiles: *artifactMaxFiles,
 		BodyTimeout: *bodyTimeout, RequestIDMemory: *idMemory})
 	if err != nil {
 		return err
