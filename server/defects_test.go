@@ -471,3 +471,28 @@ func TestURLArtifactsAreKeptWithinAQuota(t *testing.T) {
 		t.Errorf("records of the refused url image: %+v", byID["quota-2"])
 	}
 }
+
+// Upload buffers grow from the bytes received: 50 stalled uploads that declare 16 MiB each
+// and send 317 bytes hold about what they sent, not 800 MiB of heap.
+func TestStalledUploadsHoldWhatTheySent(t *testing.T) {
+	f := setup(t)
+	p := st.Start(t, f.server, []string{f.an4}, "--max-body-mb", "32", "--max-audio-mb", "16")
+	head := "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.wav\"\r\nContent-Type: audio/wav\r\n\r\nRIFF\xff\xff\xff\x00WAVEfmt "
+	head += strings.Repeat("\x00", 317-len(head))
+	const conns = 50
+	for range conns {
+		c, err := net.Dial("tcp", strings.TrimPrefix(p.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: %d\r\n\r\n%s", 16<<20, head)
+	}
+	waitInFlight(t, p.URL, conns)
+	time.Sleep(200 * time.Millisecond) // each handler has read what arrived
+	heap := scrape(t, p.URL, "go_memstats_heap_alloc_bytes")["go_memstats_heap_alloc_bytes"]
+	t.Logf("heap with %d stalled 16 MiB uploads of 317 bytes: %.1f MiB", conns, heap/(1<<20))
+	if heap > 128<<20 {
+		t.Fatalf("heap %.0f MiB for %d uploads that sent 317 bytes each: buffers sized from the declared length", heap/(1<<20), conns)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"runtime/debug"
@@ -46,6 +47,9 @@ type Config struct {
 	// client trickling bytes cannot hold a handler, a lane's queue slot or its request id.
 	// 0 = sized to the upload limit: DefaultBodyTimeout(MaxBodyBytes).
 	BodyTimeout time.Duration
+	// BodyMemoryBytes bounds the request-body buffers held at once across requests: past it a
+	// body is refused 429 server_busy while it is read. 0 = DefaultBodyMemoryBytes.
+	BodyMemoryBytes int64
 	// RequestIDMemory is how many client X-Request-IDs are remembered for the server's life
 	// (reuse is 400 duplicate_request_id); past it the oldest are forgotten. 0 = 2^20.
 	RequestIDMemory int
@@ -71,6 +75,7 @@ type Server struct {
 	draining  atomic.Bool
 	log       *slog.Logger
 	uploads   *bufPool[byte]    // audio upload buffers (readClip)
+	bodyMem   *bodyMemory       // request-body bytes held at once, across requests
 	samples   *bufPool[float32] // decoded clips, given back when their Task call has returned
 }
 
@@ -96,13 +101,17 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ArtifactTTL <= 0 {
 		cfg.ArtifactTTL = time.Hour
 	}
+	if cfg.BodyMemoryBytes <= 0 {
+		cfg.BodyMemoryBytes = DefaultBodyMemoryBytes
+	}
 	if cfg.BodyTimeout <= 0 {
 		cfg.BodyTimeout = DefaultBodyTimeout(cfg.MaxBodyBytes)
 	}
 	s := &Server{cfg: cfg, models: map[string]*servedModel{}, ids: newIDLedger(cfg.RequestIDMemory),
 		handlers: newGate(), tasks: newGate(), log: cfg.Logger,
 		// Up to a 30 s 16 kHz mono clip (960 KB of PCM16, 480 Ki samples) is pooled.
-		uploads: &bufPool[byte]{max: 2 << 20}, samples: &bufPool[float32]{max: 1 << 20}}
+		uploads: &bufPool[byte]{max: 2 << 20}, samples: &bufPool[float32]{max: 1 << 20},
+		bodyMem: &bodyMemory{limit: cfg.BodyMemoryBytes}}
 	s.aborted, s.abortNow = context.WithCancel(context.Background())
 	var err error
 	if s.records, err = openRecords(cfg.RecordsPath); err != nil {
@@ -297,6 +306,8 @@ type exchange struct {
 	claimed bool
 	// taskStarted is set once the request's Task call began: its id is used, whatever the answer.
 	taskStarted bool
+	// body is the request's share of the body memory, given back when the handler returns.
+	body *bodyAccount
 }
 
 // Values of exchange.owner.
@@ -353,7 +364,8 @@ func (s *Server) serve(path string, rt route) http.Handler {
 // cancel the request's context as if the client had gone.
 func (s *Server) limitBody(x *exchange, limit int64) {
 	limited := http.MaxBytesReader(x.w, x.r.Body, limit)
-	x.r.Body = sizedBody{limited, x.r.ContentLength}
+	x.body = &bodyAccount{mem: s.bodyMem}
+	x.r.Body = sizedBody{limited, x.r.ContentLength, x.body}
 	if x.r.ContentLength == 0 {
 		return
 	}
@@ -364,7 +376,7 @@ func (s *Server) limitBody(x *exchange, limit int64) {
 		buffered = bufio.NewReaderSize(nil, bodyBufferBytes)
 	}
 	buffered.Reset(limited)
-	x.r.Body = sizedBody{bufferedBody{buffered, limited}, x.r.ContentLength}
+	x.r.Body = sizedBody{bufferedBody{buffered, limited}, x.r.ContentLength, x.body}
 	// An http.ResponseWriter that cannot set deadlines (a test recorder) simply has none.
 	if http.NewResponseController(x.w).SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout)) == nil {
 		x.deadline = true
@@ -400,6 +412,7 @@ type bufferedBody struct {
 
 // bodyRead gives the body's buffer back to the pool once the handler has returned.
 func (s *Server) bodyRead(x *exchange) {
+	x.body.release()
 	if sb, ok := x.r.Body.(sizedBody); ok {
 		if bb, ok := sb.ReadCloser.(bufferedBody); ok {
 			bb.Reset(nil)
@@ -413,14 +426,21 @@ func (s *Server) bodyRead(x *exchange) {
 type sizedBody struct {
 	io.ReadCloser
 	length int64
+	acct   *bodyAccount
 }
 
-// readBody reads a whole body, in one allocation when its length was declared.
+// readBody reads a whole body into a buffer that grows with the bytes received, up to its
+// declared length when there is one.
 func readBody(body io.Reader) ([]byte, error) {
-	if sb, ok := body.(sizedBody); ok && sb.length > 0 {
-		return readLimitedSized(sb, sb.length, sb.length)
+	sb, ok := body.(sizedBody)
+	if !ok {
+		return io.ReadAll(body)
 	}
-	return io.ReadAll(body)
+	end := math.MaxInt - 1 // the MaxBytesReader under it ends the body at its limit
+	if sb.length > 0 {
+		end = int(sb.length) + 1
+	}
+	return readInto(sb, make([]byte, min(end, firstReadBytes)), end, nil, sb.acct)
 }
 
 // bodyDone disarms the body's read deadline once the body has been read, before the Task call.

@@ -59,7 +59,7 @@ func (s *Server) parseTranscriptionForm(r *http.Request) (transcriptionForm, err
 		seen[name] = true
 		switch dst, ok := fields[name]; {
 		case name == "file":
-			f.file, f.clip, err = s.readClip(part, r.ContentLength)
+			f.file, f.clip, err = s.readClip(part, r.ContentLength, accountOf(r.Body))
 			if err != nil {
 				return f, bodyError(err, contract.CodeInvalidMultipart, "reading file: %v", err)
 			}
@@ -90,9 +90,10 @@ var errTooLarge = errors.New("too large")
 // 64 KiB and doubles as bytes arrive, and the streaming decode (whose sample buffer is sized
 // from the WAV header) starts only once half of the declared body is in, so a stalled upload
 // that claims 16 MiB holds about what it sent.
-func (s *Server) readClip(r io.Reader, bodyLength int64) ([]byte, *audio.Stream, error) {
+func (s *Server) readClip(r io.Reader, bodyLength int64, acct *bodyAccount) ([]byte, *audio.Stream, error) {
 	if bodyLength <= 0 { // unknown length: read whole, decoded once complete
-		data, err := readLimited(r, s.cfg.MaxAudioBytes)
+		end := int(s.cfg.MaxAudioBytes) + 1
+		data, err := readInto(r, make([]byte, min(end, firstReadBytes)), end, nil, acct)
 		return data, audio.NewStream(0, nil), err
 	}
 	n := int(min(bodyLength, s.cfg.MaxAudioBytes))
@@ -102,32 +103,29 @@ func (s *Server) readClip(r io.Reader, bodyLength int64) ([]byte, *audio.Stream,
 			clip.Arrived(b)
 		}
 	}
-	data, err := readInto(r, s.uploads.get(min(n+1, firstReadBytes)), n+1, arrived)
+	data, err := readInto(r, s.uploads.get(min(n+1, firstReadBytes)), n+1, arrived, acct)
 	return data, clip, err
 }
 
 // firstReadBytes is where a body buffer starts before it has seen how much actually arrives.
 const firstReadBytes = 64 << 10
 
-// readLimitedSized is readLimited into a buffer that grows up to the body's Content-Length (the
-// part cannot be longer), instead of io.ReadAll's doubling from 512 bytes.
-func readLimitedSized(r io.Reader, limit, bodyLength int64) ([]byte, error) {
-	if bodyLength <= 0 {
-		return readLimited(r, limit)
-	}
-	end := int(min(bodyLength, limit)) + 1
-	return readInto(r, make([]byte, min(end, firstReadBytes)), end, nil)
-}
-
 // readInto reads r to its end into buf, doubling it as bytes arrive up to end bytes, one more
-// than the limit: filling end bytes is errTooLarge. arrived, if not nil, sees what has been
-// read so far after every read.
-func readInto(r io.Reader, buf []byte, end int, arrived func([]byte)) ([]byte, error) {
-	buf = buf[:cap(buf)]
+// than the limit: filling end bytes is errTooLarge. Every byte of buffer is taken from acct
+// first (nil: not counted). arrived, if not nil, sees what has been read so far after every read.
+func readInto(r io.Reader, buf []byte, end int, arrived func([]byte), acct *bodyAccount) ([]byte, error) {
+	buf = buf[:min(cap(buf), end)] // a larger pooled buffer counts only what this body can fill
+	if err := acct.take(len(buf)); err != nil {
+		return nil, err
+	}
 	// Not io.ReadFull: it would pass a short body's io.ErrUnexpectedEOF off as a clean end.
 	for n := 0; ; {
 		if n == len(buf) && n < end {
-			grown := make([]byte, min(2*len(buf), end))
+			size := min(2*len(buf), end)
+			if err := acct.take(size - len(buf)); err != nil {
+				return nil, err
+			}
+			grown := make([]byte, size)
 			copy(grown, buf[:n])
 			buf = grown
 		}
@@ -170,6 +168,9 @@ func bodyError(err error, code, format string, args ...any) error {
 	}
 	if errors.Is(err, net.ErrClosed) { // only a shutdown closes a connection under its handler
 		return errShuttingDown()
+	}
+	if errors.Is(err, errBodyMemory) {
+		return newError(http.StatusTooManyRequests, contract.CodeServerBusy, "%v: retry shortly", err)
 	}
 	if errors.Is(err, syscall.ECONNRESET) { // the client is gone, not its JSON malformed
 		return errClientClosed("while sending its body")

@@ -64,6 +64,7 @@ func run(args []string) error {
 	queue := fs.Int("queue", 64, "requests that may wait for a lane before 429 server_busy")
 	maxBodyMB := fs.Int("max-body-mb", 32, "request body limit in MiB (413 beyond)")
 	maxAudioMB := fs.Int("max-audio-mb", 16, "audio upload limit in MiB (413 beyond)")
+	bodyMemoryMB := fs.Int("body-memory-mb", server.DefaultBodyMemoryBytes>>20, "request-body buffers held at once across requests, in MiB (429 server_busy beyond)")
 	apiKeyFile := fs.String("api-key-file", "", "file holding the API key; also $TRTMC_API_KEY. Every route needs it (/metrics and /v1/serving/info too) but /health/live and /health/ready")
 	artifactDir := fs.String("artifact-dir", "", "directory for url-format images (default: a private temp dir)")
 	artifactTTL := fs.Duration("artifact-ttl", time.Hour, "how long url artifacts are served")
@@ -93,7 +94,7 @@ func run(args []string) error {
 		MaxBodyBytes: int64(*maxBodyMB) << 20, MaxAudioBytes: int64(*maxAudioMB) << 20, APIKey: key,
 		ArtifactDir: *artifactDir, ArtifactTTL: *artifactTTL, PublicURL: *publicURL, Logger: log,
 		ArtifactMaxBytes: int64(*artifactMaxMB) << 20, ArtifactMaxFiles: *artifactMaxFiles,
-		BodyTimeout: *bodyTimeout, RequestIDMemory: *idMemory})
+		BodyTimeout: *bodyTimeout, RequestIDMemory: *idMemory, BodyMemoryBytes: int64(*bodyMemoryMB) << 20})
 	if err != nil {
 		return err
 	}
