@@ -66,6 +66,16 @@ func errorsAs(err error, target *net.Error) bool {
 	return ok
 }
 
+// startWithKey starts the server with an API key file holding key.
+func startWithKey(t *testing.T, bin string, bundles []string, key string, extra ...string) *st.Process {
+	t.Helper()
+	keyFile := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(keyFile, []byte(key+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return st.Start(t, bin, bundles, append([]string{"--api-key-file", keyFile}, extra...)...)
+}
+
 // D1: an id the server made up cannot be sent back as the client's own.
 func TestServerIDsCannotBeSentBackAsClientIDs(t *testing.T) {
 	f := setup(t)
@@ -90,9 +100,7 @@ func TestServerIDsCannotBeSentBackAsClientIDs(t *testing.T) {
 // D2: a request without the key claims no id; keyless requests cannot evict a keyed client's id.
 func TestUnauthenticatedRequestsClaimNoID(t *testing.T) {
 	f := setup(t)
-	keyFile := filepath.Join(t.TempDir(), "key")
-	os.WriteFile(keyFile, []byte("s3cret\n"), 0o600)
-	p := st.Start(t, f.server, []string{f.an4}, "--api-key-file", keyFile, "--request-id-memory", "50")
+	p := startWithKey(t, f.server, []string{f.an4}, "s3cret", "--request-id-memory", "50")
 	keyed := func(id string) st.Response {
 		req := withID(get(t, p.URL+"/v1/models"), id)
 		req.Header.Set("Authorization", "Bearer s3cret")
@@ -355,9 +363,7 @@ func TestTwoRequestIDHeadersAreRefusedAndRecorded(t *testing.T) {
 // D10: the Bearer scheme is matched without regard to case.
 func TestBearerSchemeIsCaseInsensitive(t *testing.T) {
 	f := setup(t)
-	keyFile := filepath.Join(t.TempDir(), "key")
-	os.WriteFile(keyFile, []byte("s3cret\n"), 0o600)
-	p := st.Start(t, f.server, []string{f.an4}, "--api-key-file", keyFile)
+	p := startWithKey(t, f.server, []string{f.an4}, "s3cret")
 	for _, scheme := range []string{"bearer", "BEARER", "bEaReR"} {
 		req := get(t, p.URL+"/v1/models")
 		req.Header.Set("Authorization", scheme+" s3cret")
