@@ -25,9 +25,9 @@ Usage:
 
 Routes: POST /v1/audio/transcriptions, /v1/images/generations, /v1/chat/completions;
 GET (and HEAD) /v1/models, /v1/serving/info, /health/live, /health/ready, /metrics,
-/v1/artifacts/NAME. With an API key (--api-key-file or $TRTMC_API_KEY) every route needs
-"Authorization: Bearer KEY", /metrics and /v1/serving/info included; /health/live and
-/health/ready stay open.
+/v1/artifacts/NAME. With an API key (--api-key-file or $TRTMC_API_KEY), /metrics and
+/v1/serving/info need "Authorization: Bearer KEY" like the POST routes and /v1/models;
+/health/live and /health/ready stay open.
 
 Every response carries X-Request-ID, trtmc_timing and Server-Timing; --records writes one
 JSONL line per request, before any byte of its answer is sent. When a record cannot be
@@ -65,7 +65,7 @@ func run(args []string) error {
 	maxBodyMB := fs.Int("max-body-mb", 32, "request body limit in MiB (413 beyond)")
 	maxAudioMB := fs.Int("max-audio-mb", 16, "audio upload limit in MiB (413 beyond)")
 	bodyMemoryMB := fs.Int("body-memory-mb", server.DefaultBodyMemoryBytes>>20, "request-body buffers held at once across requests, in MiB (429 server_busy beyond)")
-	apiKeyFile := fs.String("api-key-file", "", "file holding the API key; also $TRTMC_API_KEY. Every route needs it (/metrics and /v1/serving/info too) but /health/live and /health/ready")
+	apiKeyFile := fs.String("api-key-file", "", "file holding the API key; also $TRTMC_API_KEY. /metrics and /v1/serving/info need it too; health routes stay open")
 	artifactDir := fs.String("artifact-dir", "", "directory for url-format images (default: a private temp dir)")
 	artifactTTL := fs.Duration("artifact-ttl", time.Hour, "how long url artifacts are served")
 	artifactMaxMB := fs.Int("artifact-max-mb", server.DefaultArtifactMaxBytes>>20, "url artifacts kept at once, in MiB (507 artifact_quota_exceeded beyond)")
