@@ -263,7 +263,7 @@ func TestUnwritableRecordsAnswer503AndTurnReadinessOff(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() { cmd.Process.Kill() })
 	waitListening(t, url)
 	time.Sleep(time.Second) // loading an4 takes well under a second
 	for _, path := range []string{"/v1/models", "/health/ready"} {
@@ -271,6 +271,10 @@ func TestUnwritableRecordsAnswer503AndTurnReadinessOff(t *testing.T) {
 		if r.Status != 503 || r.ErrorCode() != contract.CodeRecordsUnavailable || r.Header.Get("Retry-After") == "" {
 			t.Errorf("%s with /dev/full records: %d %s (Retry-After %q), want 503 %s", path, r.Status, r.Body, r.Header.Get("Retry-After"), contract.CodeRecordsUnavailable)
 		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if code := exitCode(cmd.Wait()); code != 1 {
+		t.Errorf("exit code %d after records were lost, want 1", code)
 	}
 }
 

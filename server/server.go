@@ -219,6 +219,9 @@ func (s *Server) CloseContext(ctx context.Context) error {
 		errs = append(errs, s.artifacts.close())
 	}
 	errs = append(errs, s.records.close())
+	if n := s.records.failed.Load(); n > 0 {
+		errs = append(errs, fmt.Errorf("%d records could not be written (their requests were answered 503 records_unavailable)", n))
+	}
 	return errors.Join(errs...)
 }
 
