@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -136,6 +137,11 @@ func killAfter(t *testing.T, p *st.Process, rng *rand.Rand, min, spread time.Dur
 	}
 	p.Wait()
 	close(stop)
+	for _, bad := range []string{"DATA RACE", "panic:", "fatal error"} { // a -race binary via SERVERTEST_SERVER_BIN
+		if strings.Contains(p.Stderr(), bad) {
+			t.Errorf("server log holds %q:\n%s", bad, p.Stderr())
+		}
+	}
 }
 
 func TestEveryAnswerSeenHasItsRecord(t *testing.T) {
