@@ -506,3 +506,43 @@ func TestStalledUploadsHoldWhatTheySent(t *testing.T) {
 		t.Fatalf("heap %.0f MiB for %d uploads that sent 317 bytes each: buffers sized from the declared length", heap/(1<<20), conns)
 	}
 }
+
+// What net/http refuses before any handler is recorded too: the answer's status, a server id,
+// no route. Each refusal below gets one record, and keep-alive answers of handlers on the same
+// connection are not mistaken for refusals.
+func TestRefusalsBeforeAnyHandlerAreRecorded(t *testing.T) {
+	f := setup(t)
+	p := st.Start(t, f.server, []string{f.an4})
+	refusals := map[string]int{
+		"POST /v1/models HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n":                               400,
+		"POST /v1/models HTTP/1.1\r\nHost: x\r\nContent-Length: 0x10\r\n\r\n":                             400,
+		"POST /v1/models HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: identity\r\n\r\n":                      501,
+		"GET /v1/models HTTP/2.0\r\nHost: x\r\n\r\n":                                                      505,
+		"GET /v1/models HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n":                                           400,
+		"GET /%zz HTTP/1.1\r\nHost: x\r\n\r\n":                                                            400,
+		"GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Request-ID: a\x00b\r\n\r\n":                              400,
+		"POST /v1/models HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nContent-Length: 2\r\n\r\n{}":               417,
+		"GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/models HTTP/1.1\r\nHost: x\r\n\r\nGET\r\n\r\n": 400, // two served, then a bad line
+	}
+	want := map[int]int{}
+	for req, status := range refusals {
+		answers, _ := rawExchange(t, p.URL, req, 3*time.Second)
+		if len(answers) == 0 || answers[len(answers)-1].StatusCode != status {
+			t.Errorf("%q: %d answers, want the last %d", req, len(answers), status)
+		}
+		want[status]++
+	}
+	p.Stop(t)
+	got := map[int]int{}
+	for _, r := range readRecords(t, p)[p.StartupRecords:] {
+		if r.ErrorCode == contract.CodeMalformedRequest {
+			got[r.Status]++
+			if !strings.HasPrefix(r.RequestID, "srv-") || r.Route != "" {
+				t.Errorf("refusal record %+v: want a server id and no route", r)
+			}
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("refusal records by status %v, want %v", got, want)
+	}
+}

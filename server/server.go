@@ -336,6 +336,7 @@ type reply struct {
 // body and in Server-Timing, a stable error shape, and exactly one record.
 func (s *Server) serve(path string, rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		expectAnswer(r.Context())
 		x := &exchange{w: w, r: r, start: time.Now(), counted: s.handlers.enter()}
 		defer func() {
 			if x.counted && !x.lost { // a drain that answered for it also left s.handlers for it

@@ -35,7 +35,7 @@ written the answer is 503 records_unavailable and /health/ready turns 503 until 
 written again (trtmc_records_failed_total counts them). SIGTERM drains in-flight requests,
 then flushes the records; when the drain times out, requests still waiting answer 503
 shutting_down, Task calls already running finish on models that stay loaded, and the exit
-status is 1. server/README.md states the request-id rule and what is never recorded.
+status is 1. server/README.md states the request-id rule and how refusals are recorded.
 
 Flags:
 `
@@ -106,10 +106,12 @@ func run(args []string) error {
 	// No ReadTimeout: the body's deadline is set per request and lifted before the Task call
 	// (server.limitBody). IdleTimeout frees the goroutine of every idle keep-alive connection.
 	// DisableGeneralOptionsHandler: "OPTIONS *" reaches the recording handler like any request.
+	// srv.Listener and ConnContext: answers net/http gives before any handler are recorded too.
 	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: *headerTimeout, IdleTimeout: *idleTimeout,
-		DisableGeneralOptionsHandler: true, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		DisableGeneralOptionsHandler: true, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ConnContext: srv.ConnContext}
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- httpSrv.Serve(ln) }()
+	go func() { serveErr <- httpSrv.Serve(srv.Listener(ln)) }()
 	log.Info("listening", "addr", ln.Addr().String(), "bundles", len(bundles), "lanes", *lanes, "queue", *queue, "records", *records)
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
