@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 )
@@ -55,6 +56,11 @@ func (w *recordWriter) write(r *contract.Record) error {
 	if w.f == nil {
 		return w.fail(fmt.Errorf("records file closed"))
 	}
+	if w.failing.Load() && !w.fits(len(line)+1) {
+		// Known not to fit: refused without a partial line, which a kill before the cut-back
+		// below would leave in the file.
+		return w.fail(fmt.Errorf("no room for a %d-byte record (disk full or file size limit)", len(line)+1))
+	}
 	n, err := w.f.Write(append(line, '\n'))
 	if err != nil {
 		if n > 0 && w.size >= 0 {
@@ -70,6 +76,24 @@ func (w *recordWriter) write(r *contract.Record) error {
 	w.written++
 	w.failing.Store(false)
 	return nil
+}
+
+// fits says whether n more bytes fit a regular file under the process's file-size limit and the
+// free space of its file system (a pipe or device is not checked). Called only after a failed
+// write, so that a full disk costs two system calls a record, not a partial line each time.
+func (w *recordWriter) fits(n int) bool {
+	if w.size < 0 {
+		return true
+	}
+	var lim syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_FSIZE, &lim) == nil && lim.Cur != ^uint64(0) && uint64(w.size)+uint64(n) > lim.Cur {
+		return false
+	}
+	var fs syscall.Statfs_t
+	if syscall.Fstatfs(int(w.f.Fd()), &fs) == nil && uint64(fs.Bavail)*uint64(fs.Bsize) < uint64(n) {
+		return false
+	}
+	return true
 }
 
 func (w *recordWriter) fail(err error) error {
