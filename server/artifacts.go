@@ -32,15 +32,31 @@ type artifactStore struct {
 	dir     string
 	owned   bool // created here, removed on close
 	ttl     time.Duration
+	quota   artifactQuota
 	mu      sync.Mutex
 	expires map[string]time.Time
-	removed map[string]bool // expired names whose file is already deleted
+	removed map[string]bool  // expired names whose file is already deleted
+	sizes   map[string]int64 // bytes of every file still on disk
+	bytes   int64            // their sum
 	stop    chan struct{}
 	swept   chan struct{} // closed when the sweeper has returned
 	signKey [32]byte      // per process: a restart invalidates every url it signed
 }
 
-func newArtifactStore(dir string, ttl time.Duration) (*artifactStore, error) {
+// artifactQuota bounds what the store keeps on disk at once; a url image past it is refused
+// (507 artifact_quota_exceeded, recorded) rather than evicting an artifact whose url was given.
+type artifactQuota struct {
+	bytes int64
+	files int
+}
+
+// Default quota: 1 GiB and 10,000 files, about an hour of url images at ~3 images/s.
+const (
+	DefaultArtifactMaxBytes = 1 << 30
+	DefaultArtifactMaxFiles = 10_000
+)
+
+func newArtifactStore(dir string, ttl time.Duration, quota artifactQuota) (*artifactStore, error) {
 	owned := dir == ""
 	if owned {
 		var err error
@@ -50,8 +66,8 @@ func newArtifactStore(dir string, ttl time.Duration) (*artifactStore, error) {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("artifact directory: %w", err)
 	}
-	a := &artifactStore{dir: dir, owned: owned, ttl: ttl, expires: map[string]time.Time{},
-		removed: map[string]bool{}, stop: make(chan struct{}), swept: make(chan struct{})}
+	a := &artifactStore{dir: dir, owned: owned, ttl: ttl, quota: quota, expires: map[string]time.Time{},
+		removed: map[string]bool{}, sizes: map[string]int64{}, stop: make(chan struct{}), swept: make(chan struct{})}
 	rand.Read(a.signKey[:])
 	go a.sweep(sweepInterval(ttl))
 	return a, nil
@@ -85,7 +101,7 @@ func (a *artifactStore) removeExpired(now time.Time) {
 	var gone []string
 	for name, exp := range a.expires {
 		if now.After(exp) && !a.removed[name] {
-			a.removed[name] = true
+			a.markRemoved(name)
 			gone = append(gone, name)
 		}
 		if now.After(exp.Add(a.ttl)) {
@@ -99,11 +115,34 @@ func (a *artifactStore) removeExpired(now time.Time) {
 	}
 }
 
+// markRemoved forgets an expired file's bytes; call with a.mu held.
+func (a *artifactStore) markRemoved(name string) {
+	a.removed[name] = true
+	a.bytes -= a.sizes[name]
+	delete(a.sizes, name)
+}
+
 func (a *artifactStore) put(data []byte) (string, time.Time, error) {
 	var id [16]byte
 	rand.Read(id[:])
 	name := hex.EncodeToString(id[:]) + ".png"
+	size := int64(len(data))
+	a.mu.Lock()
+	if len(a.sizes)+1 > a.quota.files || a.bytes+size > a.quota.bytes {
+		files, bytes := len(a.sizes), a.bytes
+		a.mu.Unlock()
+		return "", time.Time{}, newError(http.StatusInsufficientStorage, contract.CodeArtifactQuota,
+			"url artifacts are at their quota (%d files, %d bytes kept; at most %d files, %d bytes): ask for b64_json, or retry once some expire", files, bytes, a.quota.files, a.quota.bytes)
+	}
+	a.sizes[name] = size // reserved before the write, so concurrent puts cannot overshoot
+	a.bytes += size
+	a.mu.Unlock()
 	if err := os.WriteFile(filepath.Join(a.dir, name), data, 0o644); err != nil {
+		os.Remove(filepath.Join(a.dir, name))
+		a.mu.Lock()
+		a.bytes -= size
+		delete(a.sizes, name)
+		a.mu.Unlock()
 		return "", time.Time{}, fmt.Errorf("store artifact: %w", err)
 	}
 	exp := time.Now().Add(a.ttl)
@@ -122,7 +161,7 @@ func (a *artifactStore) get(name string) ([]byte, error) {
 	exp, ok := a.expires[name]
 	if ok && time.Now().After(exp) {
 		if !a.removed[name] {
-			a.removed[name] = true
+			a.markRemoved(name)
 			os.Remove(filepath.Join(a.dir, name))
 		}
 		a.mu.Unlock()

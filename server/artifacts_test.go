@@ -14,7 +14,7 @@ import (
 // TestArtifactRemovedBeforeReadIsGone covers the sweeper deleting a file between get's expiry
 // check and its read: the answer is 410 artifact_expired, not a 500.
 func TestArtifactRemovedBeforeReadIsGone(t *testing.T) {
-	a, err := newArtifactStore(t.TempDir(), time.Hour)
+	a, err := newArtifactStore(t.TempDir(), time.Hour, artifactQuota{bytes: 1 << 20, files: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ func TestKeyMatches(t *testing.T) {
 	for header, want := range map[string]bool{
 		"Bearer s3cret": true, "Bearer s3cre": false, "Bearer s3crett": false, "Bearer S3cret": false,
 		"s3cret": false, "Bearer ": false, "": false, "Basic s3cret": false,
+		"bearer s3cret": true, "BEARER s3cret": true, "Bearer  s3cret": true, "Bearers3cret": false, "Bearer\ts3cret": false,
 	} {
 		r := httptest.NewRequest("GET", "/v1/models", nil)
 		if header != "" {

@@ -251,6 +251,9 @@ func (s *Server) answerAudio(x *exchange, m *servedModel, qa task.AudioAnswerer,
 	if len(in.text) == 0 {
 		return nil, badRequest(contract.CodeMissingField, "audio question answering needs a text part holding the question")
 	}
+	if n := decodedBase64Len(in.audios[0]); int64(n) > s.cfg.MaxAudioBytes {
+		return nil, newError(http.StatusRequestEntityTooLarge, contract.CodeRequestTooLarge, "input_audio of %d bytes is over the audio limit of %d", n, s.cfg.MaxAudioBytes)
+	}
 	wav, err := base64.StdEncoding.DecodeString(in.audios[0])
 	if err != nil {
 		return nil, badRequest(audio.CodeInvalidAudio, "input_audio.data is not base64: %v", err)
@@ -286,4 +289,13 @@ func (s *Server) answerAudio(x *exchange, m *servedModel, qa task.AudioAnswerer,
 		Choices: []contract.ChatChoice{{Index: 0, FinishReason: "stop",
 			Message: contract.ChatMessage{Role: "assistant", Content: answer}}},
 	}}, nil
+}
+
+// decodedBase64Len is how many bytes padded standard base64 of this length decodes to.
+func decodedBase64Len(b64 string) int {
+	n := base64.StdEncoding.DecodedLen(len(b64))
+	for i := len(b64) - 1; i >= 0 && i >= len(b64)-2 && b64[i] == '='; i-- {
+		n--
+	}
+	return n
 }

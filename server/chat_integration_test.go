@@ -19,7 +19,7 @@ import (
 
 // qaBundle is the cascade audio-QA reduced profile (PocketSphinx AN4 cards + templated reader),
 // built once into the shared fixture directory.
-func qaBundle(t *testing.T) string {
+func qaBundle(t testing.TB) string {
 	t.Helper()
 	path := filepath.Join(sharedDir(t), "sphinxqa-an4-l0.bundle")
 	if _, err := os.Stat(path); err != nil {

@@ -95,7 +95,7 @@ func TestDrainTimeoutAnswersShuttingDownAndNeverCrashes(t *testing.T) {
 			}
 			defer resp.Body.Close()
 			body, _ := io.ReadAll(resp.Body)
-			results <- st.Response{Status: resp.StatusCode, Body: body}
+			results <- st.Response{Status: resp.StatusCode, Body: body, Header: resp.Header}
 		}()
 		waitInFlight(t, p.URL, 1)
 	}
@@ -104,8 +104,8 @@ func TestDrainTimeoutAnswersShuttingDownAndNeverCrashes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		if r := <-results; r.Status != 503 || !strings.Contains(string(r.Body), contract.CodeShuttingDown) {
-			t.Errorf("in-flight request at drain timeout: %d %s", r.Status, r.Body)
+		if r := <-results; r.Status != 503 || !strings.Contains(string(r.Body), contract.CodeShuttingDown) || r.Header.Get("Retry-After") == "" {
+			t.Errorf("in-flight request at drain timeout: %d %s (Retry-After %q)", r.Status, r.Body, r.Header.Get("Retry-After"))
 		}
 	}
 	err := p.Wait()
@@ -211,7 +211,7 @@ func TestIdleKeepAliveConnectionsAreClosed(t *testing.T) {
 }
 
 // vmHWM is the peak resident set of a process in bytes.
-func vmHWM(t *testing.T, pid int) int64 {
+func vmHWM(t testing.TB, pid int) int64 {
 	t.Helper()
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {

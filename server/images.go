@@ -51,6 +51,10 @@ func (req imageRequest) toTaskRequest(spec task.ImageSpec) (task.ImageRequest, e
 		}
 	}
 	if req.N != nil {
+		// Zero is not "the default": FillImageDefaults would turn it into one image.
+		if *req.N <= 0 {
+			return out, badRequest(contract.CodeInvalidValue, "n must be positive, got %d", *req.N)
+		}
 		out.Count = *req.N
 	}
 	if req.Seed != nil {

@@ -70,5 +70,8 @@ func (s *Server) readiness(*exchange) (*reply, error) {
 	if !s.ready.Load() {
 		return nil, newError(http.StatusServiceUnavailable, contract.CodeNotReady, "not ready: bundles loading or server draining")
 	}
+	if s.records.failing.Load() {
+		return nil, errRecordsUnavailable()
+	}
 	return &reply{status: http.StatusOK, json: &contract.Health{Status: "ready", Models: s.order}}, nil
 }

@@ -52,7 +52,7 @@ func serverBinary(dir string) string {
 }
 
 // sharedDir is filled by TestMain.
-func sharedDir(t *testing.T) string {
+func sharedDir(t testing.TB) string {
 	dir := os.Getenv("SERVERTEST_DIR")
 	if dir == "" {
 		t.Fatal("TestMain did not prepare the fixture")

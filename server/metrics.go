@@ -17,7 +17,7 @@ type metrics struct {
 	taskCancelled *prometheus.CounterVec
 }
 
-func newMetrics(queueDepth func() map[string]int64, idsForgotten func() uint64, tasksRunning func() int) *metrics {
+func newMetrics(queueDepth func() map[string]int64, idsForgotten, recordsFailed func() uint64, tasksRunning func() int) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -41,12 +41,16 @@ func newMetrics(queueDepth func() map[string]int64, idsForgotten func() uint64, 
 		Name: "trtmc_request_ids_forgotten_total",
 		Help: "Client request ids dropped from the lifetime duplicate check to keep it under its cap.",
 	}, func() float64 { return float64(idsForgotten()) })
+	unrecorded := prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "trtmc_records_failed_total",
+		Help: "Records that could not be written; each such request was answered 503 records_unavailable instead.",
+	}, func() float64 { return float64(recordsFailed()) })
 	running := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "trtmc_task_calls_running",
 		Help: "Task calls running now, including those whose request already answered (client gone, drain aborted).",
 	}, func() float64 { return float64(tasksRunning()) })
 	depth := prometheus.NewDesc("trtmc_queue_depth", "Requests waiting for a lane.", []string{"model"}, nil)
-	m.registry.MustRegister(m.requests, m.errors, m.taskCall, m.inFlight, m.taskCancelled, forgotten, running,
+	m.registry.MustRegister(m.requests, m.errors, m.taskCall, m.inFlight, m.taskCancelled, forgotten, unrecorded, running,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		gaugeFunc{desc: depth, values: queueDepth})
 	return m

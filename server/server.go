@@ -3,11 +3,13 @@ package server
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"runtime/debug"
@@ -37,11 +39,17 @@ type Config struct {
 	APIKey        string        // when set, every route but health needs "Authorization: Bearer KEY"
 	ArtifactDir   string        // where url-format images are kept
 	ArtifactTTL   time.Duration // how long url artifacts are served
-	PublicURL     string        // base of artifact urls (default: from the request's Host)
+	// ArtifactMaxBytes and ArtifactMaxFiles bound the url artifacts kept at once (0 = defaults).
+	ArtifactMaxBytes int64
+	ArtifactMaxFiles int
+	PublicURL        string // base of artifact urls (default: from the request's Host)
 	// BodyTimeout bounds the time to receive a request body (408 request_timeout beyond), so a
 	// client trickling bytes cannot hold a handler, a lane's queue slot or its request id.
 	// 0 = sized to the upload limit: DefaultBodyTimeout(MaxBodyBytes).
 	BodyTimeout time.Duration
+	// BodyMemoryBytes bounds the request-body buffers held at once across requests: past it a
+	// body is refused 429 server_busy while it is read. 0 = DefaultBodyMemoryBytes.
+	BodyMemoryBytes int64
 	// RequestIDMemory is how many client X-Request-IDs are remembered for the server's life
 	// (reuse is 400 duplicate_request_id); past it the oldest are forgotten. 0 = 2^20.
 	RequestIDMemory int
@@ -67,6 +75,7 @@ type Server struct {
 	draining  atomic.Bool
 	log       *slog.Logger
 	uploads   *bufPool[byte]    // audio upload buffers (readClip)
+	bodyMem   *bodyMemory       // request-body bytes held at once, across requests
 	samples   *bufPool[float32] // decoded clips, given back when their Task call has returned
 }
 
@@ -92,23 +101,34 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ArtifactTTL <= 0 {
 		cfg.ArtifactTTL = time.Hour
 	}
+	if cfg.BodyMemoryBytes <= 0 {
+		cfg.BodyMemoryBytes = DefaultBodyMemoryBytes
+	}
 	if cfg.BodyTimeout <= 0 {
 		cfg.BodyTimeout = DefaultBodyTimeout(cfg.MaxBodyBytes)
 	}
 	s := &Server{cfg: cfg, models: map[string]*servedModel{}, ids: newIDLedger(cfg.RequestIDMemory),
 		handlers: newGate(), tasks: newGate(), log: cfg.Logger,
 		// Up to a 30 s 16 kHz mono clip (960 KB of PCM16, 480 Ki samples) is pooled.
-		uploads: &bufPool[byte]{max: 2 << 20}, samples: &bufPool[float32]{max: 1 << 20}}
+		uploads: &bufPool[byte]{max: 2 << 20}, samples: &bufPool[float32]{max: 1 << 20},
+		bodyMem: &bodyMemory{limit: cfg.BodyMemoryBytes}}
 	s.aborted, s.abortNow = context.WithCancel(context.Background())
 	var err error
 	if s.records, err = openRecords(cfg.RecordsPath); err != nil {
 		return nil, err
 	}
-	if s.artifacts, err = newArtifactStore(cfg.ArtifactDir, cfg.ArtifactTTL); err != nil {
+	quota := artifactQuota{bytes: cfg.ArtifactMaxBytes, files: cfg.ArtifactMaxFiles}
+	if quota.bytes <= 0 {
+		quota.bytes = DefaultArtifactMaxBytes
+	}
+	if quota.files <= 0 {
+		quota.files = DefaultArtifactMaxFiles
+	}
+	if s.artifacts, err = newArtifactStore(cfg.ArtifactDir, cfg.ArtifactTTL, quota); err != nil {
 		s.records.close()
 		return nil, err
 	}
-	s.metrics = newMetrics(s.queueDepths, s.ids.forgottenCount, s.tasks.count)
+	s.metrics = newMetrics(s.queueDepths, s.ids.forgottenCount, s.records.failed.Load, s.tasks.count)
 	return s, nil
 }
 
@@ -199,6 +219,9 @@ func (s *Server) CloseContext(ctx context.Context) error {
 		errs = append(errs, s.artifacts.close())
 	}
 	errs = append(errs, s.records.close())
+	if n := s.records.failed.Load(); n > 0 {
+		errs = append(errs, fmt.Errorf("%d records could not be written (their requests were answered 503 records_unavailable)", n))
+	}
 	return errors.Join(errs...)
 }
 
@@ -214,9 +237,10 @@ func (s *Server) queueDepths() map[string]int64 {
 
 // route is one endpoint.
 type route struct {
-	method string
-	open   bool // served without an API key (health)
-	handle func(*exchange) (*reply, error)
+	method  string
+	open    bool  // served without an API key (health)
+	maxBody int64 // body limit when below the server's (0: MaxBodyBytes)
+	handle  func(*exchange) (*reply, error)
 }
 
 // Handler is the HTTP handler with every route.
@@ -224,7 +248,7 @@ func (s *Server) Handler() http.Handler {
 	routes := map[string]route{
 		"/v1/audio/transcriptions": {method: http.MethodPost, handle: s.transcribe},
 		"/v1/images/generations":   {method: http.MethodPost, handle: s.generateImages},
-		"/v1/chat/completions":     {method: http.MethodPost, handle: s.chat},
+		"/v1/chat/completions":     {method: http.MethodPost, handle: s.chat, maxBody: s.chatBodyLimit()},
 		"/v1/models":               {method: http.MethodGet, handle: s.listModels},
 		"/v1/serving/info":         {method: http.MethodGet, handle: s.servingInfo},
 		"/health/live":             {method: http.MethodGet, open: true, handle: s.live},
@@ -244,6 +268,13 @@ func (s *Server) Handler() http.Handler {
 	// Exact paths, no http.ServeMux: the mux answers "//v1/models" with a 307 and a CONNECT or
 	// unclean path with its own redirect, none of which would reach the recording handler.
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(r.TransferEncoding) > 0 {
+			// net/http drops a Content-Length sent beside "Transfer-Encoding: chunked" before a
+			// handler sees it, so the pair cannot be told from chunked alone: every chunked
+			// request closes its connection after the answer (RFC 9112 §6.1), and bytes smuggled
+			// after its body are never read as a request.
+			w.Header().Set("Connection", "close")
+		}
 		switch h, ok := handlers[r.URL.Path]; {
 		case ok:
 			h.ServeHTTP(w, r)
@@ -278,6 +309,12 @@ type exchange struct {
 	answering sync.Mutex
 	// lost is set, on the handler's goroutine, when the drain answered for it.
 	lost bool
+	// claimed is set when x.id is the client's, held in the ledger for this request.
+	claimed bool
+	// taskStarted is set once the request's Task call began: its id is used, whatever the answer.
+	taskStarted bool
+	// body is the request's share of the body memory, given back when the handler returns.
+	body *bodyAccount
 }
 
 // Values of exchange.owner.
@@ -303,6 +340,7 @@ type reply struct {
 // body and in Server-Timing, a stable error shape, and exactly one record.
 func (s *Server) serve(path string, rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		expectAnswer(r.Context())
 		x := &exchange{w: w, r: r, start: time.Now(), counted: s.handlers.enter()}
 		defer func() {
 			if x.counted && !x.lost { // a drain that answered for it also left s.handlers for it
@@ -317,7 +355,7 @@ func (s *Server) serve(path string, rt route) http.Handler {
 				s.metrics.inFlight.Inc()
 				defer s.metrics.inFlight.Dec()
 			}
-			s.limitBody(x)
+			s.limitBody(x, s.bodyLimit(rt))
 			defer s.bodyRead(x)
 			rep, err = rt.handle(x)
 		}
@@ -332,9 +370,10 @@ func (s *Server) serve(path string, rt route) http.Handler {
 // deadline is per request (http.ResponseController), not the server's ReadTimeout: that one
 // would stay armed while the Task runs, and the connection's background read hitting it would
 // cancel the request's context as if the client had gone.
-func (s *Server) limitBody(x *exchange) {
-	limited := http.MaxBytesReader(x.w, x.r.Body, s.cfg.MaxBodyBytes)
-	x.r.Body = sizedBody{limited, x.r.ContentLength}
+func (s *Server) limitBody(x *exchange, limit int64) {
+	limited := http.MaxBytesReader(x.w, x.r.Body, limit)
+	x.body = &bodyAccount{mem: s.bodyMem}
+	x.r.Body = sizedBody{limited, x.r.ContentLength, x.body}
 	if x.r.ContentLength == 0 {
 		return
 	}
@@ -345,11 +384,29 @@ func (s *Server) limitBody(x *exchange) {
 		buffered = bufio.NewReaderSize(nil, bodyBufferBytes)
 	}
 	buffered.Reset(limited)
-	x.r.Body = sizedBody{bufferedBody{buffered, limited}, x.r.ContentLength}
+	x.r.Body = sizedBody{bufferedBody{buffered, limited}, x.r.ContentLength, x.body}
 	// An http.ResponseWriter that cannot set deadlines (a test recorder) simply has none.
 	if http.NewResponseController(x.w).SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout)) == nil {
 		x.deadline = true
 	}
+}
+
+// bodyLimit is a route's body limit.
+func (s *Server) bodyLimit(rt route) int64 {
+	if rt.maxBody > 0 {
+		return min(rt.maxBody, s.cfg.MaxBodyBytes)
+	}
+	return s.cfg.MaxBodyBytes
+}
+
+// chatTextBytes is what a chat body may hold beside its audio: messages, question, settings.
+const chatTextBytes = 1 << 20
+
+// chatBodyLimit bounds a chat body by the largest audio it may carry (base64 of the audio
+// limit) plus its text, so that a body too large for any accepted clip is refused from its
+// Content-Length (or after that many bytes) instead of being read, parsed and decoded.
+func (s *Server) chatBodyLimit() int64 {
+	return int64(base64.StdEncoding.EncodedLen(int(s.cfg.MaxAudioBytes))) + chatTextBytes
 }
 
 // bodyBufferBytes is the read buffer of a request body: a 1 s 16 kHz PCM16 upload in one read.
@@ -363,6 +420,7 @@ type bufferedBody struct {
 
 // bodyRead gives the body's buffer back to the pool once the handler has returned.
 func (s *Server) bodyRead(x *exchange) {
+	x.body.release()
 	if sb, ok := x.r.Body.(sizedBody); ok {
 		if bb, ok := sb.ReadCloser.(bufferedBody); ok {
 			bb.Reset(nil)
@@ -376,14 +434,21 @@ func (s *Server) bodyRead(x *exchange) {
 type sizedBody struct {
 	io.ReadCloser
 	length int64
+	acct   *bodyAccount
 }
 
-// readBody reads a whole body, in one allocation when its length was declared.
+// readBody reads a whole body into a buffer that grows with the bytes received, up to its
+// declared length when there is one.
 func readBody(body io.Reader) ([]byte, error) {
-	if sb, ok := body.(sizedBody); ok && sb.length > 0 {
-		return readLimitedSized(sb, sb.length, sb.length)
+	sb, ok := body.(sizedBody)
+	if !ok {
+		return io.ReadAll(body)
 	}
-	return io.ReadAll(body)
+	end := math.MaxInt - 1 // the MaxBytesReader under it ends the body at its limit
+	if sb.length > 0 {
+		end = int(sb.length) + 1
+	}
+	return readInto(sb, make([]byte, min(end, firstReadBytes)), end, nil, sb.acct)
 }
 
 // bodyDone disarms the body's read deadline once the body has been read, before the Task call.
@@ -394,44 +459,75 @@ func (s *Server) bodyDone(x *exchange) {
 	}
 }
 
-// admit settles the request id, the API key, the method and draining, in that order, so that
-// even a refused request has an id to echo and a record.
+// admit settles the request id, the API key, the method and the server's state, in that
+// order, so that even a refused request has an id to echo and a record. A client's id is
+// claimed only once the key matched (server/README.md, "Request ids").
 func (s *Server) admit(x *exchange, rt route) error {
-	incoming := x.r.Header.Get("X-Request-ID")
-	switch {
-	case incoming == "":
-		x.id = generateRequestID()
-	case !requestIDPattern.MatchString(incoming):
-		x.id, x.rec.ClientRequestID = generateRequestID(), truncate(incoming, 128)
-		x.rec.RequestID = x.id
-		return badRequest(contract.CodeInvalidRequestID, "X-Request-ID must match %s", requestIDPattern)
-	case !s.ids.claim(incoming):
-		x.id, x.rec.ClientRequestID = generateRequestID(), incoming
-		x.rec.RequestID = x.id
-		return badRequest(contract.CodeDuplicateRequestID, "X-Request-ID %q was already used during this server's life: every request needs its own", incoming)
-	default:
-		x.id = incoming
+	x.id = generateRequestID()
+	x.rec.RequestID, x.rec.Attempt = x.id, 1
+	incoming, refused, err := incomingID(x.r.Header)
+	if err != nil {
+		x.rec.ClientRequestID = refused
+		return err
 	}
-	x.rec.RequestID = x.id
 	if !rt.open && !s.keyMatches(x.r) {
+		x.rec.ClientRequestID = incoming
 		return newError(http.StatusUnauthorized, contract.CodeUnauthorized, "missing or wrong API key")
 	}
-	if rt.method != "" && x.r.Method != rt.method {
-		x.w.Header().Set("Allow", rt.method)
-		return newError(http.StatusMethodNotAllowed, contract.CodeMethodNotAllowed, "%s needs %s", x.r.URL.Path, rt.method)
+	if incoming != "" {
+		attempt, ok := s.ids.claim(incoming)
+		if !ok {
+			x.rec.ClientRequestID = incoming
+			return badRequest(contract.CodeDuplicateRequestID, "X-Request-ID %q was already used during this server's life: every request needs its own", incoming)
+		}
+		x.id, x.claimed = incoming, true
+		x.rec.RequestID, x.rec.Attempt = incoming, attempt
+	}
+	if rt.method != "" && x.r.Method != rt.method && !(rt.method == http.MethodGet && x.r.Method == http.MethodHead) {
+		allow := rt.method
+		if rt.method == http.MethodGet {
+			allow = "GET, HEAD"
+		}
+		x.w.Header().Set("Allow", allow)
+		return newError(http.StatusMethodNotAllowed, contract.CodeMethodNotAllowed, "%s needs %s", x.r.URL.Path, allow)
 	}
 	if s.draining.Load() && !rt.open {
-		return newError(http.StatusServiceUnavailable, contract.CodeShuttingDown, "server is shutting down")
+		return errShuttingDown()
 	}
 	if !s.ready.Load() && !rt.open {
 		return newError(http.StatusServiceUnavailable, contract.CodeNotReady, "not ready: bundles are still loading")
 	}
+	if s.records.failing.Load() && !rt.open {
+		return errRecordsUnavailable()
+	}
 	// Refused before a byte of the body is read, so a client that sent "Expect: 100-continue"
 	// gets this 413 instead of "100 Continue".
-	if x.r.ContentLength > s.cfg.MaxBodyBytes {
-		return newError(http.StatusRequestEntityTooLarge, contract.CodeRequestTooLarge, "request body of %d bytes is over the limit of %d", x.r.ContentLength, s.cfg.MaxBodyBytes)
+	if limit := s.bodyLimit(rt); x.r.ContentLength > limit {
+		return newError(http.StatusRequestEntityTooLarge, contract.CodeRequestTooLarge, "request body of %d bytes is over the limit of %d for %s", x.r.ContentLength, limit, x.r.URL.Path)
 	}
 	return nil
+}
+
+func errRecordsUnavailable() error {
+	return newError(http.StatusServiceUnavailable, contract.CodeRecordsUnavailable, "the records file cannot be written: no request is served without its record")
+}
+
+// retryable says whether a refusal leaves the client's id free: the request was turned away
+// for the server's state (busy, loading, draining, records unwritable) before its Task call.
+func (x *exchange) retryable(status int) bool {
+	if x.taskStarted {
+		return false
+	}
+	switch {
+	case status == http.StatusTooManyRequests && x.rec.ErrorCode == contract.CodeServerBusy:
+		return true
+	case status == http.StatusServiceUnavailable:
+		switch x.rec.ErrorCode {
+		case contract.CodeNotReady, contract.CodeShuttingDown, contract.CodeRecordsUnavailable:
+			return true
+		}
+	}
+	return false
 }
 
 func truncate(s string, n int) string {
@@ -441,50 +537,71 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// finish writes the response and the record.
+// response is an answer ready to send.
+type response struct {
+	status      int
+	body        []byte
+	contentType string
+}
+
+// finish writes the record, then the response: no byte of an answer leaves before its record
+// is written (a stalled records file stalls the answer). When the record cannot be written,
+// the answer becomes 503 records_unavailable, whose own record is tried once more.
 func (s *Server) finish(x *exchange, rep *reply, err error) {
-	status := http.StatusOK
-	var body []byte
-	contentType := "application/json"
+	resp := s.render(x, rep, err)
+	if werr := s.writeRecord(x, resp.status); werr != nil {
+		s.log.Error("record not written: answering 503 records_unavailable", "request_id", x.id, "status", resp.status, "err", werr)
+		x.rec.Output = nil
+		resp = s.render(x, nil, errRecordsUnavailable())
+		if werr := s.writeRecord(x, resp.status); werr != nil {
+			s.log.Error("record not written", "request_id", x.id, "status", resp.status, "err", werr)
+		}
+	}
+	if x.claimed && x.retryable(resp.status) {
+		s.ids.release(x.id) // before the answer, so a retry sent on seeing it finds the id free
+	}
+	h := x.w.Header()
+	h.Set("X-Request-ID", x.id)
+	h.Set("Content-Type", resp.contentType)
+	h.Set("Server-Timing", fmt.Sprintf("model;dur=%.3f, queue;dur=%.3f, handler;dur=%.3f", x.timing.ModelCallMS, x.timing.QueueMS, x.timing.HandlerMS))
+	h.Set("Content-Length", strconv.Itoa(len(resp.body)))
+	if resp.status == http.StatusTooManyRequests || resp.status == http.StatusServiceUnavailable {
+		h.Set("Retry-After", "1")
+	}
+	x.w.WriteHeader(resp.status)
+	if x.r.Method != http.MethodHead {
+		x.w.Write(resp.body)
+	}
+	s.metrics.requests.WithLabelValues(x.rec.Route, x.rec.Model, strconv.Itoa(resp.status)).Inc()
+}
+
+// render turns a handler's outcome into the answer's status and body.
+func (s *Server) render(x *exchange, rep *reply, err error) response {
+	x.timing.HandlerMS = msSince(x.start)
 	if err != nil {
 		ae := asAPIError(err)
 		if ae.Status >= 500 {
 			s.log.Error("request failed", "request_id", x.id, "route", x.rec.Route, "err", err)
 		}
-		status, x.rec.ErrorCode = ae.Status, ae.Code
-		x.timing.HandlerMS = msSince(x.start)
-		body = mustJSON(errorBody(ae, x.timing))
-		if ae.Status == http.StatusTooManyRequests {
-			x.w.Header().Set("Retry-After", "1")
-		}
+		x.rec.ErrorCode = ae.Code
 		s.metrics.errors.WithLabelValues(ae.Code).Inc()
-	} else {
-		status = rep.status
-		x.timing.HandlerMS = msSince(x.start)
-		if rep.json != nil {
-			rep.json.SetTiming(x.timing)
-			body = mustJSON(rep.json)
-		} else {
-			body, contentType = rep.raw, rep.contentType
-		}
+		return response{status: ae.Status, body: mustJSON(errorBody(ae, x.timing)), contentType: "application/json"}
 	}
-	h := x.w.Header()
-	h.Set("X-Request-ID", x.id)
-	h.Set("Content-Type", contentType)
-	h.Set("Server-Timing", fmt.Sprintf("model;dur=%.3f, queue;dur=%.3f, handler;dur=%.3f", x.timing.ModelCallMS, x.timing.QueueMS, x.timing.HandlerMS))
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	x.w.WriteHeader(status)
-	x.w.Write(body)
+	x.rec.ErrorCode = ""
+	if rep.json != nil {
+		rep.json.SetTiming(x.timing)
+		return response{status: rep.status, body: mustJSON(rep.json), contentType: "application/json"}
+	}
+	return response{status: rep.status, body: rep.raw, contentType: rep.contentType}
+}
 
-	end := time.Now()
-	x.rec.Status, x.rec.EndUnixNS, x.rec.Timing = status, end.UnixNano(), x.timing
+// writeRecord completes the record with the answer's status and writes it.
+func (s *Server) writeRecord(x *exchange, status int) error {
+	x.rec.Status, x.rec.EndUnixNS, x.rec.Timing = status, time.Now().UnixNano(), x.timing
 	if x.model != nil {
 		x.rec.Model, x.rec.BundleSHA256 = x.model.name, x.model.bundle.SHA256
 	}
-	if werr := s.records.write(x.rec); werr != nil {
-		s.log.Error("record not written", "request_id", x.id, "err", werr)
-	}
-	s.metrics.requests.WithLabelValues(x.rec.Route, x.rec.Model, strconv.Itoa(status)).Inc()
+	return s.records.write(x.rec)
 }
 
 func errorBody(ae *apiError, t contract.Timing) *contract.ErrorBody {
@@ -557,6 +674,7 @@ func (s *Server) callTask(x *exchange, m *servedModel, taskName string, fn func(
 		return errShuttingDown()
 	}
 	taskCtx, cancel := context.WithCancel(ctx)
+	x.taskStarted = true
 	x.owner.Store(ownerInTask)
 	stopWatch := context.AfterFunc(s.aborted, func() { cancel(); s.takeOver(x) })
 	start := time.Now()

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
@@ -77,7 +78,7 @@ func (s *Server) parseTranscriptionForm(r *http.Request) (transcriptionForm, err
 		seen[name] = true
 		switch dst, ok := fields[name]; {
 		case name == "file":
-			f.file, f.clip, err = s.readClip(part, r.ContentLength)
+			f.file, f.clip, err = s.readClip(part, r.ContentLength, accountOf(r.Body))
 			if err != nil {
 				return f, bodyError(err, contract.CodeInvalidMultipart, "reading file: %v", err)
 			}
@@ -103,43 +104,62 @@ var errTooLarge = errors.New("too large")
 // readClip reads the audio file part into a buffer reused across requests, decoding and
 // hashing its samples while the rest of it arrives (audio.Stream), so that neither is a pass of
 // its own over the whole clip afterwards. Give the bytes back to s.uploads once decoded.
-func (s *Server) readClip(r io.Reader, bodyLength int64) ([]byte, *audio.Stream, error) {
+//
+// Memory follows the bytes received, never the sizes a client declares: the buffer starts at
+// 64 KiB and doubles as bytes arrive, and the streaming decode (whose sample buffer is sized
+// from the WAV header) starts only once half of the declared body is in, so a stalled upload
+// that claims 16 MiB holds about what it sent.
+func (s *Server) readClip(r io.Reader, bodyLength int64, acct *bodyAccount) ([]byte, *audio.Stream, error) {
 	if bodyLength <= 0 { // unknown length: read whole, decoded once complete
-		data, err := readLimited(r, s.cfg.MaxAudioBytes)
+		end := int(s.cfg.MaxAudioBytes) + 1
+		data, err := readInto(r, make([]byte, min(end, firstReadBytes)), end, nil, acct)
 		return data, audio.NewStream(0, nil), err
 	}
-	n := min(bodyLength, s.cfg.MaxAudioBytes)
-	clip := audio.NewStream(int(n), s.samples.get) // samples are allocated only within what the body can hold
-	data, err := readInto(r, s.uploads.get(int(n)+1), clip.Arrived)
+	n := int(min(bodyLength, s.cfg.MaxAudioBytes))
+	clip := audio.NewStream(n, s.samples.get) // samples are allocated only within what the body can hold
+	arrived := func(b []byte) {
+		if len(b) >= n/2 {
+			clip.Arrived(b)
+		}
+	}
+	data, err := readInto(r, s.uploads.get(min(n+1, firstReadBytes)), n+1, arrived, acct)
 	return data, clip, err
 }
 
-// readLimitedSized is readLimited into one buffer sized from the body's Content-Length (the
-// part cannot be longer), instead of io.ReadAll's doubling copies.
-func readLimitedSized(r io.Reader, limit, bodyLength int64) ([]byte, error) {
-	if bodyLength <= 0 {
-		return readLimited(r, limit)
-	}
-	return readInto(r, make([]byte, min(bodyLength, limit)+1), nil)
-}
+// firstReadBytes is where a body buffer starts before it has seen how much actually arrives.
+const firstReadBytes = 64 << 10
 
-// readInto reads r to its end into buf, whose last byte is one more than the limit: filling it
-// is errTooLarge. arrived, if not nil, sees what has been read so far after every read.
-func readInto(r io.Reader, buf []byte, arrived func([]byte)) ([]byte, error) {
+// readInto reads r to its end into buf, doubling it as bytes arrive up to end bytes, one more
+// than the limit: filling end bytes is errTooLarge. Every byte of buffer is taken from acct
+// first (nil: not counted). arrived, if not nil, sees what has been read so far after every read.
+func readInto(r io.Reader, buf []byte, end int, arrived func([]byte), acct *bodyAccount) ([]byte, error) {
+	buf = buf[:min(cap(buf), end)] // a larger pooled buffer counts only what this body can fill
+	if err := acct.take(len(buf)); err != nil {
+		return nil, err
+	}
 	// Not io.ReadFull: it would pass a short body's io.ErrUnexpectedEOF off as a clean end.
 	for n := 0; ; {
-		m, err := r.Read(buf[n:])
+		if n == len(buf) && n < end {
+			size := min(2*len(buf), end)
+			if err := acct.take(size - len(buf)); err != nil {
+				return nil, err
+			}
+			grown := make([]byte, size)
+			copy(grown, buf[:n])
+			buf = grown
+		}
+		m, err := r.Read(buf[n:min(len(buf), end)])
 		n += m
-		if m > 0 && arrived != nil && n < len(buf) {
+		if m > 0 && arrived != nil && n < end {
 			arrived(buf[:n])
 		}
 		switch {
+		case n >= end: // one byte more than the limit (or than the body) arrived, even with EOF
+			return nil, errTooLarge
 		case errors.Is(err, io.EOF):
 			return buf[:n], nil
 		case err != nil:
 			return nil, err
-		case n == len(buf): // one byte more than the limit (or than the body) arrived
-			return nil, errTooLarge
 		}
 	}
 }
@@ -167,6 +187,12 @@ func bodyError(err error, code, format string, args ...any) error {
 	}
 	if errors.Is(err, net.ErrClosed) { // only a shutdown closes a connection under its handler
 		return errShuttingDown()
+	}
+	if errors.Is(err, errBodyMemory) {
+		return newError(http.StatusTooManyRequests, contract.CodeServerBusy, "%v: retry shortly", err)
+	}
+	if errors.Is(err, syscall.ECONNRESET) { // the client is gone, not its JSON malformed
+		return errClientClosed("while sending its body")
 	}
 	return badRequest(code, format, args...)
 }

@@ -24,6 +24,9 @@ const (
 	CodeInternal              = "internal_error"
 	CodeShuttingDown          = "shutting_down"
 	CodeNotReady              = "not_ready"
-	CodeClientClosed          = "client_closed_request" // status 499: the client went away first
-	CodeRequestTimeout        = "request_timeout"       // status 408: the body did not arrive in time
+	CodeClientClosed          = "client_closed_request"   // status 499: the client went away first
+	CodeRequestTimeout        = "request_timeout"         // status 408: the body did not arrive in time
+	CodeRecordsUnavailable    = "records_unavailable"     // status 503: the request's record could not be written
+	CodeMalformedRequest      = "malformed_request"       // refused by the HTTP layer before any route: no id, no route
+	CodeArtifactQuota         = "artifact_quota_exceeded" // status 507: url images kept are at their quota
 )

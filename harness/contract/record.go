@@ -34,6 +34,10 @@ type Record struct {
 	StartUnixNS     int64         `json:"start_unix_ns"`
 	EndUnixNS       int64         `json:"end_unix_ns"`
 	Timing          Timing        `json:"trtmc_timing"`
+	// Attempt counts the requests that carried RequestID, 1 for the first: a request refused as
+	// retryable before any Task work leaves its id free for a retry, so (request_id, attempt) is
+	// what is unique.
+	Attempt int `json:"attempt,omitempty"`
 }
 
 // RecordOutput is what the Task produced.

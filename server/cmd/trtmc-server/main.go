@@ -24,11 +24,18 @@ Usage:
   trtmc-server --bundle X.bundle [--bundle Y.bundle ...] [flags]
 
 Routes: POST /v1/audio/transcriptions, /v1/images/generations, /v1/chat/completions;
-GET /v1/models, /v1/serving/info, /health/live, /health/ready, /metrics, /v1/artifacts/NAME.
+GET (and HEAD) /v1/models, /v1/serving/info, /health/live, /health/ready, /metrics,
+/v1/artifacts/NAME. With an API key (--api-key-file or $TRTMC_API_KEY), /metrics and
+/v1/serving/info need "Authorization: Bearer KEY" like the POST routes and /v1/models;
+/health/live and /health/ready stay open.
+
 Every response carries X-Request-ID, trtmc_timing and Server-Timing; --records writes one
-JSONL line per request. SIGTERM drains in-flight requests, then flushes the records; when the
-drain times out, requests still waiting answer 503 shutting_down, Task calls already running
-finish on models that stay loaded, and the exit status is 1.
+JSONL line per request, before any byte of its answer is sent. When a record cannot be
+written the answer is 503 records_unavailable and /health/ready turns 503 until a record is
+written again (trtmc_records_failed_total counts them). SIGTERM drains in-flight requests,
+then flushes the records; when the drain times out, requests still waiting answer 503
+shutting_down, Task calls already running finish on models that stay loaded, and the exit
+status is 1. server/README.md states the request-id rule and how refusals are recorded.
 
 Flags:
 `
@@ -57,9 +64,12 @@ func run(args []string) error {
 	queue := fs.Int("queue", 64, "requests that may wait for a lane before 429 server_busy")
 	maxBodyMB := fs.Int("max-body-mb", 32, "request body limit in MiB (413 beyond)")
 	maxAudioMB := fs.Int("max-audio-mb", 16, "audio upload limit in MiB (413 beyond)")
-	apiKeyFile := fs.String("api-key-file", "", "file holding the API key; also $TRTMC_API_KEY. Health routes stay open")
+	bodyMemoryMB := fs.Int("body-memory-mb", server.DefaultBodyMemoryBytes>>20, "request-body buffers held at once across requests, in MiB (429 server_busy beyond)")
+	apiKeyFile := fs.String("api-key-file", "", "file holding the API key; also $TRTMC_API_KEY. /metrics and /v1/serving/info need it too; health routes stay open")
 	artifactDir := fs.String("artifact-dir", "", "directory for url-format images (default: a private temp dir)")
 	artifactTTL := fs.Duration("artifact-ttl", time.Hour, "how long url artifacts are served")
+	artifactMaxMB := fs.Int("artifact-max-mb", server.DefaultArtifactMaxBytes>>20, "url artifacts kept at once, in MiB (507 artifact_quota_exceeded beyond)")
+	artifactMaxFiles := fs.Int("artifact-max-files", server.DefaultArtifactMaxFiles, "url artifacts kept at once, in files (507 artifact_quota_exceeded beyond)")
 	publicURL := fs.String("public-url", "", "base URL for artifact links (default: from the request's Host)")
 	drainTimeout := fs.Duration("drain-timeout", 60*time.Second, "how long SIGTERM waits for in-flight requests")
 	bodyTimeout := fs.Duration("body-timeout", 0, "time to receive a request body, 408 beyond (default 10s + 1s per MiB of --max-body-mb)")
@@ -83,7 +93,8 @@ func run(args []string) error {
 	srv, err := server.New(server.Config{Bundles: bundles, RecordsPath: *records, Lanes: *lanes, QueueDepth: *queue,
 		MaxBodyBytes: int64(*maxBodyMB) << 20, MaxAudioBytes: int64(*maxAudioMB) << 20, APIKey: key,
 		ArtifactDir: *artifactDir, ArtifactTTL: *artifactTTL, PublicURL: *publicURL, Logger: log,
-		BodyTimeout: *bodyTimeout, RequestIDMemory: *idMemory})
+		ArtifactMaxBytes: int64(*artifactMaxMB) << 20, ArtifactMaxFiles: *artifactMaxFiles,
+		BodyTimeout: *bodyTimeout, RequestIDMemory: *idMemory, BodyMemoryBytes: int64(*bodyMemoryMB) << 20})
 	if err != nil {
 		return err
 	}
@@ -95,10 +106,12 @@ func run(args []string) error {
 	// No ReadTimeout: the body's deadline is set per request and lifted before the Task call
 	// (server.limitBody). IdleTimeout frees the goroutine of every idle keep-alive connection.
 	// DisableGeneralOptionsHandler: "OPTIONS *" reaches the recording handler like any request.
+	// srv.Listener and ConnContext: answers net/http gives before any handler are recorded too.
 	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: *headerTimeout, IdleTimeout: *idleTimeout,
-		DisableGeneralOptionsHandler: true, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		DisableGeneralOptionsHandler: true, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ConnContext: srv.ConnContext}
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- httpSrv.Serve(ln) }()
+	go func() { serveErr <- httpSrv.Serve(srv.Listener(ln)) }()
 	log.Info("listening", "addr", ln.Addr().String(), "bundles", len(bundles), "lanes", *lanes, "queue", *queue, "records", *records)
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)

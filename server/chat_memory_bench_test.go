@@ -1,0 +1,69 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/native/audio"
+	st "github.com/trtmc-qual/trtmc-qual/server/servertest"
+)
+
+// BenchmarkChatAudioPeakRSS prints how much 16 concurrent chat requests carrying large WAVs
+// raise the real server's peak RSS (VmHWM), with the default limits (32 MiB body, 16 MiB
+// audio). Goal: a 24 MB WAV (30.5 MiB body, over what any accepted clip needs) costs at most
+// +256 MiB for all 16, declared length or chunked. The last case is a 16 MiB WAV, the largest
+// the audio limit lets through to decoding; it is printed for comparison (no goal).
+//
+//	go test -run '^$' -bench ChatAudioPeakRSS -benchtime 1x ./server/
+func BenchmarkChatAudioPeakRSS(b *testing.B) {
+	for _, c := range []struct {
+		name     string
+		wavBytes int
+		chunked  bool
+	}{
+		{"24MB-wav", 24_000_000, false},
+		{"24MB-wav-chunked", 24_000_000, true},
+		{"16MiB-wav", 16 << 20, false},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			wav := audio.EncodePCM16(make([]int16, (c.wavBytes-44)/2), 1, 16000)
+			body := []byte(`{"model":"sphinxqa-an4-l0","messages":[{"role":"user","content":[{"type":"text","text":"How many words are spoken?"},` +
+				`{"type":"input_audio","input_audio":{"format":"wav","data":"` + base64.StdEncoding.EncodeToString(wav) + `"}}]}]}`)
+			p := st.Start(b, serverBinary(sharedDir(b)), []string{qaBundle(b)})
+			before := vmHWM(b, p.Pid())
+			statuses := map[int]int{}
+			var mu sync.Mutex
+			for range b.N {
+				var wg sync.WaitGroup
+				for range 16 {
+					wg.Go(func() {
+						var r io.Reader = bytes.NewReader(body)
+						if c.chunked {
+							r = io.MultiReader(r) // hides the length: sent chunked
+						}
+						req, _ := http.NewRequest(http.MethodPost, p.URL+"/v1/chat/completions", r)
+						req.Header.Set("Content-Type", "application/json")
+						resp, err := http.DefaultClient.Do(req)
+						if err != nil {
+							b.Error(err)
+							return
+						}
+						io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+						mu.Lock()
+						statuses[resp.StatusCode]++
+						mu.Unlock()
+					})
+				}
+				wg.Wait()
+			}
+			growth := float64(vmHWM(b, p.Pid())-before) / (1 << 20)
+			b.ReportMetric(growth, "peak-RSS-growth-MiB")
+			b.Logf("%s: body %.1f MiB x16 concurrent: peak RSS +%.0f MiB, answers %v", c.name, float64(len(body))/(1<<20), growth, statuses)
+		})
+	}
+}
