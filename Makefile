@@ -136,6 +136,7 @@ bench: ## run the benchmarks and print their figures
 	go test -run '^$$' -bench . -benchtime 3x ./native/families/sphinx/ ./native/families/procdiff/
 	go test -run '^$$' -bench 'ServerOverhead|TranscribeHandler' -benchtime 2000x ./server/
 	go test -run '^$$' -bench ServerSphinxThroughput -benchtime 2x ./server/
+	go test -run '^$$' -bench ChatAudioPeakRSS -benchtime 1x ./server/
 	QUAL_PEER_PYTHON=$$(bash server/peerbench/setup.sh) go test -run '^$$' -bench PeerOverhead -benchtime 1x ./server/
 	go test -run '^$$' -bench Whisper -benchtime 2x ./native/families/whisper/
 
