@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/accuracy"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
@@ -19,5 +20,5 @@ func (c *Checkpoint) gateAccuracy(res *family.GateResult) ([]evidence.Accuracy, 
 			return nil, fmt.Errorf("dataset groups: %w", err)
 		}
 	}
-	return evidence.GateAccuracy(res, groups)
+	return accuracy.Gate(res, groups)
 }

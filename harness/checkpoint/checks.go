@@ -10,6 +10,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/plot"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
@@ -162,11 +163,11 @@ func (c *Checkpoint) Timing() (timing.Summary, error) {
 		}
 		c.Result.Repeated = &rep
 	}
-	plot := filepath.Join(c.Dir, "latency.svg")
-	if err := evidence.WriteLatencySVG(plot, c.Manifest.Name+": client latency vs Task call (measured requests)", client, task); err != nil {
+	plotPath := filepath.Join(c.Dir, "latency.svg")
+	if err := plot.WriteLatencySVG(plotPath, c.Manifest.Name+": client latency vs Task call (measured requests)", client, task); err != nil {
 		return sum, c.fail("timing", err)
 	}
-	c.Result.Plot = relTo(c.Env.RunDir, plot)
+	c.Result.Plot = relTo(c.Env.RunDir, plotPath)
 	c.done("timing")
 	return sum, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/accuracy"
 	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
@@ -48,7 +49,7 @@ func checkAccuracy(p pins, s evidence.Stage, where string, r evidence.Result, re
 		report(where, "accuracy intervals not recomputable: dataset groups: %v", err)
 		return
 	}
-	got, err := evidence.GateAccuracy(r.Gate, groups)
+	got, err := accuracy.Gate(r.Gate, groups)
 	if err != nil {
 		report(where, "accuracy intervals not recomputable: %v", err)
 		return

@@ -24,6 +24,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
+	"github.com/trtmc-qual/trtmc-qual/harness/report"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
@@ -98,7 +99,7 @@ func (f *forger) stage(stage string, fn func(s *evidence.Stage)) {
 func (f *forger) report() {
 	f.t.Helper()
 	var err error
-	if f.e, err = evidence.Assemble(f.dir); err != nil {
+	if f.e, err = report.Assemble(f.dir); err != nil {
 		f.t.Fatal(err)
 	}
 }

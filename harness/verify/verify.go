@@ -18,6 +18,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/report"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
@@ -37,12 +38,13 @@ func Run(runDir string) ([]Problem, error) {
 	if err != nil {
 		return nil, err
 	}
+	rendered := report.Markdown(e)
 	var out []Problem
 	report := func(where, format string, args ...any) {
 		out = append(out, Problem{where, fmt.Sprintf(format, args...)})
 	}
 	md, err := os.ReadFile(filepath.Join(runDir, "qualification.md"))
-	if err != nil || string(md) != evidence.Markdown(e) {
+	if err != nil || string(md) != rendered {
 		report("qualification.md", "does not match evidence.json (regenerated report differs)")
 	}
 	p, err := findPins()

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/accuracy"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
@@ -302,10 +303,10 @@ func compareAccuracy(br, nr evidence.Result) *Accuracy {
 	}
 	acc := &Accuracy{Metric: "mean SSIM vs the reference images, base − new", Margin: ssimMargin,
 		Why: "0.01 SSIM (declared here; PSNR is +Inf for identical images, so a mean PSNR is undefined)"}
-	unitsOf := evidence.SSIMUnits
+	unitsOf := accuracy.SSIMUnits
 	if asr {
 		acc = &Accuracy{Metric: "gold WER (corpus, gold-wer-v1), new − base", Why: "max(0.3 points, 5% of the base WER), TRTMC's ASR margin"}
-		unitsOf = evidence.GoldWERUnits
+		unitsOf = accuracy.GoldWERUnits
 	}
 	bu, err := unitsOf(b.Items)
 	if err != nil {
@@ -315,12 +316,12 @@ func compareAccuracy(br, nr evidence.Result) *Accuracy {
 	if err != nil {
 		return &Accuracy{Error: "new: " + err.Error()}
 	}
-	units := evidence.PairUnits(bu, nu)
+	units := accuracy.PairUnits(bu, nu)
 	var groups map[string]string
 	for _, a := range br.Accuracy {
 		groups = a.Groups
 	}
-	evidence.Cluster(units, groups)
+	accuracy.Cluster(units, groups)
 	if len(units) == 0 {
 		return &Accuracy{Error: "no gate item is in both runs"}
 	}

@@ -10,6 +10,7 @@ import (
 	"reflect"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/report"
 )
 
 // runMerge combines shard runs: each shard's stage directories are copied into the output and
@@ -47,7 +48,7 @@ func runMerge(_ context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	e, err := evidence.Assemble(*out)
+	e, err := report.Assemble(*out)
 	if err != nil {
 		return err
 	}
