@@ -2,6 +2,7 @@ package containers_test
 
 import (
 	"context"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"os"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ func TestKilledServerFailsTheCheckpointWithEveryLostRequestNamed(t *testing.T) {
 	t.Setenv("QUAL_ASR_REQUESTS", "30")
 	t.Setenv("QUAL_ASR_WARMUP", "1")
 	t.Setenv("QUAL_ASR_RUNS", "1") // one AIPerf run: the kill lands in it
-	pl, err := plan.FromEnv(inventory.StageASR)
+	pl, err := plan.FromEnv(string(stage.ASR))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +39,7 @@ func TestKilledServerFailsTheCheckpointWithEveryLostRequestNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &checkpoint.Env{Root: st.RepoRoot(), Target: pl.Target, RunDir: t.TempDir(), Stage: inventory.StageASR,
+	env := &checkpoint.Env{Root: st.RepoRoot(), Target: pl.Target, RunDir: t.TempDir(), Stage: stage.ASR,
 		Images: set, NativeBin: b.CacheDirPath() + "/bin/trtmc-native", Log: testLog{t}}
 	c, err := checkpoint.New(env, row)
 	if err != nil {

@@ -177,7 +177,7 @@ func (c *Checkpoint) Build(ctx context.Context) error {
 // Capability checks that the built bundle implements the stage's Task: for the reference target
 // by loading it (`trtmc-native inspect`); for others from the bundle header's task.
 func (c *Checkpoint) Capability(ctx context.Context) error {
-	want := string(c.W.Capability())
+	want := string(c.W.Stage().Capability())
 	if c.isTRTMC() && len(c.Env.Target.Inspect) > 0 && c.step != nil {
 		return c.capabilityTRTMC(ctx, want)
 	}

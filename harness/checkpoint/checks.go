@@ -16,7 +16,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
-	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
 // Join matches every AIPerf record (warmup included) to exactly one server record.
@@ -114,7 +113,8 @@ func (c *Checkpoint) nativeRun(ctx context.Context, req workload.Request) (strin
 		return "", fmt.Errorf("native run %v: exit %d %v: %s", args, code, err, tail(out))
 	}
 	if c.isTRTMC() && c.Env.Target.NativeOutput[c.Manifest.TaskString()] != "" {
-		return c.parseNativeTRTMC(ctx, c.Manifest.TaskString(), out, c.W.Capability() == task.SpeechTranscription)
+		_, image := c.W.(workload.ImageWriter)
+		return c.parseNativeTRTMC(ctx, c.Manifest.TaskString(), out, image)
 	}
 	return c.W.NativeOutput(out)
 }

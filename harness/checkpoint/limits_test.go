@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"io"
 	"path/filepath"
 	"runtime"
@@ -11,7 +12,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/report"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
-	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
@@ -25,8 +25,8 @@ func limitsCheckpoint(t *testing.T, manifestPath string) *Checkpoint {
 	t.Helper()
 	root := moduleRoot()
 	env := &Env{Root: root, Target: &target.Target{Path: filepath.Join(root, "suites", "targets", "reference.yaml"), Kind: "reference"},
-		RunDir: t.TempDir(), Stage: workload.ASR, Log: io.Discard}
-	c, err := New(env, inventory.Row{Stage: inventory.StageASR, Profile: filepath.Base(manifestPath), Manifest: manifestPath, Kind: inventory.KindFull, Counted: true})
+		RunDir: t.TempDir(), Stage: stage.ASR, Log: io.Discard}
+	c, err := New(env, inventory.Row{Stage: string(stage.ASR), Profile: filepath.Base(manifestPath), Manifest: manifestPath, Kind: inventory.KindFull, Counted: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -137,9 +137,9 @@ func trtmcThresholds(path string) string {
 
 // parseNativeTRTMC reads the target's native output format; an image is copied out of the
 // server container and hashed by its pixels, as the HTTP side is.
-func (c *Checkpoint) parseNativeTRTMC(ctx context.Context, taskString, out string, asr bool) (string, error) {
+func (c *Checkpoint) parseNativeTRTMC(ctx context.Context, taskString, out string, image bool) (string, error) {
 	format := c.Env.Target.NativeOutput[taskString]
-	if asr {
+	if !image {
 		tr, err := target.ParseTranscript(format, []byte(out))
 		return tr.Text, err
 	}

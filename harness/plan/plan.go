@@ -198,7 +198,7 @@ func (p *Plan) NewStageRun() *evidence.StageRun {
 	rows := append([]inventory.Row(nil), p.Rows...)
 	inventory.Relative(rows, p.Target.Root)
 	return evidence.NewStageRun(evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: p.Stage,
-		Number: p.W.Number(), Inventory: rows, Target: relTo(p.Root, p.Target.Path), TargetKind: p.Target.Kind,
+		Number: p.W.Stage().Number(), Inventory: rows, Target: relTo(p.Root, p.Target.Path), TargetKind: p.Target.Kind,
 		Settings: map[string]any{"aiperf": p.Target.StageLoad(p.Stage), "server": p.Target.Server}})
 }
 

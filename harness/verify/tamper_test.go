@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"image"
 	"image/color"
 	"image/png"
@@ -21,7 +22,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/attest"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
 	"github.com/trtmc-qual/trtmc-qual/harness/report"
@@ -307,7 +307,7 @@ func claimAnotherInput(stage, digit string) func(t *testing.T, f *forger) {
 }
 
 func tampers() []tamper {
-	asr, t2i, qa := inventory.StageASR, inventory.StageT2I, inventory.StageAudioQA
+	asr, t2i, qa := string(stage.ASR), string(stage.T2I), string(stage.AudioQA)
 	q, fv := evidence.StatusQualified, evidence.StatusFamilyValidated
 	return []tamper{
 		{name: "reduced row made counted and aiperf-qualified, served hashes filled in", forged: true,

@@ -13,24 +13,22 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
-
-// T2I is stage 6: one prompt → one image at one fixed size, explicit steps/guidance/seed.
-const T2I Stage = "t2i"
 
 // t2i reads served images inline (b64_json) or, as TRTMC's serving app answers, as file://
 // URLs of artifacts it kept, through artifacts (see WithArtifacts).
 type t2i struct{ artifacts ArtifactReader }
 
-func (t2i) Stage() Stage          { return T2I }
-func (t2i) Number() int           { return 6 }
-func (t2i) Title() string         { return "text-to-image" }
-func (t2i) Capability() task.Name { return task.TextToImage }
-func (t2i) Route() string         { return "/v1/images/generations" }
-func (t2i) EndpointType() string  { return "image_generation" }
-func (t2i) Figures() []string     { return []string{"images_per_second"} }
+func (t2i) Stage() Stage         { return stage.T2I }
+// WritesImage: a native run writes the image to a file.
+func (t2i) WritesImage() {}
+
+func (t2i) Route() string        { return "/v1/images/generations" }
+func (t2i) EndpointType() string { return "image_generation" }
+func (t2i) Figures() []string    { return []string{"images_per_second"} }
 func (t2i) IdentityRule() string {
 	return "image pixels exactly equal: pixel sha256 of the HTTP PNG == server record == trtmc-native generate-image " +
 		"(a file:// answer: the kept artifact is the HTTP PNG, its path is the record's artifact and its 64x64 thumbnail the record's media_digest)"

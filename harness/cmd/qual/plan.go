@@ -16,6 +16,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
@@ -56,7 +57,7 @@ func runPlan(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	tpath := fs.String("target", "", "a target description (default $QUAL_TARGET; a TRTMC checkout names the file of its layout)")
 	trtmcRoot := fs.String("trtmc-root", "", "the TRTMC checkout (default $QUAL_TRTMC_ROOT; required)")
-	stage := fs.String("stage", "", "asr (3) | t2i (6) | audioqa (9) (default: all three)")
+	stageFlag := fs.String("stage", "", stageChoices())
 	runDir := fs.String("run-dir", "reports/RUN", "the run directory the commands would use")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parseArgs(fs, args); err != nil {
@@ -78,9 +79,12 @@ func runPlan(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := mustExist(*trtmcRoot); err != nil {
 		return err
 	}
-	stages := inventory.Stages()
-	if *stage != "" {
-		name, err := stageName(*stage)
+	var stages []string
+	for _, n := range stage.Names() {
+		stages = append(stages, string(n))
+	}
+	if *stageFlag != "" {
+		name, err := stageName(*stageFlag)
 		if err != nil {
 			return usageError{err}
 		}

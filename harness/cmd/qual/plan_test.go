@@ -5,12 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 )
 
@@ -41,7 +41,7 @@ func commandOf(r plannedRow, step string) (plannedCommand, bool) {
 // one (TRTMC's CLI refuses both: apps/cli/cli.cpp @022e18f7), and flux-schnell, which declares no
 // negative prompt, guidance or cfg scale, gets none of those flags.
 func TestPlanImageRunsPassOnlyDeclaredSettings(t *testing.T) {
-	rep := planOf(t, "trtmc.yaml", "trtmc-newer", inventory.StageT2I)
+	rep := planOf(t, "trtmc.yaml", "trtmc-newer", string(stage.T2I))
 	seen := 0
 	for _, r := range rep.Rows {
 		native, ok := commandOf(r, "native")
@@ -70,7 +70,7 @@ func TestPlanImageRunsPassOnlyDeclaredSettings(t *testing.T) {
 // An ASR run passes the testcase's max_new_tokens as --max-output-tokens, as the family test does
 // (families/whisper/tests/test_e2e.py @9777fef7); the plan shows every step, and nothing runs.
 func TestPlanShowsEveryStepAndTheTokenLimit(t *testing.T) {
-	rep := planOf(t, "trtmc.yaml", "trtmc-double", inventory.StageASR)
+	rep := planOf(t, "trtmc.yaml", "trtmc-double", string(stage.ASR))
 	if len(rep.Rows) != 1 || rep.Checkout.Commit != target.NotGit {
 		t.Fatalf("rows %+v, checkout %+v", rep.Rows, rep.Checkout)
 	}
