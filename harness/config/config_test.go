@@ -1,13 +1,13 @@
 package config
 
 import (
-	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 )
 
 func checkout() string {

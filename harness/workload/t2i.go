@@ -22,7 +22,8 @@ import (
 // URLs of artifacts it kept, through artifacts (see WithArtifacts).
 type t2i struct{ artifacts ArtifactReader }
 
-func (t2i) Stage() Stage         { return stage.T2I }
+func (t2i) Stage() Stage { return stage.T2I }
+
 // WritesImage: a native run writes the image to a file.
 func (t2i) WritesImage() {}
 
