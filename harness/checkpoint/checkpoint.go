@@ -146,11 +146,11 @@ func (c *Checkpoint) placeholders() map[string]string {
 		"testcase": c.Testcase.Name, "root": c.Env.Root, "profile": c.Manifest.Name}
 }
 
-// Build runs the target's build command and hashes the bundle.
-func (c *Checkpoint) Build(ctx context.Context) error {
-	if c.isTRTMC() {
-		return c.buildTRTMC(ctx)
-	}
+// Build builds the bundle the target's way (kindSteps) and hashes it.
+func (c *Checkpoint) Build(ctx context.Context) error { return c.kind().build(ctx, c) }
+
+// build runs the reference target's build command and hashes the bundle.
+func (referenceSteps) build(ctx context.Context, c *Checkpoint) error {
 	c.bundlePath = filepath.Join(c.Dir, filepath.Base(c.Manifest.Bundle))
 	args, err := target.Expand(c.Env.Target.Build, c.placeholders())
 	if err != nil {
@@ -174,21 +174,14 @@ func (c *Checkpoint) Build(ctx context.Context) error {
 	return nil
 }
 
-// Capability checks that the built bundle implements the stage's Task: for the reference target
-// by loading it (`trtmc-native inspect`); for others from the bundle header's task.
+// Capability checks that the built bundle implements the stage's Task, the target's way
+// (kindSteps).
 func (c *Checkpoint) Capability(ctx context.Context) error {
-	want := string(c.W.Stage().Capability())
-	if c.isTRTMC() && len(c.Env.Target.Inspect) > 0 && c.step != nil {
-		return c.capabilityTRTMC(ctx, want)
-	}
-	if c.Env.Target.Kind != "reference" {
-		have, _, err := inventory.ByTaskString("", fmt.Sprint(c.Result.Bundle.Header["task"]))
-		if err != nil || len(have) == 0 || string(have[0]) != want {
-			return c.fail("capability", fmt.Errorf("bundle header task %v is not %s (%v)", c.Result.Bundle.Header["task"], want, err))
-		}
-		c.done("capability")
-		return nil
-	}
+	return c.kind().capability(ctx, c, string(c.W.Stage().Capability()))
+}
+
+// capability loads the reference bundle (`trtmc-native inspect`) and reads its Tasks.
+func (referenceSteps) capability(ctx context.Context, c *Checkpoint, want string) error {
 	out, err := c.run(ctx, []string{c.Env.NativeBin, "inspect", c.bundlePath})
 	if err != nil {
 		return c.fail("capability", err)
@@ -221,11 +214,11 @@ func (c *Checkpoint) Capability(ctx context.Context) error {
 	return c.fail("capability", fmt.Errorf("bundle declares tasks %v, not %s: capability gap", names, want))
 }
 
-// Gate checks the threshold pin, then runs the family's unchanged gate on the exact bundle.
-func (c *Checkpoint) Gate(ctx context.Context) error {
-	if c.isTRTMC() && c.Env.Target.GateJUnit != "" && c.step != nil {
-		return c.gateTRTMC(ctx) // thresholds live in the TRTMC checkout, hashed there, not pinned here
-	}
+// Gate runs the family's unchanged gate on the exact bundle, the target's way (kindSteps).
+func (c *Checkpoint) Gate(ctx context.Context) error { return c.kind().gate(ctx, c) }
+
+// gate checks the threshold pin, then runs the target's gate command on the exact bundle.
+func (referenceSteps) gate(ctx context.Context, c *Checkpoint) error {
 	thresholds := manifest.ThresholdsPath(c.Manifest, c.Testcase.Name)
 	pin, err := CheckThresholdPin(c.Env.Root, thresholds)
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/plot"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
-	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
@@ -100,10 +99,7 @@ func (c *Checkpoint) nativeRun(ctx context.Context, req workload.Request) (strin
 	for k, v := range req.Native {
 		values[k] = v
 	}
-	args, err := target.Expand(tmpl, values)
-	if c.step != nil { // TRTMC-kind target: its own values ({trtmc_binary}, {runtime_root}, ...) (trtmc hook)
-		args, err = c.step.NativeArgs(tmpl, values)
-	}
+	args, err := c.kind().nativeArgs(c, tmpl, values)
 	if err != nil {
 		return "", err
 	}
@@ -112,11 +108,7 @@ func (c *Checkpoint) nativeRun(ctx context.Context, req workload.Request) (strin
 	if err != nil || code != 0 {
 		return "", fmt.Errorf("native run %v: exit %d %v: %s", args, code, err, tail(out))
 	}
-	if c.isTRTMC() && c.Env.Target.NativeOutput[c.Manifest.TaskString()] != "" {
-		_, image := c.W.(workload.ImageWriter)
-		return c.parseNativeTRTMC(ctx, c.Manifest.TaskString(), out, image)
-	}
-	return c.W.NativeOutput(out)
+	return c.kind().nativeOutput(ctx, c, out)
 }
 
 // Meaning checks outputs are meaningful, not only identical, by the workload's rule (ASR:

@@ -72,7 +72,7 @@ func ProbeRefusal(ctx context.Context, env *Env, row inventory.Row, w workload.R
 	if err := json.NewDecoder(resp.Body).Decode(&answer); err != nil {
 		return nil, cleanups, fmt.Errorf("probe answer (HTTP %d) is not a JSON body: %w", resp.StatusCode, err)
 	}
-	rule := contract.RefusalOf(env.Target.Kind) // what this target's server documents (TRTMC: 404, no record)
+	rule := env.Target.Kind.Refusal() // what this target's server documents (TRTMC: 404, no record)
 	p := &evidence.Probe{Model: row.Profile, Route: w.Route(), Status: resp.StatusCode, ErrorCode: answer.Error.Code,
 		Message: answer.Error.Message, RequestID: resp.Header.Get("X-Request-ID"), Expected: rule.String(), SentID: sent}
 	records, err := c.serving.server.Records(ctx)

@@ -1,8 +1,8 @@
 package checkpoint
 
-// Hooks for TRTMC-kind targets (added by the trtmc helper): TRTMC's own tooling builds by
-// profile, its family tests gate with JUnit and keep the bundle they validated, and its native
-// CLI prints its own formats. The parsing lives in harness/target; this file only wires it in.
+// The steps of a TRTMC-kind target (trtmcSteps): TRTMC's own tooling builds by profile, its
+// family tests gate with JUnit and keep the bundle they validated, and its native CLI prints its
+// own formats. The parsing lives in harness/target; this file only wires it in.
 
 import (
 	"context"
@@ -16,13 +16,56 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-func (c *Checkpoint) isTRTMC() bool { return c.Env.Target.Kind == "trtmc" }
+// trtmcSteps are the checkpoint steps of a TRTMC-kind target.
+type trtmcSteps struct{}
+
+func (trtmcSteps) build(ctx context.Context, c *Checkpoint) error { return c.buildTRTMC(ctx) }
+
+// capability asks the target's inspect command; without one, the bundle header's task decides.
+func (trtmcSteps) capability(ctx context.Context, c *Checkpoint, want string) error {
+	if len(c.Env.Target.Inspect) > 0 && c.step != nil {
+		return c.capabilityTRTMC(ctx, want)
+	}
+	have, _, err := inventory.ByTaskString("", fmt.Sprint(c.Result.Bundle.Header["task"]))
+	if err != nil || len(have) == 0 || string(have[0]) != want {
+		return c.fail("capability", fmt.Errorf("bundle header task %v is not %s (%v)", c.Result.Bundle.Header["task"], want, err))
+	}
+	c.done("capability")
+	return nil
+}
+
+// gate runs the family's own test when the target reads its JUnit (thresholds live in the TRTMC
+// checkout, hashed there, not pinned here); otherwise the gate command, as for the reference.
+func (trtmcSteps) gate(ctx context.Context, c *Checkpoint) error {
+	if c.Env.Target.GateJUnit != "" && c.step != nil {
+		return c.gateTRTMC(ctx)
+	}
+	return referenceSteps{}.gate(ctx, c)
+}
+
+// nativeArgs fills TRTMC's own values ({trtmc_binary}, {runtime_root}, ...).
+func (trtmcSteps) nativeArgs(c *Checkpoint, tmpl []string, values map[string]string) ([]string, error) {
+	if c.step == nil {
+		return target.Expand(tmpl, values)
+	}
+	return c.step.NativeArgs(tmpl, values)
+}
+
+// nativeOutput reads the native CLI's declared format; an image is copied out and hashed.
+func (trtmcSteps) nativeOutput(ctx context.Context, c *Checkpoint, out string) (string, error) {
+	if c.Env.Target.NativeOutput[c.Manifest.TaskString()] == "" {
+		return c.W.NativeOutput(out)
+	}
+	_, image := c.W.(workload.ImageWriter)
+	return c.parseNativeTRTMC(ctx, c.Manifest.TaskString(), out, image)
+}
 
 // trtmcStep prepares the checkpoint's TRTMC step values once.
 func (c *Checkpoint) trtmcStep() (*target.Step, error) {

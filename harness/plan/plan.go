@@ -58,7 +58,7 @@ func New(cfg config.Config, stage string) (*Plan, error) {
 	}
 	p := &Plan{Root: cfg.Root, Stage: stage, W: w, Target: t, Caps: inventory.ByTaskString, cfg: cfg}
 	opts := inventory.Options{Capabilities: inventory.ByTaskString}
-	if t.Kind == "reference" {
+	if t.Kind.Embedded() {
 		p.Caps, opts.Capabilities = reference.Capabilities, reference.Capabilities
 	}
 	if p.Paths, err = t.ManifestPaths(); err != nil {
@@ -69,7 +69,7 @@ func New(cfg config.Config, stage string) (*Plan, error) {
 	}
 	p.Shard, p.Shards = cfg.Shard.Index, cfg.Shard.Total
 	p.Rows = inventory.Shard(p.Rows, cfg.Shard.Index, cfg.Shard.Total)
-	if t.Kind != "reference" {
+	if !t.Kind.Embedded() {
 		p.PlannedReason = missingStack(t)
 	}
 	return p, nil
@@ -91,7 +91,7 @@ func (p *Plan) Setup(ctx context.Context, log io.Writer) (*checkpoint.Env, error
 	}
 	env.Images = set
 	image := p.Target.Server.Image
-	if p.Target.Kind == "trtmc" { // "{image}": named by QUAL_TRTMC_IMAGE ("reference" = the image built here)
+	if p.Target.Kind.InCheckout() { // "{image}": named by QUAL_TRTMC_IMAGE ("reference" = the image built here)
 		if x, err := target.Expand([]string{image}, p.Target.Values(os.Getenv)); err == nil {
 			image = x[0]
 		}
@@ -151,7 +151,7 @@ func versionsAndHardware(ctx context.Context, env *checkpoint.Env, results []evi
 			versions[k] = image
 		}
 	}
-	if t := env.Target; t != nil && t.Kind == "trtmc" { // the TRTMC checkout's commit (trtmc hook)
+	if t := env.Target; t != nil && t.Kind.InCheckout() { // the TRTMC checkout's commit (trtmc hook)
 		c := t.Checkout(ctx)
 		versions["trtmc_checkout"] = c.Commit
 		if c.Warning != "" {
@@ -164,7 +164,7 @@ func versionsAndHardware(ctx context.Context, env *checkpoint.Env, results []evi
 // missingStack says why this machine cannot run a non-reference target ("" when it can).
 func missingStack(t *target.Target) string {
 	gpuMode := t.Server.GPU
-	if t.Kind == "trtmc" { // its commands name placeholders: ask the target what is missing (trtmc hook)
+	if t.Kind.InCheckout() { // its commands name placeholders: ask the target what is missing (trtmc hook)
 		if why := t.Missing(os.Getenv); why != "" {
 			return why
 		}
@@ -198,7 +198,7 @@ func (p *Plan) NewStageRun() *evidence.StageRun {
 	rows := append([]inventory.Row(nil), p.Rows...)
 	inventory.Relative(rows, p.Target.Root)
 	return evidence.NewStageRun(evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: p.Stage,
-		Number: p.W.Stage().Number(), Inventory: rows, Target: relTo(p.Root, p.Target.Path), TargetKind: p.Target.Kind,
+		Number: p.W.Stage().Number(), Inventory: rows, Target: relTo(p.Root, p.Target.Path), TargetKind: string(p.Target.Kind),
 		Settings: map[string]any{"aiperf": p.Target.StageLoad(p.Stage), "server": p.Target.Server}})
 }
 

@@ -17,7 +17,7 @@ import (
 // Target is one YAML file under suites/targets/.
 type Target struct {
 	Name         string              `yaml:"name"`
-	Kind         string              `yaml:"kind"` // "reference" or "trtmc"
+	Kind         Kind                `yaml:"kind"` // reference | trtmc (kind.go)
 	Description  string              `yaml:"description"`
 	Manifests    []string            `yaml:"manifests"`  // globs, relative to Root
 	Thresholds   string              `yaml:"thresholds"` // how thresholds are found: "beside-manifests"

@@ -276,7 +276,7 @@ func checkTargetKind(p pins, e evidence.Evidence, report reporter) {
 		}
 		return
 	}
-	if t.Kind != e.TargetKind {
+	if string(t.Kind) != e.TargetKind {
 		report("evidence.json", "target_kind %q, but the target file %s says kind %q", e.TargetKind, e.Target, t.Kind)
 	}
 }

@@ -13,7 +13,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
-	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
@@ -346,7 +345,7 @@ func (s *Suite) refusalProbe() {
 	Describe(fmt.Sprintf("the serving path refuses %s requests it cannot answer", w.Stage()), Ordered, Label(labels.Containers), func() {
 		// The refusal is the one the target's server documents (contract.RefusalOf): the reference
 		// server's 400 unsupported_capability with a record, TRTMC's app's 404 route_not_served with none.
-		It(fmt.Sprintf("refuses it to a %s model as the target documents: %s, the request id echoed", w.ProbeStage(), contract.RefusalOf(s.Plan.Target.Kind).Code), func(ctx SpecContext) {
+		It(fmt.Sprintf("refuses it to a %s model as the target documents: %s, the request id echoed", w.ProbeStage(), s.Plan.Target.Kind.Refusal().Code), func(ctx SpecContext) {
 			other, err := plan.FromEnv(string(w.ProbeStage()))
 			Expect(err).NotTo(HaveOccurred())
 			counted := inventory.Counted(other.Rows)

@@ -63,7 +63,7 @@ func runDoctor(ctx context.Context, args []string, stdout io.Writer) error {
 		diskFinding("disk for evidence ("+filepath.Join(cfg.Root, "reports")+")", cfg.Root, reportsFreeGiB))
 	findings = append(findings, whisperFindings(ctx, cfg.Root, cache)...)
 	findings = append(findings, signingKeyFinding(cache))
-	if t.Kind != "reference" {
+	if t.Kind.InCheckout() {
 		values := t.Values(os.Getenv)
 		findings = append(findings, trtmcFindings(values)...)
 		if g := values["gpu"]; g != "" && g != "none" {

@@ -75,7 +75,7 @@ func runInventory(_ context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("target %s finds no manifests under %s (globs %v)", t.Name, root, t.Manifests)
 	}
 	opts := inventory.Options{Capabilities: inventory.ByTaskString}
-	if t.Kind == "reference" {
+	if t.Kind.Embedded() {
 		opts.Capabilities = reference.Capabilities
 	} else {
 		opts.PlannedReason = "planned: TRTMC needs a GPU runner with TensorRT; no TRTMC result is claimed from this machine"
@@ -91,7 +91,7 @@ func runInventory(_ context.Context, args []string, stdout io.Writer) error {
 	result := map[string]any{"manifests": len(paths), "other_manifests": rep.Other, "asr_family_limits": rep.Limits}
 	for _, s := range stages {
 		rows := rep.Stages[s]
-		if *controls && t.Kind == "reference" {
+		if *controls && t.Kind.Embedded() {
 			for i := range rows {
 				if rows[i].Kind != inventory.KindExcluded && rows[i].Kind != inventory.KindGap {
 					rows[i].Controls, _ = reference.ControlsFromBundle(rows[i].Manifest, stage.Name(s).Capability())
