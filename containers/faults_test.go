@@ -2,7 +2,6 @@ package containers_test
 
 import (
 	"context"
-	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"os"
 	"strings"
 	"testing"
@@ -12,6 +11,8 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
+	"github.com/trtmc-qual/trtmc-qual/harness/serving"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	st "github.com/trtmc-qual/trtmc-qual/server/servertest"
 )
 
@@ -34,13 +35,13 @@ func TestKilledServerFailsTheCheckpointWithEveryLostRequestNamed(t *testing.T) {
 			row = r
 		}
 	}
-	b := &images.Builder{Log: testLog{t}, BaseImage: os.Getenv("QUAL_BASE_IMAGE")}
+	b := &images.Builder{Log: testLog{t}, BaseImage: os.Getenv("QUAL_BASE_IMAGE"), CacheDir: os.Getenv("QUAL_CACHE")}
 	set, err := b.Ensure(ctx, st.RepoRoot())
 	if err != nil {
 		t.Fatal(err)
 	}
 	env := &checkpoint.Env{Root: st.RepoRoot(), Target: pl.Target, RunDir: t.TempDir(), Stage: stage.ASR,
-		Images: set, NativeBin: b.CacheDirPath() + "/bin/trtmc-native", Log: testLog{t}}
+		Images: serving.Images{Server: set.Server, AIPerf: set.AIPerf}, NativeBin: b.CacheDirPath() + "/bin/trtmc-native", Log: testLog{t}}
 	c, err := checkpoint.New(env, row)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
@@ -30,6 +31,19 @@ func corpusFigures(g *family.GateResult) []corpusFigure {
 		return []corpusFigure{{name: "ssim_mean", bound: "ssim_min", units: SSIMUnits}}
 	}
 	return nil
+}
+
+// GateOnDataset is Gate with the speaker/recording groups the testcase's pinned dataset
+// declares (datasetPath; "" when the testcase names none).
+func GateOnDataset(g *family.GateResult, datasetPath string) ([]evidence.Accuracy, error) {
+	var groups map[string]string
+	if datasetPath != "" {
+		var err error
+		if groups, err = dataset.Groups(datasetPath); err != nil {
+			return nil, fmt.Errorf("dataset groups: %w", err)
+		}
+	}
+	return Gate(g, groups)
 }
 
 // Gate bootstraps every corpus figure of a gate that has a pinned bound. groups are the

@@ -19,9 +19,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/trtmc-qual/trtmc-qual/containers/images"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/serving"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
@@ -35,7 +35,7 @@ type Env struct {
 	Target    *target.Target
 	RunDir    string         // reports/<run-id>
 	Stage     workload.Stage // the suite's stage: the run directory's <stage>/
-	Images    images.Set
+	Images    serving.Images
 	NativeBin string // the reference target's trtmc-native on the host
 	Log       io.Writer
 }
@@ -53,17 +53,18 @@ type Checkpoint struct {
 	bundlePath string
 	step       *target.Step // TRTMC-kind targets: the checkpoint's values for TRTMC's own tooling
 	steps      map[string]bool
-	serving    *serving
+	serving    *served
 }
 
 // New prepares a checkpoint from its inventory row, in RunDir/<stage>/<profile>.
 func New(env *Env, row inventory.Row) (*Checkpoint, error) {
-	return newIn(env, row, "")
+	return NewIn(env, row, "")
 }
 
-// newIn prepares a checkpoint whose files go to dir (default RunDir/<stage>/<profile>). The row's own stage decides its
-// workload: a transcription row served for the stage 9 probe is still an ASR checkpoint.
-func newIn(env *Env, row inventory.Row, dir string) (*Checkpoint, error) {
+// NewIn prepares a checkpoint whose files go to dir (default RunDir/<stage>/<profile>). The
+// row's own stage decides its workload: a transcription row served for the refusal probe is
+// still a transcription checkpoint.
+func NewIn(env *Env, row inventory.Row, dir string) (*Checkpoint, error) {
 	w, err := workload.Get(row.Stage)
 	if err != nil {
 		return nil, err

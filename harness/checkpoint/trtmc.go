@@ -8,7 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +20,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
-	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
 // trtmcSteps are the checkpoint steps of a TRTMC-kind target.
@@ -63,7 +62,7 @@ func (trtmcSteps) nativeOutput(ctx context.Context, c *Checkpoint, out string) (
 	if c.Env.Target.NativeOutput[c.Manifest.TaskString()] == "" {
 		return c.W.NativeOutput(out)
 	}
-	_, image := c.W.(workload.ImageWriter)
+	image, _ := c.W.(workload.ImageWriter)
 	return c.parseNativeTRTMC(ctx, c.Manifest.TaskString(), out, image)
 }
 
@@ -178,11 +177,11 @@ func trtmcThresholds(path string) string {
 	return "sha256:" + sum + " " + filepath.Base(path) + " (TRTMC checkout)"
 }
 
-// parseNativeTRTMC reads the target's native output format; an image is copied out of the
-// server container and hashed by its pixels, as the HTTP side is.
-func (c *Checkpoint) parseNativeTRTMC(ctx context.Context, taskString, out string, image bool) (string, error) {
+// parseNativeTRTMC reads the target's native output format; an image (a workload that writes
+// one) is copied out of the server container and read by the workload, as the HTTP side is.
+func (c *Checkpoint) parseNativeTRTMC(ctx context.Context, taskString, out string, image workload.ImageWriter) (string, error) {
 	format := c.Env.Target.NativeOutput[taskString]
-	if !image {
+	if image == nil {
 		tr, err := target.ParseTranscript(format, []byte(out))
 		return tr.Text, err
 	}
@@ -195,11 +194,15 @@ func (c *Checkpoint) parseNativeTRTMC(ctx context.Context, taskString, out strin
 		return "", fmt.Errorf("copy native image %s: %w", img.Output, err)
 	}
 	defer rc.Close()
-	decoded, err := png.Decode(rc)
+	data, err := io.ReadAll(rc)
+	if err != nil {
+		return "", fmt.Errorf("copy native image %s: %w", img.Output, err)
+	}
+	sha, err := image.ImageOutput(data)
 	if err != nil {
 		return "", fmt.Errorf("native image %s: %w", img.Output, err)
 	}
-	return task.ImageSHA256Of(decoded), nil
+	return sha, nil
 }
 
 // expandServer fills the target's values into the serving GPU request and environment.

@@ -2,13 +2,13 @@ package inventory
 
 import (
 	"fmt"
-	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory/reference"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 )
 
 func repoRoot() string {

@@ -1,11 +1,12 @@
 package inventory
 
 import (
-	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 )
 
 // TestEverySpellingIsolated checks each spelling alone, so that one signal never hides a broken

@@ -1,12 +1,12 @@
 package inventory
 
 import (
-	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )

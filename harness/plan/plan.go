@@ -20,6 +20,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory/reference"
+	"github.com/trtmc-qual/trtmc-qual/harness/serving"
 	"github.com/trtmc-qual/trtmc-qual/harness/sysinfo"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
@@ -56,11 +57,8 @@ func New(cfg config.Config, stage string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Root: cfg.Root, Stage: stage, W: w, Target: t, Caps: inventory.ByTaskString, cfg: cfg}
-	opts := inventory.Options{Capabilities: inventory.ByTaskString}
-	if t.Kind.Embedded() {
-		p.Caps, opts.Capabilities = reference.Capabilities, reference.Capabilities
-	}
+	p := &Plan{Root: cfg.Root, Stage: stage, W: w, Target: t, Caps: Capabilities(t), cfg: cfg}
+	opts := inventory.Options{Capabilities: p.Caps}
 	if p.Paths, err = t.ManifestPaths(); err != nil {
 		return nil, err
 	}
@@ -89,7 +87,7 @@ func (p *Plan) Setup(ctx context.Context, log io.Writer) (*checkpoint.Env, error
 	if err != nil {
 		return nil, err
 	}
-	env.Images = set
+	env.Images = serving.Images{Server: set.Server, AIPerf: set.AIPerf}
 	image := p.Target.Server.Image
 	if p.Target.Kind.InCheckout() { // "{image}": named by QUAL_TRTMC_IMAGE ("reference" = the image built here)
 		if x, err := target.Expand([]string{image}, p.Target.Values(os.Getenv)); err == nil {
@@ -213,4 +211,26 @@ func relTo(root, path string) string {
 		return rel
 	}
 	return path
+}
+
+// Capabilities is how a target's profiles declare what they implement: the embedded target's
+// families by its registry, another target's by their task strings.
+func Capabilities(t *target.Target) inventory.Capabilities {
+	if t.Kind.Embedded() {
+		return reference.Capabilities
+	}
+	return inventory.ByTaskString
+}
+
+// ListControls fills each buildable row's Task controls by building its bundle (the embedded
+// target's families only; a row whose bundle does not build keeps none).
+func ListControls(t *target.Target, rows []inventory.Row, stage workload.Stage) {
+	if !t.Kind.Embedded() {
+		return
+	}
+	for i := range rows {
+		if rows[i].Kind != inventory.KindExcluded && rows[i].Kind != inventory.KindGap {
+			rows[i].Controls, _ = reference.ControlsFromBundle(rows[i].Manifest, stage.Capability())
+		}
+	}
 }

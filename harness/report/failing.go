@@ -1,11 +1,11 @@
 package report
 
 import (
-	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 )
 
 // FailingRow is a failed row as the first screen of a report shows it: where it is, its first

@@ -1,10 +1,10 @@
 package report
 
 import (
-	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-
 	"strings"
 	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 )
 
 // A failed row is on the first screen: first in its stage's table, its first failure on one

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-
 	"bytes"
 	"encoding/base64"
 	"fmt"
@@ -10,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 )
 
 // Light is a row's traffic light in report.html (defined in the report's legend).

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-
 	"context"
 	"os"
 	"os/exec"
@@ -16,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/plot"
 )
 

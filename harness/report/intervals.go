@@ -1,11 +1,10 @@
 package report
 
 import (
-	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-
 	"fmt"
 	"strings"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )

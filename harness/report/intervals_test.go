@@ -1,12 +1,11 @@
 package report
 
 import (
-	"github.com/trtmc-qual/trtmc-qual/harness/accuracy"
-	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-
 	"strings"
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/accuracy"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/family"

@@ -1,10 +1,10 @@
 package report
 
 import (
-	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-
 	"fmt"
 	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 )
 
 // writeSkipped lists, under the row table, every input a row did not send and why.

@@ -3,7 +3,6 @@ package verify
 import (
 	"context"
 	"encoding/json"
-	"github.com/trtmc-qual/trtmc-qual/harness/parity"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/attest"
+	"github.com/trtmc-qual/trtmc-qual/harness/parity"
 	"github.com/trtmc-qual/trtmc-qual/harness/report"
 )
 

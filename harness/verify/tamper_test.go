@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"image"
 	"image/color"
 	"image/png"
@@ -25,6 +24,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
 	"github.com/trtmc-qual/trtmc-qual/harness/report"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )

@@ -35,10 +35,11 @@ func MayBeBlocked(w Workload) string {
 }
 
 // ImageWriter is a workload whose native run writes an image file (text-to-image): a target whose
-// native command prints the file's path (TRTMC's) has the file copied out and hashed, where a
+// native command prints the file's path (TRTMC's) has the file copied out and read here, where a
 // transcript is read from the printout itself.
 type ImageWriter interface {
 	Workload
-	// WritesImage marks the workload; it has no behaviour of its own.
-	WritesImage()
+	// ImageOutput is the comparable output of a PNG file a native run wrote: its pixel sha256,
+	// as HTTPOutput hashes the served image.
+	ImageOutput(png []byte) (string, error)
 }

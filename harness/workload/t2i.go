@@ -24,8 +24,14 @@ type t2i struct{ artifacts ArtifactReader }
 
 func (t2i) Stage() Stage { return stage.T2I }
 
-// WritesImage: a native run writes the image to a file.
-func (t2i) WritesImage() {}
+// ImageOutput is the pixel sha256 of a PNG a native run wrote.
+func (t2i) ImageOutput(raw []byte) (string, error) {
+	img, err := png.Decode(bytes.NewReader(raw))
+	if err != nil {
+		return "", fmt.Errorf("native image does not decode: %w", err)
+	}
+	return task.ImageSHA256Of(img), nil
+}
 
 func (t2i) Route() string        { return "/v1/images/generations" }
 func (t2i) EndpointType() string { return "image_generation" }

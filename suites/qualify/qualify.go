@@ -16,6 +16,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
+	"github.com/trtmc-qual/trtmc-qual/harness/probe"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 	"github.com/trtmc-qual/trtmc-qual/suites/junit"
@@ -204,9 +205,8 @@ func (s *Suite) full(row inventory.Row) {
 				AddReportEntry("meaning", c.Result.Meaning, ReportEntryVisibilityFailureOrVerbose)
 			})
 			It("keeps client latency apart from the Task call's wall time", func() {
-				sum, err := c.Timing()
-				Expect(err).NotTo(HaveOccurred())
-				for _, f := range sum.Figures { // numbers, units in the names; formulas are in the report
+				Expect(c.Timing()).To(Succeed())
+				for _, f := range c.Result.Timing.Figures { // numbers, units in the names; formulas are in the report
 					AddReportEntry(junit.FigureName(f.Name, f.Unit), f.Value)
 				}
 			})
@@ -350,14 +350,14 @@ func (s *Suite) refusalProbe() {
 			Expect(err).NotTo(HaveOccurred())
 			counted := inventory.Counted(other.Rows)
 			Expect(counted).NotTo(BeEmpty(), "no %s model to probe with", w.ProbeStage())
-			probe, cleanups, err := checkpoint.ProbeRefusal(ctx, s.Env, counted[0], w)
+			refusal, cleanups, err := probe.Refusal(ctx, s.Env, counted[0], w)
 			for _, c := range cleanups {
 				DeferCleanup(func(ctx SpecContext) error { return c(ctx) })
 			}
 			Expect(err).NotTo(HaveOccurred())
-			s.Stage.SetProbe(probe)
-			AddReportEntry("probe", probe, ReportEntryVisibilityFailureOrVerbose)
-			Expect(probe.Passed).To(BeTrue(), "probe answer: %+v", probe)
+			s.Stage.SetProbe(refusal)
+			AddReportEntry("probe", refusal, ReportEntryVisibilityFailureOrVerbose)
+			Expect(refusal.Passed).To(BeTrue(), "probe answer: %+v", refusal)
 		}, NodeTimeout(15*time.Minute))
 	})
 }

@@ -14,8 +14,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory/reference"
-	"github.com/trtmc-qual/trtmc-qual/harness/stage"
+	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
@@ -74,15 +73,13 @@ func runInventory(_ context.Context, args []string, stdout io.Writer) error {
 	if len(paths) == 0 {
 		return fmt.Errorf("target %s finds no manifests under %s (globs %v)", t.Name, root, t.Manifests)
 	}
-	opts := inventory.Options{Capabilities: inventory.ByTaskString}
-	if t.Kind.Embedded() {
-		opts.Capabilities = reference.Capabilities
-	} else {
+	opts := inventory.Options{Capabilities: plan.Capabilities(t)}
+	if !t.Kind.Embedded() {
 		opts.PlannedReason = "planned: TRTMC needs a GPU runner with TensorRT; no TRTMC result is claimed from this machine"
 	}
 	rep := inventory.Scan(paths, opts)
 	var stages []string
-	for _, n := range stage.Names() {
+	for _, n := range workload.Stages() {
 		stages = append(stages, string(n))
 	}
 	if *stageFlag != "" {
@@ -91,17 +88,13 @@ func runInventory(_ context.Context, args []string, stdout io.Writer) error {
 	result := map[string]any{"manifests": len(paths), "other_manifests": rep.Other, "asr_family_limits": rep.Limits}
 	for _, s := range stages {
 		rows := rep.Stages[s]
-		if *controls && t.Kind.Embedded() {
-			for i := range rows {
-				if rows[i].Kind != inventory.KindExcluded && rows[i].Kind != inventory.KindGap {
-					rows[i].Controls, _ = reference.ControlsFromBundle(rows[i].Manifest, stage.Name(s).Capability())
-				}
-			}
+		if *controls {
+			plan.ListControls(t, rows, workload.Stage(s))
 		}
 		inventory.Relative(rows, root)
 		entry := map[string]any{"rows": rows, "counted": len(inventory.Counted(rows))}
 		if len(inventory.Counted(rows)) == 0 {
-			audit, err := inventory.Audit(paths, stage.Name(s).Capability(), opts.Capabilities)
+			audit, err := inventory.Audit(paths, workload.Stage(s).Capability(), opts.Capabilities)
 			if err != nil {
 				return err
 			}
@@ -151,7 +144,7 @@ func printRows(w io.Writer, name string, rows []inventory.Row, entry map[string]
 		kinds[r.Kind]++
 	}
 	fmt.Fprintf(w, "\nstage %d (%s): %d rows, %d counted (full %d, reduced %d, variant %d, excluded %d, gap %d)\n",
-		stage.Name(name).Number(), name, len(rows), entry["counted"], kinds[inventory.KindFull], kinds[inventory.KindReduced],
+		workload.Stage(name).Number(), name, len(rows), entry["counted"], kinds[inventory.KindFull], kinds[inventory.KindReduced],
 		kinds[inventory.KindVariant], kinds[inventory.KindExcluded], kinds[inventory.KindGap])
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "CHECKPOINT\tREVISION\tPROFILE\tNATIVE TASK\tKIND\tCOUNTED\tSTATUS\tCONTROLS\tNOTES")
@@ -175,7 +168,7 @@ func printRows(w io.Writer, name string, rows []inventory.Row, entry map[string]
 	tw.Flush()
 	if audit, ok := entry["audit"].([]inventory.AuditRow); ok {
 		fmt.Fprintf(w, "stage %s is BLOCKED: none of %d profiles implements %s. Audio-input families and why they do not count:\n",
-			name, len(audit), stage.Name(name).Capability())
+			name, len(audit), workload.Stage(name).Capability())
 		for _, a := range audit {
 			if a.AudioInput != "" || a.Has {
 				fmt.Fprintf(w, "  %-34s %-20s %-26s %v (%s): %s\n", a.Profile, a.Family, a.TaskString, a.Capabilities, a.Source, a.AudioInput)
@@ -248,20 +241,20 @@ func orDash(s string) string {
 
 // stageName accepts a stage's name or its number (asr or 3), as the help lists them.
 func stageName(s string) (string, error) {
-	for _, st := range stage.All() {
-		if s == string(st.Name) || s == strconv.Itoa(st.Number) {
-			return string(st.Name), nil
+	for _, name := range workload.Stages() {
+		if s == string(name) || s == strconv.Itoa(name.Number()) {
+			return string(name), nil
 		}
 	}
-	_, err := stage.Get(s) // the error lists the stages
+	_, err := workload.Get(s) // the error lists the stages
 	return "", err
 }
 
 // stageChoices is the --stage help: "asr (3) | t2i (6) | audioqa (9) (default: all)".
 func stageChoices() string {
 	var out []string
-	for _, st := range stage.All() {
-		out = append(out, fmt.Sprintf("%s (%d)", st.Name, st.Number))
+	for _, name := range workload.Stages() {
+		out = append(out, fmt.Sprintf("%s (%d)", name, name.Number()))
 	}
 	return strings.Join(out, " | ") + " (default: all)"
 }

@@ -5,36 +5,37 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/plan"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 )
 
-func planOf(t *testing.T, file, root string, stages ...string) planReport {
+func planOf(t *testing.T, file, root string, stages ...string) plan.DryRun {
 	t.Helper()
 	repo, _ := filepath.Abs(filepath.Join("..", "..", ".."))
 	tg, err := target.Read(filepath.Join(repo, "suites", "targets", file), filepath.Join(repo, "suites", "targets", "testdata", root))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := planTarget(context.Background(), tg, stages, "/runs/RUN")
+	rep, err := plan.Render(context.Background(), tg, stages, "/runs/RUN")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return rep
 }
 
-func commandOf(r plannedRow, step string) (plannedCommand, bool) {
+func commandOf(r plan.DryRunRow, step string) (plan.DryRunCommand, bool) {
 	for _, c := range r.Commands {
 		if c.Step == step {
 			return c, true
 		}
 	}
-	return plannedCommand{}, false
+	return plan.DryRunCommand{}, false
 }
 
 // Image runs carry only the settings a testcase declares: never an empty value, never a negative

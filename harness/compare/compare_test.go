@@ -1,10 +1,11 @@
-package main
+package compare
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -97,7 +98,7 @@ func TestCompareAccuracyFailExitsNonZeroAndListsChanges(t *testing.T) {
 	cand := writeRun(t, "new", asrRow("sphinx-en-us", worse, 100))
 	var stdout bytes.Buffer
 	err := runCompare(context.Background(), []string{base, cand}, &stdout)
-	if !errors.Is(err, errRegression) {
+	if !errors.Is(err, ErrRegression) {
 		t.Fatalf("a much worse WER must fail the gate, got %v\n%s", err, stdout.String())
 	}
 	md := stdout.String()
@@ -179,7 +180,7 @@ func TestCompareRepeatedRuns(t *testing.T) {
 		t.Errorf("same build should be yellow over 5/5 runs:\n%s", out.String())
 	}
 	out.Reset()
-	if err := runCompare(context.Background(), []string{base, slow}, &out); !errors.Is(err, errRegression) {
+	if err := runCompare(context.Background(), []string{base, slow}, &out); !errors.Is(err, ErrRegression) {
 		t.Fatalf("20%% slower must exit non-zero, got %v\n%s", err, out.String())
 	}
 	if !strings.Contains(out.String(), "| red |") {
@@ -202,4 +203,13 @@ func TestCompareResamplesTheBaseRunsGroups(t *testing.T) {
 	if got := compareAccuracy(b, n); got.Verdict == nil || got.Verdict.Clusters != len(golds)-2 {
 		t.Errorf("3 clips of one speaker and 3 alone must be 4 clusters: %+v", got.Verdict)
 	}
+}
+
+// runCompare is `qual compare [-o DIR] BASE NEW` without the command around it.
+func runCompare(_ context.Context, args []string, w io.Writer) error {
+	out := ""
+	if len(args) == 4 && args[0] == "-o" {
+		out, args = args[1], args[2:]
+	}
+	return Dirs(args[0], args[1], out, w)
 }
