@@ -148,7 +148,7 @@ func TestAIPerfSendsTheAPIKey(t *testing.T) {
 func startServer(t *testing.T, profile string, opts ...testcontainers.ContainerCustomizer) (images.Set, *testcontainers.DockerNetwork, *trtmcserver.Container) {
 	t.Helper()
 	ctx := context.Background()
-	set, err := (&images.Builder{Log: testLog{t}, BaseImage: os.Getenv("QUAL_BASE_IMAGE")}).Ensure(ctx, st.RepoRoot())
+	set, err := (&images.Builder{Log: testLog{t}, BaseImage: os.Getenv("QUAL_BASE_IMAGE"), CacheDir: os.Getenv("QUAL_CACHE")}).Ensure(ctx, st.RepoRoot())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ const AIPerfVersion = "0.13.0"
 // Builder builds images with the docker CLI and reports progress to Log.
 type Builder struct {
 	Log      io.Writer
-	CacheDir string // wheelhouse and scratch (default $QUAL_CACHE or ~/.cache/trtmc-qual)
+	CacheDir string // wheelhouse and scratch (default ~/.cache/trtmc-qual; harness/config passes QUAL_CACHE)
 	// BaseImage is used as the base when set ($QUAL_BASE_IMAGE); else a debootstrap base.
 	BaseImage string
 	// Verbose streams each long step's output (debootstrap, pip download, docker build) to Log
@@ -129,10 +129,7 @@ func (b *Builder) Base(ctx context.Context) (string, error) {
 func (b *Builder) CacheDirPath() string { return b.cacheDir() }
 
 func (b *Builder) cacheDir() string {
-	dir := b.CacheDir
-	if dir == "" {
-		dir = os.Getenv("QUAL_CACHE")
-	}
+	dir := b.CacheDir // QUAL_CACHE, read by harness/config and passed in
 	if dir == "" {
 		home, _ := os.UserHomeDir()
 		dir = filepath.Join(home, ".cache", "trtmc-qual")
