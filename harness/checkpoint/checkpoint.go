@@ -82,15 +82,8 @@ func NewIn(env *Env, row inventory.Row, dir string) (*Checkpoint, error) {
 	}
 	c.Result = evidence.Result{Profile: m.Name, Checkpoint: row.Checkpoint, Revision: row.Revision, Kind: evidence.Kind(row.Kind),
 		Counted: row.Counted, Status: evidence.StatusPlanned, Statement: row.Statement, Precision: m.Precision, GPU: "none",
-		Reproduce: fmt.Sprintf("QUAL_TARGET=%s go tool ginkgo -v --label-filter=%s --focus=%q ./suites/%s", relTo(env.Root, env.Target.Path), env.Stage, m.Name+" ", env.Stage)}
+		Reproduce: fmt.Sprintf("QUAL_TARGET=%s go tool ginkgo -v --label-filter=%s --focus=%q ./suites/%s", evidence.RelPath(env.Root, env.Target.Path), env.Stage, m.Name+" ", env.Stage)}
 	return c, os.MkdirAll(c.Dir, 0o755)
-}
-
-func relTo(root, path string) string {
-	if rel, err := filepath.Rel(root, path); err == nil {
-		return rel
-	}
-	return path
 }
 
 func (c *Checkpoint) logf(format string, args ...any) {
@@ -129,16 +122,9 @@ func (c *Checkpoint) runKeeping(ctx context.Context, args []string, keep string)
 		}
 	}
 	if err != nil {
-		return stdout.Bytes(), fmt.Errorf("%s: %w\n%s%s", strings.Join(args, " "), err, tail(stdout.String()), tail(stderr.String()))
+		return stdout.Bytes(), fmt.Errorf("%s: %w\n%s%s", strings.Join(args, " "), err, workload.Tail(stdout.String()), workload.Tail(stderr.String()))
 	}
 	return stdout.Bytes(), nil
-}
-
-func tail(s string) string {
-	if len(s) > 3000 {
-		return "…" + s[len(s)-3000:]
-	}
-	return s
 }
 
 // placeholders are the values a target's command templates may use.
@@ -169,7 +155,7 @@ func (referenceSteps) build(ctx context.Context, c *Checkpoint) error {
 	if err != nil {
 		return c.fail("build", err)
 	}
-	c.Result.Bundle = evidence.Bundle{Path: relTo(c.Env.RunDir, c.bundlePath), Bytes: b.Size, SHA256Built: b.SHA256, Header: header}
+	c.Result.Bundle = evidence.Bundle{Path: evidence.RelPath(c.Env.RunDir, c.bundlePath), Bytes: b.Size, SHA256Built: b.SHA256, Header: header}
 	c.logf("built bundle %s (%d bytes, sha256 %s) in %.1fs", filepath.Base(c.bundlePath), b.Size, b.SHA256, time.Since(start).Seconds())
 	c.done("build")
 	return nil
@@ -244,7 +230,7 @@ func (referenceSteps) gate(ctx context.Context, c *Checkpoint) error {
 	}
 	c.Result.Gate = &res
 	c.Result.Bundle.SHA256Gated = res.BundleSHA
-	if c.Result.Accuracy, err = c.gateAccuracy(&res); err != nil { // bootstrap intervals (#19)
+	if c.Result.Accuracy, err = c.gateAccuracy(&res); err != nil { // how sure the corpus figure is to be within its bound
 		return c.fail("gate", err)
 	}
 	switch {
@@ -264,7 +250,7 @@ func (referenceSteps) gate(ctx context.Context, c *Checkpoint) error {
 // CheckThresholdPin compares a threshold file with its pin in golden/thresholds.sha256. A
 // changed threshold fails until the pin is deliberately updated.
 func CheckThresholdPin(root, thresholdsPath string) (string, error) {
-	rel := relTo(root, thresholdsPath)
+	rel := evidence.RelPath(root, thresholdsPath)
 	pins, err := os.ReadFile(filepath.Join(root, "golden", "thresholds.sha256"))
 	if err != nil {
 		return "", fmt.Errorf("threshold pins: %w", err)

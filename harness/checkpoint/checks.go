@@ -104,7 +104,7 @@ func (c *Checkpoint) nativeRun(ctx context.Context, req workload.Request) (strin
 	code, out, err := c.serving.server.ExecOutput(ctx, args...)
 	c.Result.Commands = append(c.Result.Commands, append([]string{"(in server container)"}, args...))
 	if err != nil || code != 0 {
-		return "", fmt.Errorf("native run %v: exit %d %v: %s", args, code, err, tail(out))
+		return "", fmt.Errorf("native run %v: exit %d %v: %s", args, code, err, workload.Tail(out))
 	}
 	return c.kind().nativeOutput(ctx, c, out)
 }
@@ -148,7 +148,7 @@ func (c *Checkpoint) Timing() error {
 	if err != nil {
 		return c.fail("timing", err)
 	}
-	c.Result.Plot = relTo(c.Env.RunDir, plotPath)
+	c.Result.Plot = evidence.RelPath(c.Env.RunDir, plotPath)
 	c.done("timing")
 	return nil
 }

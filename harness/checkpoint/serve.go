@@ -95,7 +95,7 @@ func (c *Checkpoint) StartServer(ctx context.Context) (Cleanup, error) {
 		if lerr == nil {
 			lerr = os.WriteFile(filepath.Join(c.Dir, "server.log"), []byte(logs), 0o644)
 			if len(c.Result.Failures) > 0 { // the server's side of a failure, next to the spec's
-				c.logf("server log (last lines; whole log in %s):\n%s", filepath.Join(c.Dir, "server.log"), tail(logs))
+				c.logf("server log (last lines; whole log in %s):\n%s", filepath.Join(c.Dir, "server.log"), workload.Tail(logs))
 			}
 		}
 		if lerr != nil {
@@ -130,7 +130,7 @@ func (c *Checkpoint) scratch(container string) (string, error) {
 	if err := os.Chmod(dir, 0o777); err != nil { // the server image may run as its own user
 		return "", err
 	}
-	c.Result.Scratch = &evidence.Scratch{Container: container, Dir: relTo(c.Env.RunDir, dir)}
+	c.Result.Scratch = &evidence.Scratch{Container: container, Dir: evidence.RelPath(c.Env.RunDir, dir)}
 	c.W = workload.WithArtifacts(c.W, workload.ScratchReader(container, dir))
 	return dir, nil
 }
@@ -205,13 +205,13 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 	c.settleRecords(ctx, answered, sent, time.Duration(load.TimeoutSeconds)*time.Second)
 	if res != nil {
 		c.Result.AIPerf = &evidence.AIPerfRun{Version: res.Version, Command: res.Command, ExitCode: res.ExitCode,
-			Dir: relTo(c.Env.RunDir, res.ArtifactDir), Warmup: load.Warmup, Requests: load.Requests, Concurrency: load.Concurrency, Endpoint: p.EndpointType, Runs: max(1, load.Runs)}
+			Dir: evidence.RelPath(c.Env.RunDir, res.ArtifactDir), Warmup: load.Warmup, Requests: load.Requests, Concurrency: load.Concurrency, Endpoint: p.EndpointType, Runs: max(1, load.Runs)}
 		c.Result.Commands = append(c.Result.Commands, res.Command)
 	}
 	records, rerr := c.serving.server.Records(ctx)
 	if rerr == nil {
 		rerr = os.WriteFile(filepath.Join(c.Dir, "server-records.jsonl"), records, 0o644)
-		c.Result.Records = relTo(c.Env.RunDir, filepath.Join(c.Dir, "server-records.jsonl"))
+		c.Result.Records = evidence.RelPath(c.Env.RunDir, filepath.Join(c.Dir, "server-records.jsonl"))
 	}
 	if err != nil {
 		return c.fail("aiperf", err)
@@ -221,7 +221,7 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 	}
 	if res.ExitCode != 0 {
 		stderr, _ := os.ReadFile(filepath.Join(res.Dir, "aiperf.stderr"))
-		return c.fail("aiperf", fmt.Errorf("aiperf exited %d: %s", res.ExitCode, tail(string(stderr))))
+		return c.fail("aiperf", fmt.Errorf("aiperf exited %d: %s", res.ExitCode, workload.Tail(string(stderr))))
 	}
 	if err := res.ReadExports(); err != nil {
 		return c.fail("aiperf", err)

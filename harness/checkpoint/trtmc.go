@@ -113,7 +113,7 @@ func (c *Checkpoint) recordBundle(path, step string) error {
 	json.Unmarshal(raw, &header)
 	delete(header, "sections")
 	c.bundlePath = path
-	c.Result.Bundle = evidence.Bundle{Path: relTo(c.Env.RunDir, path), Bytes: b.Size, SHA256Built: b.SHA256, Header: header}
+	c.Result.Bundle = evidence.Bundle{Path: evidence.RelPath(c.Env.RunDir, path), Bytes: b.Size, SHA256Built: b.SHA256, Header: header}
 	c.logf("bundle %s (%d bytes, sha256 %s)", path, b.Size, b.SHA256)
 	if step == "build" {
 		c.done(step)

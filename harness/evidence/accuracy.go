@@ -3,7 +3,7 @@ package evidence
 import "github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 
 // Accuracy is one of the gate's corpus figures with its bootstrap interval and the verdict against
-// the pinned bound (issue #19 item 2). Exact native/HTTP identity stays exact; this is only about
+// the pinned bound. Exact native/HTTP identity stays exact; this is only about
 // how sure the corpus figure is to be within its bound.
 type Accuracy struct {
 	Figure string                 `json:"figure"`

@@ -111,7 +111,7 @@ type AIPerfRun struct {
 	Requests    int      `json:"requests"`
 	Concurrency int      `json:"concurrency"`
 	Endpoint    string   `json:"endpoint_type"`
-	Runs        int      `json:"runs,omitempty"` // AIPerf multi-run: artifacts/profile_runs/run_NNNN (stats, #19)
+	Runs        int      `json:"runs,omitempty"` // AIPerf multi-run: artifacts/profile_runs/run_NNNN (statistics over runs)
 }
 
 // Identity is the native/HTTP comparison.
@@ -177,11 +177,11 @@ type Result struct {
 	Plot         string             `json:"plot,omitempty"`
 	Commands     [][]string         `json:"commands"`
 	Reproduce    string             `json:"reproduce"`
-	// Issue #19 (harness/stats): per-run figures with their intervals over runs and the tails
+	// Statistics (harness/stats): per-run figures with their intervals over runs and the tails
 	// under the sample rule; the gate's corpus figures with bootstrap intervals.
 	Repeated *schema.Repeated `json:"repeated,omitempty"`
 	Accuracy []Accuracy       `json:"accuracy,omitempty"`
-	// Issue #12 (clip limits, skipped.go): the limits the inputs were admitted under and every
+	// Clip limits (skipped.go): the limits the inputs were admitted under and every
 	// pinned input not sent because it breaks them.
 	Limits  *InputLimits   `json:"input_limits,omitempty"`
 	Skipped []SkippedInput `json:"skipped_inputs,omitempty"`
@@ -265,4 +265,13 @@ func GoldPairs(outputs []Output) []metrics.Pair {
 		pairs = append(pairs, metrics.Pair{ID: o.RequestID, Reference: o.Gold, Hyp: o.HTTPOutput})
 	}
 	return pairs
+}
+
+// RelPath is path as the evidence records it: relative to root (the run directory, the
+// repository) when it can be, else as given.
+func RelPath(root, path string) string {
+	if rel, err := filepath.Rel(root, path); err == nil {
+		return rel
+	}
+	return path
 }

@@ -196,7 +196,7 @@ func (p *Plan) NewStageRun() *evidence.StageRun {
 	rows := append([]inventory.Row(nil), p.Rows...)
 	inventory.Relative(rows, p.Target.Root)
 	return evidence.NewStageRun(evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: p.Stage,
-		Number: p.W.Stage().Number(), Inventory: rows, Target: relTo(p.Root, p.Target.Path), TargetKind: string(p.Target.Kind),
+		Number: p.W.Stage().Number(), Inventory: rows, Target: evidence.RelPath(p.Root, p.Target.Path), TargetKind: string(p.Target.Kind),
 		Settings: map[string]any{"aiperf": p.Target.StageLoad(p.Stage), "server": p.Target.Server}})
 }
 
@@ -204,13 +204,6 @@ func (p *Plan) NewStageRun() *evidence.StageRun {
 func WriteStage(ctx context.Context, env *checkpoint.Env, run *evidence.StageRun) error {
 	versions, hw := versionsAndHardware(ctx, env, run.Snapshot().Results)
 	return run.Write(env.RunDir, versions, hw)
-}
-
-func relTo(root, path string) string {
-	if rel, err := filepath.Rel(root, path); err == nil {
-		return rel
-	}
-	return path
 }
 
 // Capabilities is how a target's profiles declare what they implement: the embedded target's

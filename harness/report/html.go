@@ -83,7 +83,7 @@ func HTML(runDir string, e evidence.Evidence) ([]byte, error) {
 		"plotURI":     func(r evidence.Result) (template.URL, error) { return plotURI(runDir, r) },
 		"kv":          func(m map[string]float64) []string { return gateKV(m) },
 		"gaps":        gapRows,
-		"skipped":     skippedLines, // #12 clip limits (skipped.go)
+		"skipped":     skippedLines, // inputs not sent, by the family's clip limits (skipped.go)
 		"p95": func(r evidence.Result, name string) string { // under the sample rule, as in the Markdown
 			if r.Timing == nil {
 				return "—"

@@ -9,7 +9,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
-// The report's statistics (issue #19): repeated-run figures with their intervals, tails under the
+// The report's statistics: repeated-run figures with their intervals, tails under the
 // sample rule and the gate's accuracy intervals, kept apart from the rest of the report.
 
 // writeIntervals is one row per checkpoint measured over runs.

@@ -89,9 +89,9 @@ func writeStage(b *strings.Builder, s evidence.Stage) {
 			fmt.Fprintf(b, "| — | %s | gap | no | not qualified | — | — | %s |\n", checkpointCell(g.Checkpoint, g.Revision), escape(g.Reason))
 		}
 		b.WriteString("\n")
-		writeSkipped(b, s) // #12 clip limits (skipped.go)
+		writeSkipped(b, s) // inputs not sent, by the family's clip limits (skipped.go)
 		writeFigures(b, s)
-		writeIntervals(b, s) // #19 statistics (intervals.go)
+		writeIntervals(b, s) // intervals over runs and accuracy intervals (intervals.go)
 		writeGateFigures(b, s)
 		writeReproduce(b, s)
 	}

@@ -111,7 +111,7 @@ type Load struct {
 	Concurrency    int     `yaml:"concurrency"`
 	TimeoutSeconds float64 `yaml:"timeout_seconds"`
 	Seed           int     `yaml:"seed"`
-	// Runs repeats the measured requests in that many AIPerf runs (statistics over runs, #19);
+	// Runs repeats the measured requests in that many AIPerf runs (statistics over runs: an interval needs more than one run);
 	// 0 or 1 is one run.
 	Runs int `yaml:"runs"`
 }

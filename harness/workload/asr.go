@@ -170,7 +170,7 @@ func (asr) HTTPOutput(p join.Pair) (string, error) {
 		Text *string `json:"text"`
 	}
 	if err := json.Unmarshal([]byte(p.Client.ResponseBody()), &resp); err != nil || resp.Text == nil {
-		return "", fmt.Errorf("HTTP response has no text: %q", tail(p.Client.ResponseBody()))
+		return "", fmt.Errorf("HTTP response has no text: %q", Tail(p.Client.ResponseBody()))
 	}
 	if err := checkRecord(p); err != nil {
 		return "", err

@@ -213,7 +213,7 @@ func ChatInput(payload map[string]any) (string, string, error) {
 func (audioQA) HTTPOutput(p join.Pair) (string, error) {
 	var resp contract.ChatCompletionResponse
 	if err := json.Unmarshal([]byte(p.Client.ResponseBody()), &resp); err != nil || len(resp.Choices) != 1 {
-		return "", fmt.Errorf("HTTP response holds no single choice: %q (%v)", tail(p.Client.ResponseBody()), err)
+		return "", fmt.Errorf("HTTP response holds no single choice: %q (%v)", Tail(p.Client.ResponseBody()), err)
 	}
 	if err := checkRecord(p); err != nil {
 		return "", err

@@ -215,7 +215,7 @@ func (t2i) NativeOutput(stdout string) (string, error) {
 		return "", err
 	}
 	if res.ImageSHA256 == "" {
-		return "", fmt.Errorf("native run printed no image_sha256: %s", tail(stdout))
+		return "", fmt.Errorf("native run printed no image_sha256: %s", Tail(stdout))
 	}
 	return res.ImageSHA256, nil
 }

@@ -161,10 +161,10 @@ type Request struct {
 func nativeJSON(stdout string, v any) error {
 	i := strings.Index(stdout, "{")
 	if i < 0 {
-		return fmt.Errorf("native run printed no JSON object: %q", tail(stdout))
+		return fmt.Errorf("native run printed no JSON object: %q", Tail(stdout))
 	}
 	if err := json.Unmarshal([]byte(stdout[i:]), v); err != nil {
-		return fmt.Errorf("native run output %q: %w", tail(stdout), err)
+		return fmt.Errorf("native run output %q: %w", Tail(stdout), err)
 	}
 	return nil
 }
@@ -178,12 +178,13 @@ func nativeText(stdout string) (string, error) {
 		return "", err
 	}
 	if res.Text == nil {
-		return "", fmt.Errorf("native run printed no text: %s", tail(stdout))
+		return "", fmt.Errorf("native run printed no text: %s", Tail(stdout))
 	}
 	return *res.Text, nil
 }
 
-func tail(s string) string {
+// Tail is the end of a program's output for an error message: its last 3000 characters.
+func Tail(s string) string {
 	if len(s) > 3000 {
 		return "…" + s[len(s)-3000:]
 	}
