@@ -4,7 +4,7 @@
 package figures
 
 import (
-	"github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/plot"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
@@ -20,7 +20,7 @@ type Row struct {
 
 // Of computes them from the joined pairs, the merged exports' per-request metrics and each
 // run's exports, and draws the latency plot (title) at plotPath.
-func Of(pairs []join.Pair, merged aiperf.Exports, runs []aiperf.Exports, title, plotPath string) (Row, error) {
+func Of(pairs []join.Pair, merged aiperfexport.Exports, runs []aiperfexport.Exports, title, plotPath string) (Row, error) {
 	samples, client, task, err := timing.Samples(pairs, merged.Metrics)
 	if err != nil {
 		return Row{}, err

@@ -16,7 +16,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/containers/aiperf"
 	"github.com/trtmc-qual/trtmc-qual/containers/gpu"
 	"github.com/trtmc-qual/trtmc-qual/containers/trtmcserver"
-	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
@@ -128,8 +128,8 @@ func AIPerfProfile(t *target.Target, w workload.Workload, profile, url string, l
 // exports on their own (for statistics over runs) and together (for the join).
 type AIPerfRun struct {
 	*aiperf.Result
-	Runs    []harnessaiperf.Exports
-	Exports harnessaiperf.Exports
+	Runs    []aiperfexport.Exports
+	Exports aiperfexport.Exports
 }
 
 // RunAIPerf runs profile p on n from image, writing its artifacts under dir; done counts the
@@ -145,10 +145,10 @@ func (n *Network) RunAIPerf(ctx context.Context, image string, p aiperf.Profile,
 
 // ReadExports reads back the exports of every run of an AIPerf container that exited 0.
 func (r *AIPerfRun) ReadExports() error {
-	runs, err := harnessaiperf.ReadRuns(r.ArtifactDir)
+	runs, err := aiperfexport.ReadRuns(r.ArtifactDir)
 	if err != nil {
 		return err
 	}
-	r.Runs, r.Exports = runs, harnessaiperf.Merge(r.ArtifactDir, runs)
+	r.Runs, r.Exports = runs, aiperfexport.Merge(r.ArtifactDir, runs)
 	return nil
 }

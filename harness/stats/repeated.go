@@ -3,7 +3,7 @@ package stats
 import (
 	"fmt"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
@@ -74,10 +74,10 @@ func Summarize(runs []Run, pooled map[string][]float64, units map[string]string)
 }
 
 // FromRuns computes a row's repeated-run statistics from its joined requests and each AIPerf
-// run's exports (harness/aiperf.ReadRuns): a request belongs to the run whose per-request metrics
+// run's exports (harness/aiperfexport.ReadRuns): a request belongs to the run whose per-request metrics
 // export names it. The checkpoint flow and qual verify both call it, so verify recomputes every
 // interval from the stored artifacts.
-func FromRuns(pairs []join.Pair, runs []aiperf.Exports) (Repeated, error) {
+func FromRuns(pairs []join.Pair, runs []aiperfexport.Exports) (Repeated, error) {
 	var out []Run
 	pooled := map[string][]float64{}
 	units := map[string]string{}

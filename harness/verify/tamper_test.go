@@ -17,7 +17,7 @@ import (
 	"strings"
 	"testing"
 
-	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/attest"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
@@ -138,7 +138,7 @@ func (f *forger) jsonl(rel string, fn func(map[string]any) map[string]any) {
 // repeated profile (profile_runs/run_NNNN), or the artifact directory itself.
 func (f *forger) runDirs(r evidence.Result) []string {
 	f.t.Helper()
-	dirs, _ := filepath.Glob(f.path(r.AIPerf.Dir + "/" + harnessaiperf.RunsDir + "/run_*"))
+	dirs, _ := filepath.Glob(f.path(r.AIPerf.Dir + "/" + aiperfexport.RunsDir + "/run_*"))
 	if len(dirs) == 0 {
 		return []string{r.AIPerf.Dir}
 	}
@@ -179,13 +179,13 @@ func (f *forger) responsesIn(dir string, fn func(id string, body map[string]any)
 }
 
 // served re-reads a result's stored artifacts.
-func (f *forger) served(r evidence.Result) (harnessaiperf.Exports, []contract.Record) {
+func (f *forger) served(r evidence.Result) (aiperfexport.Exports, []contract.Record) {
 	f.t.Helper()
-	runs, err := harnessaiperf.ReadRuns(f.path(r.AIPerf.Dir))
+	runs, err := aiperfexport.ReadRuns(f.path(r.AIPerf.Dir))
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	exports := harnessaiperf.Merge(r.AIPerf.Dir, runs)
+	exports := aiperfexport.Merge(r.AIPerf.Dir, runs)
 	data, err := os.ReadFile(f.path(r.Records))
 	if err != nil {
 		f.t.Fatal(err)
@@ -231,7 +231,7 @@ func (f *forger) recompute(r *evidence.Result) {
 }
 
 // slowest are the ids of the k slowest measured requests by AIPerf's request_latency.
-func slowest(exports harnessaiperf.Exports, k int) map[string]bool {
+func slowest(exports aiperfexport.Exports, k int) map[string]bool {
 	type lat struct {
 		id string
 		ms float64
@@ -597,7 +597,7 @@ func tampers() []tamper {
 			want: []string{"inputs.json", `prompt "a forged prompt", pinned`},
 			edit: func(t *testing.T, f *forger) {
 				_, r := f.result(t2i, q, "")
-				inputs, _ := filepath.Glob(f.path(r.AIPerf.Dir + "/" + harnessaiperf.RunsDir + "/run_*/inputs.json"))
+				inputs, _ := filepath.Glob(f.path(r.AIPerf.Dir + "/" + aiperfexport.RunsDir + "/run_*/inputs.json"))
 				if len(inputs) == 0 {
 					t.Fatalf("no inputs.json under %s", r.AIPerf.Dir)
 				}

@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
@@ -145,12 +145,12 @@ func checkServed(runDir, where, stage string, r evidence.Result, report func(str
 		report(where, "%v", err)
 		return nil
 	}
-	runs, err := harnessaiperf.ReadRuns(aiperfDir)
+	runs, err := aiperfexport.ReadRuns(aiperfDir)
 	if err != nil {
 		report(where, "AIPerf exports: %v", err)
 		return nil
 	}
-	exports := harnessaiperf.Merge(r.AIPerf.Dir, runs)
+	exports := aiperfexport.Merge(r.AIPerf.Dir, runs)
 	data, err := os.ReadFile(recordsPath)
 	if err != nil {
 		report(where, "server records: %v", err)
