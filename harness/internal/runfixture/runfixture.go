@@ -1,4 +1,7 @@
-package main
+// Package runfixture builds small evidence runs for tests (test doubles of evidence.json, never
+// reported): one ASR stage whose rows carry a gate, outputs and one AIPerf run's timing. It is
+// internal to the harness and imported only by tests.
+package runfixture
 
 import (
 	"path/filepath"
@@ -9,32 +12,35 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
-// These runs are built in the test (labelled test doubles of evidence.json, never reported):
-// one AIPerf run per row, as evidence is written before repeated runs.
+// Golds are the gold transcripts of the fixture's six clips (clipa … clipf).
+func Golds() []string {
+	return []string{"go forward ten meters", "turn left now", "stop here please", "and miss dashwood said", "one two three four", "the quick brown fox"}
+}
 
-var golds = []string{"go forward ten meters", "turn left now", "stop here please", "and miss dashwood said", "one two three four", "the quick brown fox"}
-
-func asrRow(profile string, hyps []string, taskP50 float64) evidence.Result {
+// ASRRow is a counted, qualified transcription row whose gate and served outputs are hyps (one
+// per gold clip) and whose Task p50 is taskP50 ms.
+func ASRRow(profile string, hyps []string, taskP50 float64) evidence.Result {
 	g := &family.GateResult{Family: "sphinx", Profile: profile, Testcase: "gold", Figures: map[string]float64{"gold_wer": 0}}
 	var outs []evidence.Output
-	for i, gold := range golds {
+	for i, gold := range Golds() {
 		id := "clip" + string(rune('a'+i))
 		g.Items = append(g.Items, family.GateItem{ID: id, Output: hyps[i], Gold: gold})
 		outs = append(outs, evidence.Output{RequestID: "r" + id, Phase: "profiling", InputID: id, HTTPOutput: hyps[i], Native: hyps[i], Gold: gold})
 	}
 	return evidence.Result{Profile: profile, Status: "qualified", Counted: true, Gate: g, Outputs: outs,
-		Dataset:  evidence.Dataset{SHA256: "d1", Items: len(golds)},
+		Dataset:  evidence.Dataset{SHA256: "d1", Items: len(Golds())},
 		Settings: map[string]any{"warmup": 2, "requests": 8, "concurrency": 2},
 		Timing:   &timing.Summary{Requests: 8, Figures: []timing.Figure{{Name: "task_call_p50", Value: taskP50, Unit: "ms"}}}}
 }
 
-func writeRun(t *testing.T, id string, rows ...evidence.Result) string {
+// WriteRun writes a run of a normal build holding rows and returns its directory.
+func WriteRun(t *testing.T, id string, rows ...evidence.Result) string {
 	t.Helper()
-	return writeBuild(t, id, "none", rows...)
+	return WriteBuild(t, id, "none", rows...)
 }
 
-// writeBuild writes a run whose binaries carried the given build tags.
-func writeBuild(t *testing.T, id, tags string, rows ...evidence.Result) string {
+// WriteBuild writes a run whose binaries carried the given build tags.
+func WriteBuild(t *testing.T, id, tags string, rows ...evidence.Result) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), id)
 	e := evidence.Evidence{SchemaVersion: evidence.SchemaVersion, RunID: id, Versions: map[string]string{evidence.BuildTagsKey: tags},
