@@ -3,7 +3,9 @@ package images
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,7 +64,7 @@ func checkWheelPins(dir, pinsPath string) error {
 			return fmt.Errorf("wheel pins %s: bad line %q", pinsPath, sc.Text())
 		}
 		got, err := bundle.FileSHA256(filepath.Join(dir, name))
-		if os.IsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) { // the helper wraps its error: os.IsNotExist would not see it
 			continue // the weights wheel is not part of the image
 		}
 		if err != nil {
