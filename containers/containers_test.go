@@ -16,7 +16,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/containers/engine"
 	"github.com/trtmc-qual/trtmc-qual/containers/images"
 	"github.com/trtmc-qual/trtmc-qual/containers/trtmcserver"
-	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	st "github.com/trtmc-qual/trtmc-qual/server/servertest"
 )
@@ -64,7 +64,7 @@ func TestAIPerfAgainstTheServerOnAnInternalNetwork(t *testing.T) {
 			t.Errorf("artifact %s missing: %v", f, err)
 		}
 	}
-	exports, err := harnessaiperf.Read(res.ArtifactDir)
+	exports, err := aiperfexport.Read(res.ArtifactDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestAIPerfSendsTheAPIKey(t *testing.T) {
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("aiperf with the key: %v (exit %v)", err, res)
 	}
-	exports, err := harnessaiperf.Read(res.ArtifactDir)
+	exports, err := aiperfexport.Read(res.ArtifactDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestAIPerfSendsTheAPIKey(t *testing.T) {
 func startServer(t *testing.T, profile string, opts ...testcontainers.ContainerCustomizer) (images.Set, *testcontainers.DockerNetwork, *trtmcserver.Container) {
 	t.Helper()
 	ctx := context.Background()
-	set, err := (&images.Builder{Log: testLog{t}, BaseImage: os.Getenv("QUAL_BASE_IMAGE")}).Ensure(ctx, st.RepoRoot())
+	set, err := (&images.Builder{Log: testLog{t}, BaseImage: os.Getenv("QUAL_BASE_IMAGE"), CacheDir: os.Getenv("QUAL_CACHE")}).Ensure(ctx, st.RepoRoot())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
+	"github.com/trtmc-qual/trtmc-qual/harness/serving"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	st "github.com/trtmc-qual/trtmc-qual/server/servertest"
 )
 
@@ -23,7 +25,7 @@ func TestKilledServerFailsTheCheckpointWithEveryLostRequestNamed(t *testing.T) {
 	t.Setenv("QUAL_ASR_REQUESTS", "30")
 	t.Setenv("QUAL_ASR_WARMUP", "1")
 	t.Setenv("QUAL_ASR_RUNS", "1") // one AIPerf run: the kill lands in it
-	pl, err := plan.FromEnv(inventory.StageASR)
+	pl, err := plan.FromEnv(string(stage.ASR))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,13 +35,13 @@ func TestKilledServerFailsTheCheckpointWithEveryLostRequestNamed(t *testing.T) {
 			row = r
 		}
 	}
-	b := &images.Builder{Log: testLog{t}, BaseImage: os.Getenv("QUAL_BASE_IMAGE")}
+	b := &images.Builder{Log: testLog{t}, BaseImage: os.Getenv("QUAL_BASE_IMAGE"), CacheDir: os.Getenv("QUAL_CACHE")}
 	set, err := b.Ensure(ctx, st.RepoRoot())
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &checkpoint.Env{Root: st.RepoRoot(), Target: pl.Target, RunDir: t.TempDir(), Stage: inventory.StageASR,
-		Images: set, NativeBin: b.CacheDirPath() + "/bin/trtmc-native", Log: testLog{t}}
+	env := &checkpoint.Env{Root: st.RepoRoot(), Target: pl.Target, RunDir: t.TempDir(), Stage: stage.ASR,
+		Images: serving.Images{Server: set.Server, AIPerf: set.AIPerf}, NativeBin: b.CacheDirPath() + "/bin/trtmc-native", Log: testLog{t}}
 	c, err := checkpoint.New(env, row)
 	if err != nil {
 		t.Fatal(err)

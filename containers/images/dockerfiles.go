@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 )
 
 // serverDockerfile: the reference target's server image, on the server base (the base plus the
@@ -124,7 +126,7 @@ func markerKey(args []string) string {
 			continue
 		}
 		if info, err := os.Stat(a); err == nil && info.Mode().IsRegular() {
-			if sum, err := fileSHA(a); err == nil {
+			if sum, err := bundle.FileSHA256(a); err == nil {
 				out[i] = filepath.Base(a) + "@sha256:" + sum
 			}
 		}

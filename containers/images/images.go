@@ -17,6 +17,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 )
 
 // AIPerfVersion is the only AIPerf the suite runs; the image and the suite both check it.
@@ -25,7 +27,7 @@ const AIPerfVersion = "0.13.0"
 // Builder builds images with the docker CLI and reports progress to Log.
 type Builder struct {
 	Log      io.Writer
-	CacheDir string // wheelhouse and scratch (default $QUAL_CACHE or ~/.cache/trtmc-qual)
+	CacheDir string // wheelhouse and scratch (default ~/.cache/trtmc-qual; harness/config passes QUAL_CACHE)
 	// BaseImage is used as the base when set ($QUAL_BASE_IMAGE); else a debootstrap base.
 	BaseImage string
 	// Verbose streams each long step's output (debootstrap, pip download, docker build) to Log
@@ -129,10 +131,7 @@ func (b *Builder) Base(ctx context.Context) (string, error) {
 func (b *Builder) CacheDirPath() string { return b.cacheDir() }
 
 func (b *Builder) cacheDir() string {
-	dir := b.CacheDir
-	if dir == "" {
-		dir = os.Getenv("QUAL_CACHE")
-	}
+	dir := b.CacheDir // QUAL_CACHE, read by harness/config and passed in
 	if dir == "" {
 		home, _ := os.UserHomeDir()
 		dir = filepath.Join(home, ".cache", "trtmc-qual")
@@ -157,7 +156,7 @@ func (b *Builder) build(ctx context.Context, repo string, bc buildContext) (stri
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		sum, err := fileSHA(bc.files[n])
+		sum, err := bundle.FileSHA256(bc.files[n])
 		if err != nil {
 			return "", err
 		}
@@ -229,19 +228,6 @@ func (b *Builder) pruneOlder(ctx context.Context, repo, keep string) {
 			b.step("%s: removed the earlier build %s", repo, ref)
 		}
 	}
-}
-
-func fileSHA(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func copyFile(src, dst string) error {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 )
 
 // servingConstraints pins the serving app's packages (see the file's header).
@@ -86,7 +88,7 @@ func (b *Builder) ServingWheelhouse(ctx context.Context, requirements string, in
 	if err := os.WriteFile(constraints, servingConstraints, 0o644); err != nil {
 		return "", "", err
 	}
-	reqSum, err := fileSHA(requirements)
+	reqSum, err := bundle.FileSHA256(requirements)
 	if err != nil {
 		return "", "", fmt.Errorf("serving requirements: %w", err)
 	}

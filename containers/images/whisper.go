@@ -3,10 +3,14 @@ package images
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 )
 
 // whisperPins is where the whisper family keeps its Python pins: constraints.txt (every
@@ -33,7 +37,7 @@ RUN python3 -m venv /opt/whisper \
 func (b *Builder) WhisperWheelhouse(ctx context.Context, repoRoot string) (string, error) {
 	pins := filepath.Join(repoRoot, whisperPins)
 	constraints := filepath.Join(pins, "constraints.txt")
-	sum, err := fileSHA(constraints)
+	sum, err := bundle.FileSHA256(constraints)
 	if err != nil {
 		return "", fmt.Errorf("whisper pins: %w", err)
 	}
@@ -59,8 +63,8 @@ func checkWheelPins(dir, pinsPath string) error {
 		if !ok {
 			return fmt.Errorf("wheel pins %s: bad line %q", pinsPath, sc.Text())
 		}
-		got, err := fileSHA(filepath.Join(dir, name))
-		if os.IsNotExist(err) {
+		got, err := bundle.FileSHA256(filepath.Join(dir, name))
+		if errors.Is(err, fs.ErrNotExist) { // the helper wraps its error: os.IsNotExist would not see it
 			continue // the weights wheel is not part of the image
 		}
 		if err != nil {

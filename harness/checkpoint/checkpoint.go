@@ -19,9 +19,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/trtmc-qual/trtmc-qual/containers/images"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/serving"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
@@ -35,7 +35,7 @@ type Env struct {
 	Target    *target.Target
 	RunDir    string         // reports/<run-id>
 	Stage     workload.Stage // the suite's stage: the run directory's <stage>/
-	Images    images.Set
+	Images    serving.Images
 	NativeBin string // the reference target's trtmc-native on the host
 	Log       io.Writer
 }
@@ -53,17 +53,18 @@ type Checkpoint struct {
 	bundlePath string
 	step       *target.Step // TRTMC-kind targets: the checkpoint's values for TRTMC's own tooling
 	steps      map[string]bool
-	serving    *serving
+	serving    *served
 }
 
 // New prepares a checkpoint from its inventory row, in RunDir/<stage>/<profile>.
 func New(env *Env, row inventory.Row) (*Checkpoint, error) {
-	return newIn(env, row, "")
+	return NewIn(env, row, "")
 }
 
-// newIn prepares a checkpoint whose files go to dir (default RunDir/<stage>/<profile>). The row's own stage decides its
-// workload: a transcription row served for the stage 9 probe is still an ASR checkpoint.
-func newIn(env *Env, row inventory.Row, dir string) (*Checkpoint, error) {
+// NewIn prepares a checkpoint whose files go to dir (default RunDir/<stage>/<profile>). The
+// row's own stage decides its workload: a transcription row served for the refusal probe is
+// still a transcription checkpoint.
+func NewIn(env *Env, row inventory.Row, dir string) (*Checkpoint, error) {
 	w, err := workload.Get(row.Stage)
 	if err != nil {
 		return nil, err
@@ -81,15 +82,8 @@ func newIn(env *Env, row inventory.Row, dir string) (*Checkpoint, error) {
 	}
 	c.Result = evidence.Result{Profile: m.Name, Checkpoint: row.Checkpoint, Revision: row.Revision, Kind: evidence.Kind(row.Kind),
 		Counted: row.Counted, Status: evidence.StatusPlanned, Statement: row.Statement, Precision: m.Precision, GPU: "none",
-		Reproduce: fmt.Sprintf("QUAL_TARGET=%s go tool ginkgo -v --label-filter=%s --focus=%q ./suites/%s", relTo(env.Root, env.Target.Path), env.Stage, m.Name+" ", env.Stage)}
+		Reproduce: fmt.Sprintf("QUAL_TARGET=%s go tool ginkgo -v --label-filter=%s --focus=%q ./suites/%s", evidence.RelPath(env.Root, env.Target.Path), env.Stage, m.Name+" ", env.Stage)}
 	return c, os.MkdirAll(c.Dir, 0o755)
-}
-
-func relTo(root, path string) string {
-	if rel, err := filepath.Rel(root, path); err == nil {
-		return rel
-	}
-	return path
 }
 
 func (c *Checkpoint) logf(format string, args ...any) {
@@ -128,16 +122,9 @@ func (c *Checkpoint) runKeeping(ctx context.Context, args []string, keep string)
 		}
 	}
 	if err != nil {
-		return stdout.Bytes(), fmt.Errorf("%s: %w\n%s%s", strings.Join(args, " "), err, tail(stdout.String()), tail(stderr.String()))
+		return stdout.Bytes(), fmt.Errorf("%s: %w\n%s%s", strings.Join(args, " "), err, workload.Tail(stdout.String()), workload.Tail(stderr.String()))
 	}
 	return stdout.Bytes(), nil
-}
-
-func tail(s string) string {
-	if len(s) > 3000 {
-		return "…" + s[len(s)-3000:]
-	}
-	return s
 }
 
 // placeholders are the values a target's command templates may use.
@@ -146,11 +133,11 @@ func (c *Checkpoint) placeholders() map[string]string {
 		"testcase": c.Testcase.Name, "root": c.Env.Root, "profile": c.Manifest.Name}
 }
 
-// Build runs the target's build command and hashes the bundle.
-func (c *Checkpoint) Build(ctx context.Context) error {
-	if c.isTRTMC() {
-		return c.buildTRTMC(ctx)
-	}
+// Build builds the bundle the target's way (kindSteps) and hashes it.
+func (c *Checkpoint) Build(ctx context.Context) error { return c.kind().build(ctx, c) }
+
+// build runs the reference target's build command and hashes the bundle.
+func (referenceSteps) build(ctx context.Context, c *Checkpoint) error {
 	c.bundlePath = filepath.Join(c.Dir, filepath.Base(c.Manifest.Bundle))
 	args, err := target.Expand(c.Env.Target.Build, c.placeholders())
 	if err != nil {
@@ -168,27 +155,20 @@ func (c *Checkpoint) Build(ctx context.Context) error {
 	if err != nil {
 		return c.fail("build", err)
 	}
-	c.Result.Bundle = evidence.Bundle{Path: relTo(c.Env.RunDir, c.bundlePath), Bytes: b.Size, SHA256Built: b.SHA256, Header: header}
+	c.Result.Bundle = evidence.Bundle{Path: evidence.RelPath(c.Env.RunDir, c.bundlePath), Bytes: b.Size, SHA256Built: b.SHA256, Header: header}
 	c.logf("built bundle %s (%d bytes, sha256 %s) in %.1fs", filepath.Base(c.bundlePath), b.Size, b.SHA256, time.Since(start).Seconds())
 	c.done("build")
 	return nil
 }
 
-// Capability checks that the built bundle implements the stage's Task: for the reference target
-// by loading it (`trtmc-native inspect`); for others from the bundle header's task.
+// Capability checks that the built bundle implements the stage's Task, the target's way
+// (kindSteps).
 func (c *Checkpoint) Capability(ctx context.Context) error {
-	want := string(c.W.Capability())
-	if c.isTRTMC() && len(c.Env.Target.Inspect) > 0 && c.step != nil {
-		return c.capabilityTRTMC(ctx, want)
-	}
-	if c.Env.Target.Kind != "reference" {
-		have, _, err := inventory.ByTaskString("", fmt.Sprint(c.Result.Bundle.Header["task"]))
-		if err != nil || len(have) == 0 || string(have[0]) != want {
-			return c.fail("capability", fmt.Errorf("bundle header task %v is not %s (%v)", c.Result.Bundle.Header["task"], want, err))
-		}
-		c.done("capability")
-		return nil
-	}
+	return c.kind().capability(ctx, c, string(c.W.Stage().Capability()))
+}
+
+// capability loads the reference bundle (`trtmc-native inspect`) and reads its Tasks.
+func (referenceSteps) capability(ctx context.Context, c *Checkpoint, want string) error {
 	out, err := c.run(ctx, []string{c.Env.NativeBin, "inspect", c.bundlePath})
 	if err != nil {
 		return c.fail("capability", err)
@@ -221,11 +201,11 @@ func (c *Checkpoint) Capability(ctx context.Context) error {
 	return c.fail("capability", fmt.Errorf("bundle declares tasks %v, not %s: capability gap", names, want))
 }
 
-// Gate checks the threshold pin, then runs the family's unchanged gate on the exact bundle.
-func (c *Checkpoint) Gate(ctx context.Context) error {
-	if c.isTRTMC() && c.Env.Target.GateJUnit != "" && c.step != nil {
-		return c.gateTRTMC(ctx) // thresholds live in the TRTMC checkout, hashed there, not pinned here
-	}
+// Gate runs the family's unchanged gate on the exact bundle, the target's way (kindSteps).
+func (c *Checkpoint) Gate(ctx context.Context) error { return c.kind().gate(ctx, c) }
+
+// gate checks the threshold pin, then runs the target's gate command on the exact bundle.
+func (referenceSteps) gate(ctx context.Context, c *Checkpoint) error {
 	thresholds := manifest.ThresholdsPath(c.Manifest, c.Testcase.Name)
 	pin, err := CheckThresholdPin(c.Env.Root, thresholds)
 	if err != nil {
@@ -250,7 +230,7 @@ func (c *Checkpoint) Gate(ctx context.Context) error {
 	}
 	c.Result.Gate = &res
 	c.Result.Bundle.SHA256Gated = res.BundleSHA
-	if c.Result.Accuracy, err = c.gateAccuracy(&res); err != nil { // bootstrap intervals (#19)
+	if c.Result.Accuracy, err = c.gateAccuracy(&res); err != nil { // how sure the corpus figure is to be within its bound
 		return c.fail("gate", err)
 	}
 	switch {
@@ -270,7 +250,7 @@ func (c *Checkpoint) Gate(ctx context.Context) error {
 // CheckThresholdPin compares a threshold file with its pin in golden/thresholds.sha256. A
 // changed threshold fails until the pin is deliberately updated.
 func CheckThresholdPin(root, thresholdsPath string) (string, error) {
-	rel := relTo(root, thresholdsPath)
+	rel := evidence.RelPath(root, thresholdsPath)
 	pins, err := os.ReadFile(filepath.Join(root, "golden", "thresholds.sha256"))
 	if err != nil {
 		return "", fmt.Errorf("threshold pins: %w", err)

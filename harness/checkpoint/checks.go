@@ -9,13 +9,10 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/figures"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
-	"github.com/trtmc-qual/trtmc-qual/harness/stats"
-	"github.com/trtmc-qual/trtmc-qual/harness/target"
-	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
-	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
 // Join matches every AIPerf record (warmup included) to exactly one server record.
@@ -23,7 +20,7 @@ func (c *Checkpoint) Join() (join.Report, error) {
 	if c.serving == nil || c.serving.aiperf == nil {
 		return join.Report{}, c.fail("join", fmt.Errorf("no AIPerf run to join"))
 	}
-	rep := join.Join(c.serving.exports.Raw, c.serving.records, c.serving.route)
+	rep := join.Join(c.serving.aiperf.Exports.Raw, c.serving.records, c.serving.route)
 	c.Result.Join = &rep
 	load := c.Env.Target.StageLoad(string(c.W.Stage()))
 	runs := max(1, load.Runs)
@@ -100,22 +97,16 @@ func (c *Checkpoint) nativeRun(ctx context.Context, req workload.Request) (strin
 	for k, v := range req.Native {
 		values[k] = v
 	}
-	args, err := target.Expand(tmpl, values)
-	if c.step != nil { // TRTMC-kind target: its own values ({trtmc_binary}, {runtime_root}, ...) (trtmc hook)
-		args, err = c.step.NativeArgs(tmpl, values)
-	}
+	args, err := c.kind().nativeArgs(c, tmpl, values)
 	if err != nil {
 		return "", err
 	}
 	code, out, err := c.serving.server.ExecOutput(ctx, args...)
 	c.Result.Commands = append(c.Result.Commands, append([]string{"(in server container)"}, args...))
 	if err != nil || code != 0 {
-		return "", fmt.Errorf("native run %v: exit %d %v: %s", args, code, err, tail(out))
+		return "", fmt.Errorf("native run %v: exit %d %v: %s", args, code, err, workload.Tail(out))
 	}
-	if c.isTRTMC() && c.Env.Target.NativeOutput[c.Manifest.TaskString()] != "" {
-		return c.parseNativeTRTMC(ctx, c.Manifest.TaskString(), out, c.W.Capability() == task.SpeechTranscription)
-	}
-	return c.W.NativeOutput(out)
+	return c.kind().nativeOutput(ctx, c, out)
 }
 
 // Meaning checks outputs are meaningful, not only identical, by the workload's rule (ASR:
@@ -141,32 +132,23 @@ func (c *Checkpoint) Meaning() error {
 	return nil
 }
 
-// Timing derives steady-state figures over measured requests and draws the latency plot.
-func (c *Checkpoint) Timing() (timing.Summary, error) {
+// Timing derives steady-state figures over measured requests (Result.Timing), the intervals
+// over runs when AIPerf ran several (Result.Repeated), and draws the latency plot.
+func (c *Checkpoint) Timing() error {
 	if c.Result.Join == nil || !c.steps["join"] {
-		return timing.Summary{}, c.fail("timing", fmt.Errorf("no clean join to time"))
+		return c.fail("timing", fmt.Errorf("no clean join to time"))
 	}
-	samples, client, task, err := timing.Samples(c.Result.Join.Pairs, c.serving.exports.Metrics)
+	plotPath := filepath.Join(c.Dir, "latency.svg")
+	row, err := figures.Of(c.Result.Join.Pairs, c.serving.aiperf.Exports, c.serving.aiperf.Runs,
+		c.Manifest.Name+": client latency vs Task call (measured requests)", plotPath)
+	if row.Timing.Requests > 0 { // kept when only the intervals or the plot failed
+		c.Result.Timing = &row.Timing
+	}
+	c.Result.Repeated = row.Repeated
 	if err != nil {
-		return timing.Summary{}, c.fail("timing", err)
+		return c.fail("timing", err)
 	}
-	sum, err := timing.Summarize(samples)
-	if err != nil {
-		return sum, c.fail("timing", err)
-	}
-	c.Result.Timing = &sum
-	if len(c.serving.runs) > 1 { // statistics over runs (#19): every interval from the runs' own requests
-		rep, err := stats.FromRuns(c.Result.Join.Pairs, c.serving.runs)
-		if err != nil {
-			return sum, c.fail("timing", err)
-		}
-		c.Result.Repeated = &rep
-	}
-	plot := filepath.Join(c.Dir, "latency.svg")
-	if err := evidence.WriteLatencySVG(plot, c.Manifest.Name+": client latency vs Task call (measured requests)", client, task); err != nil {
-		return sum, c.fail("timing", err)
-	}
-	c.Result.Plot = relTo(c.Env.RunDir, plot)
+	c.Result.Plot = evidence.RelPath(c.Env.RunDir, plotPath)
 	c.done("timing")
-	return sum, nil
+	return nil
 }

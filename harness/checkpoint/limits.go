@@ -1,6 +1,6 @@
 package checkpoint
 
-// Clip limits (issue #12): a stage-3 family may declare a maximum clip duration and a sample
+// Clip limits: a transcription family may declare a maximum clip duration and a sample
 // rate in its manifests, testcases or thresholds. A pinned clip it cannot take is never sent —
 // not to the native Task, not over HTTP, not by AIPerf — and the row records it as skipped with
 // the limit it breaks and where that limit is declared, so nothing is dropped silently.

@@ -9,8 +9,9 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/report"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
-	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
@@ -24,8 +25,8 @@ func limitsCheckpoint(t *testing.T, manifestPath string) *Checkpoint {
 	t.Helper()
 	root := moduleRoot()
 	env := &Env{Root: root, Target: &target.Target{Path: filepath.Join(root, "suites", "targets", "reference.yaml"), Kind: "reference"},
-		RunDir: t.TempDir(), Stage: workload.ASR, Log: io.Discard}
-	c, err := New(env, inventory.Row{Stage: inventory.StageASR, Profile: filepath.Base(manifestPath), Manifest: manifestPath, Kind: inventory.KindFull, Counted: true})
+		RunDir: t.TempDir(), Stage: stage.ASR, Log: io.Discard}
+	c, err := New(env, inventory.Row{Stage: string(stage.ASR), Profile: filepath.Base(manifestPath), Manifest: manifestPath, Kind: inventory.KindFull, Counted: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,14 +73,14 @@ func TestClipsBeyondTheFamilysLimitAreNotSent(t *testing.T) {
 		t.Errorf("AIPerf gets %d rows, want the 2 admitted clips", len(load.Rows))
 	}
 	e := evidence.Evidence{Stages: []evidence.Stage{{Stage: "asr", Number: 3, Results: []evidence.Result{c.Result}}}}
-	page, err := evidence.HTML(t.TempDir(), e)
+	page, err := report.HTML(t.TempDir(), e)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := `<tr class="skipped" data-profile="sphinx-en-us-3s">`; !strings.Contains(string(page), want) || strings.Count(string(page), "not sent: clip of") != 4 {
 		t.Errorf("report.html lacks the row's 4 skipped clips under it (%q)", want)
 	}
-	md := evidence.Markdown(e)
+	md := report.Markdown(e)
 	for _, want := range []string{"Inputs not sent (4)", "- sphinx-en-us-3s: clip `sense_and_sensibility_01_austen_64kb-0870` (7.10 s, 16000 Hz): clip of 7.10 s exceeds family sphinx_short's maximum clip duration 3 s"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)

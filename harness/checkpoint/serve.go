@@ -5,32 +5,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/testcontainers/testcontainers-go"
-	"github.com/testcontainers/testcontainers-go/network"
-
-	"github.com/trtmc-qual/trtmc-qual/containers/aiperf"
-	"github.com/trtmc-qual/trtmc-qual/containers/gpu"
-	"github.com/trtmc-qual/trtmc-qual/containers/trtmcserver"
-	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/serving"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
-// serving is the state of the served part of the run.
-type serving struct {
-	network *testcontainers.DockerNetwork
-	server  *trtmcserver.Container
+// served is the state of the served part of the run.
+type served struct {
+	network *serving.Network
+	server  *serving.Server
 	inputs  []workload.Input
-	aiperf  *aiperf.Result
-	exports harnessaiperf.Exports   // every run's records together, for the join
-	runs    []harnessaiperf.Exports // each AIPerf run on its own, for statistics over runs
+	aiperf  *serving.AIPerfRun // its Exports (every run together) for the join, its Runs for statistics over runs
 	records []contract.Record
 	route   string
 }
@@ -40,11 +31,11 @@ type Cleanup func(ctx context.Context) error
 
 // StartNetwork creates the run's private network: internal, so AIPerf reaches only the server.
 func (c *Checkpoint) StartNetwork(ctx context.Context) (Cleanup, error) {
-	nw, err := network.New(ctx, network.WithInternal())
+	nw, err := serving.NewNetwork(ctx)
 	if err != nil {
-		return nil, c.fail("serve", fmt.Errorf("create network: %w", err))
+		return nil, c.fail("serve", err)
 	}
-	c.serving = &serving{network: nw}
+	c.serving = &served{network: nw}
 	return func(ctx context.Context) error { return nw.Remove(ctx) }, nil
 }
 
@@ -68,15 +59,8 @@ func (c *Checkpoint) StartServer(ctx context.Context) (Cleanup, error) {
 		values["bundle_name"] = filepath.Base(c.bundlePath)
 		srvCfg = expandServer(srvCfg, values)
 	}
-	req, err := gpu.Parse(srvCfg.GPU)
-	if err != nil {
-		return nil, c.fail("serve", err)
-	}
-	opts := []testcontainers.ContainerCustomizer{trtmcserver.WithBundles(c.bundlePath), trtmcserver.WithNetwork(c.serving.network, "trtmc-server"),
-		trtmcserver.WithGPU(req), trtmcserver.WithLanes(max(1, srvCfg.Lanes), max(1, srvCfg.Queue)), trtmcserver.WithEnv(srvCfg.Env)}
-	if srvCfg.StartupSeconds > 0 {
-		opts = append(opts, trtmcserver.WithStartupTimeout(time.Duration(srvCfg.StartupSeconds)*time.Second))
-	}
+	spec := serving.Spec{Image: c.Env.Images.Server, Bundle: c.bundlePath, GPU: srvCfg.GPU, Lanes: srvCfg.Lanes, Queue: srvCfg.Queue,
+		Env: srvCfg.Env, Startup: time.Duration(srvCfg.StartupSeconds) * time.Second}
 	if len(srvCfg.Command) > 0 {
 		cmd, err := target.Expand(srvCfg.Command, values)
 		if err != nil {
@@ -84,40 +68,40 @@ func (c *Checkpoint) StartServer(ctx context.Context) (Cleanup, error) {
 		}
 		if c.step != nil { // TRTMC's command names its interpreter and paths in the checkout
 			c.Result.Commands = append(c.Result.Commands, append([]string{"(server container)"}, cmd...)) // as qual plan shows it
-			opts = append(opts, trtmcserver.WithEntrypoint(cmd[0]), trtmcserver.WithReadOnlyDir(c.Env.Target.Root))
+			spec.Entrypoint, spec.ReadOnlyDir = cmd[0], c.Env.Target.Root
 			cmd = cmd[1:]
 		}
-		opts = append(opts, trtmcserver.WithCommand(cmd...))
+		spec.Command = cmd
 	}
 	if srvCfg.Scratch != "" { // kept artifacts: read on the host for identity, stored as evidence
-		opt, err := c.scratch(srvCfg.Scratch)
+		dir, err := c.scratch(srvCfg.Scratch)
 		if err != nil {
 			return nil, c.fail("serve", err)
 		}
-		opts = append(opts, opt)
+		spec.ScratchDir, spec.ScratchContainer = dir, srvCfg.Scratch
 	}
 	for _, in := range inputs {
 		if in.HostPath != "" {
-			opts = append(opts, trtmcserver.WithFile(in.HostPath, in.ContainerPath))
+			spec.Files = append(spec.Files, serving.File{Host: in.HostPath, Container: in.ContainerPath})
 		}
 	}
 	start := time.Now()
-	srv, err := trtmcserver.Run(ctx, c.Env.Images.Server, opts...)
+	srv, err := c.serving.network.Start(ctx, spec)
 	cleanup := func(ctx context.Context) error {
-		if srv == nil || srv.DockerContainer == nil {
+		if !srv.Running() {
 			return nil
 		}
 		logs, lerr := srv.LogText(ctx)
 		if lerr == nil {
 			lerr = os.WriteFile(filepath.Join(c.Dir, "server.log"), []byte(logs), 0o644)
 			if len(c.Result.Failures) > 0 { // the server's side of a failure, next to the spec's
-				c.logf("server log (last lines; whole log in %s):\n%s", filepath.Join(c.Dir, "server.log"), tail(logs))
+				c.logf("server log (last lines; whole log in %s):\n%s", filepath.Join(c.Dir, "server.log"), workload.Tail(logs))
 			}
 		}
 		if lerr != nil {
 			lerr = fmt.Errorf("keep server log: %w", lerr)
 		}
-		return errors.Join(lerr, testcontainers.TerminateContainer(srv))
+		return errors.Join(lerr, srv.Terminate(ctx))
 	}
 	if err != nil {
 		return cleanup, c.fail("serve", err)
@@ -132,22 +116,23 @@ func (c *Checkpoint) StartServer(ctx context.Context) (Cleanup, error) {
 	return cleanup, nil
 }
 
-// scratch mounts the row's scratch directory at the server's --scratch and makes the workload
-// read file:// answers from it; the evidence records the mapping for qual verify.
-func (c *Checkpoint) scratch(container string) (testcontainers.ContainerCustomizer, error) {
+// scratch makes the row's scratch directory (returned, to be mounted at the server's --scratch)
+// and makes the workload read file:// answers from it; the evidence records the mapping for
+// qual verify.
+func (c *Checkpoint) scratch(container string) (string, error) {
 	dir, err := filepath.Abs(filepath.Join(c.Dir, "scratch"))
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+		return "", err
 	}
 	if err := os.Chmod(dir, 0o777); err != nil { // the server image may run as its own user
-		return nil, err
+		return "", err
 	}
-	c.Result.Scratch = &evidence.Scratch{Container: container, Dir: relTo(c.Env.RunDir, dir)}
+	c.Result.Scratch = &evidence.Scratch{Container: container, Dir: evidence.RelPath(c.Env.RunDir, dir)}
 	c.W = workload.WithArtifacts(c.W, workload.ScratchReader(container, dir))
-	return trtmcserver.WithScratch(dir, container), nil
+	return dir, nil
 }
 
 // CheckServed asks the running server what it serves: /v1/serving/info must list one model
@@ -188,17 +173,6 @@ func (c *Checkpoint) loadInputs() ([]workload.Input, error) {
 	return c.admit(out) // clips beyond the family's declared limits are not sent (limits.go)
 }
 
-// AIPerfProfile is the AIPerf profile a checkpoint of profile sends to url: the stage's load
-// and the workload's rows and extra inputs (qual plan renders it with Profile.Args, as Run does).
-func AIPerfProfile(t *target.Target, w workload.Workload, profile, url string, l workload.Load) aiperf.Profile {
-	load := t.StageLoad(string(w.Stage()))
-	p := aiperf.Profile{Model: profile, URL: url, RequestCount: load.Requests, WarmupCount: load.Warmup, Concurrency: load.Concurrency,
-		Seed: load.Seed, TimeoutSeconds: load.TimeoutSeconds, Media: map[string]string{}, Runs: load.Runs,
-		EndpointType: w.EndpointType(), Inputs: l.Rows, ExtraInputs: l.ExtraInputs}
-	maps.Copy(p.Media, l.Media)
-	return p
-}
-
 // RunAIPerf sends W warmup and N measured requests from the pinned inputs and collects the
 // artifacts and the server records.
 func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
@@ -210,7 +184,7 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 	if err != nil {
 		return c.fail("aiperf", err)
 	}
-	p := AIPerfProfile(c.Env.Target, c.W, c.Manifest.Name, c.serving.server.InternalURL(), l)
+	p := serving.AIPerfProfile(c.Env.Target, c.W, c.Manifest.Name, c.serving.server.InternalURL(), l)
 	c.serving.route = c.W.Route()
 	c.Result.Endpoint = c.serving.route
 	c.Result.Settings = map[string]any{"warmup": load.Warmup, "requests": load.Requests, "concurrency": load.Concurrency,
@@ -226,19 +200,18 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 	}
 	sent := max(1, load.Runs) * (load.Warmup + load.Requests) // each run sends its own warmup
 	start := time.Now()
-	res, err := aiperf.Run(ctx, c.Env.Images.AIPerf, p, filepath.Join(c.Dir, "aiperf"), aiperf.WithNetwork(c.serving.network),
-		aiperf.WithProgress(aiperf.Progress{Total: sent, Done: answered, Logf: c.logf}))
+	res, err := c.serving.network.RunAIPerf(ctx, c.Env.Images.AIPerf, p, filepath.Join(c.Dir, "aiperf"), sent, answered, c.logf)
 	// A request AIPerf gave up on may still be in the server: let its record land before the copy.
 	c.settleRecords(ctx, answered, sent, time.Duration(load.TimeoutSeconds)*time.Second)
 	if res != nil {
 		c.Result.AIPerf = &evidence.AIPerfRun{Version: res.Version, Command: res.Command, ExitCode: res.ExitCode,
-			Dir: relTo(c.Env.RunDir, res.ArtifactDir), Warmup: load.Warmup, Requests: load.Requests, Concurrency: load.Concurrency, Endpoint: p.EndpointType, Runs: max(1, load.Runs)}
+			Dir: evidence.RelPath(c.Env.RunDir, res.ArtifactDir), Warmup: load.Warmup, Requests: load.Requests, Concurrency: load.Concurrency, Endpoint: p.EndpointType, Runs: max(1, load.Runs)}
 		c.Result.Commands = append(c.Result.Commands, res.Command)
 	}
 	records, rerr := c.serving.server.Records(ctx)
 	if rerr == nil {
 		rerr = os.WriteFile(filepath.Join(c.Dir, "server-records.jsonl"), records, 0o644)
-		c.Result.Records = relTo(c.Env.RunDir, filepath.Join(c.Dir, "server-records.jsonl"))
+		c.Result.Records = evidence.RelPath(c.Env.RunDir, filepath.Join(c.Dir, "server-records.jsonl"))
 	}
 	if err != nil {
 		return c.fail("aiperf", err)
@@ -248,20 +221,19 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 	}
 	if res.ExitCode != 0 {
 		stderr, _ := os.ReadFile(filepath.Join(res.Dir, "aiperf.stderr"))
-		return c.fail("aiperf", fmt.Errorf("aiperf exited %d: %s", res.ExitCode, tail(string(stderr))))
+		return c.fail("aiperf", fmt.Errorf("aiperf exited %d: %s", res.ExitCode, workload.Tail(string(stderr))))
 	}
-	if c.serving.runs, err = harnessaiperf.ReadRuns(res.ArtifactDir); err != nil {
+	if err := res.ReadExports(); err != nil {
 		return c.fail("aiperf", err)
 	}
-	c.serving.exports = harnessaiperf.Merge(res.ArtifactDir, c.serving.runs)
 	if c.serving.records, err = contract.ParseRecords(records); err != nil {
 		return c.fail("aiperf", err)
 	}
 	c.serving.aiperf = res
-	if got, want := len(c.serving.exports.Raw), max(1, load.Runs)*(load.Warmup+load.Requests); got != want || len(c.serving.runs) != max(1, load.Runs) {
-		return c.fail("aiperf", fmt.Errorf("AIPerf exported %d raw records in %d runs, want %d runs × (%d warmup + %d measured)", got, len(c.serving.runs), max(1, load.Runs), load.Warmup, load.Requests))
+	if got, want := len(res.Exports.Raw), max(1, load.Runs)*(load.Warmup+load.Requests); got != want || len(res.Runs) != max(1, load.Runs) {
+		return c.fail("aiperf", fmt.Errorf("AIPerf exported %d raw records in %d runs, want %d runs × (%d warmup + %d measured)", got, len(res.Runs), max(1, load.Runs), load.Warmup, load.Requests))
 	}
-	c.logf("AIPerf %s finished in %.1fs: %d raw records", res.Version, time.Since(start).Seconds(), len(c.serving.exports.Raw))
+	c.logf("AIPerf %s finished in %.1fs: %d raw records", res.Version, time.Since(start).Seconds(), len(res.Exports.Raw))
 	c.done("aiperf")
 	return nil
 }
@@ -297,7 +269,7 @@ func (c *Checkpoint) settleRecords(ctx context.Context, answered func(context.Co
 }
 
 // Server is the running server container (nil before StartServer), for fault injection in tests.
-func (c *Checkpoint) Server() *trtmcserver.Container {
+func (c *Checkpoint) Server() *serving.Server {
 	if c.serving == nil {
 		return nil
 	}

@@ -1,14 +1,14 @@
 package checkpoint
 
-// Hooks for TRTMC-kind targets (added by the trtmc helper): TRTMC's own tooling builds by
-// profile, its family tests gate with JUnit and keep the bundle they validated, and its native
-// CLI prints its own formats. The parsing lives in harness/target; this file only wires it in.
+// The steps of a TRTMC-kind target (trtmcSteps): TRTMC's own tooling builds by profile, its
+// family tests gate with JUnit and keep the bundle they validated, and its native CLI prints its
+// own formats. The parsing lives in harness/target; this file only wires it in.
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,13 +16,55 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
-	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-func (c *Checkpoint) isTRTMC() bool { return c.Env.Target.Kind == "trtmc" }
+// trtmcSteps are the checkpoint steps of a TRTMC-kind target.
+type trtmcSteps struct{}
+
+func (trtmcSteps) build(ctx context.Context, c *Checkpoint) error { return c.buildTRTMC(ctx) }
+
+// capability asks the target's inspect command; without one, the bundle header's task decides.
+func (trtmcSteps) capability(ctx context.Context, c *Checkpoint, want string) error {
+	if len(c.Env.Target.Inspect) > 0 && c.step != nil {
+		return c.capabilityTRTMC(ctx, want)
+	}
+	have, _, err := inventory.ByTaskString("", fmt.Sprint(c.Result.Bundle.Header["task"]))
+	if err != nil || len(have) == 0 || string(have[0]) != want {
+		return c.fail("capability", fmt.Errorf("bundle header task %v is not %s (%v)", c.Result.Bundle.Header["task"], want, err))
+	}
+	c.done("capability")
+	return nil
+}
+
+// gate runs the family's own test when the target reads its JUnit (thresholds live in the TRTMC
+// checkout, hashed there, not pinned here); otherwise the gate command, as for the reference.
+func (trtmcSteps) gate(ctx context.Context, c *Checkpoint) error {
+	if c.Env.Target.GateJUnit != "" && c.step != nil {
+		return c.gateTRTMC(ctx)
+	}
+	return referenceSteps{}.gate(ctx, c)
+}
+
+// nativeArgs fills TRTMC's own values ({trtmc_binary}, {runtime_root}, ...).
+func (trtmcSteps) nativeArgs(c *Checkpoint, tmpl []string, values map[string]string) ([]string, error) {
+	if c.step == nil {
+		return target.Expand(tmpl, values)
+	}
+	return c.step.NativeArgs(tmpl, values)
+}
+
+// nativeOutput reads the native CLI's declared format; an image is copied out and hashed.
+func (trtmcSteps) nativeOutput(ctx context.Context, c *Checkpoint, out string) (string, error) {
+	if c.Env.Target.NativeOutput[c.Manifest.TaskString()] == "" {
+		return c.W.NativeOutput(out)
+	}
+	image, _ := c.W.(workload.ImageWriter)
+	return c.parseNativeTRTMC(ctx, c.Manifest.TaskString(), out, image)
+}
 
 // trtmcStep prepares the checkpoint's TRTMC step values once.
 func (c *Checkpoint) trtmcStep() (*target.Step, error) {
@@ -71,7 +113,7 @@ func (c *Checkpoint) recordBundle(path, step string) error {
 	json.Unmarshal(raw, &header)
 	delete(header, "sections")
 	c.bundlePath = path
-	c.Result.Bundle = evidence.Bundle{Path: relTo(c.Env.RunDir, path), Bytes: b.Size, SHA256Built: b.SHA256, Header: header}
+	c.Result.Bundle = evidence.Bundle{Path: evidence.RelPath(c.Env.RunDir, path), Bytes: b.Size, SHA256Built: b.SHA256, Header: header}
 	c.logf("bundle %s (%d bytes, sha256 %s)", path, b.Size, b.SHA256)
 	if step == "build" {
 		c.done(step)
@@ -135,11 +177,11 @@ func trtmcThresholds(path string) string {
 	return "sha256:" + sum + " " + filepath.Base(path) + " (TRTMC checkout)"
 }
 
-// parseNativeTRTMC reads the target's native output format; an image is copied out of the
-// server container and hashed by its pixels, as the HTTP side is.
-func (c *Checkpoint) parseNativeTRTMC(ctx context.Context, taskString, out string, asr bool) (string, error) {
+// parseNativeTRTMC reads the target's native output format; an image (a workload that writes
+// one) is copied out of the server container and read by the workload, as the HTTP side is.
+func (c *Checkpoint) parseNativeTRTMC(ctx context.Context, taskString, out string, image workload.ImageWriter) (string, error) {
 	format := c.Env.Target.NativeOutput[taskString]
-	if asr {
+	if image == nil {
 		tr, err := target.ParseTranscript(format, []byte(out))
 		return tr.Text, err
 	}
@@ -152,11 +194,15 @@ func (c *Checkpoint) parseNativeTRTMC(ctx context.Context, taskString, out strin
 		return "", fmt.Errorf("copy native image %s: %w", img.Output, err)
 	}
 	defer rc.Close()
-	decoded, err := png.Decode(rc)
+	data, err := io.ReadAll(rc)
+	if err != nil {
+		return "", fmt.Errorf("copy native image %s: %w", img.Output, err)
+	}
+	sha, err := image.ImageOutput(data)
 	if err != nil {
 		return "", fmt.Errorf("native image %s: %w", img.Output, err)
 	}
-	return task.ImageSHA256Of(decoded), nil
+	return sha, nil
 }
 
 // expandServer fills the target's values into the serving GPU request and environment.

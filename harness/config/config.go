@@ -99,6 +99,11 @@ type Config struct {
 	Shard      shard.Shard
 	Loads      map[workload.Stage]Override
 	FailOn     FailOn
+	// WhisperPython is the python of the whisper family's workers on this host ("" = the venv
+	// make deps builds under Cache); the server container is given its own by the image.
+	WhisperPython string
+	// SigningKey is the PKCS#8 PEM signing key ("" = qual sign's local key).
+	SigningKey string
 }
 
 // FailOn is the verdict level at which a run's report exits 1.
@@ -128,7 +133,8 @@ func FromEnv(getenv func(string) string, environ []string, wd string) (Config, e
 	if err := unknownVars(environ); err != nil {
 		errs = append(errs, err)
 	}
-	c := Config{BaseImage: getenv("QUAL_BASE_IMAGE"), Cache: getenv("QUAL_CACHE"), Loads: map[workload.Stage]Override{}}
+	c := Config{BaseImage: getenv("QUAL_BASE_IMAGE"), Cache: getenv("QUAL_CACHE"), Loads: map[workload.Stage]Override{},
+		WhisperPython: getenv("QUAL_WHISPER_PYTHON"), SigningKey: getenv("QUAL_SIGNING_KEY")}
 	root, err := repoRoot(getenv("QUAL_ROOT"), wd)
 	if err != nil {
 		return c, err // nothing else resolves without the root
@@ -263,7 +269,7 @@ func (c Config) Target() (*target.Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("target file %s: %v", c.TargetPath, oneLine(err))
 	}
-	if t.Kind != "reference" && c.TRTMCRoot == "" {
+	if t.Kind.InCheckout() && c.TRTMCRoot == "" {
 		return nil, fmt.Errorf("target %s (%s) resolves its manifests in a TRTMC checkout: set QUAL_TRTMC_ROOT (make TRTMC_ROOT=/path/to/TensorRT-Model-Connect)", t.Name, c.TargetPath)
 	}
 	if err := t.CheckLayout(); err != nil { // the checkout's layout is the target's, or the fitting one is named

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/workload"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 )
 
 func checkout() string {
@@ -60,7 +60,7 @@ func TestOverridesApplyToTheTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	asr, t2i := tg.StageLoad(string(workload.ASR)), tg.StageLoad(string(workload.T2I))
+	asr, t2i := tg.StageLoad(string(stage.ASR)), tg.StageLoad(string(stage.T2I))
 	if asr.Requests != 8 || asr.Warmup != 0 || asr.Concurrency < 1 {
 		t.Errorf("asr load %+v", asr)
 	}

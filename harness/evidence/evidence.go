@@ -15,7 +15,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
-	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
@@ -111,7 +111,7 @@ type AIPerfRun struct {
 	Requests    int      `json:"requests"`
 	Concurrency int      `json:"concurrency"`
 	Endpoint    string   `json:"endpoint_type"`
-	Runs        int      `json:"runs,omitempty"` // AIPerf multi-run: artifacts/profile_runs/run_NNNN (stats, #19)
+	Runs        int      `json:"runs,omitempty"` // AIPerf multi-run: artifacts/profile_runs/run_NNNN (statistics over runs)
 }
 
 // Identity is the native/HTTP comparison.
@@ -177,11 +177,11 @@ type Result struct {
 	Plot         string             `json:"plot,omitempty"`
 	Commands     [][]string         `json:"commands"`
 	Reproduce    string             `json:"reproduce"`
-	// Issue #19 (harness/stats): per-run figures with their intervals over runs and the tails
+	// Statistics (harness/stats): per-run figures with their intervals over runs and the tails
 	// under the sample rule; the gate's corpus figures with bootstrap intervals.
-	Repeated *stats.Repeated `json:"repeated,omitempty"`
-	Accuracy []Accuracy      `json:"accuracy,omitempty"`
-	// Issue #12 (clip limits, skipped.go): the limits the inputs were admitted under and every
+	Repeated *schema.Repeated `json:"repeated,omitempty"`
+	Accuracy []Accuracy       `json:"accuracy,omitempty"`
+	// Clip limits (skipped.go): the limits the inputs were admitted under and every
 	// pinned input not sent because it breaks them.
 	Limits  *InputLimits   `json:"input_limits,omitempty"`
 	Skipped []SkippedInput `json:"skipped_inputs,omitempty"`
@@ -231,7 +231,8 @@ func Read(runDir string) (Evidence, error) {
 	return e, nil
 }
 
-// Assemble merges every <stage>/stage.json under runDir into evidence.json and qualification.md.
+// Assemble merges every <stage>/stage.json under runDir into evidence.json (harness/report
+// renders it).
 func Assemble(runDir string) (Evidence, error) {
 	paths, err := filepath.Glob(filepath.Join(runDir, "*", "stage.json"))
 	if err != nil {
@@ -254,13 +255,7 @@ func Assemble(runDir string) (Evidence, error) {
 		e.Versions = maps.Clone(e.Versions)
 		e.Versions[BuildTagsKey] = mergeBuildTags(e.Stages)
 	}
-	if err := WriteJSON(filepath.Join(runDir, "evidence.json"), e); err != nil {
-		return e, err
-	}
-	if err := os.WriteFile(filepath.Join(runDir, "qualification.md"), []byte(Markdown(e)), 0o644); err != nil {
-		return e, err
-	}
-	return e, WriteHTML(runDir, e)
+	return e, WriteJSON(filepath.Join(runDir, "evidence.json"), e)
 }
 
 // GoldPairs are the stored transcripts with their gold text, for metrics.GoldCorpusWER.
@@ -270,4 +265,13 @@ func GoldPairs(outputs []Output) []metrics.Pair {
 		pairs = append(pairs, metrics.Pair{ID: o.RequestID, Reference: o.Gold, Hyp: o.HTTPOutput})
 	}
 	return pairs
+}
+
+// RelPath is path as the evidence records it: relative to root (the run directory, the
+// repository) when it can be, else as given.
+func RelPath(root, path string) string {
+	if rel, err := filepath.Rel(root, path); err == nil {
+		return rel
+	}
+	return path
 }

@@ -55,10 +55,59 @@ func Settle(s *Stage) {
 		s.Status, s.Reason = StatusPlanned, s.Results[0].Statement
 	case failed > 0 || qualified < counted:
 		s.Status = StatusFailed
-		s.Reason = fmt.Sprintf("%d of %d counted checkpoints aiperf-qualified; %s failed", qualified, counted, countRows(failed))
+		s.Reason = fmt.Sprintf("%d of %d counted checkpoints aiperf-qualified; %s failed", qualified, counted, CountRows(failed))
 	case counted == 0:
 		s.Status, s.Reason = StatusFailed, "no full-model checkpoint in the group was qualified"
 	default:
 		s.Status, s.Reason = StageQualified, fmt.Sprintf("all %d counted checkpoints aiperf-qualified", counted)
 	}
+}
+
+// Verdict is the run's one-word outcome, derived from the stage statuses (see the glossary). A
+// test build (a binary built with a test-only tag such as qual_slowdown) is never QUALIFIED.
+func Verdict(e Evidence) string {
+	if len(TestBuildTags(e.Versions)) > 0 {
+		return "TEST BUILD"
+	}
+	counts := map[Status]int{}
+	for _, s := range e.Stages {
+		counts[s.Status]++
+	}
+	switch {
+	case len(e.Stages) == 0:
+		return "NO STAGES"
+	case counts["failed"] > 0:
+		return "FAILED"
+	case counts["qualified"] == len(e.Stages):
+		return "QUALIFIED"
+	case counts["qualified"] == 0:
+		return "NOT QUALIFIED"
+	default:
+		return "PARTIAL"
+	}
+}
+
+// StageCounts is how many counted rows reached aiperf-qualified, how many rows are counted,
+// and how many rows failed.
+func StageCounts(s Stage) (qualified, counted, failed int) {
+	for _, r := range s.Results {
+		if r.Counted {
+			counted++
+			if r.Status == StatusQualified {
+				qualified++
+			}
+		}
+		if r.Status == StatusFailed {
+			failed++
+		}
+	}
+	return qualified, counted, failed
+}
+
+// CountRows is "1 row" or "n rows".
+func CountRows(n int) string {
+	if n == 1 {
+		return "1 row"
+	}
+	return fmt.Sprintf("%d rows", n)
 }

@@ -17,35 +17,31 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-// Stages and the capability each needs.
-const (
-	StageASR     = "asr"
-	StageT2I     = "t2i"
-	StageAudioQA = "audioqa"
-)
+// Stages come from harness/stage (name, number, capability); what the inventory does differently
+// for a capability (the image task's video/edit exclusions, the transcription task's clip limits)
+// is keyed by that capability below, never by a stage name.
 
-// Stages in plan order.
-func Stages() []string { return []string{StageASR, StageT2I, StageAudioQA} }
-
-// StageNumber is the stage's number in the qualification plan.
-func StageNumber(stage string) int {
-	return map[string]int{StageASR: 3, StageT2I: 6, StageAudioQA: 9}[stage]
-}
-
-// StageCapability is the native Task a stage qualifies.
-func StageCapability(stage string) task.Name {
-	switch stage {
-	case StageASR:
-		return task.SpeechTranscription
-	case StageT2I:
-		return task.TextToImage
-	case StageAudioQA:
-		return task.AudioTextToText
+// stageWith is the name of the stage that qualifies capability c ("" when none does).
+func stageWith(c task.Name) string {
+	for _, s := range stage.All() {
+		if s.Capability == c {
+			return string(s.Name)
+		}
 	}
 	return ""
+}
+
+// capabilities lists every stage's capability, for the audit of a profile in no stage.
+func capabilities() string {
+	var out []string
+	for _, s := range stage.All() {
+		out = append(out, string(s.Capability))
+	}
+	return strings.Join(out, ", ")
 }
 
 // Kinds of rows.
@@ -162,34 +158,36 @@ func Scan(paths []string, opts Options) *Report {
 	replaced := replacedBy(profiles)
 	for i, p := range profiles {
 		placed := false
-		for _, stage := range Stages() {
-			member, excl := membership(p, caps[i], stage)
+		for _, st := range stage.All() {
+			member, excl := membership(p, caps[i], st.Capability)
 			if !member {
 				continue
 			}
+			name := string(st.Name)
 			if missing := p.required(); len(missing) > 0 {
 				rep.Other = append(rep.Other, OtherRow{Manifest: p.Path, Profile: p.Name, Family: p.Family, TaskString: p.TaskString,
-					Reason: fmt.Sprintf("belongs to stage %d (%s) but lacks %s", StageNumber(stage), stage, strings.Join(sorted(missing), ", "))})
+					Reason: fmt.Sprintf("belongs to stage %d (%s) but lacks %s", st.Number, name, strings.Join(sorted(missing), ", "))})
 				placed = true
 				continue
 			}
-			rep.Stages[stage] = append(rep.Stages[stage], classify(p, caps[i], stage, excl, replaced[p.Name], opts))
+			rep.Stages[name] = append(rep.Stages[name], classify(p, caps[i], name, excl, replaced[p.Name], opts))
 			placed = true
 		}
 		if !placed {
 			rep.Other = append(rep.Other, OtherRow{Manifest: p.Path, Profile: p.Name, Family: p.Family, TaskString: p.TaskString,
-				Reason: fmt.Sprintf("%s %q (%s: %v) is in no stage: none of speech_transcription, text_to_image, audio_text_to_text",
-					orField(p.TaskField), p.TaskString, caps[i].source, caps[i].native)})
+				Reason: fmt.Sprintf("%s %q (%s: %v) is in no stage: none of %s",
+					orField(p.TaskField), p.TaskString, caps[i].source, caps[i].native, capabilities())})
 		}
 	}
-	for _, stage := range Stages() {
-		rows := rep.Stages[stage]
+	for _, name := range stage.Names() {
+		rows := rep.Stages[string(name)]
 		markCounted(rows)
-		rows = append(rows, gaps(rows, stage, opts)...)
+		rows = append(rows, gaps(rows, string(name), opts)...)
 		sortRows(rows)
-		rep.Stages[stage] = rows
+		rep.Stages[string(name)] = rows
 	}
-	rep.Limits = Limits(rep.Stages[StageASR], profilesByPath(profiles))
+	// Clip limits are the transcription task's: the family's maximum clip and the profile's rate.
+	rep.Limits = Limits(rep.Stages[stageWith(task.SpeechTranscription)], profilesByPath(profiles))
 	sort.Slice(rep.Other, func(i, j int) bool { return rep.Other[i].Manifest < rep.Other[j].Manifest })
 	return rep
 }
@@ -225,9 +223,8 @@ func capabilityOf(p Profile, decl *declarations, opts Options) (capInfo, error) 
 // membership decides whether a profile is in a stage's table (possibly as an excluded row).
 // The profile's own task string says what it asks for; its family's declaration must
 // implement it. A profile with no task string is placed by its family's declaration alone.
-func membership(p Profile, c capInfo, stage string) (bool, string) {
-	want := StageCapability(stage)
-	if stage == StageT2I {
+func membership(p Profile, c capInfo, want task.Name) (bool, string) {
+	if want == task.TextToImage {
 		if r := imageRelated(p.TaskString); r != "" {
 			return true, r
 		}
@@ -243,10 +240,10 @@ func membership(p Profile, c capInfo, stage string) (bool, string) {
 }
 
 // classify builds a stage member's row.
-func classify(p Profile, c capInfo, stage, excl string, replaces []string, opts Options) Row {
-	want := StageCapability(stage)
+func classify(p Profile, c capInfo, name, excl string, replaces []string, opts Options) Row {
+	want := stage.Name(name).Capability()
 	ckpt, rev := p.Checkpoint()
-	row := Row{Stage: stage, Checkpoint: ckpt, Revision: rev, Profile: p.Name, Family: p.Family, TaskString: p.TaskString,
+	row := Row{Stage: name, Checkpoint: ckpt, Revision: rev, Profile: p.Name, Family: p.Family, TaskString: p.TaskString,
 		NativeTask: string(want), CapabilitySource: c.source, Layout: p.Layout, Controls: c.controls, Precision: p.Precision,
 		Manifest: p.Path, Status: StatusPlanned, Statement: p.Statement}
 	for _, tc := range p.Testcases {
@@ -259,7 +256,7 @@ func classify(p Profile, c capInfo, stage, excl string, replaces []string, opts 
 		return row
 	}
 	if excl == "" {
-		excl = exclusion(p, stage)
+		excl = exclusion(p, want)
 	}
 	if excl != "" {
 		row.Kind, row.Status, row.Reason = KindExcluded, StatusUnsupported, excl // the reason is the marking
@@ -305,8 +302,8 @@ func devices(p Profile) (int, string) {
 
 // exclusion names why a profile that shares the image task string is not text-to-image: a
 // video generator or an image editor, by any of the spellings TRTMC uses.
-func exclusion(p Profile, stage string) string {
-	if stage != StageT2I {
+func exclusion(p Profile, want task.Name) string {
+	if want != task.TextToImage {
 		return ""
 	}
 	switch {

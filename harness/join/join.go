@@ -8,14 +8,14 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 )
 
 // Pair is one joined request.
 type Pair struct {
 	ID     string
-	Client aiperf.RawRecord
+	Client aiperfexport.RawRecord
 	Server contract.Record
 }
 
@@ -48,7 +48,7 @@ func (r Report) String() string {
 
 // Join matches client records to the server records of one route (other routes — health
 // probes, serving info — are not part of the workload).
-func Join(client []aiperf.RawRecord, records []contract.Record, route string) Report {
+func Join(client []aiperfexport.RawRecord, records []contract.Record, route string) Report {
 	rep := Report{Route: route, ByPhase: map[string]int{}, ClientRecords: len(client)}
 	byID := map[string][]contract.Record{}
 	for _, rec := range records {

@@ -3,19 +3,19 @@ package join
 import (
 	"testing"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 )
 
-func client(id, phase string, line int) aiperf.RawRecord {
-	r := aiperf.RawRecord{RequestHeaders: map[string]string{"X-Request-ID": id}, Line: line}
+func client(id, phase string, line int) aiperfexport.RawRecord {
+	r := aiperfexport.RawRecord{RequestHeaders: map[string]string{"X-Request-ID": id}, Line: line}
 	r.Metadata.Phase = phase
 	return r
 }
 
 func TestJoinReportsEveryKindOfMismatchByID(t *testing.T) {
 	route := "/v1/audio/transcriptions"
-	clients := []aiperf.RawRecord{client("a", "warmup", 1), client("b", "profiling", 2), client("c", "profiling", 3),
+	clients := []aiperfexport.RawRecord{client("a", "warmup", 1), client("b", "profiling", 2), client("c", "profiling", 3),
 		client("c", "profiling", 4), client("", "profiling", 5), client("lost", "profiling", 6)}
 	records := []contract.Record{{RequestID: "a", Route: route}, {RequestID: "b", Route: route}, {RequestID: "b", Route: route},
 		{RequestID: "c", Route: route}, {RequestID: "extra", Route: route}, {RequestID: "probe", Route: "/health/ready"}}

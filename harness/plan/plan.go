@@ -20,6 +20,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory/reference"
+	"github.com/trtmc-qual/trtmc-qual/harness/serving"
 	"github.com/trtmc-qual/trtmc-qual/harness/sysinfo"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
@@ -56,11 +57,8 @@ func New(cfg config.Config, stage string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Root: cfg.Root, Stage: stage, W: w, Target: t, Caps: inventory.ByTaskString, cfg: cfg}
-	opts := inventory.Options{Capabilities: inventory.ByTaskString}
-	if t.Kind == "reference" {
-		p.Caps, opts.Capabilities = reference.Capabilities, reference.Capabilities
-	}
+	p := &Plan{Root: cfg.Root, Stage: stage, W: w, Target: t, Caps: Capabilities(t), cfg: cfg}
+	opts := inventory.Options{Capabilities: p.Caps}
 	if p.Paths, err = t.ManifestPaths(); err != nil {
 		return nil, err
 	}
@@ -69,7 +67,7 @@ func New(cfg config.Config, stage string) (*Plan, error) {
 	}
 	p.Shard, p.Shards = cfg.Shard.Index, cfg.Shard.Total
 	p.Rows = inventory.Shard(p.Rows, cfg.Shard.Index, cfg.Shard.Total)
-	if t.Kind != "reference" {
+	if !t.Kind.Embedded() {
 		p.PlannedReason = missingStack(t)
 	}
 	return p, nil
@@ -89,9 +87,9 @@ func (p *Plan) Setup(ctx context.Context, log io.Writer) (*checkpoint.Env, error
 	if err != nil {
 		return nil, err
 	}
-	env.Images = set
+	env.Images = serving.Images{Server: set.Server, AIPerf: set.AIPerf}
 	image := p.Target.Server.Image
-	if p.Target.Kind == "trtmc" { // "{image}": named by QUAL_TRTMC_IMAGE ("reference" = the image built here)
+	if p.Target.Kind.InCheckout() { // "{image}": named by QUAL_TRTMC_IMAGE ("reference" = the image built here)
 		if x, err := target.Expand([]string{image}, p.Target.Values(os.Getenv)); err == nil {
 			image = x[0]
 		}
@@ -151,7 +149,7 @@ func versionsAndHardware(ctx context.Context, env *checkpoint.Env, results []evi
 			versions[k] = image
 		}
 	}
-	if t := env.Target; t != nil && t.Kind == "trtmc" { // the TRTMC checkout's commit (trtmc hook)
+	if t := env.Target; t != nil && t.Kind.InCheckout() { // the TRTMC checkout's commit (trtmc hook)
 		c := t.Checkout(ctx)
 		versions["trtmc_checkout"] = c.Commit
 		if c.Warning != "" {
@@ -164,7 +162,7 @@ func versionsAndHardware(ctx context.Context, env *checkpoint.Env, results []evi
 // missingStack says why this machine cannot run a non-reference target ("" when it can).
 func missingStack(t *target.Target) string {
 	gpuMode := t.Server.GPU
-	if t.Kind == "trtmc" { // its commands name placeholders: ask the target what is missing (trtmc hook)
+	if t.Kind.InCheckout() { // its commands name placeholders: ask the target what is missing (trtmc hook)
 		if why := t.Missing(os.Getenv); why != "" {
 			return why
 		}
@@ -198,7 +196,7 @@ func (p *Plan) NewStageRun() *evidence.StageRun {
 	rows := append([]inventory.Row(nil), p.Rows...)
 	inventory.Relative(rows, p.Target.Root)
 	return evidence.NewStageRun(evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: p.Stage,
-		Number: p.W.Number(), Inventory: rows, Target: relTo(p.Root, p.Target.Path), TargetKind: p.Target.Kind,
+		Number: p.W.Stage().Number(), Inventory: rows, Target: evidence.RelPath(p.Root, p.Target.Path), TargetKind: string(p.Target.Kind),
 		Settings: map[string]any{"aiperf": p.Target.StageLoad(p.Stage), "server": p.Target.Server}})
 }
 
@@ -208,9 +206,24 @@ func WriteStage(ctx context.Context, env *checkpoint.Env, run *evidence.StageRun
 	return run.Write(env.RunDir, versions, hw)
 }
 
-func relTo(root, path string) string {
-	if rel, err := filepath.Rel(root, path); err == nil {
-		return rel
+// Capabilities is how a target's profiles declare what they implement: the embedded target's
+// families by its registry, another target's by their task strings.
+func Capabilities(t *target.Target) inventory.Capabilities {
+	if t.Kind.Embedded() {
+		return reference.Capabilities
 	}
-	return path
+	return inventory.ByTaskString
+}
+
+// ListControls fills each buildable row's Task controls by building its bundle (the embedded
+// target's families only; a row whose bundle does not build keeps none).
+func ListControls(t *target.Target, rows []inventory.Row, stage workload.Stage) {
+	if !t.Kind.Embedded() {
+		return
+	}
+	for i := range rows {
+		if rows[i].Kind != inventory.KindExcluded && rows[i].Kind != inventory.KindGap {
+			rows[i].Controls, _ = reference.ControlsFromBundle(rows[i].Manifest, stage.Capability())
+		}
+	}
 }

@@ -14,16 +14,6 @@ const (
 	Seed      = 20261130
 )
 
-// Verdict is a non-inferiority outcome.
-type Verdict string
-
-// Verdicts.
-const (
-	Pass         Verdict = "pass"
-	Fail         Verdict = "fail"
-	Inconclusive Verdict = "inconclusive"
-)
-
 // Ratio is one unit's share of a corpus figure: the figure is ΣNum/ΣDen over the units
 // (WER: errors / reference words; a mean: value / 1).
 type Ratio struct {
@@ -81,20 +71,6 @@ func AtLeast(bound float64) Regression {
 		Name: fmt.Sprintf("%g − figure (must be ≥ %g)", bound, bound),
 		R:    func(_, n Ratio) float64 { return bound - n.Value() },
 	}
-}
-
-// NonInferiority is a bootstrap verdict.
-type NonInferiority struct {
-	Test      string  `json:"test"`
-	Estimate  float64 `json:"estimate"` // R on the full sample
-	P05       float64 `json:"p05"`
-	P95       float64 `json:"p95"`
-	Units     int     `json:"units"`
-	Clusters  int     `json:"clusters"`
-	Resamples int     `json:"resamples"`
-	Seed      uint64  `json:"seed"`
-	Verdict   Verdict `json:"verdict"`
-	Rule      string  `json:"rule"`
 }
 
 // BootstrapRule states how a NonInferiority is computed and judged.

@@ -28,26 +28,6 @@ const MeanLevel = 0.95
 // ErrNoData is returned when there is nothing to summarize.
 var ErrNoData = errors.New("stats: no values")
 
-// Bounds is a two-sided interval.
-type Bounds struct {
-	Lower float64 `json:"lower"`
-	Upper float64 `json:"upper"`
-}
-
-// Interval is a mean over runs with its Student-t interval. CI is nil when fewer than two runs
-// make an interval impossible; such a figure is always inconclusive.
-type Interval struct {
-	N            int     `json:"n"`
-	Mean         float64 `json:"mean"`
-	SD           float64 `json:"sd"`
-	Level        float64 `json:"level"`
-	CI           *Bounds `json:"ci,omitempty"`
-	HalfWidth    float64 `json:"half_width"`
-	Inconclusive bool    `json:"inconclusive"`
-	Reason       string  `json:"reason,omitempty"`
-	Rule         string  `json:"rule"`
-}
-
 // MeanRule states how an Interval is computed and judged.
 const MeanRule = "mean over runs ± t(0.975, n−1)·s/√n (Student t, 95%); inconclusive when n < 2 or the half-width exceeds 5% of |mean|"
 

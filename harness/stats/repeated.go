@@ -3,7 +3,7 @@ package stats
 import (
 	"fmt"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
@@ -18,33 +18,6 @@ func RunFigureNames() []string {
 // TailNames are the pooled per-request latencies whose tail percentiles are reported under the
 // sample rule.
 func TailNames() []string { return []string{"client_latency", "task_call"} }
-
-// Run is one AIPerf run's figures.
-type Run struct {
-	Index    int                `json:"index"`
-	Requests int                `json:"requests"`
-	Figures  map[string]float64 `json:"figures"`
-}
-
-// FigureInterval is a per-run figure's mean over runs with its interval.
-type FigureInterval struct {
-	Name string `json:"name"`
-	Unit string `json:"unit"`
-	Interval
-}
-
-// TailFigure is a tail percentile of one latency pooled over every measured request of every run.
-type TailFigure struct {
-	Name string `json:"name"`
-	Tail
-}
-
-// Repeated is a row's repeated-run statistics.
-type Repeated struct {
-	Runs    []Run            `json:"runs"`
-	Figures []FigureInterval `json:"figures"`
-	Tails   []TailFigure     `json:"tails"`
-}
 
 // RunOf keeps the per-run figures of one run's timing summary.
 func RunOf(index int, s timing.Summary) Run {
@@ -100,24 +73,11 @@ func Summarize(runs []Run, pooled map[string][]float64, units map[string]string)
 	return rep, nil
 }
 
-// PerRun is the named figure of every run, in run order, for a comparison.
-func (r Repeated) PerRun(name string) ([]float64, error) {
-	var out []float64
-	for _, run := range r.Runs {
-		v, ok := run.Figures[name]
-		if !ok {
-			return nil, fmt.Errorf("run %d has no %s", run.Index, name)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
 // FromRuns computes a row's repeated-run statistics from its joined requests and each AIPerf
-// run's exports (harness/aiperf.ReadRuns): a request belongs to the run whose per-request metrics
+// run's exports (harness/aiperfexport.ReadRuns): a request belongs to the run whose per-request metrics
 // export names it. The checkpoint flow and qual verify both call it, so verify recomputes every
 // interval from the stored artifacts.
-func FromRuns(pairs []join.Pair, runs []aiperf.Exports) (Repeated, error) {
+func FromRuns(pairs []join.Pair, runs []aiperfexport.Exports) (Repeated, error) {
 	var out []Run
 	pooled := map[string][]float64{}
 	units := map[string]string{}

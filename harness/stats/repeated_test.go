@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
@@ -52,25 +52,25 @@ func TestSummarizeRepeatedRuns(t *testing.T) {
 // run's figures come from its own requests, and the pooled tails from all 36.
 func TestFromRuns(t *testing.T) {
 	var pairs []join.Pair
-	var runs []aiperf.Exports
+	var runs []aiperfexport.Exports
 	ns := int64(1_000_000_000)
 	for r := range 3 {
-		var ex aiperf.Exports
+		var ex aiperfexport.Exports
 		n := 12
 		if r == 0 {
 			n = 14 // two warmup requests
 		}
 		for i := range n {
 			id := fmt.Sprintf("run%d-req%02d", r, i)
-			phase := aiperf.PhaseProfiling
+			phase := aiperfexport.PhaseProfiling
 			if r == 0 && i < 2 {
-				phase = aiperf.PhaseWarmup
+				phase = aiperfexport.PhaseWarmup
 			}
 			task := 100 + 10*float64(r) + float64(i%3) // run medians 101, 111, 121
-			md := aiperf.Metadata{XRequestID: id, Phase: phase, RequestStartNS: ns, RequestEndNS: ns + int64(task*1e6) + 2e6}
+			md := aiperfexport.Metadata{XRequestID: id, Phase: phase, RequestStartNS: ns, RequestEndNS: ns + int64(task*1e6) + 2e6}
 			ns += int64(task*1e6) + 3e6
-			raw := aiperf.RawRecord{Metadata: md}
-			m := aiperf.MetricRecord{Metadata: md}
+			raw := aiperfexport.RawRecord{Metadata: md}
+			m := aiperfexport.MetricRecord{Metadata: md}
 			if err := json.Unmarshal([]byte(fmt.Sprintf(`{"request_latency":{"value":%g,"unit":"ms"}}`, task+2)), &m.Metrics); err != nil {
 				t.Fatal(err)
 			}

@@ -2,39 +2,12 @@ package stats
 
 import (
 	"fmt"
-	"math"
 	"sort"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
-
-// TailConfidence is the confidence of a tail percentile's upper bound.
-const TailConfidence = 0.95
-
-// TailRule states when a tail percentile is reported.
-const TailRule = "p-th percentile reported only when some order statistic x(k), k ≤ n, is a 95% upper confidence bound for it: " +
-	"P(Binomial(n, p) ≤ k−1) ≥ 0.95 (the distribution-free bound behind MLPerf LoadGen's early stopping, " +
-	"zero overshoots); so n ≥ ⌈ln 0.05 / ln p⌉: 59 samples for p95, 299 for p99; else \"insufficient samples\""
-
-// Tail is a tail percentile with its sample rule.
-type Tail struct {
-	Percentile float64 `json:"percentile"`
-	N          int     `json:"n"`
-	MinSamples int     `json:"min_samples"`
-	Reportable bool    `json:"reportable"`
-	Value      float64 `json:"value,omitempty"`       // linear interpolation, as timing.Percentile
-	UpperBound float64 `json:"upper_bound,omitempty"` // x(k): P(true percentile ≤ x(k)) ≥ 95%
-	Order      int     `json:"order,omitempty"`       // k, 1-based
-	Label      string  `json:"label"`
-	Rule       string  `json:"rule"`
-}
-
-// MinTailSamples is the smallest n for which x(n) is a 95% upper bound of the p-th percentile.
-func MinTailSamples(p float64) int {
-	return int(math.Ceil(math.Log(1-TailConfidence) / math.Log(p/100)))
-}
 
 // TailPercentile reports the p-th percentile of values under the sample rule.
 func TailPercentile(values []float64, p float64) (Tail, error) {

@@ -327,7 +327,7 @@ func sha(t *testing.T, path string) string {
 func servingPython(t *testing.T, python, double string) string {
 	t.Helper()
 	ctx := context.Background()
-	b := &images.Builder{Log: io.Discard}
+	b := &images.Builder{Log: io.Discard, CacheDir: os.Getenv("QUAL_CACHE")}
 	in, err := images.LocalInterpreter(ctx, python)
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 // Target is one YAML file under suites/targets/.
 type Target struct {
 	Name         string              `yaml:"name"`
-	Kind         string              `yaml:"kind"` // "reference" or "trtmc"
+	Kind         Kind                `yaml:"kind"` // reference | trtmc (kind.go)
 	Description  string              `yaml:"description"`
 	Manifests    []string            `yaml:"manifests"`  // globs, relative to Root
 	Thresholds   string              `yaml:"thresholds"` // how thresholds are found: "beside-manifests"
@@ -111,7 +111,7 @@ type Load struct {
 	Concurrency    int     `yaml:"concurrency"`
 	TimeoutSeconds float64 `yaml:"timeout_seconds"`
 	Seed           int     `yaml:"seed"`
-	// Runs repeats the measured requests in that many AIPerf runs (statistics over runs, #19);
+	// Runs repeats the measured requests in that many AIPerf runs (statistics over runs: an interval needs more than one run);
 	// 0 or 1 is one run.
 	Runs int `yaml:"runs"`
 }

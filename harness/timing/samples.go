@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 )
 
@@ -12,7 +12,7 @@ import (
 // latency from AIPerf's metrics export, Task time from the server record. Warmup requests are
 // excluded from steady state. It also returns the client and Task latencies for plotting. The
 // caller's pairs are not reordered. qual verify calls it on stored artifacts.
-func Samples(pairs []join.Pair, metricsRecords []aiperf.MetricRecord) ([]Sample, []float64, []float64, error) {
+func Samples(pairs []join.Pair, metricsRecords []aiperfexport.MetricRecord) ([]Sample, []float64, []float64, error) {
 	latency := map[string]float64{}
 	for _, m := range metricsRecords {
 		if v, ok := m.LatencyMS(); ok {
@@ -24,7 +24,7 @@ func Samples(pairs []join.Pair, metricsRecords []aiperf.MetricRecord) ([]Sample,
 	var samples []Sample
 	var client, task []float64
 	for _, p := range sorted {
-		if p.Client.Metadata.Phase != aiperf.PhaseProfiling {
+		if p.Client.Metadata.Phase != aiperfexport.PhaseProfiling {
 			continue
 		}
 		lat, ok := latency[p.ID]

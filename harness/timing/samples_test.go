@@ -3,7 +3,7 @@ package timing
 import (
 	"testing"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 )
@@ -11,13 +11,13 @@ import (
 func pair(id, phase string, taskMS float64) join.Pair {
 	var p join.Pair
 	p.ID = id
-	p.Client.Metadata = aiperf.Metadata{XRequestID: id, Phase: phase, RequestStartNS: 1, RequestEndNS: 2}
+	p.Client.Metadata = aiperfexport.Metadata{XRequestID: id, Phase: phase, RequestStartNS: 1, RequestEndNS: 2}
 	p.Server = contract.Record{RequestID: id, Timing: contract.Timing{ModelCallMS: taskMS}, Output: &contract.RecordOutput{AudioSeconds: 2}}
 	return p
 }
 
-func metric(id string, ms float64) aiperf.MetricRecord {
-	var m aiperf.MetricRecord
+func metric(id string, ms float64) aiperfexport.MetricRecord {
+	var m aiperfexport.MetricRecord
 	m.Metadata.XRequestID = id
 	m.Metrics = map[string]struct {
 		Value any    `json:"value"`
@@ -27,8 +27,8 @@ func metric(id string, ms float64) aiperf.MetricRecord {
 }
 
 func TestSamplesExcludeWarmupAndLeaveTheCallersOrder(t *testing.T) {
-	pairs := []join.Pair{pair("c", aiperf.PhaseProfiling, 3), pair("w", aiperf.PhaseWarmup, 9), pair("a", aiperf.PhaseProfiling, 1)}
-	samples, client, task, err := Samples(pairs, []aiperf.MetricRecord{metric("a", 10), metric("c", 30), metric("w", 90)})
+	pairs := []join.Pair{pair("c", aiperfexport.PhaseProfiling, 3), pair("w", aiperfexport.PhaseWarmup, 9), pair("a", aiperfexport.PhaseProfiling, 1)}
+	samples, client, task, err := Samples(pairs, []aiperfexport.MetricRecord{metric("a", 10), metric("c", 30), metric("w", 90)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestSamplesExcludeWarmupAndLeaveTheCallersOrder(t *testing.T) {
 	if pairs[0].ID != "c" || pairs[1].ID != "w" || pairs[2].ID != "a" {
 		t.Errorf("the caller's pairs were reordered: %s %s %s", pairs[0].ID, pairs[1].ID, pairs[2].ID)
 	}
-	if _, _, _, err := Samples(pairs, []aiperf.MetricRecord{metric("a", 10)}); err == nil {
+	if _, _, _, err := Samples(pairs, []aiperfexport.MetricRecord{metric("a", 10)}); err == nil {
 		t.Error("a measured request without request_latency was accepted")
 	}
 }

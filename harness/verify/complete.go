@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
@@ -77,7 +77,7 @@ func checkCounted(where string, s evidence.Stage, r evidence.Result, report repo
 
 // checkRequests requires every request AIPerf sent (warmup included) to have succeeded on both
 // sides, and the counts to be the target's W and N as recorded in the AIPerf command that ran.
-func checkRequests(where string, r evidence.Result, exports harnessaiperf.Exports, records []contract.Record, report reporter) {
+func checkRequests(where string, r evidence.Result, exports aiperfexport.Exports, records []contract.Record, report reporter) {
 	var bad []string
 	phases := map[string]int{}
 	for _, raw := range exports.Raw {
@@ -124,7 +124,7 @@ func checkAggregate(runDir, where string, r evidence.Result, report reporter) {
 		report(where, "%v", err)
 		return
 	}
-	dirs, err := filepath.Glob(filepath.Join(aiperfDir, harnessaiperf.RunsDir, "run_*"))
+	dirs, err := filepath.Glob(filepath.Join(aiperfDir, aiperfexport.RunsDir, "run_*"))
 	if err != nil {
 		report(where, "AIPerf run directories under %s: %v", r.AIPerf.Dir, err)
 	}

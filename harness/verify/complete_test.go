@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
@@ -66,13 +66,13 @@ func TestStatusesNeedWhatTheyClaim(t *testing.T) {
 }
 
 func TestFailedRequestsAreListed(t *testing.T) {
-	raw := func(id, phase string, status int, errBody string) harnessaiperf.RawRecord {
-		var r harnessaiperf.RawRecord
+	raw := func(id, phase string, status int, errBody string) aiperfexport.RawRecord {
+		var r aiperfexport.RawRecord
 		json.Unmarshal([]byte(fmt.Sprintf(`{"metadata":{"x_request_id":%q,"benchmark_phase":%q},"request_headers":{"X-Request-ID":%q},"status":%d,"error":%s}`,
 			id, phase, id, status, errBody)), &r)
 		return r
 	}
-	exports := harnessaiperf.Exports{Raw: []harnessaiperf.RawRecord{raw("a", "warmup", 200, "null"), raw("b", "profiling", 500, `{"message":"boom"}`), raw("c", "profiling", 200, "null")}}
+	exports := aiperfexport.Exports{Raw: []aiperfexport.RawRecord{raw("a", "warmup", 200, "null"), raw("b", "profiling", 500, `{"message":"boom"}`), raw("c", "profiling", 200, "null")}}
 	records := []contract.Record{{RequestID: "a", Route: "/r", Status: 200}, {RequestID: "b", Route: "/r", Status: 500}, {RequestID: "h", Route: "/health/ready", Status: 503}}
 	r := evidence.Result{Status: evidence.StatusQualified, Join: &join.Report{Route: "/r"}, AIPerf: &evidence.AIPerfRun{Warmup: 1, Requests: 3, Command: []string{"aiperf", "--request-count", "3", "--warmup-request-count", "1"}},
 		Settings: map[string]any{"warmup": 1.0, "requests": 3.0}}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
@@ -34,7 +34,7 @@ func clipAndIdentity(t *testing.T, name string) ([]byte, string) {
 
 // pairOf is one joined request: the payload AIPerf sent and the server's recorded input hash.
 func pairOf(id string, payload map[string]any, recorded string) join.Pair {
-	return join.Pair{ID: id, Client: harnessaiperf.RawRecord{Payload: payload}, Server: contract.Record{RequestID: id, InputSHA256: recorded, Status: 200}}
+	return join.Pair{ID: id, Client: aiperfexport.RawRecord{Payload: payload}, Server: contract.Record{RequestID: id, InputSHA256: recorded, Status: 200}}
 }
 
 // TestRecordsInputHashIsThePayloadSent: every server record's input_sha256 must be the identity

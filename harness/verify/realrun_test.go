@@ -3,7 +3,6 @@ package verify
 import (
 	"context"
 	"encoding/json"
-	"github.com/trtmc-qual/trtmc-qual/harness/parity"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +11,8 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/attest"
-	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/parity"
+	"github.com/trtmc-qual/trtmc-qual/harness/report"
 )
 
 // publishedRun is one real reduced run produced by the suites, made once per test process and
@@ -60,7 +60,7 @@ func (p *publishedRun) produce(root string) {
 	if p.err != nil {
 		return
 	}
-	if _, p.err = evidence.Assemble(p.dir); p.err != nil {
+	if _, p.err = report.Assemble(p.dir); p.err != nil {
 		return
 	}
 	_, p.err = attest.Sign(context.Background(), p.dir, p.priv)

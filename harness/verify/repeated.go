@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"reflect"
 
-	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/accuracy"
+	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
@@ -19,7 +20,7 @@ import (
 // the gate's items, with the same code that produced it.
 
 // checkRepeated recomputes a row's repeated-run statistics from each stored AIPerf run.
-func checkRepeated(where string, r evidence.Result, pairs []join.Pair, runs []harnessaiperf.Exports, report func(string, string, ...any)) {
+func checkRepeated(where string, r evidence.Result, pairs []join.Pair, runs []aiperfexport.Exports, report func(string, string, ...any)) {
 	if r.Repeated == nil {
 		if len(runs) > 1 {
 			report(where, "%d AIPerf runs stored but no repeated-run statistics", len(runs))
@@ -48,7 +49,7 @@ func checkAccuracy(p pins, s evidence.Stage, where string, r evidence.Result, re
 		report(where, "accuracy intervals not recomputable: dataset groups: %v", err)
 		return
 	}
-	got, err := evidence.GateAccuracy(r.Gate, groups)
+	got, err := accuracy.Gate(r.Gate, groups)
 	if err != nil {
 		report(where, "accuracy intervals not recomputable: %v", err)
 		return

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/accuracy"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
@@ -20,7 +21,7 @@ import (
 func TestAccuracyIntervalsAreRecomputed(t *testing.T) {
 	gate := &family.GateResult{Figures: map[string]float64{"gold_wer": 0.25}, Thresholds: map[string]float64{"gold_wer": 0.35},
 		Items: []family.GateItem{{ID: "a", Gold: "one two", Output: "one two"}, {ID: "b", Gold: "three four", Output: "three for"}}}
-	acc, err := evidence.GateAccuracy(gate, nil)
+	acc, err := accuracy.Gate(gate, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,11 +52,11 @@ func TestAccuracyClustersComeFromThePinnedDataset(t *testing.T) {
 	gate := &family.GateResult{Figures: map[string]float64{"gold_wer": 0.25}, Thresholds: map[string]float64{"gold_wer": 0.35},
 		Items: []family.GateItem{{ID: "a", Gold: "one two", Output: "one two"}, {ID: "b", Gold: "three four", Output: "three for"},
 			{ID: "c", Gold: "five six", Output: "five six"}}}
-	grouped, err := evidence.GateAccuracy(gate, map[string]string{"a": "spk1", "b": "spk1"})
+	grouped, err := accuracy.Gate(gate, map[string]string{"a": "spk1", "b": "spk1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	byClip, err := evidence.GateAccuracy(gate, nil)
+	byClip, err := accuracy.Gate(gate, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,13 +17,14 @@ import (
 	"strings"
 	"testing"
 
-	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/attest"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
+	"github.com/trtmc-qual/trtmc-qual/harness/report"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
@@ -98,7 +99,7 @@ func (f *forger) stage(stage string, fn func(s *evidence.Stage)) {
 func (f *forger) report() {
 	f.t.Helper()
 	var err error
-	if f.e, err = evidence.Assemble(f.dir); err != nil {
+	if f.e, err = report.Assemble(f.dir); err != nil {
 		f.t.Fatal(err)
 	}
 }
@@ -137,7 +138,7 @@ func (f *forger) jsonl(rel string, fn func(map[string]any) map[string]any) {
 // repeated profile (profile_runs/run_NNNN), or the artifact directory itself.
 func (f *forger) runDirs(r evidence.Result) []string {
 	f.t.Helper()
-	dirs, _ := filepath.Glob(f.path(r.AIPerf.Dir + "/" + harnessaiperf.RunsDir + "/run_*"))
+	dirs, _ := filepath.Glob(f.path(r.AIPerf.Dir + "/" + aiperfexport.RunsDir + "/run_*"))
 	if len(dirs) == 0 {
 		return []string{r.AIPerf.Dir}
 	}
@@ -178,13 +179,13 @@ func (f *forger) responsesIn(dir string, fn func(id string, body map[string]any)
 }
 
 // served re-reads a result's stored artifacts.
-func (f *forger) served(r evidence.Result) (harnessaiperf.Exports, []contract.Record) {
+func (f *forger) served(r evidence.Result) (aiperfexport.Exports, []contract.Record) {
 	f.t.Helper()
-	runs, err := harnessaiperf.ReadRuns(f.path(r.AIPerf.Dir))
+	runs, err := aiperfexport.ReadRuns(f.path(r.AIPerf.Dir))
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	exports := harnessaiperf.Merge(r.AIPerf.Dir, runs)
+	exports := aiperfexport.Merge(r.AIPerf.Dir, runs)
 	data, err := os.ReadFile(f.path(r.Records))
 	if err != nil {
 		f.t.Fatal(err)
@@ -230,7 +231,7 @@ func (f *forger) recompute(r *evidence.Result) {
 }
 
 // slowest are the ids of the k slowest measured requests by AIPerf's request_latency.
-func slowest(exports harnessaiperf.Exports, k int) map[string]bool {
+func slowest(exports aiperfexport.Exports, k int) map[string]bool {
 	type lat struct {
 		id string
 		ms float64
@@ -306,7 +307,7 @@ func claimAnotherInput(stage, digit string) func(t *testing.T, f *forger) {
 }
 
 func tampers() []tamper {
-	asr, t2i, qa := inventory.StageASR, inventory.StageT2I, inventory.StageAudioQA
+	asr, t2i, qa := string(stage.ASR), string(stage.T2I), string(stage.AudioQA)
 	q, fv := evidence.StatusQualified, evidence.StatusFamilyValidated
 	return []tamper{
 		{name: "reduced row made counted and aiperf-qualified, served hashes filled in", forged: true,
@@ -596,7 +597,7 @@ func tampers() []tamper {
 			want: []string{"inputs.json", `prompt "a forged prompt", pinned`},
 			edit: func(t *testing.T, f *forger) {
 				_, r := f.result(t2i, q, "")
-				inputs, _ := filepath.Glob(f.path(r.AIPerf.Dir + "/" + harnessaiperf.RunsDir + "/run_*/inputs.json"))
+				inputs, _ := filepath.Glob(f.path(r.AIPerf.Dir + "/" + aiperfexport.RunsDir + "/run_*/inputs.json"))
 				if len(inputs) == 0 {
 					t.Fatalf("no inputs.json under %s", r.AIPerf.Dir)
 				}

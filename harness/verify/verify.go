@@ -13,11 +13,12 @@ import (
 	"path/filepath"
 	"strings"
 
-	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/report"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
@@ -37,12 +38,13 @@ func Run(runDir string) ([]Problem, error) {
 	if err != nil {
 		return nil, err
 	}
+	rendered := report.Markdown(e)
 	var out []Problem
 	report := func(where, format string, args ...any) {
 		out = append(out, Problem{where, fmt.Sprintf(format, args...)})
 	}
 	md, err := os.ReadFile(filepath.Join(runDir, "qualification.md"))
-	if err != nil || string(md) != evidence.Markdown(e) {
+	if err != nil || string(md) != rendered {
 		report("qualification.md", "does not match evidence.json (regenerated report differs)")
 	}
 	p, err := findPins()
@@ -143,12 +145,12 @@ func checkServed(runDir, where, stage string, r evidence.Result, report func(str
 		report(where, "%v", err)
 		return nil
 	}
-	runs, err := harnessaiperf.ReadRuns(aiperfDir)
+	runs, err := aiperfexport.ReadRuns(aiperfDir)
 	if err != nil {
 		report(where, "AIPerf exports: %v", err)
 		return nil
 	}
-	exports := harnessaiperf.Merge(r.AIPerf.Dir, runs)
+	exports := aiperfexport.Merge(r.AIPerf.Dir, runs)
 	data, err := os.ReadFile(recordsPath)
 	if err != nil {
 		report(where, "server records: %v", err)
@@ -274,7 +276,7 @@ func checkTargetKind(p pins, e evidence.Evidence, report reporter) {
 		}
 		return
 	}
-	if t.Kind != e.TargetKind {
+	if string(t.Kind) != e.TargetKind {
 		report("evidence.json", "target_kind %q, but the target file %s says kind %q", e.TargetKind, e.Target, t.Kind)
 	}
 }

@@ -12,24 +12,19 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-// ASR is stage 3: one complete recorded WAV clip per request → one final transcript.
-const ASR Stage = "asr"
-
 type asr struct{}
 
-func (asr) Stage() Stage          { return ASR }
-func (asr) Number() int           { return 3 }
-func (asr) Title() string         { return "recorded-clip transcription" }
-func (asr) Capability() task.Name { return task.SpeechTranscription }
-func (asr) Route() string         { return "/v1/audio/transcriptions" }
-func (asr) EndpointType() string  { return "audio_transcription" }
-func (asr) Figures() []string     { return []string{"audio_seconds_per_second", "rtf", "rtfx"} }
+func (asr) Stage() Stage         { return stage.ASR }
+func (asr) Route() string        { return "/v1/audio/transcriptions" }
+func (asr) EndpointType() string { return "audio_transcription" }
+func (asr) Figures() []string    { return []string{"audio_seconds_per_second", "rtf", "rtfx"} }
 func (asr) IdentityRule() string {
 	return "transcript text exactly equal (HTTP == server record == trtmc-native)"
 }
@@ -175,7 +170,7 @@ func (asr) HTTPOutput(p join.Pair) (string, error) {
 		Text *string `json:"text"`
 	}
 	if err := json.Unmarshal([]byte(p.Client.ResponseBody()), &resp); err != nil || resp.Text == nil {
-		return "", fmt.Errorf("HTTP response has no text: %q", tail(p.Client.ResponseBody()))
+		return "", fmt.Errorf("HTTP response has no text: %q", Tail(p.Client.ResponseBody()))
 	}
 	if err := checkRecord(p); err != nil {
 		return "", err

@@ -4,12 +4,14 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/families/sphinxqa/reader"
@@ -24,20 +26,46 @@ import (
 //
 // On the reference target the capable family is the sphinxqa cascade (PocketSphinx +
 // templated reader, not an audio-language model); a target without a capable profile is
-// reported blocked with its audit and the refusal probe (ProbeBody).
-const AudioQA Stage = "audioqa"
 
 type audioQA struct{}
 
-func (audioQA) Stage() Stage          { return AudioQA }
-func (audioQA) Number() int           { return 9 }
-func (audioQA) Title() string         { return "audio question answering" }
-func (audioQA) Capability() task.Name { return task.AudioTextToText }
-func (audioQA) Route() string         { return "/v1/chat/completions" }
-func (audioQA) EndpointType() string  { return "chat" }
-func (audioQA) Figures() []string     { return []string{"audio_seconds_per_second", "rtf"} }
+func (audioQA) Stage() Stage         { return stage.AudioQA }
+func (audioQA) Route() string        { return "/v1/chat/completions" }
+func (audioQA) EndpointType() string { return "chat" }
+func (audioQA) Figures() []string    { return []string{"audio_seconds_per_second", "rtf"} }
 func (audioQA) IdentityRule() string {
 	return "answer text exactly equal (HTTP == server record == native run)"
+}
+
+// MayBeBlocked: no TRTMC family implements audio_text_to_text yet; the reference target's
+// cascade family does.
+func (audioQA) MayBeBlocked() string {
+	return "a target need not implement audio_text_to_text: no TRTMC family does yet"
+}
+
+// ProbeStage: the refusal probe serves a transcription-only checkpoint.
+func (audioQA) ProbeStage() Stage { return stage.ASR }
+
+// ProbeRequest is the first free-form QA pair (PairsPath) as a chat request with its clip as an
+// input_audio part.
+func (audioQA) ProbeRequest(root, model, dir string) (string, []byte, error) {
+	pairs, err := dataset.ReadQAPairs(filepath.Join(root, PairsPath))
+	if err != nil {
+		return "", nil, err
+	}
+	if len(pairs) == 0 {
+		return "", nil, fmt.Errorf("%s holds no QA pair to probe with", PairsPath)
+	}
+	clip, _, err := QAClip(root, pairs[0], dir)
+	if err != nil {
+		return "", nil, err
+	}
+	wav, err := os.ReadFile(clip)
+	if err != nil {
+		return "", nil, fmt.Errorf("probe clip: %w", err)
+	}
+	body, err := ProbeBody(model, pairs[0], wav)
+	return pairs[0].ID, body, err
 }
 
 // PairsPath is where the free-form QA pairs of the refusal probe live, relative to the
@@ -185,7 +213,7 @@ func ChatInput(payload map[string]any) (string, string, error) {
 func (audioQA) HTTPOutput(p join.Pair) (string, error) {
 	var resp contract.ChatCompletionResponse
 	if err := json.Unmarshal([]byte(p.Client.ResponseBody()), &resp); err != nil || len(resp.Choices) != 1 {
-		return "", fmt.Errorf("HTTP response holds no single choice: %q (%v)", tail(p.Client.ResponseBody()), err)
+		return "", fmt.Errorf("HTTP response holds no single choice: %q (%v)", Tail(p.Client.ResponseBody()), err)
 	}
 	if err := checkRecord(p); err != nil {
 		return "", err

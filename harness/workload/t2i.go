@@ -13,24 +13,29 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
-
-// T2I is stage 6: one prompt → one image at one fixed size, explicit steps/guidance/seed.
-const T2I Stage = "t2i"
 
 // t2i reads served images inline (b64_json) or, as TRTMC's serving app answers, as file://
 // URLs of artifacts it kept, through artifacts (see WithArtifacts).
 type t2i struct{ artifacts ArtifactReader }
 
-func (t2i) Stage() Stage          { return T2I }
-func (t2i) Number() int           { return 6 }
-func (t2i) Title() string         { return "text-to-image" }
-func (t2i) Capability() task.Name { return task.TextToImage }
-func (t2i) Route() string         { return "/v1/images/generations" }
-func (t2i) EndpointType() string  { return "image_generation" }
-func (t2i) Figures() []string     { return []string{"images_per_second"} }
+func (t2i) Stage() Stage { return stage.T2I }
+
+// ImageOutput is the pixel sha256 of a PNG a native run wrote.
+func (t2i) ImageOutput(raw []byte) (string, error) {
+	img, err := png.Decode(bytes.NewReader(raw))
+	if err != nil {
+		return "", fmt.Errorf("native image does not decode: %w", err)
+	}
+	return task.ImageSHA256Of(img), nil
+}
+
+func (t2i) Route() string        { return "/v1/images/generations" }
+func (t2i) EndpointType() string { return "image_generation" }
+func (t2i) Figures() []string    { return []string{"images_per_second"} }
 func (t2i) IdentityRule() string {
 	return "image pixels exactly equal: pixel sha256 of the HTTP PNG == server record == trtmc-native generate-image " +
 		"(a file:// answer: the kept artifact is the HTTP PNG, its path is the record's artifact and its 64x64 thumbnail the record's media_digest)"
@@ -210,7 +215,7 @@ func (t2i) NativeOutput(stdout string) (string, error) {
 		return "", err
 	}
 	if res.ImageSHA256 == "" {
-		return "", fmt.Errorf("native run printed no image_sha256: %s", tail(stdout))
+		return "", fmt.Errorf("native run printed no image_sha256: %s", Tail(stdout))
 	}
 	return res.ImageSHA256, nil
 }

@@ -4,7 +4,9 @@
 // the meaning check and the stage's timing figures. The checkpoint flow, the suites and the
 // offline verifier ask the registry instead of switching on a stage name.
 //
-// Adding a stage is one new file (its Stage constant and its Workload) and one line in All.
+// Adding a stage is its line in harness/stage (name, number, title, capability), one new file
+// here (its Workload) and one line in All. What only some stages do is an optional interface
+// (optional.go), found by type assertion as database/sql finds a driver's extras.
 //
 // It links no container code and no cgo, so the offline verifier can use it.
 package workload
@@ -15,28 +17,30 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
-	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-// Stage names a workload (and its Ginkgo label): asr, t2i, audioqa.
-type Stage string
+// Stage names a workload (harness/stage is the vocabulary).
+type Stage = stage.Name
+
+// The stage names as this package spelled them before harness/stage; kept for the offline
+// verifier's re-check table (harness/verify/gate.go) until it moves onto the Workload.
+const (
+	ASR     = stage.ASR
+	T2I     = stage.T2I
+	AudioQA = stage.AudioQA
+)
 
 // Workload is what one stage does differently from the others.
 type Workload interface {
+	// Stage is the workload's stage; its number, title and capability are in harness/stage.
 	Stage() Stage
-	// Number is the stage's number in the qualification plan (3, 6, 9).
-	Number() int
-	// Title is the stage's one-line description.
-	Title() string
-	// Capability is the native Task a checkpoint must implement to be qualified here.
-	Capability() task.Name
 	// Route is the serving route the workload's requests go to.
 	Route() string
 	// EndpointType is AIPerf 0.13.0's --endpoint-type for the route.
@@ -64,6 +68,9 @@ type Workload interface {
 	// RecheckMeaning recomputes from stored outputs what Meaning derived from them and says
 	// what differs (qual verify).
 	RecheckMeaning(outputs []evidence.Output, m evidence.Meaning) []string
+	// PlannedNative is what the native run would be given for one input under load l, before
+	// any request is sent (qual plan): the values Request reads back from the sent request.
+	PlannedNative(in Input, l Load) (map[string]string, error)
 	// Figures names the stage's throughput figures in the timing summary, for the report.
 	Figures() []string
 }
@@ -105,27 +112,19 @@ func ScratchReader(container, hostDir string) ArtifactReader {
 }
 
 // Stages lists the registered stage names in plan order.
-func Stages() []Stage {
-	var out []Stage
-	for _, w := range All() {
-		out = append(out, w.Stage())
-	}
-	return out
-}
+func Stages() []Stage { return stage.Names() }
 
 // Get returns a stage's workload; an unknown name is an error listing the known ones.
-func Get(stage string) (Workload, error) {
+func Get(name string) (Workload, error) {
 	for _, w := range All() {
-		if string(w.Stage()) == stage {
+		if string(w.Stage()) == name {
 			return w, nil
 		}
 	}
-	names := make([]string, 0, len(All()))
-	for _, s := range Stages() {
-		names = append(names, string(s))
+	if _, err := stage.Get(name); err != nil {
+		return nil, err
 	}
-	sort.Strings(names)
-	return nil, fmt.Errorf("unknown stage %q (stages: %s)", stage, strings.Join(names, ", "))
+	return nil, fmt.Errorf("stage %q has no workload registered in workload.All", name)
 }
 
 // Input is one pinned input, on the host and, when the server container needs the file, in it.
@@ -162,10 +161,10 @@ type Request struct {
 func nativeJSON(stdout string, v any) error {
 	i := strings.Index(stdout, "{")
 	if i < 0 {
-		return fmt.Errorf("native run printed no JSON object: %q", tail(stdout))
+		return fmt.Errorf("native run printed no JSON object: %q", Tail(stdout))
 	}
 	if err := json.Unmarshal([]byte(stdout[i:]), v); err != nil {
-		return fmt.Errorf("native run output %q: %w", tail(stdout), err)
+		return fmt.Errorf("native run output %q: %w", Tail(stdout), err)
 	}
 	return nil
 }
@@ -179,12 +178,13 @@ func nativeText(stdout string) (string, error) {
 		return "", err
 	}
 	if res.Text == nil {
-		return "", fmt.Errorf("native run printed no text: %s", tail(stdout))
+		return "", fmt.Errorf("native run printed no text: %s", Tail(stdout))
 	}
 	return *res.Text, nil
 }
 
-func tail(s string) string {
+// Tail is the end of a program's output for an error message: its last 3000 characters.
+func Tail(s string) string {
 	if len(s) > 3000 {
 		return "…" + s[len(s)-3000:]
 	}

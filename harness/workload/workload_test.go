@@ -12,8 +12,8 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
@@ -23,22 +23,26 @@ func repoRoot() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-func TestRegistryIsConsistentWithTheInventory(t *testing.T) {
+func TestRegistryIsConsistentWithTheStages(t *testing.T) {
 	seen := map[Stage]bool{}
-	numbers := map[int]bool{}
 	for _, w := range All() {
-		if seen[w.Stage()] || numbers[w.Number()] {
-			t.Errorf("stage %s (number %d) registered twice", w.Stage(), w.Number())
+		if seen[w.Stage()] {
+			t.Errorf("stage %s registered twice", w.Stage())
 		}
-		seen[w.Stage()], numbers[w.Number()] = true, true
-		if got := inventory.StageCapability(string(w.Stage())); got != w.Capability() {
-			t.Errorf("%s: workload capability %s, inventory says %s", w.Stage(), w.Capability(), got)
+		seen[w.Stage()] = true
+		if _, err := stage.Get(string(w.Stage())); err != nil {
+			t.Errorf("workload of an unregistered stage: %v", err)
 		}
 		if got, err := Get(string(w.Stage())); err != nil || got.Stage() != w.Stage() {
 			t.Errorf("Get(%s) = %v, %v", w.Stage(), got, err)
 		}
 		if w.Route() == "" || w.EndpointType() == "" || w.IdentityRule() == "" || len(w.Figures()) == 0 {
 			t.Errorf("%s: route %q endpoint %q rule %q figures %v", w.Stage(), w.Route(), w.EndpointType(), w.IdentityRule(), w.Figures())
+		}
+	}
+	for _, s := range stage.Names() {
+		if !seen[s] {
+			t.Errorf("stage %s has no workload in All", s)
 		}
 	}
 }

@@ -5,17 +5,17 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/workload"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/suites/labels"
 	"github.com/trtmc-qual/trtmc-qual/suites/qualify"
 )
 
 // Stage 3: one complete recorded WAV clip per request → one final transcript, over
 // POST /v1/audio/transcriptions (AIPerf endpoint type audio_transcription).
-var suite = qualify.NewSuite(workload.ASR)
+var suite = qualify.NewSuite(stage.ASR)
 
-var _ = Describe("Stage 3: recorded-clip transcription", Label(labels.ASR), func() {
-	suite.Checkpoints()
+var _ = Describe("Stage 3: recorded-clip transcription", Label(labels.Stage(stage.ASR)), func() {
+	suite.Declare()
 })
 
 func init() { suite.Lifecycle() }

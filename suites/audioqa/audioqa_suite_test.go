@@ -5,17 +5,17 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/workload"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/suites/labels"
 	"github.com/trtmc-qual/trtmc-qual/suites/qualify"
 )
 
 // Stage 9: one recorded clip + a question → an answer, over POST /v1/chat/completions with
 // input_audio parts (AIPerf endpoint type chat). The fixed QA pairs are in golden/audioqa/.
-var suite = qualify.NewSuite(workload.AudioQA)
+var suite = qualify.NewSuite(stage.AudioQA)
 
-var _ = Describe("Stage 9: audio question answering", Ordered, Label(labels.AudioQA), func() {
-	suite.AudioQA()
+var _ = Describe("Stage 9: audio question answering", Ordered, Label(labels.Stage(stage.AudioQA)), func() {
+	suite.Declare()
 })
 
 func init() { suite.Lifecycle() }

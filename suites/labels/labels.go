@@ -4,27 +4,27 @@
 // nothing and pass).
 package labels
 
-import "github.com/trtmc-qual/trtmc-qual/harness/workload"
+import "github.com/trtmc-qual/trtmc-qual/harness/stage"
 
-// Stage and resource labels.
+// Resource labels. Each stage's label is its name (harness/stage).
 const (
-	ASR        = "asr"        // stage 3: recorded-clip transcription
-	T2I        = "t2i"        // stage 6: text-to-image
-	AudioQA    = "audioqa"    // stage 9: audio question answering
 	Containers = "containers" // starts Docker containers
 	GPU        = "gpu"        // needs GPU passthrough (a planned row on a machine without it)
 	Slow       = "slow"       // a full qualification: serves the bundle and runs AIPerf (minutes per checkpoint)
 )
 
-// All lists every registered label: the resource labels and one per stage of the workload
+// All lists every registered label: the resource labels and one per stage of the stage
 // registry (a new stage's label needs no line here).
 func All() []string {
 	out := []string{Containers, GPU, Slow}
-	for _, s := range workload.Stages() {
+	for _, s := range stage.Names() {
 		out = append(out, string(s))
 	}
 	return out
 }
+
+// Stage is a stage's label.
+func Stage(s stage.Name) string { return string(s) }
 
 // Unknown returns the labels a Ginkgo --label-filter names that are not registered. Regular
 // expressions (/.../) are not checked: they may legitimately match nothing in one suite.

@@ -1,21 +1,16 @@
 package labels
 
-import (
-	"testing"
+import "testing"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/workload"
-)
-
-// Every stage of the workload registry is a label (the suites label each stage's specs with it).
-func TestEveryStageIsALabel(t *testing.T) {
-	have := map[string]bool{}
+// A stage named like a resource label (a stage "gpu") would make --label-filter=gpu select a
+// whole stage's slow specs: every label is one thing.
+func TestLabelsAreDistinct(t *testing.T) {
+	seen := map[string]bool{}
 	for _, l := range All() {
-		have[l] = true
-	}
-	for _, s := range workload.Stages() {
-		if !have[string(s)] {
-			t.Errorf("stage %s has no label", s)
+		if seen[l] {
+			t.Errorf("label %q is registered twice (a stage named like a resource label?)", l)
 		}
+		seen[l] = true
 	}
 }
 

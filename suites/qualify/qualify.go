@@ -1,6 +1,7 @@
 // Package qualify declares the specs that qualify a stage's checkpoints: one ordered Describe
-// per inventory row, one It per claim, in the order of DESIGN.md's "What one checkpoint's
-// qualification proves". The stage suites (asr, t2i) call Checkpoints with their plan.
+// per inventory row, one It per claim, in the order a claim depends on the one before (bundle,
+// capability, gate, serving, AIPerf, join, identity, meaning, timing, bundle unchanged), so a
+// failed claim stops the row's later ones. Each stage suite calls Declare with its plan.
 package qualify
 
 import (
@@ -13,12 +14,11 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
-	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
+	"github.com/trtmc-qual/trtmc-qual/harness/probe"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
-	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 	"github.com/trtmc-qual/trtmc-qual/suites/junit"
 	"github.com/trtmc-qual/trtmc-qual/suites/labels"
@@ -183,7 +183,7 @@ func (s *Suite) full(row inventory.Row) {
 				AddReportEntry("bundle_served", c.Result.Bundle, ReportEntryVisibilityFailureOrVerbose)
 			})
 			It(fmt.Sprintf("runs aiperf==0.13.0: %d warmup + %d measured requests", load.Warmup, load.Requests), func(ctx SpecContext) {
-				// Clips beyond the family's declared limits were not given to AIPerf (issue #12):
+				// Clips beyond the family's declared limits were not given to AIPerf (a family must not be judged on input it cannot take):
 				// their count is a JUnit property, each clip with its reason in the case's output.
 				AddReportEntry("inputs_skipped", float64(len(c.Result.Skipped)))
 				for _, sk := range c.Result.Skipped {
@@ -206,9 +206,8 @@ func (s *Suite) full(row inventory.Row) {
 				AddReportEntry("meaning", c.Result.Meaning, ReportEntryVisibilityFailureOrVerbose)
 			})
 			It("keeps client latency apart from the Task call's wall time", func() {
-				sum, err := c.Timing()
-				Expect(err).NotTo(HaveOccurred())
-				for _, f := range sum.Figures { // numbers, units in the names; formulas are in the report
+				Expect(c.Timing()).To(Succeed())
+				for _, f := range c.Result.Timing.Figures { // numbers, units in the names; formulas are in the report
 					AddReportEntry(junit.FigureName(f.Name, f.Unit), f.Value)
 				}
 			})
@@ -225,7 +224,7 @@ func (s *Suite) buildAndGate(c *checkpoint.Checkpoint) {
 		Expect(c.Build(ctx)).To(Succeed())
 		AddReportEntry("bundle", c.Result.Bundle, ReportEntryVisibilityFailureOrVerbose)
 	}, NodeTimeout(20*time.Minute))
-	It(fmt.Sprintf("implements %s, by capability rather than by name or declared mode", s.Plan.W.Capability()), func(ctx SpecContext) {
+	It(fmt.Sprintf("implements %s, by capability rather than by name or declared mode", s.Plan.W.Stage().Capability()), func(ctx SpecContext) {
 		Expect(c.Capability(ctx)).To(Succeed())
 	})
 	It("passes the family's unchanged gate on that exact bundle, with pinned thresholds", func(ctx SpecContext) {
@@ -237,15 +236,12 @@ func (s *Suite) buildAndGate(c *checkpoint.Checkpoint) {
 	}, NodeTimeout(30*time.Minute))
 }
 
-// recorded is a reduced or variant row: built and gated, recorded, never counted.
+// recorded is a reduced or variant row: built and gated, recorded, never counted (the
+// inventory marks it so; its result row carries the kind and Counted false into the report).
 func (s *Suite) recorded(row inventory.Row) {
 	Describe(s.describe(row, row.Kind+": recorded, not counted"), Ordered, Label(s.Plan.Stage), func() {
 		c := s.NewCheckpoint(row)
 		s.buildAndGate(c)
-		It(fmt.Sprintf("is listed as a %s row and never counted as the checkpoint's model", row.Kind), func() {
-			Expect(row.Counted).To(BeFalse())
-			Expect(row.Markings).NotTo(BeEmpty(), "the markings that make it %s", row.Kind)
-		})
 	})
 }
 
@@ -260,20 +256,32 @@ func (s *Suite) planned(row inventory.Row, reason string) {
 	})
 }
 
-// excluded is a row that shares the stage's task string but not its workload.
+// excluded is a row that shares the stage's task string but not its workload (or a checkpoint
+// with no full-model profile): nothing is claimed for it, so its one case is skipped with the
+// inventory's reason, visible in JUnit and never green.
 func (s *Suite) excluded(row inventory.Row) {
 	Describe(s.describe(row, "excluded"), Label(s.Plan.Stage), func() {
-		It("is excluded from the group with its reason recorded", func() {
-			Expect(row.Reason).NotTo(BeEmpty())
-			Expect(row.Counted).To(BeFalse())
+		It("is not qualified here: "+row.Kind, func() {
+			Skip(row.Reason)
 		})
 	})
 }
 
-// AudioQA declares stage 9: the capability audit, and with no capable profile the blocked
-// report and the refusal probe; capable profiles get the full qualification.
-func (s *Suite) AudioQA() {
-	want := s.Plan.W.Capability()
+// Declare declares the stage's specs. A stage every target must implement gets one Describe
+// per inventory row (Checkpoints). A Blockable workload's stage first audits every profile for
+// its capability: capable rows are qualified like any stage's, and with none the stage is
+// reported blocked. A RefusalProber's stage also checks that the serving path refuses its
+// request to a checkpoint without the capability.
+func (s *Suite) Declare() {
+	_, prober := s.Plan.W.(workload.RefusalProber)
+	if _, blockable := s.Plan.W.(workload.Blockable); !blockable {
+		s.Checkpoints()
+		if prober && s.Plan.Shard == 1 {
+			s.refusalProbe()
+		}
+		return
+	}
+	want := s.Plan.W.Stage().Capability()
 	var capable []inventory.Row
 	for _, r := range s.Plan.Rows {
 		if r.NativeTask == string(want) {
@@ -283,7 +291,7 @@ func (s *Suite) AudioQA() {
 	if s.Plan.Shard != 1 && len(capable) == 0 {
 		return
 	}
-	It("audits every profile of the target for an audio_text_to_text capability", func() {
+	It(fmt.Sprintf("audits every profile of the target for the %s capability", want), func() {
 		audit, err := inventory.Audit(s.Plan.Paths, want, s.Plan.Caps)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(audit).NotTo(BeEmpty(), "the target has no profiles to audit")
@@ -301,12 +309,15 @@ func (s *Suite) AudioQA() {
 	if len(capable) == 0 {
 		s.blocked(want)
 	}
-	s.refusalProbe()
+	if prober {
+		s.refusalProbe()
+	}
 }
 
-// blocked reports stage 9 blocked with its audit when no profile implements the capability.
+// blocked reports a Blockable stage blocked with its audit when no profile implements the
+// capability.
 func (s *Suite) blocked(want task.Name) {
-	It("is reported blocked, visibly, because no profile implements audio_text_to_text", func() {
+	It(fmt.Sprintf("is reported blocked, visibly, because no profile implements %s", want), func() {
 		Expect(s.Stage.Evidence.Audit).NotTo(BeEmpty(), "a blocked stage needs its audit")
 		reason := fmt.Sprintf("blocked: none of the %d profiles of target %s implements %s (audit below)", len(s.Stage.Evidence.Audit), s.Plan.Target.Name, want)
 		s.Stage.Block(reason, s.Stage.Evidence.Audit)
@@ -319,8 +330,10 @@ func (s *Suite) blocked(want task.Name) {
 	})
 }
 
-// refusalProbe proves the serving path refuses an audio question to a transcription-only model.
+// refusalProbe proves the serving path refuses the workload's request to a checkpoint of the
+// probe stage, which lacks the capability.
 func (s *Suite) refusalProbe() {
+	w := s.Plan.W.(workload.RefusalProber)
 	if reason := s.Plan.PlannedReason; reason != "" {
 		It("records the refusal probe as planned: this machine cannot serve the target", func() {
 			s.Stage.SetProbe(&evidence.Probe{Route: s.Plan.W.Route(), Planned: reason})
@@ -328,25 +341,22 @@ func (s *Suite) refusalProbe() {
 		})
 		return
 	}
-	Describe("the serving path refuses audio questions it cannot answer", Ordered, Label(labels.Containers), func() {
+	Describe(fmt.Sprintf("the serving path refuses %s requests it cannot answer", w.Stage()), Ordered, Label(labels.Containers), func() {
 		// The refusal is the one the target's server documents (contract.RefusalOf): the reference
 		// server's 400 unsupported_capability with a record, TRTMC's app's 404 route_not_served with none.
-		It("refuses an input_audio part to a transcription-only model as the target documents: "+contract.RefusalOf(s.Plan.Target.Kind).Code+", the request id echoed", func(ctx SpecContext) {
-			asr, err := plan.FromEnv(string(workload.ASR))
+		It(fmt.Sprintf("refuses it to a checkpoint of stage %s, without %s, as the target documents: %s, the request id echoed", w.ProbeStage(), w.Stage().Capability(), s.Plan.Target.Kind.Refusal().Code), func(ctx SpecContext) {
+			other, err := plan.FromEnv(string(w.ProbeStage()))
 			Expect(err).NotTo(HaveOccurred())
-			counted := inventory.Counted(asr.Rows)
-			Expect(counted).NotTo(BeEmpty(), "no transcription model to probe with")
-			pairs, err := dataset.ReadQAPairs(filepath.Join(s.Plan.Root, workload.PairsPath))
-			Expect(err).NotTo(HaveOccurred())
-			Expect(pairs).NotTo(BeEmpty())
-			probe, cleanups, err := checkpoint.ProbeAudioRefusal(ctx, s.Env, counted[0], pairs[0])
+			counted := inventory.Counted(other.Rows)
+			Expect(counted).NotTo(BeEmpty(), "no %s model to probe with", w.ProbeStage())
+			refusal, cleanups, err := probe.Refusal(ctx, s.Env, counted[0], w)
 			for _, c := range cleanups {
 				DeferCleanup(func(ctx SpecContext) error { return c(ctx) })
 			}
 			Expect(err).NotTo(HaveOccurred())
-			s.Stage.SetProbe(probe)
-			AddReportEntry("probe", probe, ReportEntryVisibilityFailureOrVerbose)
-			Expect(probe.Passed).To(BeTrue(), "probe answer: %+v", probe)
+			s.Stage.SetProbe(refusal)
+			AddReportEntry("probe", refusal, ReportEntryVisibilityFailureOrVerbose)
+			Expect(refusal.Passed).To(BeTrue(), "probe answer: %+v", refusal)
 		}, NodeTimeout(15*time.Minute))
 	})
 }

@@ -5,17 +5,17 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/workload"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/suites/labels"
 	"github.com/trtmc-qual/trtmc-qual/suites/qualify"
 )
 
 // Stage 6: one prompt → one image at one fixed size with explicit steps, guidance and seed,
 // over POST /v1/images/generations (AIPerf endpoint type image_generation).
-var suite = qualify.NewSuite(workload.T2I)
+var suite = qualify.NewSuite(stage.T2I)
 
-var _ = Describe("Stage 6: text-to-image", Label(labels.T2I), func() {
-	suite.Checkpoints()
+var _ = Describe("Stage 6: text-to-image", Label(labels.Stage(stage.T2I)), func() {
+	suite.Declare()
 })
 
 func init() { suite.Lifecycle() }

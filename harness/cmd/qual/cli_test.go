@@ -10,6 +10,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/internal/runfixture"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 )
 
@@ -204,8 +205,8 @@ func TestFailingChecksExit1(t *testing.T) {
 		}
 	}
 	t.Run("compare", func(t *testing.T) {
-		base := writeRun(t, "base", asrRow("sphinx-en-us", golds, 100))
-		worse := writeRun(t, "worse", asrRow("sphinx-en-us", []string{"x", "y", "z", "w", "v", "u"}, 100))
+		base := runfixture.WriteRun(t, "base", runfixture.ASRRow("sphinx-en-us", runfixture.Golds(), 100))
+		worse := runfixture.WriteRun(t, "worse", runfixture.ASRRow("sphinx-en-us", []string{"x", "y", "z", "w", "v", "u"}, 100))
 		if code, _, errOut := qualRun(t, "compare", base, worse); code != exitFailed || !strings.Contains(errOut, "regression") {
 			t.Errorf("compare with an accuracy regression: exit %d %q", code, errOut)
 		}
@@ -236,7 +237,7 @@ func TestFailingChecksExit1(t *testing.T) {
 // The console summary of a failed run names each failing row, its first failure and what to do,
 // and ends with the verdict.
 func TestSummaryNamesFailingRows(t *testing.T) {
-	run := writeRun(t, "failed", evidence.Result{Profile: "sphinx-en-us", Status: evidence.StatusFailed, Counted: true,
+	run := runfixture.WriteRun(t, "failed", evidence.Result{Profile: "sphinx-en-us", Status: evidence.StatusFailed, Counted: true,
 		Failures: []string{"join: 2 AIPerf requests without a server record: r-7, r-9"}})
 	e, err := evidence.Read(run)
 	if err != nil {
@@ -252,8 +253,8 @@ func TestSummaryNamesFailingRows(t *testing.T) {
 
 // compare refuses runs with no checkpoint in common (exit 2) and says when both sides are one run.
 func TestCompareRefusesUnrelatedRunsAndNamesTheSameRun(t *testing.T) {
-	base := writeRun(t, "base", asrRow("sphinx-en-us", golds, 100))
-	other := writeRun(t, "other", asrRow("whisper-tiny-en", golds, 100))
+	base := runfixture.WriteRun(t, "base", runfixture.ASRRow("sphinx-en-us", runfixture.Golds(), 100))
+	other := runfixture.WriteRun(t, "other", runfixture.ASRRow("whisper-tiny-en", runfixture.Golds(), 100))
 	code, out, errOut := qualRun(t, "compare", base, other)
 	if code != exitUsage || out != "" || !strings.Contains(errOut, "have no checkpoint in common") {
 		t.Errorf("unrelated runs: exit %d %q %q", code, out, errOut)
@@ -262,7 +263,7 @@ func TestCompareRefusesUnrelatedRunsAndNamesTheSameRun(t *testing.T) {
 	if code != exitOK || !strings.HasPrefix(out, "Note: both sides are the same run (base)") {
 		t.Errorf("a run with itself: exit %d\n%s", code, out)
 	}
-	code, out, _ = qualRun(t, "compare", base, writeRun(t, "new", asrRow("sphinx-en-us", golds, 100)))
+	code, out, _ = qualRun(t, "compare", base, runfixture.WriteRun(t, "new", runfixture.ASRRow("sphinx-en-us", runfixture.Golds(), 100)))
 	if code != exitOK || strings.Contains(out, "same run") {
 		t.Errorf("two runs: exit %d\n%s", code, out)
 	}

@@ -61,9 +61,9 @@ func runDoctor(ctx context.Context, args []string, stdout io.Writer) error {
 	findings = append(findings,
 		diskFinding("disk for images ("+orDash(dockerRoot)+")", dockerRoot, dockerFreeGiB),
 		diskFinding("disk for evidence ("+filepath.Join(cfg.Root, "reports")+")", cfg.Root, reportsFreeGiB))
-	findings = append(findings, whisperFindings(ctx, cfg.Root, cache)...)
-	findings = append(findings, signingKeyFinding(cache))
-	if t.Kind != "reference" {
+	findings = append(findings, whisperFindings(ctx, cfg.Root, cache, cfg.WhisperPython)...)
+	findings = append(findings, signingKeyFinding(cache, cfg.SigningKey != ""))
+	if t.Kind.InCheckout() {
 		values := t.Values(os.Getenv)
 		findings = append(findings, trtmcFindings(values)...)
 		if g := values["gpu"]; g != "" && g != "none" {
@@ -155,9 +155,8 @@ func diskFinding(what, path string, needGiB uint64) finding {
 
 // whisperFindings checks the whisper family's venv (stage 3's reference checkpoints) against its
 // pinned package versions and model file hashes, as make deps installs them.
-func whisperFindings(ctx context.Context, root, cache string) []finding {
+func whisperFindings(ctx context.Context, root, cache, py string) []finding {
 	pins := filepath.Join(root, "native", "families", "whisper", "pins")
-	py := os.Getenv("QUAL_WHISPER_PYTHON")
 	if py == "" {
 		py = filepath.Join(cache, "whisper-venv", "bin", "python")
 	}
@@ -245,10 +244,10 @@ func checkSHA256s(dir, list string) (string, bool) {
 
 // signingKeyFinding is never a blocker: qual sign makes a local key on first use; a published
 // run should be signed with a key whose public half others pin.
-func signingKeyFinding(cache string) finding {
+func signingKeyFinding(cache string, keyInEnv bool) finding {
 	f := finding{what: "signing key", fix: "qual keygen -o PATH, then QUAL_SIGNING_KEY=\"$(cat PATH)\" (qual sign makes a local one otherwise)"}
 	switch local := filepath.Join(cache, localKeyName); {
-	case os.Getenv("QUAL_SIGNING_KEY") != "":
+	case keyInEnv:
 		f.ok, f.detail = true, "QUAL_SIGNING_KEY"
 	case fileExists(local):
 		f.ok, f.detail = true, "local key "+local

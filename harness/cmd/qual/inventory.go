@@ -14,7 +14,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory/reference"
+	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
@@ -25,7 +25,7 @@ import (
 func runInventory(_ context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("inventory", flag.ContinueOnError)
 	tpath := fs.String("target", "", "target file (default $QUAL_TARGET, then suites/targets/reference.yaml)")
-	stage := fs.String("stage", "", "asr (3) | t2i (6) | audioqa (9) (default: all three)")
+	stageFlag := fs.String("stage", "", stageChoices())
 	trtmcRoot := fs.String("trtmc-root", "", "a TRTMC checkout (for suites/targets/trtmc*.yaml; default $QUAL_TRTMC_ROOT)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	controls := fs.Bool("controls", false, "reference target: build each bundle to list its Task controls")
@@ -33,9 +33,9 @@ func runInventory(_ context.Context, args []string, stdout io.Writer) error {
 	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
-	if *stage != "" {
+	if *stageFlag != "" {
 		var err error
-		if *stage, err = stageName(*stage); err != nil {
+		if *stageFlag, err = stageName(*stageFlag); err != nil {
 			return usageError{err}
 		}
 	}
@@ -73,31 +73,28 @@ func runInventory(_ context.Context, args []string, stdout io.Writer) error {
 	if len(paths) == 0 {
 		return fmt.Errorf("target %s finds no manifests under %s (globs %v)", t.Name, root, t.Manifests)
 	}
-	opts := inventory.Options{Capabilities: inventory.ByTaskString}
-	if t.Kind == "reference" {
-		opts.Capabilities = reference.Capabilities
-	} else {
+	opts := inventory.Options{Capabilities: plan.Capabilities(t)}
+	if !t.Kind.Embedded() {
 		opts.PlannedReason = "planned: TRTMC needs a GPU runner with TensorRT; no TRTMC result is claimed from this machine"
 	}
 	rep := inventory.Scan(paths, opts)
-	stages := inventory.Stages()
-	if *stage != "" {
-		stages = []string{*stage}
+	var stages []string
+	for _, n := range workload.Stages() {
+		stages = append(stages, string(n))
+	}
+	if *stageFlag != "" {
+		stages = []string{*stageFlag}
 	}
 	result := map[string]any{"manifests": len(paths), "other_manifests": rep.Other, "asr_family_limits": rep.Limits}
 	for _, s := range stages {
 		rows := rep.Stages[s]
-		if *controls && t.Kind == "reference" {
-			for i := range rows {
-				if rows[i].Kind != inventory.KindExcluded && rows[i].Kind != inventory.KindGap {
-					rows[i].Controls, _ = reference.ControlsFromBundle(rows[i].Manifest, inventory.StageCapability(s))
-				}
-			}
+		if *controls {
+			plan.ListControls(t, rows, workload.Stage(s))
 		}
 		inventory.Relative(rows, root)
 		entry := map[string]any{"rows": rows, "counted": len(inventory.Counted(rows))}
 		if len(inventory.Counted(rows)) == 0 {
-			audit, err := inventory.Audit(paths, inventory.StageCapability(s), opts.Capabilities)
+			audit, err := inventory.Audit(paths, workload.Stage(s).Capability(), opts.Capabilities)
 			if err != nil {
 				return err
 			}
@@ -123,12 +120,16 @@ func runInventory(_ context.Context, args []string, stdout io.Writer) error {
 }
 
 // checkCounted is the inventory check a user runs against a real checkout: the reader must
-// find at least one counted checkpoint in stages 3 and 6 (stage 9 may be blocked).
+// find at least one counted checkpoint in every stage a target must implement (a Blockable
+// workload's stage, audio QA, may be blocked).
 func checkCounted(rep *inventory.Report) error {
 	var empty []string
-	for _, s := range []string{inventory.StageASR, inventory.StageT2I} {
-		if len(inventory.Counted(rep.Stages[s])) == 0 {
-			empty = append(empty, fmt.Sprintf("stage %d (%s)", inventory.StageNumber(s), s))
+	for _, w := range workload.All() {
+		if workload.MayBeBlocked(w) != "" {
+			continue
+		}
+		if s := w.Stage(); len(inventory.Counted(rep.Stages[string(s)])) == 0 {
+			empty = append(empty, fmt.Sprintf("stage %d (%s)", s.Number(), s))
 		}
 	}
 	if len(empty) > 0 {
@@ -137,13 +138,13 @@ func checkCounted(rep *inventory.Report) error {
 	return nil
 }
 
-func printRows(w io.Writer, stage string, rows []inventory.Row, entry map[string]any) {
+func printRows(w io.Writer, name string, rows []inventory.Row, entry map[string]any) {
 	kinds := map[string]int{}
 	for _, r := range rows {
 		kinds[r.Kind]++
 	}
 	fmt.Fprintf(w, "\nstage %d (%s): %d rows, %d counted (full %d, reduced %d, variant %d, excluded %d, gap %d)\n",
-		inventory.StageNumber(stage), stage, len(rows), entry["counted"], kinds[inventory.KindFull], kinds[inventory.KindReduced],
+		workload.Stage(name).Number(), name, len(rows), entry["counted"], kinds[inventory.KindFull], kinds[inventory.KindReduced],
 		kinds[inventory.KindVariant], kinds[inventory.KindExcluded], kinds[inventory.KindGap])
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "CHECKPOINT\tREVISION\tPROFILE\tNATIVE TASK\tKIND\tCOUNTED\tSTATUS\tCONTROLS\tNOTES")
@@ -167,7 +168,7 @@ func printRows(w io.Writer, stage string, rows []inventory.Row, entry map[string
 	tw.Flush()
 	if audit, ok := entry["audit"].([]inventory.AuditRow); ok {
 		fmt.Fprintf(w, "stage %s is BLOCKED: none of %d profiles implements %s. Audio-input families and why they do not count:\n",
-			stage, len(audit), inventory.StageCapability(stage))
+			name, len(audit), workload.Stage(name).Capability())
 		for _, a := range audit {
 			if a.AudioInput != "" || a.Has {
 				fmt.Fprintf(w, "  %-34s %-20s %-26s %v (%s): %s\n", a.Profile, a.Family, a.TaskString, a.Capabilities, a.Source, a.AudioInput)
@@ -240,11 +241,20 @@ func orDash(s string) string {
 
 // stageName accepts a stage's name or its number (asr or 3), as the help lists them.
 func stageName(s string) (string, error) {
-	for _, w := range workload.All() {
-		if s == string(w.Stage()) || s == strconv.Itoa(w.Number()) {
-			return string(w.Stage()), nil
+	for _, name := range workload.Stages() {
+		if s == string(name) || s == strconv.Itoa(name.Number()) {
+			return string(name), nil
 		}
 	}
 	_, err := workload.Get(s) // the error lists the stages
 	return "", err
+}
+
+// stageChoices is the --stage help: "asr (3) | t2i (6) | audioqa (9) (default: all)".
+func stageChoices() string {
+	var out []string
+	for _, name := range workload.Stages() {
+		out = append(out, fmt.Sprintf("%s (%d)", name, name.Number()))
+	}
+	return strings.Join(out, " | ") + " (default: all)"
 }

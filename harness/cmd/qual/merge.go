@@ -7,9 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/compare"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/report"
 )
 
 // runMerge combines shard runs: each shard's stage directories are copied into the output and
@@ -47,7 +48,7 @@ func runMerge(_ context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	e, err := evidence.Assemble(*out)
+	e, err := report.Assemble(*out)
 	if err != nil {
 		return err
 	}
@@ -114,8 +115,8 @@ func shardDifference(a, b evidence.Stage) string {
 		return fmt.Sprintf("target %s (%s) vs %s (%s)", a.Target, a.TargetKind, b.Target, b.TargetKind)
 	case a.SchemaVersion != b.SchemaVersion:
 		return fmt.Sprintf("evidence schema %d vs %d", a.SchemaVersion, b.SchemaVersion)
-	case a.Stage == b.Stage && !reflect.DeepEqual(canonical(a.Settings), canonical(b.Settings)):
-		return fmt.Sprintf("stage %s settings differ (%s vs %s)", a.Stage, brief(a.Settings), brief(b.Settings))
+	case a.Stage == b.Stage && compare.Difference(a.Settings, b.Settings) != "":
+		return fmt.Sprintf("stage %s settings differ (%s)", a.Stage, compare.Difference(a.Settings, b.Settings))
 	}
 	// The code and the client are one per run; the Docker engine or the PocketSphinx package may
 	// differ between runners and are kept per stage.

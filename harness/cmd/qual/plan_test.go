@@ -10,38 +10,39 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/plan"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 )
 
-func planOf(t *testing.T, file, root string, stages ...string) planReport {
+func planOf(t *testing.T, file, root string, stages ...string) plan.DryRun {
 	t.Helper()
 	repo, _ := filepath.Abs(filepath.Join("..", "..", ".."))
 	tg, err := target.Read(filepath.Join(repo, "suites", "targets", file), filepath.Join(repo, "suites", "targets", "testdata", root))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := planTarget(context.Background(), tg, stages, "/runs/RUN")
+	rep, err := plan.Render(context.Background(), tg, stages, "/runs/RUN")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return rep
 }
 
-func commandOf(r plannedRow, step string) (plannedCommand, bool) {
+func commandOf(r plan.DryRunRow, step string) (plan.DryRunCommand, bool) {
 	for _, c := range r.Commands {
 		if c.Step == step {
 			return c, true
 		}
 	}
-	return plannedCommand{}, false
+	return plan.DryRunCommand{}, false
 }
 
 // Image runs carry only the settings a testcase declares: never an empty value, never a negative
 // one (TRTMC's CLI refuses both: apps/cli/cli.cpp @022e18f7), and flux-schnell, which declares no
 // negative prompt, guidance or cfg scale, gets none of those flags.
 func TestPlanImageRunsPassOnlyDeclaredSettings(t *testing.T) {
-	rep := planOf(t, "trtmc.yaml", "trtmc-newer", inventory.StageT2I)
+	rep := planOf(t, "trtmc.yaml", "trtmc-newer", string(stage.T2I))
 	seen := 0
 	for _, r := range rep.Rows {
 		native, ok := commandOf(r, "native")
@@ -70,7 +71,7 @@ func TestPlanImageRunsPassOnlyDeclaredSettings(t *testing.T) {
 // An ASR run passes the testcase's max_new_tokens as --max-output-tokens, as the family test does
 // (families/whisper/tests/test_e2e.py @9777fef7); the plan shows every step, and nothing runs.
 func TestPlanShowsEveryStepAndTheTokenLimit(t *testing.T) {
-	rep := planOf(t, "trtmc.yaml", "trtmc-double", inventory.StageASR)
+	rep := planOf(t, "trtmc.yaml", "trtmc-double", string(stage.ASR))
 	if len(rep.Rows) != 1 || rep.Checkout.Commit != target.NotGit {
 		t.Fatalf("rows %+v, checkout %+v", rep.Rows, rep.Checkout)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/report"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify"
 )
 
@@ -37,7 +38,7 @@ func runReport(_ context.Context, args []string, stdout io.Writer) error {
 	if err := mustExist(fs.Arg(0)); err != nil {
 		return err
 	}
-	e, err := evidence.Assemble(fs.Arg(0))
+	e, err := report.Assemble(fs.Arg(0))
 	if err != nil {
 		return err
 	}
@@ -85,7 +86,7 @@ func printSummary(w io.Writer, runDir string, e evidence.Evidence) {
 			fmt.Fprintf(w, "    %-22s %-8s %-9s %s\n", r.Profile, r.Kind, counted, r.Status)
 		}
 	}
-	for _, f := range evidence.FailingRows(e) {
+	for _, f := range report.FailingRows(e) {
 		fmt.Fprintf(w, "FAILED %s/%s: %s\n    what to do: %s (%s)\n", f.Stage, f.Profile, f.First, f.Hint, filepath.Join(runDir, f.Folder))
 	}
 	fmt.Fprintf(w, "report:   %s\nevidence: %s\nVerdict: %s\n", filepath.Join(runDir, "qualification.md"), filepath.Join(runDir, "evidence.json"), evidence.Verdict(e))

@@ -12,6 +12,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/attest"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/report"
 )
 
 // plannedRun publishes a run whose only stage is planned: evidence qual verify accepts as is.
@@ -24,7 +25,7 @@ func plannedRun(t *testing.T) string {
 	if err := evidence.WriteJSON(filepath.Join(dir, "t2i", "stage.json"), stage); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := evidence.Assemble(dir); err != nil {
+	if _, err := report.Assemble(dir); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -228,7 +228,7 @@ func gateInputs(args []string, name string, extra func(fs *flag.FlagSet)) (*bund
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	tcName := fs.String("testcase", "", "testcase name from the manifest")
 	mpath := fs.String("manifest", "", "manifest (default: found by the bundle's profile)")
-	rootFlag := fs.String("root", "", "repository root (default: $QUAL_ROOT or the enclosing checkout)")
+	rootFlag := fs.String("root", "", "repository root (default: the enclosing checkout)")
 	extra(fs)
 	pos, err := parse(fs, args, 1)
 	if err != nil {

@@ -111,14 +111,12 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// repoRoot is where manifests, datasets and references resolve: --root, else $QUAL_ROOT, else
-// the nearest parent directory holding go.mod and golden/.
+// repoRoot is where manifests, datasets and references resolve: --root (the harness passes its
+// configured root, harness/config, as {root}), else the nearest parent directory holding golden/.
+// It reads no environment: a process in a container is given what it needs as flags.
 func repoRoot(flagValue string) (string, error) {
 	if flagValue != "" {
 		return flagValue, nil
-	}
-	if env := os.Getenv("QUAL_ROOT"); env != "" {
-		return env, nil
 	}
 	dir, err := os.Getwd()
 	if err != nil {
@@ -129,7 +127,7 @@ func repoRoot(flagValue string) (string, error) {
 			return d, nil
 		}
 		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("cannot find the repository root from %s: pass --root or set QUAL_ROOT", dir)
+			return "", fmt.Errorf("cannot find the repository root from %s: pass --root", dir)
 		}
 	}
 }

@@ -1,17 +1,15 @@
-package evidence
+package plot
 
 import (
 	"fmt"
 	"os"
-
-	"github.com/trtmc-qual/trtmc-qual/harness/plot"
 )
 
 // WriteLatencySVG draws one checkpoint's measured requests — the empirical CDF of client
 // latency and of Task time, and the per-request overhead between them — as an SVG file.
 // clientMS[i] and taskMS[i] are the same request.
 func WriteLatencySVG(path, title string, clientMS, taskMS []float64) error {
-	svg, err := plot.Latency{Title: title, ClientMS: clientMS, TaskMS: taskMS}.SVG()
+	svg, err := Latency{Title: title, ClientMS: clientMS, TaskMS: taskMS}.SVG()
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package aiperf
+package aiperfexport
 
 import (
 	"os"

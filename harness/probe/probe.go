@@ -1,4 +1,7 @@
-package checkpoint
+// Package probe checks that a target's serving path refuses a request a checkpoint cannot
+// answer, as the target documents: it serves a checkpoint without the capability and sends it
+// one request of a workload that has it (workload.RefusalProber).
+package probe
 
 import (
 	"bytes"
@@ -9,28 +12,28 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
-	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 )
 
-// ProbeAudioRefusal serves a transcription-only bundle (row, an ASR row: it is served as the
-// ASR checkpoint it is, in RunDir/<stage>/probe-<profile>) and sends one pinned audio question
-// to /v1/chat/completions: the server must refuse it as the target documents (contract.RefusalOf:
+// Refusal serves a checkpoint without w's capability (row, a row of w.ProbeStage(): it is
+// served as the checkpoint it is, in RunDir/<stage>/probe-<profile>) and sends it w's probe
+// request on w's route: the server must refuse it as the target documents (contract.RefusalOf:
 // the reference server with 400 unsupported_capability and a record of the refusal; TRTMC's app
 // with 404 route_not_served and no record) and echo the request id. It returns its cleanups in
 // start order.
-func ProbeAudioRefusal(ctx context.Context, env *Env, row inventory.Row, pair dataset.QAPair) (*evidence.Probe, []Cleanup, error) {
-	c, err := newIn(env, row, filepath.Join(env.RunDir, string(env.Stage), "probe-"+row.Profile))
+func Refusal(ctx context.Context, env *checkpoint.Env, row inventory.Row, w workload.RefusalProber) (*evidence.Probe, []checkpoint.Cleanup, error) {
+	c, err := checkpoint.NewIn(env, row, filepath.Join(env.RunDir, string(env.Stage), "probe-"+row.Profile))
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return nil, nil, err
 	}
-	var cleanups []Cleanup
+	var cleanups []checkpoint.Cleanup
 	if err := c.Build(ctx); err != nil {
 		return nil, cleanups, err
 	}
@@ -49,28 +52,20 @@ func ProbeAudioRefusal(ctx context.Context, env *Env, row inventory.Row, pair da
 	if err := c.CheckServed(ctx); err != nil {
 		return nil, cleanups, err
 	}
-	clip, _, err := workload.QAClip(env.Root, pair, filepath.Join(c.Dir, "qa"))
+	id, body, err := w.ProbeRequest(env.Root, row.Profile, filepath.Join(c.Dir, "probe-input"))
+	if err != nil {
+		return nil, cleanups, fmt.Errorf("probe request: %w", err)
+	}
+	base, err := c.Server().BaseURL(ctx)
 	if err != nil {
 		return nil, cleanups, err
 	}
-	wav, err := os.ReadFile(clip)
-	if err != nil {
-		return nil, cleanups, err
-	}
-	body, err := workload.ProbeBody(row.Profile, pair, wav)
-	if err != nil {
-		return nil, cleanups, err
-	}
-	base, err := c.serving.server.BaseURL(ctx)
-	if err != nil {
-		return nil, cleanups, err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/chat/completions", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+w.Route(), bytes.NewReader(body))
 	if err != nil {
 		return nil, cleanups, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	sent := "audioqa-probe-" + pair.ID
+	sent := string(w.Stage()) + "-probe-" + id
 	req.Header.Set("X-Request-ID", sent)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -81,10 +76,10 @@ func ProbeAudioRefusal(ctx context.Context, env *Env, row inventory.Row, pair da
 	if err := json.NewDecoder(resp.Body).Decode(&answer); err != nil {
 		return nil, cleanups, fmt.Errorf("probe answer (HTTP %d) is not a JSON body: %w", resp.StatusCode, err)
 	}
-	rule := contract.RefusalOf(env.Target.Kind) // what this target's server documents (TRTMC: 404, no record)
-	p := &evidence.Probe{Model: row.Profile, Route: "/v1/chat/completions", Status: resp.StatusCode, ErrorCode: answer.Error.Code,
+	rule := env.Target.Kind.Refusal() // what this target's server documents (TRTMC: 404, no record)
+	p := &evidence.Probe{Model: row.Profile, Route: w.Route(), Status: resp.StatusCode, ErrorCode: answer.Error.Code,
 		Message: answer.Error.Message, RequestID: resp.Header.Get("X-Request-ID"), Expected: rule.String(), SentID: sent}
-	records, err := c.serving.server.Records(ctx)
+	records, err := c.Server().Records(ctx)
 	if err != nil {
 		return p, cleanups, err
 	}

@@ -1,9 +1,11 @@
-package evidence
+package report
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/accuracy"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
@@ -25,11 +27,11 @@ func TestIntervalsInTheReport(t *testing.T) {
 	}
 	gate := &family.GateResult{Figures: map[string]float64{"gold_wer": 0.2}, Thresholds: map[string]float64{"gold_wer": 0.35},
 		Items: []family.GateItem{{ID: "a", Gold: "one two", Output: "one two"}, {ID: "b", Gold: "three four", Output: "three for"}}}
-	acc, err := GateAccuracy(gate, nil)
+	acc, err := accuracy.Gate(gate, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := Stage{Stage: "asr", Number: 3, Status: "qualified", Results: []Result{{Profile: "p", Repeated: &rep, Accuracy: acc, Gate: gate}}}
+	s := evidence.Stage{Stage: "asr", Number: 3, Status: "qualified", Results: []evidence.Result{{Profile: "p", Repeated: &rep, Accuracy: acc, Gate: gate}}}
 	var b strings.Builder
 	writeIntervals(&b, s)
 	md := b.String()

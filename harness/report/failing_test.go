@@ -1,8 +1,10 @@
-package evidence
+package report
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 )
 
 // A failed row is on the first screen: first in its stage's table, its first failure on one
@@ -10,8 +12,8 @@ import (
 // counted in the stage table's failures column (HTML too).
 func TestFailingRowsComeFirstWithWhatToDo(t *testing.T) {
 	e := sampleRun()
-	e.Stages[0].Results = append(e.Stages[0].Results, Result{Profile: "sphinx-tidigits", Checkpoint: "pocketsphinx-testdata/tidigits",
-		Revision: "0.8", Kind: "full", Counted: true, Status: StatusFailed,
+	e.Stages[0].Results = append(e.Stages[0].Results, evidence.Result{Profile: "sphinx-tidigits", Checkpoint: "pocketsphinx-testdata/tidigits",
+		Revision: "0.8", Kind: "full", Counted: true, Status: evidence.StatusFailed,
 		Failures: []string{"gate: gold_wer 0.31\nover its bound 0.25", "join: 2 AIPerf requests without a server record"}})
 	e.Stages[0].Status = "failed"
 	md := Markdown(e)
@@ -45,7 +47,7 @@ func TestFailingRowsComeFirstWithWhatToDo(t *testing.T) {
 	}
 }
 
-func withoutPlots(e Evidence) Evidence {
+func withoutPlots(e evidence.Evidence) evidence.Evidence {
 	for i := range e.Stages {
 		for j := range e.Stages[i].Results {
 			e.Stages[i].Results[j].Plot = ""
@@ -56,7 +58,7 @@ func withoutPlots(e Evidence) Evidence {
 
 // A step without a hint of its own gets the general one; every hint names something to do.
 func TestEveryFailureGetsAHint(t *testing.T) {
-	e := Evidence{Stages: []Stage{{Stage: "t2i", Results: []Result{{Profile: "p", Status: StatusFailed, Failures: []string{"new-step: broke"}}}}}}
+	e := evidence.Evidence{Stages: []evidence.Stage{{Stage: "t2i", Results: []evidence.Result{{Profile: "p", Status: evidence.StatusFailed, Failures: []string{"new-step: broke"}}}}}}
 	if f := FailingRows(e); len(f) != 1 || f[0].Hint != generalHint || f[0].First != "new-step: broke" {
 		t.Errorf("%+v", f)
 	}
@@ -65,8 +67,8 @@ func TestEveryFailureGetsAHint(t *testing.T) {
 // A checkpoint without a revision (TRTMC manifests name none) has no trailing "@", and a planned
 // row's reproduce line says why there is no command instead of an empty one.
 func TestNoTrailingAtNorEmptyReproduce(t *testing.T) {
-	e := Evidence{Stages: []Stage{{Stage: "t2i", Number: 6, Status: StatusPlanned, Results: []Result{
-		{Profile: "flux-2-dev", Checkpoint: "black-forest-labs/FLUX.2-dev", Kind: "full", Counted: true, Status: StatusPlanned}}}}}
+	e := evidence.Evidence{Stages: []evidence.Stage{{Stage: "t2i", Number: 6, Status: evidence.StatusPlanned, Results: []evidence.Result{
+		{Profile: "flux-2-dev", Checkpoint: "black-forest-labs/FLUX.2-dev", Kind: "full", Counted: true, Status: evidence.StatusPlanned}}}}}
 	md := Markdown(e)
 	if strings.Contains(md, "FLUX.2-dev@") || !strings.Contains(md, "| black-forest-labs/FLUX.2-dev |") {
 		t.Errorf("trailing @:\n%s", md)

@@ -1,7 +1,7 @@
-// Package aiperf reads AIPerf 0.13.0's exports: the raw per-request records
+// Package aiperfexport reads AIPerf 0.13.0's exports: the raw per-request records
 // (profile_export_raw.jsonl, with request headers, status and response bodies) and the
 // per-request metrics (profile_export.jsonl), joined to each other by x_request_id.
-package aiperf
+package aiperfexport
 
 import (
 	"bufio"

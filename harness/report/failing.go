@@ -1,10 +1,11 @@
-package evidence
+package report
 
 import (
-	"fmt"
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 )
 
 // FailingRow is a failed row as the first screen of a report shows it: where it is, its first
@@ -36,12 +37,12 @@ func failureHints() map[string]string {
 const generalHint = "read the row's failures and its folder; its reproduce command runs it alone"
 
 // FailingRows lists the failed rows of every stage, in stage order.
-func FailingRows(e Evidence) []FailingRow {
+func FailingRows(e evidence.Evidence) []FailingRow {
 	hints := failureHints()
 	var out []FailingRow
 	for _, s := range e.Stages {
 		for _, r := range s.Results {
-			if r.Status != StatusFailed {
+			if r.Status != evidence.StatusFailed {
 				continue
 			}
 			f := FailingRow{Stage: s.Stage, Profile: r.Profile, Hint: generalHint, Folder: path.Join(s.Stage, r.Profile) + "/"}
@@ -59,9 +60,11 @@ func FailingRows(e Evidence) []FailingRow {
 }
 
 // FailedFirst is a stage's rows with the failed ones first, otherwise in their order.
-func FailedFirst(rows []Result) []Result {
-	out := append([]Result(nil), rows...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Status == StatusFailed && out[j].Status != StatusFailed })
+func FailedFirst(rows []evidence.Result) []evidence.Result {
+	out := append([]evidence.Result(nil), rows...)
+	sort.SliceStable(out, func(i, j int) bool {
+		return out[i].Status == evidence.StatusFailed && out[j].Status != evidence.StatusFailed
+	})
 	return out
 }
 
@@ -72,12 +75,4 @@ func oneLine(s string, max int) string {
 		return string(r[:max-1]) + "…"
 	}
 	return s
-}
-
-// countRows is "1 row" or "n rows".
-func countRows(n int) string {
-	if n == 1 {
-		return "1 row"
-	}
-	return fmt.Sprintf("%d rows", n)
 }

@@ -1,18 +1,19 @@
-package evidence
+package report
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
-// The report's statistics (issue #19): repeated-run figures with their intervals, tails under the
+// The report's statistics: repeated-run figures with their intervals, tails under the
 // sample rule and the gate's accuracy intervals, kept apart from the rest of the report.
 
 // writeIntervals is one row per checkpoint measured over runs.
-func writeIntervals(b *strings.Builder, s Stage) {
+func writeIntervals(b *strings.Builder, s evidence.Stage) {
 	header := false
 	for _, r := range s.Results {
 		rep := r.Repeated
@@ -42,16 +43,16 @@ func writeIntervals(b *strings.Builder, s Stage) {
 	writeAccuracy(b, s)
 }
 
-// p95Cell is a pooled p95 figure only when the sample rule allows it (stats.TailRule).
+// p95Cell is a pooled p95 figure only when the sample rule allows it (schema.TailRule).
 func p95Cell(t timing.Summary, name string) string {
-	if need := stats.MinTailSamples(95); t.Requests < need {
+	if need := schema.MinTailSamples(95); t.Requests < need {
 		return fmt.Sprintf("– (n=%d<%d)", t.Requests, need) // insufficient samples
 	}
 	v, _ := t.Get(name)
 	return fmt.Sprintf("%.1f", v)
 }
 
-func intervalCell(rep *stats.Repeated, name string) string {
+func intervalCell(rep *schema.Repeated, name string) string {
 	for _, f := range rep.Figures {
 		if f.Name != name {
 			continue
@@ -68,7 +69,7 @@ func intervalCell(rep *stats.Repeated, name string) string {
 	return "—"
 }
 
-func tailsCell(rep *stats.Repeated, name string) string {
+func tailsCell(rep *schema.Repeated, name string) string {
 	var parts []string
 	for _, t := range rep.Tails {
 		if t.Name != name {
@@ -87,7 +88,7 @@ func tailsCell(rep *stats.Repeated, name string) string {
 }
 
 // writeAccuracy lists the gate's corpus figures with their bootstrap intervals and verdicts.
-func writeAccuracy(b *strings.Builder, s Stage) {
+func writeAccuracy(b *strings.Builder, s evidence.Stage) {
 	header := false
 	for _, r := range s.Results {
 		for _, a := range r.Accuracy {

@@ -1,4 +1,4 @@
-package evidence
+package accuracy
 
 import (
 	"math"
@@ -9,7 +9,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
-func TestGateAccuracy(t *testing.T) {
+func TestGate(t *testing.T) {
 	asr := func(bound float64, hyps ...string) *family.GateResult {
 		g := &family.GateResult{Figures: map[string]float64{"gold_wer": 0}, Thresholds: map[string]float64{"ned": 0, "gold_wer": bound}}
 		for i, h := range hyps {
@@ -31,7 +31,7 @@ func TestGateAccuracy(t *testing.T) {
 		value float64
 		want  stats.Verdict
 	}{{0.35, hyps, 0.04, stats.Pass}, {0.04, hyps, 0.04, stats.Inconclusive}, {0.1, allWrong, 0.2, stats.Fail}} {
-		got, err := GateAccuracy(asr(c.bound, c.hyps...), nil)
+		got, err := Gate(asr(c.bound, c.hyps...), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,14 +45,14 @@ func TestGateAccuracy(t *testing.T) {
 	}
 	img := &family.GateResult{Figures: map[string]float64{"psnr_min_db": 1e308}, Thresholds: map[string]float64{"ssim_min": 0.9999},
 		Items: []family.GateItem{{ID: "p1", Distance: 1}, {ID: "p2", Distance: 1}, {ID: "p3", Distance: 0.99999}}}
-	got, err := GateAccuracy(img, nil)
+	got, err := Gate(img, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 1 || got[0].Figure != "ssim_mean" || got[0].Side != "≥" || got[0].Test.Verdict != stats.Pass || got[0].Lower < 0.9999 {
 		t.Errorf("images at SSIM ≈ 1 against 0.9999: %+v", got)
 	}
-	none, err := GateAccuracy(&family.GateResult{Figures: map[string]float64{"other": 1}}, nil)
+	none, err := Gate(&family.GateResult{Figures: map[string]float64{"other": 1}}, nil)
 	if err != nil || len(none) != 0 {
 		t.Errorf("a gate without a corpus figure: %v %v", none, err)
 	}
@@ -67,7 +67,7 @@ func TestClusterBootstrapByHand(t *testing.T) {
 		Items: []family.GateItem{{ID: "a", Gold: "one two three four five", Output: "one two three four five"},
 			{ID: "b", Gold: "one two three four five", Output: "one two three four five"},
 			{ID: "c", Gold: "one two three four five", Output: "x x x x x"}}}
-	grouped, err := GateAccuracy(g, map[string]string{"a": "spk1", "b": "spk1", "c": "spk2", "elsewhere": "spk3"})
+	grouped, err := Gate(g, map[string]string{"a": "spk1", "b": "spk1", "c": "spk2", "elsewhere": "spk3"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestClusterBootstrapByHand(t *testing.T) {
 	if len(a.Groups) != 3 || a.Groups["elsewhere"] != "" || !strings.HasPrefix(a.ClusterBy, "speaker/recording groups the dataset declares: 2 clusters over 3 inputs") {
 		t.Errorf("groups %v, cluster_by %q", a.Groups, a.ClusterBy)
 	}
-	alone, err := GateAccuracy(g, nil)
+	alone, err := Gate(g, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package evidence
+package report
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 )
 
 // Light is a row's traffic light in report.html (defined in the report's legend).
@@ -22,7 +24,7 @@ const (
 )
 
 // RowLight is the traffic light of one result row.
-func RowLight(r Result) Light {
+func RowLight(r evidence.Result) Light {
 	switch {
 	case r.Status == "failed":
 		return Red
@@ -39,7 +41,7 @@ func RowLight(r Result) Light {
 
 // WriteHTML writes report.html into runDir: the same content as qualification.md, in one
 // self-contained file (no script, no external resource) with each row's latency plot inline.
-func WriteHTML(runDir string, e Evidence) error {
+func WriteHTML(runDir string, e evidence.Evidence) error {
 	page, err := HTML(runDir, e)
 	if err != nil {
 		return err
@@ -52,20 +54,20 @@ func WriteHTML(runDir string, e Evidence) error {
 
 // HTML renders report.html. Plots are embedded as data: URIs in <img>, which a browser never
 // runs scripts from, so a plot file cannot inject anything into the page.
-func HTML(runDir string, e Evidence) ([]byte, error) {
+func HTML(runDir string, e evidence.Evidence) ([]byte, error) {
 	tmpl, err := template.New("report").Funcs(template.FuncMap{
-		"verdict": func() string { return Verdict(e) },
-		"banner":  func() string { return TestBuildBanner(e.Versions) },
-		"counts": func(s Stage) string {
-			q, c, _ := StageCounts(s)
+		"verdict": func() string { return evidence.Verdict(e) },
+		"banner":  func() string { return evidence.TestBuildBanner(e.Versions) },
+		"counts": func(s evidence.Stage) string {
+			q, c, _ := evidence.StageCounts(s)
 			return fmt.Sprintf("%d / %d", q, c)
 		},
-		"failedCount": func(s Stage) string {
-			if s.Status == StatusBlocked || s.Status == StatusPlanned {
+		"failedCount": func(s evidence.Stage) string {
+			if s.Status == evidence.StatusBlocked || s.Status == evidence.StatusPlanned {
 				return "— (" + string(s.Status) + ")"
 			}
-			if _, _, f := StageCounts(s); f > 0 {
-				return countRows(f)
+			if _, _, f := evidence.StageCounts(s); f > 0 {
+				return evidence.CountRows(f)
 			}
 			return "none"
 		},
@@ -73,16 +75,16 @@ func HTML(runDir string, e Evidence) ([]byte, error) {
 		"failedFirst": FailedFirst,
 		"checkpoint":  checkpointCell,
 		"light":       RowLight,
-		"upper":       func(s Status) string { return strings.ToUpper(string(s)) },
+		"upper":       func(s evidence.Status) string { return strings.ToUpper(string(s)) },
 		"gate":        gateCell,
 		"join":        joinCell,
-		"fails":       func(r Result) string { return strings.Join(r.Failures, "; ") },
+		"fails":       func(r evidence.Result) string { return strings.Join(r.Failures, "; ") },
 		"figure":      figure,
-		"plotURI":     func(r Result) (template.URL, error) { return plotURI(runDir, r) },
+		"plotURI":     func(r evidence.Result) (template.URL, error) { return plotURI(runDir, r) },
 		"kv":          func(m map[string]float64) []string { return gateKV(m) },
 		"gaps":        gapRows,
-		"skipped":     skippedLines, // #12 clip limits (skipped.go)
-		"p95": func(r Result, name string) string { // under the sample rule, as in the Markdown
+		"skipped":     skippedLines, // inputs not sent, by the family's clip limits (skipped.go)
+		"p95": func(r evidence.Result, name string) string { // under the sample rule, as in the Markdown
 			if r.Timing == nil {
 				return "—"
 			}
@@ -99,7 +101,7 @@ func HTML(runDir string, e Evidence) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func figure(r Result, name string) string {
+func figure(r evidence.Result, name string) string {
 	if r.Timing == nil {
 		return "—"
 	}
@@ -119,7 +121,7 @@ func gateKV(m map[string]float64) []string {
 }
 
 // plotURI inlines a row's plot; only a file inside the run directory is read.
-func plotURI(runDir string, r Result) (template.URL, error) {
+func plotURI(runDir string, r evidence.Result) (template.URL, error) {
 	if r.Plot == "" {
 		return "", nil
 	}
@@ -163,7 +165,7 @@ img.plot{max-width:42em;display:block}
 <span class="light yellow"></span> counted row stopped short without a failing claim ·
 <span class="light red"></span> a claim failed · <span class="light white"></span> nothing claimed (planned, excluded, blocked).</p>
 {{range $stage := .Stages}}
-<h2 id="stage-{{.Stage}}">Stage {{.Number}} (<code>{{.Stage}}</code>): {{upper .Status}}</h2>
+<h2 id="stage-{{.Stage}}">evidence.Stage {{.Number}} (<code>{{.Stage}}</code>): {{upper .Status}}</h2>
 {{if .Reason}}<p>{{.Reason}}</p>{{end}}
 {{if .Results}}<table class="rows"><tr><th></th><th>profile</th><th>checkpoint</th><th>kind</th><th>counted</th><th>status</th><th>gate</th><th>join</th>
 <th>client p50 / p95 ms</th><th>Task p50 / p95 ms</th><th>client − Task p50 ms</th><th>failures</th></tr>

@@ -1,4 +1,4 @@
-package evidence
+package report
 
 import (
 	"context"
@@ -13,20 +13,23 @@ import (
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/plot"
 )
 
 func TestRowLights(t *testing.T) {
 	for _, tc := range []struct {
-		r    Result
+		r    evidence.Result
 		want Light
 	}{
-		{Result{Status: "aiperf-qualified", Counted: true}, Green},
-		{Result{Status: "family-validated", Kind: "reduced"}, Green},
-		{Result{Status: "family-validated", Counted: true}, Yellow},
-		{Result{Status: "failed", Counted: true}, Red},
-		{Result{Status: "failed"}, Red},
-		{Result{Status: "planned", Counted: true}, White},
-		{Result{Status: "excluded"}, White},
+		{evidence.Result{Status: "aiperf-qualified", Counted: true}, Green},
+		{evidence.Result{Status: "family-validated", Kind: "reduced"}, Green},
+		{evidence.Result{Status: "family-validated", Counted: true}, Yellow},
+		{evidence.Result{Status: "failed", Counted: true}, Red},
+		{evidence.Result{Status: "failed"}, Red},
+		{evidence.Result{Status: "planned", Counted: true}, White},
+		{evidence.Result{Status: "excluded"}, White},
 	} {
 		if got := RowLight(tc.r); got != tc.want {
 			t.Errorf("%+v: light %s, want %s", tc.r, got, tc.want)
@@ -52,11 +55,11 @@ func TestHTMLReportInChromium(t *testing.T) {
 	}
 	dir := t.TempDir()
 	e := sampleRun()
-	plot := filepath.Join(dir, e.Stages[0].Results[0].Plot)
-	if err := os.MkdirAll(filepath.Dir(plot), 0o755); err != nil {
+	plotPath := filepath.Join(dir, e.Stages[0].Results[0].Plot)
+	if err := os.MkdirAll(filepath.Dir(plotPath), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteLatencySVG(plot, "sphinx-en-us", []float64{12, 10, 15, 40}, []float64{9, 8, 11, 37}); err != nil {
+	if err := plot.WriteLatencySVG(plotPath, "sphinx-en-us", []float64{12, 10, 15, 40}, []float64{9, 8, 11, 37}); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteHTML(dir, e); err != nil {

@@ -1,9 +1,10 @@
-package evidence
+package report
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
@@ -12,7 +13,7 @@ import (
 
 // sampleRun is a small run as the suites write it: one qualified ASR row, one reduced row, and
 // a blocked stage 9.
-func sampleRun() Evidence {
+func sampleRun() evidence.Evidence {
 	sum := timing.Summary{Requests: 50, Figures: []timing.Figure{
 		{Name: "client_latency_p50", Value: 2211.1, Unit: "ms", Formula: "p50 of AIPerf request_latency"},
 		{Name: "client_latency_p95", Value: 3665.1, Unit: "ms", Formula: "p95 of AIPerf request_latency"},
@@ -24,7 +25,7 @@ func sampleRun() Evidence {
 		{Name: "audio_seconds_per_second", Value: 4.16, Unit: "s/s", Formula: "Σ clip s / duration"},
 	}}
 	gate := &family.GateResult{Passed: true, Figures: map[string]float64{"gold_wer": 0.2667, "ned_max": 0}}
-	asr := Stage{Stage: "asr", Number: 3, Status: "qualified", Results: []Result{
+	asr := evidence.Stage{Stage: "asr", Number: 3, Status: "qualified", Results: []evidence.Result{
 		{Profile: "sphinx-en-us", Checkpoint: "pocketsphinx-en-us/en-us", Revision: "0.8", Kind: "full", Counted: true,
 			Status: "aiperf-qualified", Gate: gate, Timing: &sum, Plot: "asr/sphinx-en-us/latency.svg",
 			Join: &join.Report{Matched: 55}, Statement: "produced by the contract double, not a TRTMC result", Reproduce: "QUAL_TARGET=suites/targets/reference.yaml go tool ginkgo --label-filter=asr ./suites/asr"},
@@ -33,8 +34,8 @@ func sampleRun() Evidence {
 	}}
 	asr.Inventory = []inventory.Row{{Checkpoint: "pocketsphinx-testdata/an4", Revision: "0.8", Profile: "gap:pocketsphinx-testdata/an4",
 		Kind: inventory.KindGap, Reason: "only reduced or variant profiles: sphinx-an4-l0"}}
-	qa := Stage{Stage: "audioqa", Number: 9, Status: "blocked", Reason: "none of the 8 profiles implements audio_text_to_text"}
-	return Evidence{RunID: "r1", Target: "reference", Stages: []Stage{asr, qa}}
+	qa := evidence.Stage{Stage: "audioqa", Number: 9, Status: "blocked", Reason: "none of the 8 profiles implements audio_text_to_text"}
+	return evidence.Evidence{RunID: "r1", Target: "reference", Stages: []evidence.Stage{asr, qa}}
 }
 
 func TestVerdictFollowsStageStatuses(t *testing.T) {
@@ -48,11 +49,11 @@ func TestVerdictFollowsStageStatuses(t *testing.T) {
 		{[]string{"planned", "blocked"}, "NOT QUALIFIED"},
 		{nil, "NO STAGES"},
 	} {
-		var e Evidence
+		var e evidence.Evidence
 		for _, s := range tc.statuses {
-			e.Stages = append(e.Stages, Stage{Status: Status(s)})
+			e.Stages = append(e.Stages, evidence.Stage{Status: evidence.Status(s)})
 		}
-		if got := Verdict(e); got != tc.want {
+		if got := evidence.Verdict(e); got != tc.want {
 			t.Errorf("stages %v: verdict %s, want %s", tc.statuses, got, tc.want)
 		}
 	}

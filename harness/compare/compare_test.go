@@ -1,4 +1,4 @@
-package main
+package compare
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,50 +14,17 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/internal/runfixture"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
-// These runs are built in the test (labelled test doubles of evidence.json, never reported):
-// one AIPerf run per row, as evidence is written before repeated runs.
-
-var golds = []string{"go forward ten meters", "turn left now", "stop here please", "and miss dashwood said", "one two three four", "the quick brown fox"}
-
-func asrRow(profile string, hyps []string, taskP50 float64) evidence.Result {
-	g := &family.GateResult{Family: "sphinx", Profile: profile, Testcase: "gold", Figures: map[string]float64{"gold_wer": 0}}
-	var outs []evidence.Output
-	for i, gold := range golds {
-		id := "clip" + string(rune('a'+i))
-		g.Items = append(g.Items, family.GateItem{ID: id, Output: hyps[i], Gold: gold})
-		outs = append(outs, evidence.Output{RequestID: "r" + id, Phase: "profiling", InputID: id, HTTPOutput: hyps[i], Native: hyps[i], Gold: gold})
-	}
-	return evidence.Result{Profile: profile, Status: "qualified", Counted: true, Gate: g, Outputs: outs,
-		Dataset:  evidence.Dataset{SHA256: "d1", Items: len(golds)},
-		Settings: map[string]any{"warmup": 2, "requests": 8, "concurrency": 2},
-		Timing:   &timing.Summary{Requests: 8, Figures: []timing.Figure{{Name: perfFigure, Value: taskP50, Unit: "ms"}}}}
-}
-
-func writeRun(t *testing.T, id string, rows ...evidence.Result) string {
-	t.Helper()
-	return writeBuild(t, id, "none", rows...)
-}
-
-// writeBuild writes a run whose binaries carried the given build tags.
-func writeBuild(t *testing.T, id, tags string, rows ...evidence.Result) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), id)
-	e := evidence.Evidence{SchemaVersion: evidence.SchemaVersion, RunID: id, Versions: map[string]string{evidence.BuildTagsKey: tags},
-		Stages: []evidence.Stage{{Stage: "asr", Number: 3, Results: rows}}}
-	if err := evidence.WriteJSON(filepath.Join(dir, "evidence.json"), e); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+var golds = runfixture.Golds()
 
 func TestCompareOneRunPerRowIsWhiteByRule(t *testing.T) {
-	base := writeRun(t, "base", asrRow("sphinx-en-us", golds, 100))
-	cand := writeRun(t, "new", asrRow("sphinx-en-us", golds, 130), asrRow("sphinx-extra", golds, 5))
+	base := runfixture.WriteRun(t, "base", runfixture.ASRRow("sphinx-en-us", golds, 100))
+	cand := runfixture.WriteRun(t, "new", runfixture.ASRRow("sphinx-en-us", golds, 130), runfixture.ASRRow("sphinx-extra", golds, 5))
 	out := t.TempDir()
 	var stdout bytes.Buffer
 	if err := runCompare(context.Background(), []string{"-o", out, base, cand}, &stdout); err != nil {
@@ -94,11 +62,11 @@ func TestCompareOneRunPerRowIsWhiteByRule(t *testing.T) {
 
 func TestCompareAccuracyFailExitsNonZeroAndListsChanges(t *testing.T) {
 	worse := []string{"go back", "turn right", "stop", "and mister dash would", "one", "a quick brown box"}
-	base := writeRun(t, "base", asrRow("sphinx-en-us", golds, 100))
-	cand := writeRun(t, "new", asrRow("sphinx-en-us", worse, 100))
+	base := runfixture.WriteRun(t, "base", runfixture.ASRRow("sphinx-en-us", golds, 100))
+	cand := runfixture.WriteRun(t, "new", runfixture.ASRRow("sphinx-en-us", worse, 100))
 	var stdout bytes.Buffer
 	err := runCompare(context.Background(), []string{base, cand}, &stdout)
-	if !errors.Is(err, errRegression) {
+	if !errors.Is(err, ErrRegression) {
 		t.Fatalf("a much worse WER must fail the gate, got %v\n%s", err, stdout.String())
 	}
 	md := stdout.String()
@@ -110,7 +78,7 @@ func TestCompareAccuracyFailExitsNonZeroAndListsChanges(t *testing.T) {
 }
 
 func TestCompareWorkDiffers(t *testing.T) {
-	b, n := asrRow("p", golds, 100), asrRow("p", golds, 100)
+	b, n := runfixture.ASRRow("p", golds, 100), runfixture.ASRRow("p", golds, 100)
 	n.Settings["requests"] = 12
 	n.Dataset.SHA256 = "d2"
 	n.Bundle.Header = map[string]any{"settings": map[string]any{"maxhmmpf": 5000}}
@@ -123,7 +91,7 @@ func TestCompareWorkDiffers(t *testing.T) {
 		t.Errorf("different work must be white and say so: %+v", row.Performance)
 	}
 	// Numbers read back from JSON are float64; the same setting written as an int is the same work.
-	n2 := asrRow("p", golds, 100)
+	n2 := runfixture.ASRRow("p", golds, 100)
 	n2.Settings["requests"] = 8.0
 	if d := workDiffers(b, n2); len(d) != 0 {
 		t.Errorf("8 and 8.0 requests reported as different work: %q", d)
@@ -157,7 +125,7 @@ func TestCompareImagesUseSSIM(t *testing.T) {
 // and the exit status says so.
 func TestCompareRepeatedRuns(t *testing.T) {
 	row := func(p50s ...float64) evidence.Result {
-		r := asrRow("sphinx-en-us", golds, p50s[0])
+		r := runfixture.ASRRow("sphinx-en-us", golds, p50s[0])
 		var runs []stats.Run
 		for i, v := range p50s {
 			runs = append(runs, stats.RunOf(i+1, timing.Summary{Requests: 12, Figures: []timing.Figure{{Name: perfFigure, Value: v}}}))
@@ -169,9 +137,9 @@ func TestCompareRepeatedRuns(t *testing.T) {
 		r.Repeated = &rep
 		return r
 	}
-	base := writeRun(t, "base", row(100, 101, 99, 100.5, 99.8))
-	same := writeRun(t, "same", row(100.3, 99.6, 100.9, 99.4, 100.2))
-	slow := writeBuild(t, "slow", "qual_slowdown", row(120.1, 121, 119.5, 120.6, 119.9))
+	base := runfixture.WriteRun(t, "base", row(100, 101, 99, 100.5, 99.8))
+	same := runfixture.WriteRun(t, "same", row(100.3, 99.6, 100.9, 99.4, 100.2))
+	slow := runfixture.WriteBuild(t, "slow", "qual_slowdown", row(120.1, 121, 119.5, 120.6, 119.9))
 	var out bytes.Buffer
 	if err := runCompare(context.Background(), []string{base, same}, &out); err != nil {
 		t.Fatalf("same build: %v\n%s", err, out.String())
@@ -180,7 +148,7 @@ func TestCompareRepeatedRuns(t *testing.T) {
 		t.Errorf("same build should be yellow over 5/5 runs:\n%s", out.String())
 	}
 	out.Reset()
-	if err := runCompare(context.Background(), []string{base, slow}, &out); !errors.Is(err, errRegression) {
+	if err := runCompare(context.Background(), []string{base, slow}, &out); !errors.Is(err, ErrRegression) {
 		t.Fatalf("20%% slower must exit non-zero, got %v\n%s", err, out.String())
 	}
 	if !strings.Contains(out.String(), "| red |") {
@@ -195,7 +163,7 @@ func TestCompareRepeatedRuns(t *testing.T) {
 // TestCompareResamplesTheBaseRunsGroups: the accuracy comparison resamples the speaker groups the
 // base run's dataset declared (recorded with its accuracy interval), not each clip alone.
 func TestCompareResamplesTheBaseRunsGroups(t *testing.T) {
-	b, n := asrRow("sphinx-en-us", golds, 100), asrRow("sphinx-en-us", golds, 100)
+	b, n := runfixture.ASRRow("sphinx-en-us", golds, 100), runfixture.ASRRow("sphinx-en-us", golds, 100)
 	if got := compareAccuracy(b, n); got.Verdict == nil || got.Verdict.Clusters != len(golds) {
 		t.Fatalf("no groups: %+v", got)
 	}
@@ -205,16 +173,25 @@ func TestCompareResamplesTheBaseRunsGroups(t *testing.T) {
 	}
 }
 
+// runCompare is `qual compare [-o DIR] BASE NEW` without the command around it.
+func runCompare(_ context.Context, args []string, w io.Writer) error {
+	out := ""
+	if len(args) == 4 && args[0] == "-o" {
+		out, args = args[1], args[2:]
+	}
+	return Dirs(args[0], args[1], out, w)
+}
+
 // TestCompareShowsTheTaskShift: with server records beside the evidence, each row gets the
 // Hodges–Lehmann shift of its measured requests' Task time, every request of one side against
 // every request of the other; warmup records are left out, and a row whose measured request has
 // no record says so instead of guessing.
 func TestCompareShowsTheTaskShift(t *testing.T) {
 	withRecords := func(id string, taskMS func(i int) float64) string {
-		r := asrRow("sphinx-en-us", golds, 100)
+		r := runfixture.ASRRow("sphinx-en-us", golds, 100)
 		r.Records = "asr/sphinx-en-us/server-records.jsonl"
 		r.Outputs = append(r.Outputs, evidence.Output{RequestID: "warm", Phase: "warmup", InputID: "clipa"})
-		dir := writeRun(t, id, r)
+		dir := runfixture.WriteRun(t, id, r)
 		var lines []string
 		for i, o := range r.Outputs {
 			ms := taskMS(i)

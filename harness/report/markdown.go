@@ -1,17 +1,18 @@
-package evidence
+package report
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 )
 
 // Markdown renders qualification.md: the verdict on one screen, then per stage a narrow table of
 // rows, their figures and gate figures, the audit and inventory; then the formulas once and a
 // glossary of statuses. qual verify re-renders it and compares, so it must stay deterministic.
-func Markdown(e Evidence) string {
+func Markdown(e evidence.Evidence) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Qualification report — run %s\n\n", e.RunID)
 	writeVerdict(&b, e)
@@ -29,41 +30,17 @@ func Markdown(e Evidence) string {
 	return b.String()
 }
 
-// Verdict is the run's one-word outcome, derived from the stage statuses (see the glossary). A
-// test build (a binary built with a test-only tag such as qual_slowdown) is never QUALIFIED.
-func Verdict(e Evidence) string {
-	if len(TestBuildTags(e.Versions)) > 0 {
-		return "TEST BUILD"
-	}
-	counts := map[Status]int{}
-	for _, s := range e.Stages {
-		counts[s.Status]++
-	}
-	switch {
-	case len(e.Stages) == 0:
-		return "NO STAGES"
-	case counts["failed"] > 0:
-		return "FAILED"
-	case counts["qualified"] == len(e.Stages):
-		return "QUALIFIED"
-	case counts["qualified"] == 0:
-		return "NOT QUALIFIED"
-	default:
-		return "PARTIAL"
-	}
-}
-
-func writeVerdict(b *strings.Builder, e Evidence) {
-	if banner := TestBuildBanner(e.Versions); banner != "" {
+func writeVerdict(b *strings.Builder, e evidence.Evidence) {
+	if banner := evidence.TestBuildBanner(e.Versions); banner != "" {
 		fmt.Fprintf(b, "> **%s.** Its binaries were built with a test-only flag that changes what they do; nothing in this run qualifies a checkpoint.\n\n", banner)
 	}
-	fmt.Fprintf(b, "**Verdict: %s**\n\n", Verdict(e))
+	fmt.Fprintf(b, "**Verdict: %s**\n\n", evidence.Verdict(e))
 	b.WriteString("| stage | status | counted rows qualified | rows | failures |\n|---|---|---|---|---|\n")
 	for _, s := range e.Stages {
-		q, counted, fails := StageCounts(s)
+		q, counted, fails := evidence.StageCounts(s)
 		failures := "none"
 		if fails > 0 {
-			failures = countRows(fails)
+			failures = evidence.CountRows(fails)
 		}
 		if s.Status == "blocked" || s.Status == "planned" {
 			failures = "— (" + string(s.Status) + ")"
@@ -80,24 +57,7 @@ func writeVerdict(b *strings.Builder, e Evidence) {
 	}
 }
 
-// StageCounts is how many counted rows reached aiperf-qualified, how many rows are counted,
-// and how many rows failed.
-func StageCounts(s Stage) (qualified, counted, failed int) {
-	for _, r := range s.Results {
-		if r.Counted {
-			counted++
-			if r.Status == StatusQualified {
-				qualified++
-			}
-		}
-		if r.Status == StatusFailed {
-			failed++
-		}
-	}
-	return qualified, counted, failed
-}
-
-func writeStage(b *strings.Builder, s Stage) {
+func writeStage(b *strings.Builder, s evidence.Stage) {
 	fmt.Fprintf(b, "## Stage %d (`%s`): %s\n\n", s.Number, s.Stage, strings.ToUpper(string(s.Status)))
 	if s.Reason != "" {
 		fmt.Fprintf(b, "%s\n\n", s.Reason)
@@ -129,9 +89,9 @@ func writeStage(b *strings.Builder, s Stage) {
 			fmt.Fprintf(b, "| — | %s | gap | no | not qualified | — | — | %s |\n", checkpointCell(g.Checkpoint, g.Revision), escape(g.Reason))
 		}
 		b.WriteString("\n")
-		writeSkipped(b, s) // #12 clip limits (skipped.go)
+		writeSkipped(b, s) // inputs not sent, by the family's clip limits (skipped.go)
 		writeFigures(b, s)
-		writeIntervals(b, s) // #19 statistics (intervals.go)
+		writeIntervals(b, s) // intervals over runs and accuracy intervals (intervals.go)
 		writeGateFigures(b, s)
 		writeReproduce(b, s)
 	}
@@ -151,7 +111,7 @@ func checkpointCell(checkpoint, revision string) string {
 
 // gapRows are the group's checkpoints that have only reduced or variant profiles: no row of
 // theirs can stand for the model, and the table says so instead of leaving them out.
-func gapRows(s Stage) []inventory.Row {
+func gapRows(s evidence.Stage) []inventory.Row {
 	var out []inventory.Row
 	for _, r := range s.Inventory {
 		if r.Kind == inventory.KindGap {
@@ -161,14 +121,14 @@ func gapRows(s Stage) []inventory.Row {
 	return out
 }
 
-func gateCell(r Result) string {
+func gateCell(r evidence.Result) string {
 	if r.Gate == nil {
 		return "—"
 	}
 	return passFail(r.Gate.Passed)
 }
 
-func joinCell(r Result) string {
+func joinCell(r evidence.Result) string {
 	j := r.Join
 	if j == nil {
 		return "—"
@@ -188,7 +148,7 @@ func joinCell(r Result) string {
 }
 
 // writeFigures is the performance table: only rows that were measured.
-func writeFigures(b *strings.Builder, s Stage) {
+func writeFigures(b *strings.Builder, s evidence.Stage) {
 	header := false
 	for _, r := range s.Results {
 		t := r.Timing
@@ -226,7 +186,7 @@ func writeFigures(b *strings.Builder, s Stage) {
 }
 
 // writeGateFigures is one column per figure the stage's gates report.
-func writeGateFigures(b *strings.Builder, s Stage) {
+func writeGateFigures(b *strings.Builder, s evidence.Stage) {
 	names := map[string]bool{}
 	for _, r := range s.Results {
 		if r.Gate != nil {
@@ -256,13 +216,13 @@ func writeGateFigures(b *strings.Builder, s Stage) {
 	b.WriteString("\n")
 }
 
-func writeReproduce(b *strings.Builder, s Stage) {
+func writeReproduce(b *strings.Builder, s evidence.Stage) {
 	b.WriteString("<details><summary>Reproduce each row</summary>\n\n")
 	for _, r := range s.Results {
 		switch {
 		case r.Reproduce != "":
 			fmt.Fprintf(b, "- %s: `%s`\n", r.Profile, r.Reproduce)
-		case r.Status == StatusPlanned:
+		case r.Status == evidence.StatusPlanned:
 			fmt.Fprintf(b, "- %s: nothing to reproduce: the row was not run here (planned)\n", r.Profile)
 		default:
 			fmt.Fprintf(b, "- %s: no reproduce command recorded\n", r.Profile)
@@ -271,7 +231,7 @@ func writeReproduce(b *strings.Builder, s Stage) {
 	b.WriteString("\n</details>\n\n")
 }
 
-func writeProbe(b *strings.Builder, s Stage) {
+func writeProbe(b *strings.Builder, s evidence.Stage) {
 	switch {
 	case s.Probe != nil && s.Probe.Planned != "":
 		fmt.Fprintf(b, "Probe: not run — %s.\n\n", s.Probe.Planned)
@@ -284,7 +244,7 @@ func writeProbe(b *strings.Builder, s Stage) {
 	}
 }
 
-func writeAudit(b *strings.Builder, s Stage) {
+func writeAudit(b *strings.Builder, s evidence.Stage) {
 	if len(s.Audit) == 0 {
 		return
 	}
@@ -295,7 +255,7 @@ func writeAudit(b *strings.Builder, s Stage) {
 	b.WriteString("\n")
 }
 
-func writeInventory(b *strings.Builder, s Stage) {
+func writeInventory(b *strings.Builder, s evidence.Stage) {
 	if len(s.Inventory) == 0 {
 		return
 	}
@@ -314,7 +274,7 @@ func writeInventory(b *strings.Builder, s Stage) {
 }
 
 // writeFormulas lists every timing figure's formula once for the whole report.
-func writeFormulas(b *strings.Builder, e Evidence) {
+func writeFormulas(b *strings.Builder, e evidence.Evidence) {
 	formulas := map[string]string{}
 	for _, s := range e.Stages {
 		for _, r := range s.Results {
@@ -338,11 +298,11 @@ func writeFormulas(b *strings.Builder, e Evidence) {
 
 const glossary = `## Statuses
 
-- **Verdict**: QUALIFIED when every stage is qualified; PARTIAL when none failed but some are
+- **evidence.Verdict**: QUALIFIED when every stage is qualified; PARTIAL when none failed but some are
   blocked or planned; NOT QUALIFIED when no stage is qualified and none failed; FAILED when any
   stage failed; TEST BUILD, whatever the stages say, when the binaries carry a test-only build tag
   (versions: build_tags, e.g. qual_slowdown).
-- **Stage** — *qualified*: at least one counted full-model row is aiperf-qualified and no row
+- **evidence.Stage** — *qualified*: at least one counted full-model row is aiperf-qualified and no row
   failed; *failed*: a row failed, or no counted row was qualified; *blocked*: no profile of the
   target implements the stage's capability (the audit shows why; JUnit marks it skipped);
   *planned*: the target could not run here (e.g. no GPU stack), nothing is claimed.
@@ -351,7 +311,7 @@ const glossary = `## Statuses
   unchanged; *family-validated*: the family gate passed on the bundle (reduced and variant rows
   stop here); *planned*: not run, with the reason; *failed*: a claim failed (see failures);
   *excluded*: not in the stage's group, with the reason.
-- **Kind** — *full*: the checkpoint's normal profile; *reduced*: L0 / random-weight / smaller
+- **evidence.Kind** — *full*: the checkpoint's normal profile; *reduced*: L0 / random-weight / smaller
   settings; *variant*: a precision, parallelism or decode-setting variant. **Counted**: only
   full rows count toward a stage's qualification.
 `

@@ -1,0 +1,538 @@
+// Package compare compares two qualification runs checkpoint by checkpoint (qual compare): the
+// speedup of the Task's p50 with its interval and light, the gate's accuracy non-inferiority on
+// the same inputs, and every output that changed. It reads evidence only.
+package compare
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/accuracy"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+	"github.com/trtmc-qual/trtmc-qual/native/family"
+)
+
+// ErrRegression makes `qual compare` exit non-zero after it has written its report, so that CI
+// can gate a candidate on the last qualified run.
+var ErrRegression = errors.New("regression")
+
+// ErrNothingInCommon is returned when the runs share no checkpoint (a usage error).
+var ErrNothingInCommon = errors.New("no checkpoint in common")
+
+// Declared accuracy margins. WER follows TRTMC's ASR margin, max(0.3 points, 5% of the base).
+// Images are judged on mean SSIM against the family's reference PNGs, not mean PSNR: identical
+// images (the reference target's normal case) have PSNR +Inf, so a mean PSNR is undefined.
+const (
+	werMarginPoints   = 0.003
+	werMarginRelative = 0.05
+	ssimMargin        = 0.01
+)
+
+// perfFigure is the per-run statistic compared (TRTMC: the server-side model-call p50).
+const perfFigure = "task_call_p50"
+
+// Comparison is `qual compare`'s JSON output.
+type Comparison struct {
+	Base       string          `json:"base"`
+	New        string          `json:"new"`
+	BaseBuild  Build           `json:"base_build"`
+	NewBuild   Build           `json:"new_build"`
+	Rows       []RowComparison `json:"rows"`
+	OnlyInBase []string        `json:"only_in_base,omitempty"`
+	OnlyInNew  []string        `json:"only_in_new,omitempty"`
+	Red        int             `json:"red"`
+	Failed     int             `json:"accuracy_failed"`
+	Rules      map[string]string
+}
+
+// Build is one side's binaries: their Go build tags and, for a test build (e.g. -tags
+// qual_slowdown), the banner its report carries: such a side is a test, not a qualification.
+type Build struct {
+	Tags      string `json:"build_tags"`
+	TestBuild string `json:"test_build,omitempty"`
+}
+
+func buildOf(e evidence.Evidence) Build {
+	b := Build{Tags: e.Versions[evidence.BuildTagsKey], TestBuild: evidence.TestBuildBanner(e.Versions)}
+	if b.Tags == "" {
+		b.Tags = "not recorded"
+	}
+	return b
+}
+
+// RowComparison is one checkpoint present in both runs.
+type RowComparison struct {
+	Stage       string         `json:"stage"`
+	Profile     string         `json:"profile"`
+	WorkDiffers []string       `json:"work_differs,omitempty"`
+	Figure      string         `json:"figure"`
+	Performance *stats.Speedup `json:"performance,omitempty"`
+	PerfError   string         `json:"performance_error,omitempty"`
+	// TaskShift is the Hodges–Lehmann shift of per-request Task time (new − base, ms) over the
+	// measured requests of every run, beside the Welch interval of run medians.
+	TaskShift      *stats.Shift `json:"task_shift,omitempty"`
+	TaskShiftError string       `json:"task_shift_error,omitempty"`
+	// FewRuns warns when a side has fewer runs than benchstat asks for.
+	FewRuns  string          `json:"few_runs,omitempty"`
+	Accuracy *Accuracy       `json:"accuracy,omitempty"`
+	Changed  []ChangedOutput `json:"changed_outputs"`
+}
+
+// Accuracy is the non-inferiority of the gate's corpus figure on the same inputs.
+type Accuracy struct {
+	Metric  string                `json:"metric"`
+	Base    float64               `json:"base"`
+	New     float64               `json:"new"`
+	Margin  float64               `json:"margin"`
+	Why     string                `json:"margin_rule"`
+	Verdict *stats.NonInferiority `json:"bootstrap,omitempty"`
+	Error   string                `json:"error,omitempty"`
+}
+
+// ChangedOutput is one input whose output differs between the runs.
+type ChangedOutput struct {
+	Source string `json:"source"` // gate (native, full pinned set) or http (served requests)
+	ID     string `json:"id"`
+	Base   string `json:"base"`
+	New    string `json:"new"`
+}
+
+// Dirs compares the runs in baseDir and newDir, writes the Markdown to w and, when outDir is
+// not "", comparison.md and comparison.json there. A red light or an accuracy fail is
+// ErrRegression, after everything is written.
+func Dirs(baseDir, newDir, outDir string, w io.Writer) error {
+	base, err := evidence.Read(baseDir)
+	if err != nil {
+		return fmt.Errorf("base: %w", err)
+	}
+	cand, err := evidence.Read(newDir)
+	if err != nil {
+		return fmt.Errorf("new: %w", err)
+	}
+	c := compareRuns(base, cand)
+	addTaskShifts(&c, baseDir, newDir, base, cand)
+	if len(c.Rows) == 0 {
+		return fmt.Errorf("runs %s (target %s) and %s (target %s) have %w: nothing to compare", base.RunID, base.Target, cand.RunID, cand.Target, ErrNothingInCommon)
+	}
+	if sameRun(baseDir, newDir, base, cand) {
+		fmt.Fprintf(w, "Note: both sides are the same run (%s): every row is compared with itself.\n\n", base.RunID)
+	}
+	md := compareMarkdown(c)
+	fmt.Fprint(w, md)
+	if outDir != "" {
+		if err := evidence.WriteJSON(filepath.Join(outDir, "comparison.json"), c); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(outDir, "comparison.md"), []byte(md), 0o644); err != nil {
+			return fmt.Errorf("write comparison.md: %w", err)
+		}
+	}
+	if c.Red > 0 || c.Failed > 0 {
+		return fmt.Errorf("%w: %d red, %d accuracy fail", ErrRegression, c.Red, c.Failed)
+	}
+	return nil
+}
+
+// sameRun says whether the two sides are one run: the same directory, the same run id, or the
+// same evidence bytes.
+func sameRun(baseDir, newDir string, base, cand evidence.Evidence) bool {
+	b, errB := filepath.EvalSymlinks(baseDir)
+	n, errN := filepath.EvalSymlinks(newDir)
+	if errB == nil && errN == nil && b == n {
+		return true
+	}
+	if base.RunID != "" && base.RunID == cand.RunID {
+		return true
+	}
+	bb, errB := os.ReadFile(filepath.Join(baseDir, "evidence.json"))
+	nb, errN := os.ReadFile(filepath.Join(newDir, "evidence.json"))
+	return errB == nil && errN == nil && string(bb) == string(nb)
+}
+
+type rowKey struct{ stage, profile string }
+
+func (k rowKey) String() string { return k.stage + "/" + k.profile }
+
+func rowsByKey(e evidence.Evidence) map[rowKey]evidence.Result {
+	out := map[rowKey]evidence.Result{}
+	for _, s := range e.Stages {
+		for _, r := range s.Results {
+			out[rowKey{s.Stage, r.Profile}] = r
+		}
+	}
+	return out
+}
+
+// compareRuns compares every checkpoint present in both runs, in stage then profile order.
+func compareRuns(base, cand evidence.Evidence) Comparison {
+	c := Comparison{Base: base.RunID, New: cand.RunID, BaseBuild: buildOf(base), NewBuild: buildOf(cand), Rules: map[string]string{
+		"performance": stats.SpeedupRule, "mean": stats.MeanRule, "accuracy": stats.BootstrapRule, "task shift": stats.ShiftRule,
+		"runs": fmt.Sprintf("a side with fewer than %d runs is flagged (benchstat's rule): its interval is wide and a light rarely decides", minRuns),
+		"work": "white when dataset pins, request counts, concurrency, endpoint settings (image size, steps), the gate testcase or bundle settings differ",
+	}}
+	b, n := rowsByKey(base), rowsByKey(cand)
+	var keys []rowKey
+	for k := range b {
+		if _, ok := n[k]; ok {
+			keys = append(keys, k)
+		} else {
+			c.OnlyInBase = append(c.OnlyInBase, k.String())
+		}
+	}
+	for k := range n {
+		if _, ok := b[k]; !ok {
+			c.OnlyInNew = append(c.OnlyInNew, k.String())
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	sort.Strings(c.OnlyInBase)
+	sort.Strings(c.OnlyInNew)
+	for _, k := range keys {
+		row := compareRow(k, b[k], n[k])
+		if row.Performance != nil && row.Performance.Light == stats.Red {
+			c.Red++
+		}
+		if row.Accuracy != nil && row.Accuracy.Verdict != nil && row.Accuracy.Verdict.Verdict == stats.Fail {
+			c.Failed++
+		}
+		c.Rows = append(c.Rows, row)
+	}
+	return c
+}
+
+func compareRow(k rowKey, b, n evidence.Result) RowComparison {
+	row := RowComparison{Stage: k.stage, Profile: k.profile, Figure: perfFigure + " per run (ms)"}
+	row.WorkDiffers = workDiffers(b, n)
+	bRuns, bErr := perRun(b)
+	nRuns, nErr := perRun(n)
+	if bErr != nil || nErr != nil {
+		row.PerfError = sideErrors(bErr, nErr)
+	} else if sp, err := stats.Compare(bRuns, nRuns, strings.Join(row.WorkDiffers, "; ")); err != nil {
+		row.PerfError = err.Error()
+	} else {
+		row.Performance = &sp
+		if sp.Base.N < minRuns || sp.New.N < minRuns {
+			row.FewRuns = fmt.Sprintf("%d/%d runs: fewer than %d a side", sp.Base.N, sp.New.N, minRuns)
+		}
+	}
+	row.Accuracy = compareAccuracy(b, n)
+	row.Changed = changedOutputs(b, n)
+	return row
+}
+
+// sideErrors says which side lacks a figure, on one line.
+func sideErrors(bErr, nErr error) string {
+	var parts []string
+	if bErr != nil {
+		parts = append(parts, "base: "+bErr.Error())
+	}
+	if nErr != nil {
+		parts = append(parts, "new: "+nErr.Error())
+	}
+	return strings.Join(parts, "; ")
+}
+
+// perRun is the per-run statistic of a row. Evidence with one AIPerf run per row (the default
+// before repeated runs) holds one value: every interval is undefined and the light white by rule.
+func perRun(r evidence.Result) ([]float64, error) {
+	if r.Repeated != nil {
+		return r.Repeated.PerRun(perfFigure)
+	}
+	if r.Timing == nil {
+		return nil, fmt.Errorf("no timing (status %s: not measured)", r.Status)
+	}
+	v, ok := r.Timing.Get(perfFigure)
+	if !ok {
+		return nil, fmt.Errorf("timing has no %s", perfFigure)
+	}
+	return []float64{v}, nil
+}
+
+// workDiffers names every way the two rows were asked to do different work.
+func workDiffers(b, n evidence.Result) []string {
+	var diffs []string
+	same := func(what string, x, y any) {
+		if d := Difference(x, y); d != "" {
+			diffs = append(diffs, what+" "+d)
+		}
+	}
+	same("dataset", b.Dataset.SHA256, n.Dataset.SHA256)
+	same("dataset items", b.Dataset.Items, n.Dataset.Items)
+	for _, key := range []string{"warmup", "requests", "concurrency", "lanes", "endpoint_type", "extra_inputs"} {
+		same(key, b.Settings[key], n.Settings[key])
+	}
+	same("bundle settings", b.Bundle.Header["settings"], n.Bundle.Header["settings"])
+	same("bundle precision", b.Bundle.Header["precision"], n.Bundle.Header["precision"])
+	if b.Gate != nil && n.Gate != nil {
+		same("gate testcase", b.Gate.Testcase, n.Gate.Testcase)
+	}
+	return diffs
+}
+
+// Difference is "x vs y", each in brief JSON, when x and y differ as JSON values ("" when they
+// are the same): numbers read back from two files compare by value, not by Go type.
+func Difference(x, y any) string {
+	if reflect.DeepEqual(canonical(x), canonical(y)) {
+		return ""
+	}
+	return brief(x) + " vs " + brief(y)
+}
+
+// canonical round-trips a value through JSON so that numbers read back from two files compare
+// by value, not by Go type.
+func canonical(v any) any {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	var out any
+	if err := json.Unmarshal(data, &out); err != nil {
+		return string(data)
+	}
+	return out
+}
+
+func brief(v any) string {
+	data, _ := json.Marshal(v)
+	s := string(data)
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return s
+}
+
+// compareAccuracy pairs the gate items of both runs by input id and bootstraps the difference of
+// the corpus figure: gold WER for transcripts, mean SSIM against the reference images for images.
+// Clips are resampled by the speaker/recording groups the base run's dataset declared (recorded
+// with its accuracy interval; a different dataset makes the work differ anyway).
+func compareAccuracy(br, nr evidence.Result) *Accuracy {
+	b, n := br.Gate, nr.Gate
+	if b == nil || n == nil {
+		return nil
+	}
+	_, asr := b.Figures["gold_wer"]
+	if _, images := b.Thresholds["ssim_min"]; !asr && !images {
+		return nil // no corpus figure (e.g. audio QA's answer accuracy): nothing to bootstrap
+	}
+	acc := &Accuracy{Metric: "mean SSIM vs the reference images, base − new", Margin: ssimMargin,
+		Why: "0.01 SSIM (declared here; PSNR is +Inf for identical images, so a mean PSNR is undefined)"}
+	unitsOf := accuracy.SSIMUnits
+	if asr {
+		acc = &Accuracy{Metric: "gold WER (corpus, gold-wer-v1), new − base", Why: "max(0.3 points, 5% of the base WER), TRTMC's ASR margin"}
+		unitsOf = accuracy.GoldWERUnits
+	}
+	bu, err := unitsOf(b.Items)
+	if err != nil {
+		return &Accuracy{Error: "base: " + err.Error()}
+	}
+	nu, err := unitsOf(n.Items)
+	if err != nil {
+		return &Accuracy{Error: "new: " + err.Error()}
+	}
+	units := accuracy.PairUnits(bu, nu)
+	var groups map[string]string
+	for _, a := range br.Accuracy {
+		groups = a.Groups
+	}
+	accuracy.Cluster(units, groups)
+	if len(units) == 0 {
+		return &Accuracy{Error: "no gate item is in both runs"}
+	}
+	var bs, ns stats.Ratio
+	for _, u := range units {
+		if u.Base.Den != u.New.Den {
+			acc.Error = fmt.Sprintf("clip %s: %v gold words in base, %v in new: not the same clip", u.ID, u.Base.Den, u.New.Den)
+			return acc
+		}
+		bs.Num, bs.Den, ns.Num, ns.Den = bs.Num+u.Base.Num, bs.Den+u.Base.Den, ns.Num+u.New.Num, ns.Den+u.New.Den
+	}
+	acc.Base, acc.New = bs.Value(), ns.Value()
+	reg := stats.Decrease(ssimMargin)
+	if asr {
+		acc.Margin = math.Max(werMarginPoints, werMarginRelative*acc.Base)
+		reg = stats.Increase(acc.Margin)
+	}
+	return judgeAccuracy(acc, units, reg)
+}
+
+func judgeAccuracy(acc *Accuracy, units []stats.Unit, reg stats.Regression) *Accuracy {
+	ni, err := stats.Bootstrap(units, reg, stats.Resamples, stats.Seed)
+	if err != nil {
+		acc.Error = err.Error()
+		return acc
+	}
+	acc.Verdict = &ni
+	return acc
+}
+
+// changedOutputs lists every input whose output differs: the gate's native outputs over the full
+// pinned set, and the served outputs (transcript or image pixel hash) of requests on the same input.
+func changedOutputs(b, n evidence.Result) []ChangedOutput {
+	out := []ChangedOutput{}
+	if b.Gate != nil && n.Gate != nil {
+		out = append(out, diffOutputs("gate", gateOutputs(b.Gate), gateOutputs(n.Gate))...)
+	}
+	return append(out, diffOutputs("http", httpOutputs(b.Outputs), httpOutputs(n.Outputs))...)
+}
+
+func gateOutputs(g *family.GateResult) map[string]string {
+	m := map[string]string{}
+	for _, it := range g.Items {
+		m[it.ID] = it.Output
+	}
+	return m
+}
+
+// httpOutputs keeps one output per input; two different outputs for one input in the same run
+// are already an identity failure in that run, and are shown joined so that the change is visible.
+func httpOutputs(outs []evidence.Output) map[string]string {
+	seen := map[string]map[string]bool{}
+	for _, o := range outs {
+		if seen[o.InputID] == nil {
+			seen[o.InputID] = map[string]bool{}
+		}
+		seen[o.InputID][o.HTTPOutput] = true
+	}
+	m := map[string]string{}
+	for id, set := range seen {
+		var vals []string
+		for v := range set {
+			vals = append(vals, v)
+		}
+		sort.Strings(vals)
+		m[id] = strings.Join(vals, " | ")
+	}
+	return m
+}
+
+func diffOutputs(source string, b, n map[string]string) []ChangedOutput {
+	var out []ChangedOutput
+	for id, bv := range b {
+		if nv, ok := n[id]; ok && nv != bv {
+			out = append(out, ChangedOutput{Source: source, ID: id, Base: bv, New: nv})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// compareMarkdown renders the comparison for a reviewer: one table, then the reasons.
+func compareMarkdown(c Comparison) string {
+	var w strings.Builder
+	fmt.Fprintf(&w, "# Comparison: %s → %s\n\n", c.Base, c.New)
+	fmt.Fprintf(&w, "Verdict: **%s** (%d red, %d accuracy fail, %d rows compared).\n\n", overall(c), c.Red, c.Failed, len(c.Rows))
+	fmt.Fprintf(&w, "Builds: base %s; new %s.\n\n", buildCell(c.BaseBuild), buildCell(c.NewBuild))
+	w.WriteString("| stage | checkpoint | runs base/new | S = base/new (90% CI) | light | Task shift new − base, ms (HL, 90% MW CI) | accuracy | margin | changed outputs |\n")
+	w.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range c.Rows {
+		fmt.Fprintf(&w, "| %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", r.Stage, r.Profile, runsCell(r), speedupCell(r), lightCell(r), shiftCell(r), accuracyCell(r.Accuracy), marginCell(r.Accuracy), len(r.Changed))
+	}
+	w.WriteString("\n## Why\n\n")
+	for _, r := range c.Rows {
+		fmt.Fprintf(&w, "- **%s/%s**: %s", r.Stage, r.Profile, whyCell(r))
+		if a := r.Accuracy; a != nil && a.Verdict != nil {
+			fmt.Fprintf(&w, "; accuracy %s: base %.4f, new %.4f, R − margin p5 %.4f, p95 %.4f over %d clusters", a.Metric, a.Base, a.New, a.Verdict.P05, a.Verdict.P95, a.Verdict.Clusters)
+		}
+		w.WriteString("\n")
+		for _, ch := range r.Changed {
+			fmt.Fprintf(&w, "  - changed %s output %s: %q → %q\n", ch.Source, ch.ID, ch.Base, ch.New)
+		}
+	}
+	if len(c.OnlyInBase) > 0 {
+		fmt.Fprintf(&w, "\nNot compared, only in base: %s.\n", strings.Join(c.OnlyInBase, ", "))
+	}
+	if len(c.OnlyInNew) > 0 {
+		fmt.Fprintf(&w, "\nNot compared, only in new: %s.\n", strings.Join(c.OnlyInNew, ", "))
+	}
+	w.WriteString("\n## Rules\n\n")
+	for _, k := range []string{"performance", "task shift", "runs", "mean", "accuracy", "work"} {
+		fmt.Fprintf(&w, "- %s: %s\n", k, c.Rules[k])
+	}
+	return w.String()
+}
+
+func buildCell(b Build) string {
+	if b.TestBuild != "" {
+		return "**" + b.TestBuild + "**"
+	}
+	return "normal build (build tags: " + b.Tags + ")"
+}
+
+func overall(c Comparison) string {
+	if c.Red > 0 || c.Failed > 0 {
+		return "REGRESSION"
+	}
+	return "no regression found"
+}
+
+func runsCell(r RowComparison) string {
+	if r.Performance == nil {
+		return "–"
+	}
+	if r.FewRuns != "" {
+		return fmt.Sprintf("%d/%d ⚠ fewer than %d", r.Performance.Base.N, r.Performance.New.N, minRuns)
+	}
+	return fmt.Sprintf("%d/%d", r.Performance.Base.N, r.Performance.New.N)
+}
+
+func shiftCell(r RowComparison) string {
+	if r.TaskShift == nil {
+		if r.TaskShiftError != "" {
+			return "– (" + r.TaskShiftError + ")"
+		}
+		return "–"
+	}
+	sh := r.TaskShift
+	return fmt.Sprintf("%+.1f [%+.1f, %+.1f] (n %d/%d)", sh.Estimate, sh.CI.Lower, sh.CI.Upper, sh.N[0], sh.N[1])
+}
+
+func speedupCell(r RowComparison) string {
+	if r.Performance == nil {
+		return "–"
+	}
+	if r.Performance.CI == nil {
+		return fmt.Sprintf("%.3f (no interval)", r.Performance.S)
+	}
+	return fmt.Sprintf("%.3f [%.3f, %.3f]", r.Performance.S, r.Performance.CI.Lower, r.Performance.CI.Upper)
+}
+
+func lightCell(r RowComparison) string {
+	if r.Performance == nil {
+		return string(stats.White)
+	}
+	return string(r.Performance.Light)
+}
+
+func whyCell(r RowComparison) string {
+	if r.Performance == nil {
+		return "white: " + r.PerfError
+	}
+	return fmt.Sprintf("%s: %s", r.Performance.Light, r.Performance.Why)
+}
+
+func accuracyCell(a *Accuracy) string {
+	switch {
+	case a == nil:
+		return "–"
+	case a.Verdict == nil:
+		return "error: " + a.Error
+	default:
+		return string(a.Verdict.Verdict)
+	}
+}
+
+func marginCell(a *Accuracy) string {
+	if a == nil || a.Verdict == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.4g", a.Margin)
+}

@@ -1,0 +1,29 @@
+package shape
+
+import (
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// The evidence schema, its report and the recorded statistics types link no plotting or
+// statistics library and no container code: the offline verifier reads and re-renders a run
+// with them, and must build small and without cgo.
+func TestSchemaAndReportAreLeaves(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	cmd := exec.Command("go", "list", "-deps", "./harness/evidence", "./harness/report", "./harness/stats/schema")
+	cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..", "..")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, banned := range []string{"gonum.org/", "harness/plot", "trtmc-qual/containers/", "testcontainers"} {
+			if strings.Contains(dep, banned) {
+				t.Errorf("the schema or the report links %s", dep)
+			}
+		}
+	}
+}

@@ -1,0 +1,31 @@
+// Package report renders a run's evidence (harness/evidence) for people: qualification.md and
+// report.html. It reads the schema and the plot files already written into the run directory;
+// it draws nothing itself, so it links no plotting or statistics library and the offline
+// verifier can re-render a report to compare it with the one on disk.
+package report
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+)
+
+// Write writes qualification.md and report.html for e into runDir.
+func Write(runDir string, e evidence.Evidence) error {
+	if err := os.WriteFile(filepath.Join(runDir, "qualification.md"), []byte(Markdown(e)), 0o644); err != nil {
+		return fmt.Errorf("write qualification.md: %w", err)
+	}
+	return WriteHTML(runDir, e)
+}
+
+// Assemble merges every <stage>/stage.json under runDir into evidence.json (evidence.Assemble)
+// and renders it: what `qual report` and `qual merge` leave in a run directory.
+func Assemble(runDir string) (evidence.Evidence, error) {
+	e, err := evidence.Assemble(runDir)
+	if err != nil {
+		return e, err
+	}
+	return e, Write(runDir, e)
+}

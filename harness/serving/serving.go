@@ -1,0 +1,154 @@
+// Package serving is the container side of a checkpoint: the run's private network, the server
+// container started on the exact bundle, and AIPerf run against it in its own container, with
+// its exports read back. The checkpoint flow says what to start; this package knows how
+// (testcontainers-go modules under containers/).
+package serving
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/testcontainers/testcontainers-go"
+	"github.com/testcontainers/testcontainers-go/network"
+
+	"github.com/trtmc-qual/trtmc-qual/containers/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/containers/gpu"
+	"github.com/trtmc-qual/trtmc-qual/containers/trtmcserver"
+	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
+	"github.com/trtmc-qual/trtmc-qual/harness/target"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
+)
+
+// Alias is the server's name on the run's network.
+const Alias = "trtmc-server"
+
+// BundleDir is where the server container holds its bundles.
+const BundleDir = trtmcserver.BundleDir
+
+// Images are the image references a run serves and measures with (containers/images builds
+// them; a TRTMC target may name its own server image).
+type Images struct{ Server, AIPerf string }
+
+// Network is a run's private network: internal, so AIPerf reaches only the server.
+type Network struct{ nw *testcontainers.DockerNetwork }
+
+// NewNetwork creates it.
+func NewNetwork(ctx context.Context) (*Network, error) {
+	nw, err := network.New(ctx, network.WithInternal())
+	if err != nil {
+		return nil, fmt.Errorf("create network: %w", err)
+	}
+	return &Network{nw: nw}, nil
+}
+
+// Remove removes the network.
+func (n *Network) Remove(ctx context.Context) error { return n.nw.Remove(ctx) }
+
+// Spec is how the server container starts.
+type Spec struct {
+	Image            string
+	Bundle           string // host path of the bundle served
+	GPU              string // none | all | auto | ids
+	Lanes, Queue     int
+	Env              map[string]string
+	Startup          time.Duration // 0: the module's default
+	Entrypoint       string        // "" keeps the image's
+	Command          []string      // empty: the reference server's own arguments
+	ReadOnlyDir      string        // a host directory mounted read-only at the same path (a TRTMC checkout)
+	ScratchDir       string        // host directory mounted at ScratchContainer ("" for none)
+	ScratchContainer string        // the server's --scratch inside the container
+	Files            []File        // copied in, in order
+}
+
+// File is a host file copied into the server container.
+type File struct{ Host, Container string }
+
+// Server is the running server container.
+type Server struct{ *trtmcserver.Container }
+
+// Start starts the server on n. A server that started and then failed its wait is returned
+// with the error, so its log can still be kept.
+func (n *Network) Start(ctx context.Context, s Spec) (*Server, error) {
+	req, err := gpu.Parse(s.GPU)
+	if err != nil {
+		return nil, err
+	}
+	opts := []testcontainers.ContainerCustomizer{trtmcserver.WithBundles(s.Bundle), trtmcserver.WithNetwork(n.nw, Alias),
+		trtmcserver.WithGPU(req), trtmcserver.WithLanes(max(1, s.Lanes), max(1, s.Queue)), trtmcserver.WithEnv(s.Env)}
+	if s.Startup > 0 {
+		opts = append(opts, trtmcserver.WithStartupTimeout(s.Startup))
+	}
+	if s.Entrypoint != "" {
+		opts = append(opts, trtmcserver.WithEntrypoint(s.Entrypoint))
+	}
+	if s.ReadOnlyDir != "" {
+		opts = append(opts, trtmcserver.WithReadOnlyDir(s.ReadOnlyDir))
+	}
+	if len(s.Command) > 0 {
+		opts = append(opts, trtmcserver.WithCommand(s.Command...))
+	}
+	if s.ScratchDir != "" {
+		opts = append(opts, trtmcserver.WithScratch(s.ScratchDir, s.ScratchContainer))
+	}
+	for _, f := range s.Files {
+		opts = append(opts, trtmcserver.WithFile(f.Host, f.Container))
+	}
+	ctr, err := trtmcserver.Run(ctx, s.Image, opts...)
+	if ctr == nil {
+		return nil, err
+	}
+	return &Server{ctr}, err
+}
+
+// Terminate stops and removes the server container.
+func (s *Server) Terminate(ctx context.Context) error {
+	if s == nil || s.Container == nil || s.DockerContainer == nil {
+		return nil
+	}
+	return testcontainers.TerminateContainer(s.Container)
+}
+
+// Running says whether a container was started.
+func (s *Server) Running() bool { return s != nil && s.Container != nil && s.DockerContainer != nil }
+
+// AIPerfProfile is the AIPerf profile a checkpoint of profile sends to url: the stage's load
+// and the workload's rows and extra inputs (qual plan renders it with Profile.Args, as Run does).
+func AIPerfProfile(t *target.Target, w workload.Workload, profile, url string, l workload.Load) aiperf.Profile {
+	load := t.StageLoad(string(w.Stage()))
+	p := aiperf.Profile{Model: profile, URL: url, RequestCount: load.Requests, WarmupCount: load.Warmup, Concurrency: load.Concurrency,
+		Seed: load.Seed, TimeoutSeconds: load.TimeoutSeconds, Media: map[string]string{}, Runs: load.Runs,
+		EndpointType: w.EndpointType(), Inputs: l.Rows, ExtraInputs: l.ExtraInputs}
+	maps.Copy(p.Media, l.Media)
+	return p
+}
+
+// AIPerfRun is one AIPerf container's outcome: what ran, and, when it exited 0, every run's
+// exports on their own (for statistics over runs) and together (for the join).
+type AIPerfRun struct {
+	*aiperf.Result
+	Runs    []aiperfexport.Exports
+	Exports aiperfexport.Exports
+}
+
+// RunAIPerf runs profile p on n from image, writing its artifacts under dir; done counts the
+// requests answered so far (progress every few seconds through logf, out of total).
+func (n *Network) RunAIPerf(ctx context.Context, image string, p aiperf.Profile, dir string, total int,
+	done func(context.Context) (int, error), logf func(string, ...any)) (*AIPerfRun, error) {
+	res, err := aiperf.Run(ctx, image, p, dir, aiperf.WithNetwork(n.nw), aiperf.WithProgress(aiperf.Progress{Total: total, Done: done, Logf: logf}))
+	if res == nil {
+		return nil, err
+	}
+	return &AIPerfRun{Result: res}, err
+}
+
+// ReadExports reads back the exports of every run of an AIPerf container that exited 0.
+func (r *AIPerfRun) ReadExports() error {
+	runs, err := aiperfexport.ReadRuns(r.ArtifactDir)
+	if err != nil {
+		return err
+	}
+	r.Runs, r.Exports = runs, aiperfexport.Merge(r.ArtifactDir, runs)
+	return nil
+}

@@ -1,0 +1,54 @@
+package target
+
+import (
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
+)
+
+// Kind is what a target is. Code asks a Kind what it needs to know (is it the embedded target?
+// does it live in a TRTMC checkout? how does its server refuse?) instead of comparing its name;
+// the checkpoint flow keeps the steps that differ by kind behind one interface per kind.
+type Kind string
+
+// The kinds of target.
+const (
+	// Reference is the embedded reference target: families, binaries and server of this
+	// repository, built and run on any machine.
+	Reference Kind = "reference"
+	// TRTMC is a TensorRT-Model-Connect checkout: manifests, commands, thresholds and image
+	// resolve in the checkout (QUAL_TRTMC_ROOT), through TRTMC's own tooling.
+	TRTMC Kind = "trtmc"
+)
+
+// kinds lists the known kinds.
+func kinds() []Kind { return []Kind{Reference, TRTMC} }
+
+// UnmarshalYAML refuses a kind that is not known, naming the known ones.
+func (k *Kind) UnmarshalYAML(n *yaml.Node) error {
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return err
+	}
+	for _, known := range kinds() {
+		if Kind(s) == known {
+			*k = known
+			return nil
+		}
+	}
+	return fmt.Errorf("line %d: kind %q is not one of %v", n.Line, s, kinds())
+}
+
+// Embedded says whether the target is this repository's own: its families' capabilities are
+// read from the reference registry, and it can run on any machine.
+func (k Kind) Embedded() bool { return k == Reference }
+
+// InCheckout says whether the target lives in a TRTMC checkout: its manifests need
+// QUAL_TRTMC_ROOT, its layout is checked, its commit recorded, and its placeholders (image,
+// interpreter, GPU) come from QUAL_TRTMC_*.
+func (k Kind) InCheckout() bool { return k == TRTMC }
+
+// Refusal is how the target's server documents refusing a request it cannot serve.
+func (k Kind) Refusal() contract.Refusal { return contract.RefusalOf(string(k)) }

@@ -1,0 +1,45 @@
+package workload
+
+// What only some stages do is an optional interface of the Workload, found by type assertion
+// (as database/sql finds a driver's optional capabilities), so that the suites, the CLI and the
+// checkpoint flow never ask which stage they are running.
+
+// Blockable is a workload whose capability a target need not implement (audio question
+// answering: no TRTMC family implements audio_text_to_text yet). Its suite audits every profile
+// of the target for the capability and, when none has it, reports the stage blocked with the
+// audit instead of failing it; `qual inventory --check` does not require a counted checkpoint.
+type Blockable interface {
+	Workload
+	// MayBeBlocked says why a target may have no profile with the capability.
+	MayBeBlocked() string
+}
+
+// RefusalProber is a workload whose serving path must refuse its request to a checkpoint that
+// lacks the capability, as the target documents (contract.RefusalOf). The probe serves a
+// counted checkpoint of ProbeStage and sends it the one request ProbeRequest builds.
+type RefusalProber interface {
+	Workload
+	// ProbeStage is the stage whose counted checkpoint is served for the probe.
+	ProbeStage() Stage
+	// ProbeRequest is the request body sent to model and the suffix of its request id, with
+	// any file it needs written under dir (root is the repository root).
+	ProbeRequest(root, model, dir string) (id string, body []byte, err error)
+}
+
+// MayBeBlocked is w's reason to be blocked, "" when a target must implement its capability.
+func MayBeBlocked(w Workload) string {
+	if b, ok := w.(Blockable); ok {
+		return b.MayBeBlocked()
+	}
+	return ""
+}
+
+// ImageWriter is a workload whose native run writes an image file (text-to-image): a target whose
+// native command prints the file's path (TRTMC's) has the file copied out and read here, where a
+// transcript is read from the printout itself.
+type ImageWriter interface {
+	Workload
+	// ImageOutput is the comparable output of a PNG file a native run wrote: its pixel sha256,
+	// as HTTPOutput hashes the served image.
+	ImageOutput(png []byte) (string, error)
+}
