@@ -31,24 +31,45 @@ type Problem struct {
 
 func (p Problem) String() string { return p.Where + ": " + p.What }
 
+// Report is what Check found: the problems (none means the evidence holds), where the pins came
+// from, notes that are said but fail nothing, and per row what was taken as recorded.
+type Report struct {
+	Problems []Problem
+	Pins     PinSource
+	Notes    []string
+	Recorded []Problem // Where is the row, What is what verify did not re-derive
+}
+
 // Run verifies runDir and returns every problem found (none means the evidence holds).
 func Run(runDir string) ([]Problem, error) {
+	rep, err := Check(runDir)
+	return rep.Problems, err
+}
+
+// Check verifies runDir (a link to a run is the run it points to) against the pins of the
+// repository it finds (findPins).
+func Check(runDir string) (Report, error) {
+	runDir = resolvedDir(runDir)
+	var rep Report
 	e, err := evidence.Read(runDir)
 	if err != nil {
-		return nil, err
+		return rep, err
 	}
-	var out []Problem
 	report := func(where, format string, args ...any) {
-		out = append(out, Problem{where, fmt.Sprintf(format, args...)})
+		rep.Problems = append(rep.Problems, Problem{where, fmt.Sprintf(format, args...)})
 	}
+	p, src, err := findPins(runDir)
+	rep.Pins = src
+	if err != nil {
+		return rep, err
+	}
+	rep.Notes = pinNotes(src, e.Versions["trtmc-qual"], e.RunID, runDir)
+	checkCanonical(runDir, e, report) // byte for byte what the project writes (canonical.go)
 	md, err := os.ReadFile(filepath.Join(runDir, "qualification.md"))
 	if err != nil || string(md) != evidence.Markdown(e) {
 		report("qualification.md", "does not match evidence.json (regenerated report differs)")
 	}
-	p, err := findPins()
-	if err != nil {
-		return nil, err
-	}
+	checkHTML(runDir, e, report) // report.html re-rendered (reporthtml.go)
 	checkTargetKind(p, e, report)
 	checkStageFiles(runDir, e, report)
 	checkJUnit(runDir, e, report)
@@ -71,29 +92,7 @@ func Run(runDir string) ([]Problem, error) {
 			checkGateOf(runDir, p, where, e.TargetKind, s, r, pairs, report)
 		}
 	}
-	return out, nil
-}
-
-// findPins locates the repository whose pinned inputs the run is checked against: QUAL_ROOT, or
-// the nearest directory above the working directory holding golden/thresholds.sha256.
-func findPins() (pins, error) {
-	if root := os.Getenv("QUAL_ROOT"); root != "" {
-		return pins{root: root}, nil
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return pins{}, err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "golden", "thresholds.sha256")); err == nil {
-			return pins{root: dir}, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return pins{}, fmt.Errorf("no repository with golden/thresholds.sha256 above the working directory: run from the checkout or set QUAL_ROOT")
-		}
-		dir = parent
-	}
+	return rep, nil
 }
 
 func checkStageStatus(s evidence.Stage, report func(string, string, ...any)) {
