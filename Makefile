@@ -91,8 +91,8 @@ qualify-trtmc-double: images ## run suites/targets/trtmc.yaml against the CPU co
 	  QUAL_TRTMC_TRTMC_BINARY=$(TRTMC_DOUBLE)/bin/trtmc QUAL_TRTMC_CUDA_IMAGE='{reference_server_image}' QUAL_TRTMC_GPU=none QUAL_TRTMC_PYTHON=python3 \
 	  TRTMC_DOUBLE_NATIVE=$(QUAL_CACHE)/bin/trtmc-native TRTMC_DOUBLE_SERVER=$(QUAL_CACHE)/bin/trtmc-server
 
-verify: ## re-check a published run offline: make verify RUN_DIR=reports/<run> [KEY=signer.pub] [TRTMC_ROOT=<checkout>]
-	$(VERIFY_ENV) go run ./harness/cmd/qual verify $(if $(KEY),--key $(KEY)) $(RUN_DIR)
+verify: ## re-check a published run offline: make verify [RUN_DIR=reports/<run>, default reports/latest] [KEY=signer.pub] [TRTMC_ROOT=<checkout>]
+	$(VERIFY_ENV) go run ./harness/cmd/qual verify $(if $(KEY),--key $(KEY)) $(if $(filter command line environment,$(origin RUN_DIR)),$(RUN_DIR),reports/latest)
 
 bench: ## run the benchmarks and print their figures
 	bash harness/metrics/bench.sh
