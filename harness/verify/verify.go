@@ -161,6 +161,7 @@ func checkServed(runDir, where, stage string, r evidence.Result, report func(str
 	checkRequests(where, r, exports, records, report)
 	checkAggregate(runDir, where, r, report)
 	rep := join.Join(exports.Raw, records, r.Join.Route)
+	checkCopies(runDir, where, r, runs, rep, report) // every copy of a request's data agrees (copies.go)
 	if rep.Matched != r.Join.Matched || len(rep.UnmatchedClient) != len(r.Join.UnmatchedClient) || len(rep.UnmatchedServer) != len(r.Join.UnmatchedServer) ||
 		len(rep.DuplicateClient) != len(r.Join.DuplicateClient) || len(rep.DuplicateServer) != len(r.Join.DuplicateServer) {
 		report(where, "join recomputed as %s; evidence says %s", rep, *r.Join)

@@ -1,0 +1,151 @@
+package verify
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/timing"
+	"github.com/trtmc-qual/trtmc-qual/native/audio"
+)
+
+// metric is one profile_export.jsonl line as AIPerf 0.13.0 writes it.
+func metric(t *testing.T, id, phase string, startNS, endNS int64, latencyMS float64) harnessaiperf.MetricRecord {
+	t.Helper()
+	line := fmt.Sprintf(`{"metadata":{"x_request_id":%q,"benchmark_phase":%q,"request_start_ns":%d,"request_end_ns":%d},"metrics":{"request_latency":{"value":%v,"unit":"ms"}}}`,
+		id, phase, startNS, endNS, latencyMS)
+	var m harnessaiperf.MetricRecord
+	if err := json.Unmarshal([]byte(line), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func servedRow() evidence.Result {
+	return evidence.Result{Profile: "p", Status: evidence.StatusQualified, Records: "asr/p/server-records.jsonl",
+		AIPerf: &evidence.AIPerfRun{Version: "0.13.0", Dir: "asr/p/aiperf", Requests: 2, Concurrency: 1, Command: []string{"aiperf", "profile", "--concurrency", "1"}},
+		Join:   &join.Report{}, Timing: nil, Bundle: evidence.Bundle{SHA256Served: "aa"}}
+}
+
+// TestLatencyIsItsOwnWindow halves one request_latency, leaving its start and end.
+func TestLatencyIsItsOwnWindow(t *testing.T) {
+	r := servedRow()
+	run := harnessaiperf.Exports{Dir: "/x/asr/p/aiperf", Metrics: []harnessaiperf.MetricRecord{
+		metric(t, "a", "profiling", 1e9, 1e9+200e6, 200), metric(t, "b", "profiling", 2e9, 2e9+300e6, 150)}}
+	report, got := collect()
+	checkLatencyWindows("asr/p", r, []harnessaiperf.Exports{run}, report)
+	if len(*got) != 1 || !containsAll(*got, "asr/p/aiperf/profile_export.jsonl", "request b", "request_latency 150.000 ms", "300.000 ms") {
+		t.Fatalf("%v", *got)
+	}
+}
+
+// TestSummaryIsThePerRequestExports scales every per-request time, leaving AIPerf's summary.
+func TestSummaryIsThePerRequestExports(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "profile_export_aiperf.json"), []byte(`{"aiperf_version":"0.13.0","request_latency":{"unit":"ms","avg":250,"min":200,"max":300}}`), 0o644)
+	r := servedRow()
+	honest := harnessaiperf.Exports{Dir: dir, Metrics: []harnessaiperf.MetricRecord{
+		metric(t, "w", "warmup", 0, 9e9, 9000), metric(t, "a", "profiling", 1e9, 1e9+200e6, 200), metric(t, "b", "profiling", 2e9, 2e9+300e6, 300)}}
+	report, got := collect()
+	checkSummaryLatency(dir, "asr/p", r, []harnessaiperf.Exports{honest}, report)
+	if len(*got) != 0 {
+		t.Fatalf("honest run: %v", *got)
+	}
+	halved := harnessaiperf.Exports{Dir: dir, Metrics: []harnessaiperf.MetricRecord{
+		metric(t, "a", "profiling", 1e9, 1e9+100e6, 100), metric(t, "b", "profiling", 2e9, 2e9+150e6, 150)}}
+	checkSummaryLatency(dir, "asr/p", r, []harnessaiperf.Exports{halved}, report)
+	if !containsAll(*got, "profile_export_aiperf.json", "request_latency avg is 250 ms", "give 125.000 ms") {
+		t.Fatalf("halved exports: %v", *got)
+	}
+	r.AIPerf.Version = "0.14.0"
+	*got = nil
+	checkSummaryLatency(dir, "asr/p", r, []harnessaiperf.Exports{honest}, report)
+	if !containsAll(*got, "written by aiperf 0.13.0", "evidence records aiperf 0.14.0") {
+		t.Fatalf("version edited: %v", *got)
+	}
+}
+
+// TestInFlightWithinConcurrency duplicates a request with a fresh id: two in flight at
+// concurrency 1.
+func TestInFlightWithinConcurrency(t *testing.T) {
+	r := servedRow()
+	back2back := []harnessaiperf.MetricRecord{metric(t, "a", "profiling", 1e9, 2e9, 1000), metric(t, "b", "profiling", 2e9, 3e9, 1000)}
+	report, got := collect()
+	checkInFlight("asr/p", r, []harnessaiperf.Exports{{Dir: "/x", Metrics: back2back}}, report)
+	if len(*got) != 0 {
+		t.Fatalf("one slot, back to back: %v", *got)
+	}
+	dup := append(back2back, metric(t, "a2", "profiling", 1e9, 2e9, 1000))
+	checkInFlight("asr/p", r, []harnessaiperf.Exports{{Dir: "/x", Metrics: dup}}, report)
+	if !containsAll(*got, "2 requests in flight at once", "concurrency 1") {
+		t.Fatalf("duplicated request: %v", *got)
+	}
+}
+
+// TestCoverage removes a request's id (and its record): the join's client lines without an id
+// differ, and timing no longer covers runs × N.
+func TestCoverage(t *testing.T) {
+	r := servedRow()
+	r.AIPerf.Runs, r.AIPerf.Requests = 2, 6
+	report, got := collect()
+	r.Timing = &timing.Summary{Requests: 11}
+	checkCoverage("asr/p", r, join.Report{MissingID: []int{7}}, report)
+	if !containsAll(*got, "client_lines_without_id recomputed [7]", "evidence says []") || !containsAll(*got, "timing over 11 requests", "2 runs × N=6 = 12") {
+		t.Fatalf("%v", *got)
+	}
+}
+
+// TestRecordCopiesOfARequest edits the record's timing, audio seconds and bundle, and the
+// evidence's aiperf version, each against another copy.
+func TestRecordCopiesOfARequest(t *testing.T) {
+	clip := audio.EncodePCM16(make([]int16, 16000*3/2), 1, 16000) // 1.5 s
+	pair := func() join.Pair {
+		p := join.Pair{ID: "a", Server: contract.Record{RequestID: "a", Status: 200, BundleSHA256: "aa",
+			Output: &contract.RecordOutput{Text: "x", AudioSeconds: 1.5}, Timing: contract.Timing{ModelCallMS: 40, QueueMS: 1, HandlerMS: 45}}}
+		p.Client.Payload = map[string]any{"file": map[string]any{"b64_data": base64.StdEncoding.EncodeToString(clip)}}
+		p.Client.RequestHeaders = map[string]string{"User-Agent": "aiperf/0.13.0"}
+		p.Client.Responses = append(p.Client.Responses, struct {
+			Text        string `json:"text"`
+			ContentType string `json:"content_type"`
+		}{Text: `{"text":"x","trtmc_timing":{"queue_ms":1,"model_call_ms":40,"handler_ms":45}}`})
+		return p
+	}
+	r := servedRow()
+	all := func(p join.Pair, report reporter) {
+		checkBodyTiming(r.Records, p, report)
+		checkAudioSeconds(r.Records, p, report)
+		checkRecordBundle(r.Records, r, p, report)
+		checkUserAgent(r.AIPerf.Dir, r, p, report)
+	}
+	report, got := collect()
+	all(pair(), report)
+	if len(*got) != 0 {
+		t.Fatalf("honest request: %v", *got)
+	}
+	for name, c := range map[string]struct {
+		edit func(p *join.Pair)
+		want []string
+	}{
+		"model_call_ms halved in the record": {func(p *join.Pair) { p.Server.Timing.ModelCallMS = 20 }, []string{"server-records.jsonl", "trtmc_timing", "response body"}},
+		"audio_seconds doubled":              {func(p *join.Pair) { p.Server.Output.AudioSeconds = 3 }, []string{"audio_seconds 3", "lasts 1.5 s"}},
+		"another bundle":                     {func(p *join.Pair) { p.Server.BundleSHA256 = "bb" }, []string{"served by bundle bb", "served bundle is aa"}},
+		"another aiperf":                     {func(p *join.Pair) { p.Client.RequestHeaders["User-Agent"] = "aiperf/0.12.0" }, []string{"asr/p/aiperf", "User-Agent aiperf/0.12.0", "aiperf 0.13.0"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := pair()
+			c.edit(&p)
+			report, got := collect()
+			all(p, report)
+			if len(*got) != 1 || !containsAll(*got, c.want...) {
+				t.Fatalf("%v", *got)
+			}
+		})
+	}
+}
