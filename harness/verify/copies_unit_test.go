@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	harnessaiperf "github.com/trtmc-qual/trtmc-qual/harness/aiperf"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 )
@@ -147,5 +150,53 @@ func TestRecordCopiesOfARequest(t *testing.T) {
 				t.Fatalf("%v", *got)
 			}
 		})
+	}
+}
+
+// recordedInventory is the reference target's inventory as the suites record it (paths
+// relative to the root), with the task-string capabilities a test can link without cgo.
+func recordedInventory(t *testing.T) evidence.Evidence {
+	t.Helper()
+	root := repoRoot(t)
+	tg, err := target.Read(filepath.Join(root, "suites", "targets", "reference.yaml"), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, err := tg.ManifestPaths()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := inventory.Scan(paths, inventory.Options{Capabilities: inventory.ByTaskString})
+	e := evidence.Evidence{Target: "suites/targets/reference.yaml", TargetKind: "reference"}
+	for _, stage := range inventory.Stages() {
+		rows := rep.Stages[stage]
+		inventory.Relative(rows, tg.Root)
+		e.Stages = append(e.Stages, evidence.Stage{Stage: stage, Inventory: rows})
+	}
+	return e
+}
+
+// TestInventoryIsRebuilt relabels a reduced row full and deletes its gap row.
+func TestInventoryIsRebuilt(t *testing.T) {
+	e := recordedInventory(t)
+	p := pins{root: repoRoot(t)}
+	report, got := collect()
+	checkInventory(p, e, report)
+	if len(*got) != 0 {
+		t.Fatalf("the recorded inventory: %v", *got)
+	}
+	asr := e.Stages[0].Inventory
+	i := slices.IndexFunc(asr, func(r inventory.Row) bool { return r.Kind == inventory.KindReduced })
+	gap := slices.IndexFunc(asr, func(r inventory.Row) bool { return r.Kind == inventory.KindGap && r.Checkpoint == asr[i].Checkpoint })
+	if i < 0 || gap < 0 {
+		t.Fatalf("the reference inventory has no reduced row with a gap row: %+v", asr)
+	}
+	reduced, gapRow := asr[i].Profile, asr[gap].Profile
+	asr[i].Kind, asr[i].Counted = inventory.KindFull, true
+	e.Stages[0].Inventory = slices.Delete(asr, gap, gap+1)
+	checkInventory(p, e, report)
+	if !containsAll(*got, "asr/stage.json", "inventory row "+reduced+" is kind full, counted true", "give kind reduced, counted false") ||
+		!containsAll(*got, "asr/stage.json", "inventory has no row "+gapRow) {
+		t.Fatalf("relabelled inventory: %v", *got)
 	}
 }

@@ -71,6 +71,7 @@ func Check(runDir string) (Report, error) {
 	}
 	checkHTML(runDir, e, report) // report.html re-rendered (reporthtml.go)
 	checkTargetKind(p, e, report)
+	checkInventory(p, e, report) // rebuilt from the pinned manifests (inventorycheck.go)
 	checkStageFiles(runDir, e, report)
 	checkJUnit(runDir, e, report)
 	for _, s := range e.Stages {
