@@ -17,6 +17,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
+	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 )
 
 // metric is one profile_export.jsonl line as AIPerf 0.13.0 writes it.
@@ -198,5 +199,29 @@ func TestInventoryIsRebuilt(t *testing.T) {
 	if !containsAll(*got, "asr/stage.json", "inventory row "+reduced+" is kind full, counted true", "give kind reduced, counted false") ||
 		!containsAll(*got, "asr/stage.json", "inventory has no row "+gapRow) {
 		t.Fatalf("relabelled inventory: %v", *got)
+	}
+}
+
+// TestBundleHeaderIsTheRow stores another profile's valid bundle under a row.
+func TestBundleHeaderIsTheRow(t *testing.T) {
+	dir := t.TempDir()
+	write := func(profile string) {
+		h := bundle.Header{Format: 1, Family: "sphinx", Task: "transcription", Profile: profile, Checkpoint: "cmu/en-us", Revision: "5"}
+		if err := bundle.WriteFile(filepath.Join(dir, "p.bundle"), h, map[string][]byte{"x": []byte("x")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := evidence.Stage{Stage: "asr", TargetKind: "reference", Inventory: []inventory.Row{{Profile: "p", Checkpoint: "cmu/en-us", Revision: "5"}}}
+	r := evidence.Result{Profile: "p", Bundle: evidence.Bundle{Path: "p.bundle"}}
+	report, got := collect()
+	write("p")
+	checkBundleHeader(dir, "asr/p", s, r, report)
+	if len(*got) != 0 {
+		t.Fatalf("the row's own bundle: %v", *got)
+	}
+	write("sphinx-an4-l0")
+	checkBundleHeader(dir, "asr/p", s, r, report)
+	if !containsAll(*got, "p.bundle", "bundle header says profile sphinx-an4-l0", "row asr/p") {
+		t.Fatalf("another profile's bundle: %v", *got)
 	}
 }

@@ -80,6 +80,7 @@ func Check(runDir string) (Report, error) {
 		for _, r := range s.Results {
 			where := s.Stage + "/" + r.Profile
 			checkBundle(where, r, report)
+			checkBundleHeader(runDir, where, s, r, report) // the stored bundle is the row's (bundleheader.go)
 			checkBacking(where, s, r, report)
 			checkStored(runDir, p, where, s, r, report)
 			checkInlineDataset(p, where, s, r, report) // a TRTMC testcase's own prompt (inline.go)
