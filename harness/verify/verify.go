@@ -37,7 +37,7 @@ type Report struct {
 	Problems []Problem
 	Pins     PinSource
 	Notes    []string
-	Recorded []Problem // Where is the row, What is what verify did not re-derive
+	Recorded []Recorded // per row, what verify took as recorded (recorded.go)
 }
 
 // Run verifies runDir and returns every problem found (none means the evidence holds).
@@ -64,6 +64,7 @@ func Check(runDir string) (Report, error) {
 		return rep, err
 	}
 	rep.Notes = pinNotes(src, e.Versions["trtmc-qual"], e.RunID, runDir)
+	rep.Recorded = notRederived(e)
 	checkCanonical(runDir, e, report) // byte for byte what the project writes (canonical.go)
 	md, err := os.ReadFile(filepath.Join(runDir, "qualification.md"))
 	if err != nil || string(md) != evidence.Markdown(e) {

@@ -82,13 +82,21 @@ func signingKey(keyFile string, stdout io.Writer) ([]byte, string, error) {
 }
 
 func localKeyPath() (string, error) {
-	cache := os.Getenv("QUAL_CACHE")
-	if cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("no QUAL_CACHE and no home directory for the local signing key: %w", err)
-		}
-		cache = filepath.Join(home, ".cache", "trtmc-qual")
+	cache, err := cacheDir()
+	if err != nil {
+		return "", err
 	}
 	return filepath.Join(cache, filepath.FromSlash(localKeyName)), nil
+}
+
+// cacheDir is $QUAL_CACHE, else ~/.cache/trtmc-qual (keys, the built binaries, venvs).
+func cacheDir() (string, error) {
+	if cache := os.Getenv("QUAL_CACHE"); cache != "" {
+		return cache, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no QUAL_CACHE and no home directory for the cache (signing key, binaries): %w", err)
+	}
+	return filepath.Join(home, ".cache", "trtmc-qual"), nil
 }

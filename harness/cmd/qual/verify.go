@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/attest"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
@@ -24,6 +25,8 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&key, "key", "", "the signer's public key (PEM) to pin; without it a run signed by this machine's local key is pinned to that key, any other is UNPINNED")
 	fs.StringVar(&key, "key-file", "", "same as --key")
 	requireKey := fs.Bool("require-key", false, "fail (exit 1) unless the signature was checked with a pinned key (CI)")
+	rerun := fs.Bool("rerun", false, "re-execute every reference row's gate (the native Task on the pinned inputs, from the stored bundle) and compare its outputs exactly")
+	native := fs.String("native", "", "trtmc-native for --rerun (default: the one `qual images` builds under $QUAL_CACHE/bin)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -57,6 +60,14 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	for _, p := range rep.Problems {
 		mismatches = append(mismatches, p.String())
 	}
+	if *rerun {
+		problems, err := rerunGates(ctx, runDir, *native, stdout)
+		if err != nil {
+			return err
+		}
+		mismatches = append(mismatches, problems...)
+	}
+	printRecorded(stdout, rep.Recorded, *rerun)
 	verdict := "unknown (evidence.json unreadable)"
 	banner := ""
 	if e, err := evidence.Read(runDir); err == nil {
@@ -150,4 +161,48 @@ func checkSignature(ctx context.Context, runDir string, pinned []byte, stdout io
 		sig.problems = append(sig.problems, fmt.Sprintf("%s: recorded key %s is not the pinned key %s", attest.PublicKeyFile, rep.RecordedFingerprint, rep.Fingerprint))
 	}
 	return sig, nil
+}
+
+// rerunGates runs verify.RerunGates with the reference binary and prints each re-executed row.
+func rerunGates(ctx context.Context, runDir, native string, stdout io.Writer) ([]string, error) {
+	if native == "" {
+		cache, err := cacheDir()
+		if err != nil {
+			return nil, err
+		}
+		native = filepath.Join(cache, "bin", "trtmc-native")
+	}
+	if _, err := os.Stat(native); err != nil {
+		return nil, usageError{fmt.Errorf("--rerun needs trtmc-native (`qual images` builds it, or pass --native): %w", err)}
+	}
+	start := time.Now()
+	res, err := verify.RerunGates(ctx, runDir, native)
+	if err != nil {
+		return nil, err
+	}
+	for _, row := range res.Rows {
+		fmt.Fprintf(stdout, "rerun %s\n", row)
+	}
+	fmt.Fprintf(stdout, "rerun: %d reference rows re-executed in %.1f s\n", len(res.Rows), time.Since(start).Seconds())
+	var problems []string
+	for _, p := range res.Problems {
+		problems = append(problems, p.String())
+	}
+	return problems, nil
+}
+
+// printRecorded lists what verify took as recorded, per row (what --rerun re-executed is left
+// out when it ran).
+func printRecorded(stdout io.Writer, recorded []verify.Recorded, rerun bool) {
+	fmt.Fprintln(stdout, "not re-derived (taken as recorded):")
+	for _, r := range recorded {
+		if r.ByRerun && rerun {
+			continue
+		}
+		hint := ""
+		if r.ByRerun {
+			hint = " [--rerun re-executes it]"
+		}
+		fmt.Fprintf(stdout, "  %s: %s%s\n", r.Row, r.What, hint)
+	}
 }
