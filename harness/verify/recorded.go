@@ -31,6 +31,12 @@ func notRederived(e evidence.Evidence) []Recorded {
 				add(true, "the native Task's outputs of its %d gate inputs (it serves nothing, so nothing else holds them) and the gate figures computed from them", len(r.Gate.Items))
 			case r.Gate != nil && reference:
 				add(true, "the native Task's outputs of the gate inputs it did not serve, and its run of the served ones (tied to the HTTP outputs, not re-executed)")
+			}
+			if r.Gate != nil && reference {
+				add(true, "any gate figure verify cannot recompute offline (a family's own normalizer, the gate's audio seconds); the pinned bounds are checked against them as recorded")
+			}
+			switch {
+			case r.Gate != nil && reference:
 			case r.Gate != nil:
 				add(false, "the gate: the target's own test report (JUnit) as stored")
 			}

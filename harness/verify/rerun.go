@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -111,10 +112,35 @@ func rerunGate(ctx context.Context, runDir string, p pins, t *target.Target, nat
 			problems = append(problems, Problem{where, fmt.Sprintf("--rerun: gate item %s: the native Task gives %q, the evidence records %q", it.ID, it.Output, want.Output)})
 		}
 	}
+	for _, name := range sortedNames(mergeKeys(got.Figures, r.Gate.Figures)) {
+		g, okG := got.Figures[name]
+		w, okW := r.Gate.Figures[name]
+		if !okG || !okW || math.Abs(g-w) > 1e-12*math.Max(1, math.Abs(w)) {
+			problems = append(problems, Problem{where, fmt.Sprintf("--rerun: gate figure %s re-executed %v, the evidence records %v", name, orMissing(g, okG), orMissing(w, okW))})
+		}
+	}
 	if got.Passed != r.Gate.Passed {
 		problems = append(problems, Problem{where, fmt.Sprintf("--rerun: the gate re-executed passed=%v, the evidence records passed=%v (%v)", got.Passed, r.Gate.Passed, got.Failures)})
 	}
 	return len(got.Items), problems
+}
+
+func mergeKeys(a, b map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for k := range a {
+		out[k] = 0
+	}
+	for k := range b {
+		out[k] = 0
+	}
+	return out
+}
+
+func orMissing(v float64, ok bool) any {
+	if !ok {
+		return "nothing"
+	}
+	return v
 }
 
 func lastLines(s string, n int) string {

@@ -75,6 +75,11 @@ func TestRerunReexecutesTheGate(t *testing.T) {
 	if len(res.Rows) != 0 || !containsAll(got, "t2i/procdiff-small-l0", "--rerun: gate item", `the evidence records "forged"`) {
 		t.Fatalf("a forged gate output: %v", got)
 	}
+	// a variant row's PSNR raised: no served image holds it, the re-executed gate does
+	res, err = RerunGates(context.Background(), gatedRow(t, native, func(g *family.GateResult) { g.Figures["ssim_min"] = 1 }), native)
+	if err != nil || len(res.Problems) != 1 || !containsAll([]string{res.Problems[0].String()}, "--rerun: gate figure ssim_min re-executed", "the evidence records 1") {
+		t.Fatalf("a forged gate figure: %+v %v", res, err)
+	}
 }
 
 // TestNotRederivedIsListedPerRow: a reference row that serves nothing has its gate outputs
