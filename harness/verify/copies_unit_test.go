@@ -18,6 +18,8 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
+	"github.com/trtmc-qual/trtmc-qual/native/family"
+	"github.com/trtmc-qual/trtmc-qual/suites/junit"
 )
 
 // metric is one profile_export.jsonl line as AIPerf 0.13.0 writes it.
@@ -223,5 +225,37 @@ func TestBundleHeaderIsTheRow(t *testing.T) {
 	checkBundleHeader(dir, "asr/p", s, r, report)
 	if !containsAll(*got, "p.bundle", "bundle header says profile sphinx-an4-l0", "row asr/p") {
 		t.Fatalf("another profile's bundle: %v", *got)
+	}
+}
+
+// TestJUnitPropertiesAreTheEvidence edits the evidence's hardware, a timing figure and a gate
+// figure, leaving the JUnit report's copies.
+func TestJUnitPropertiesAreTheEvidence(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "junit"), 0o755)
+	os.WriteFile(filepath.Join(dir, "junit", "asr.xml"), []byte(`<testsuites><testsuite name="asr">
+<properties><property name="stage" value="asr"></property><property name="shard" value="0/0"></property><property name="hardware.cores" value="2"></property><property name="version.aiperf" value="0.13.0"></property></properties>
+<testcase name="keeps client latency apart" classname="asr.p"><properties><property name="client_latency_p50_ms" value="812.5"></property></properties></testcase>
+<testcase name="passes the gate" classname="asr.p"><properties><property name="gate_gold_wer" value="0.04"></property></properties></testcase>
+</testsuite></testsuites>`), 0o644)
+	row := evidence.Result{Profile: "p", Timing: &timing.Summary{Figures: []timing.Figure{{Name: "client_latency_p50", Unit: "ms", Value: 812.5}}},
+		Gate: &family.GateResult{Figures: map[string]float64{"gold_wer": 0.04}}}
+	e := evidence.Evidence{Stages: []evidence.Stage{{Stage: "asr", Hardware: evidence.Hardware{Cores: 2}, Versions: map[string]string{"aiperf": "0.13.0"}, Results: []evidence.Result{row}}}}
+	report, got := collect()
+	checkJUnitProperties(dir, e, report)
+	if len(*got) != 0 {
+		t.Fatalf("the evidence as reported: %v", *got)
+	}
+	e.Stages[0].Hardware.Cores, e.Stages[0].Versions["aiperf"] = 112, "0.14.0"
+	row.Timing.Figures[0].Value, row.Gate.Figures["gold_wer"] = 400, 0
+	checkJUnitProperties(dir, e, report)
+	for _, want := range [][]string{{"junit/asr.xml", "hardware.cores is \"2\"", "\"112\""}, {"version.aiperf is \"0.13.0\"", "\"0.14.0\""},
+		{"client_latency_p50_ms is 812.5", "says 400"}, {"gate_gold_wer is 0.04", "says 0"}} {
+		if !containsAll(*got, want...) {
+			t.Errorf("no problem contains %q: %v", want, *got)
+		}
+	}
+	if figureName("client_latency_p50", "ms") != junit.FigureName("client_latency_p50", "ms") || figureName("throughput", "requests/s") != junit.FigureName("throughput", "requests/s") {
+		t.Error("figureName differs from suites/junit.FigureName")
 	}
 }
