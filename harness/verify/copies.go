@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -35,6 +37,7 @@ func checkCopies(runDir, where string, r evidence.Result, runs []harnessaiperf.E
 	checkSummaryLatency(runDir, where, r, runs, report)
 	checkInFlight(where, r, runs, report)
 	checkCoverage(where, r, rep, report)
+	checkCommandFile(runDir, r, report)
 	for _, p := range rep.Pairs {
 		checkBodyTiming(r.Records, p, report)
 		checkAudioSeconds(r.Records, p, report)
@@ -212,6 +215,34 @@ func checkAudioSeconds(records string, p join.Pair, report reporter) {
 func checkRecordBundle(records string, r evidence.Result, p join.Pair, report reporter) {
 	if p.Server.BundleSHA256 != "" && r.Bundle.SHA256Served != "" && p.Server.BundleSHA256 != r.Bundle.SHA256Served {
 		report(records, "request %s: served by bundle %s, but the row's served bundle is %s", p.ID, p.Server.BundleSHA256, r.Bundle.SHA256Served)
+	}
+}
+
+// checkCommandFile: the command.json AIPerf's runner writes beside the artifacts
+// (containers/aiperf) records the version, command line and exit code the evidence records.
+func checkCommandFile(runDir string, r evidence.Result, report reporter) {
+	rel := path.Join(path.Dir(r.AIPerf.Dir), "command.json")
+	full, err := local(runDir, "aiperf.dir", rel)
+	if err != nil {
+		return
+	}
+	data, err := os.ReadFile(full)
+	if err != nil {
+		report(rel, "AIPerf's command record: %v", err)
+		return
+	}
+	var c struct {
+		Command  []string `json:"command"`
+		ExitCode int      `json:"exit_code"`
+		Version  string   `json:"aiperf_version"`
+	}
+	if err := json.Unmarshal(data, &c); err != nil {
+		report(rel, "AIPerf's command record: %v", err)
+		return
+	}
+	if c.Version != r.AIPerf.Version || c.ExitCode != r.AIPerf.ExitCode || !slices.Equal(c.Command, r.AIPerf.Command) {
+		report(rel, "AIPerf ran as aiperf %s, exit %d, `%s`; the evidence records aiperf %s, exit %d, `%s`",
+			c.Version, c.ExitCode, strings.Join(c.Command, " "), r.AIPerf.Version, r.AIPerf.ExitCode, strings.Join(r.AIPerf.Command, " "))
 	}
 }
 

@@ -259,3 +259,22 @@ func TestJUnitPropertiesAreTheEvidence(t *testing.T) {
 		t.Error("figureName differs from suites/junit.FigureName")
 	}
 }
+
+// TestCommandFileIsTheEvidence records another aiperf version in the evidence than the one the
+// runner's command.json says ran.
+func TestCommandFileIsTheEvidence(t *testing.T) {
+	dir := t.TempDir()
+	r := servedRow()
+	os.MkdirAll(filepath.Join(dir, "asr", "p"), 0o755)
+	os.WriteFile(filepath.Join(dir, "asr", "p", "command.json"), []byte(`{"command":["aiperf","profile","--concurrency","1"],"exit_code":0,"aiperf_version":"0.13.0"}`), 0o644)
+	report, got := collect()
+	checkCommandFile(dir, r, report)
+	if len(*got) != 0 {
+		t.Fatalf("the recorded command: %v", *got)
+	}
+	r.AIPerf.Version = "0.14.0"
+	checkCommandFile(dir, r, report)
+	if !containsAll(*got, "asr/p/command.json", "AIPerf ran as aiperf 0.13.0", "the evidence records aiperf 0.14.0") {
+		t.Fatalf("another version recorded: %v", *got)
+	}
+}
