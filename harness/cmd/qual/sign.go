@@ -24,14 +24,8 @@ func runSign(ctx context.Context, args []string, stdout io.Writer) error {
 	var keyFile string
 	fs.StringVar(&keyFile, "key", "", "PKCS#8 PEM private key (ed25519 or ECDSA P-256); default $QUAL_SIGNING_KEY, then a local key under $QUAL_CACHE")
 	fs.StringVar(&keyFile, "key-file", "", "same as --key")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
-	}
-	if fs.NArg() != 1 {
-		return usageError{errors.New("usage: qual sign [--key KEY] reports/RUN")}
+	if err := parseFlags(fs, args, 1, "usage: qual sign [--key KEY] reports/RUN"); err != nil {
+		return err
 	}
 	key, source, err := signingKey(keyFile, stdout)
 	if err != nil {

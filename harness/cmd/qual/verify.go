@@ -27,14 +27,8 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	requireKey := fs.Bool("require-key", false, "fail (exit 1) unless the signature was checked with a pinned key (CI)")
 	rerun := fs.Bool("rerun", false, "re-execute every reference row's gate (the native Task on the pinned inputs, from the stored bundle) and compare its outputs exactly")
 	native := fs.String("native", "", "trtmc-native for --rerun (default: the one `qual images` builds under $QUAL_CACHE/bin)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
-	}
-	if fs.NArg() != 1 {
-		return usageError{errors.New("usage: qual verify [--key PUB] [--require-key] reports/RUN")}
+	if err := parseFlags(fs, args, 1, "usage: qual verify [--key PUB] [--require-key] [--rerun] reports/RUN"); err != nil {
+		return err
 	}
 	runDir := fs.Arg(0)
 	if info, err := os.Stat(runDir); err != nil || !info.IsDir() {
@@ -91,6 +85,21 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if !sig.pinned && *requireKey {
 		return errors.New("--require-key: the signature was not checked with a pinned key")
+	}
+	return nil
+}
+
+// parseFlags parses a command's flags and requires n arguments: a wrong invocation is a usage
+// error (exit 2); --help is not an error.
+func parseFlags(fs *flag.FlagSet, args []string, n int, usage string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if fs.NArg() != n {
+		return usageError{errors.New(usage)}
 	}
 	return nil
 }
