@@ -75,11 +75,20 @@ func TestEvidenceFilesAreCanonical(t *testing.T) {
 			edit(t, filepath.Join(dir, filepath.FromSlash(rel)), func(b []byte) []byte {
 				return bytes.Replace(b, []byte(`"status": "planned",`), []byte(`"status": "planned", "Status": "planned",`), 1)
 			})
-			if got := problemsOf(check(t, dir)); !containsAll(got, rel, "is not its own canonical re-encoding", `"Status"`) {
+			if got := problemsOf(check(t, dir)); !containsAll(got, rel, "is not canonical JSON", `key "Status"`, `repeats "status"`) {
 				t.Fatalf("case-variant duplicate key in %s: %v", rel, got)
 			}
 		})
 	}
+	t.Run("a case-variant key alone", func(t *testing.T) {
+		dir := plannedRun(t)
+		edit(t, filepath.Join(dir, "t2i", "stage.json"), func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"reason": "fixture"`), []byte(`"Reason": "fixture"`), 1)
+		})
+		if got := problemsOf(check(t, dir)); !containsAll(got, "t2i/stage.json", "is not its own canonical re-encoding", "at .Reason", "re-encoded nothing") {
+			t.Fatalf("case-variant key: %v", got)
+		}
+	})
 	t.Run("unknown field", func(t *testing.T) {
 		dir := plannedRun(t)
 		edit(t, filepath.Join(dir, "evidence.json"), func(b []byte) []byte {

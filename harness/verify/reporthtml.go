@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -25,4 +26,30 @@ func checkHTML(runDir string, e evidence.Evidence, report reporter) {
 	if !bytes.Equal(stored, want) {
 		report("report.html", "does not match evidence.json (re-rendered page differs: %s)", differingLine(stored, want))
 	}
+}
+
+// differingLine names the first line where a stored file and its re-rendering differ.
+func differingLine(got, want []byte) string {
+	g, w := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
+	for i := range max(len(g), len(w)) {
+		var a, b []byte
+		if i < len(g) {
+			a = g[i]
+		}
+		if i < len(w) {
+			b = w[i]
+		}
+		if !bytes.Equal(a, b) {
+			return fmt.Sprintf("line %d is %s, re-rendered %s", i+1, clip(a), clip(b))
+		}
+	}
+	return "same lines"
+}
+
+func clip(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if len(b) > 80 {
+		return fmt.Sprintf("`%s…`", b[:80])
+	}
+	return fmt.Sprintf("`%s`", b)
 }
