@@ -75,6 +75,7 @@ func Check(runDir string) (Report, error) {
 	checkInventory(p, e, report) // rebuilt from the pinned manifests (inventorycheck.go)
 	checkStageFiles(runDir, e, report)
 	checkJUnit(runDir, e, report)
+	checkSpecRows(runDir, p, e, report)     // every checkpoint's spec has its row (junitrows.go)
 	checkJUnitProperties(runDir, e, report) // the reports' copies of figures, hardware, versions (junitprops.go)
 	for _, s := range e.Stages {
 		checkStageStatus(s, report)
