@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 
 	ita1 "github.com/in-toto/attestation/go/v1"
@@ -222,10 +224,21 @@ func verifiedSubjects(ctx context.Context, runDir string, publicPEM []byte, fp s
 		problem(EnvelopeFile, "%v", err)
 		return nil, false
 	}
-	_, payload, err := verifier.VerifyAndDecode(ctx, &env)
-	if err != nil {
-		problem(EnvelopeFile, "signature does not verify with key %s: %v", fp, err)
+	// DSSE accepts an envelope when any one signature verifies; a published run is signed once,
+	// so every signature it carries must verify with the key (an extra one is an edit).
+	if len(env.Signatures) == 0 {
+		problem(EnvelopeFile, "signature does not verify with key %s: the envelope carries no signature", fp)
 		return nil, false
+	}
+	var payload []byte
+	for i, sig := range env.Signatures {
+		one := env
+		one.Signatures = []dsse.Signature{sig}
+		if _, payload, err = verifier.VerifyAndDecode(ctx, &one); err != nil {
+			problem(EnvelopeFile, "signature does not verify with key %s: signature %d of %d (keyid %q) fails, and every signature must verify: %v",
+				fp, i+1, len(env.Signatures), sig.KeyID, err)
+			return nil, false
+		}
 	}
 	var st ita1.Statement
 	if err := protojson.Unmarshal(payload, &st); err != nil {
@@ -269,4 +282,32 @@ func compareFiles(runDir string, subjects map[string]string, problem func(string
 			problem(name, "removed after signing (signed sha256 %s)", subjects[name])
 		}
 	}
+	for _, dir := range unsignedDirs(runDir, subjects) {
+		problem(dir+"/", "directory added after signing (no signed file is in it)")
+	}
+}
+
+// unsignedDirs are the directories under runDir that hold no signed file: the manifest signs
+// files, and the directories they imply are the only ones a signed run has.
+func unsignedDirs(runDir string, subjects map[string]string) []string {
+	implied := map[string]bool{}
+	for name := range subjects {
+		for d := path.Dir(name); d != "." && !implied[d]; d = path.Dir(d) {
+			implied[d] = true
+		}
+	}
+	var out []string
+	root := resolved(runDir)
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() || p == root {
+			return nil
+		}
+		rel, relErr := filepath.Rel(root, p)
+		if relErr == nil && !implied[filepath.ToSlash(rel)] {
+			out = append(out, filepath.ToSlash(rel))
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	return out
 }

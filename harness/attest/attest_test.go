@@ -264,3 +264,75 @@ func TestUnreadableRecordedKeyIsAProblem(t *testing.T) {
 	}
 	requireProblem(t, verifyRun(t, dir, pub), PublicKeyFile, "the public key recorded beside the run is unreadable")
 }
+
+// TestEverySignatureMustVerify appends a second signature that does not verify (another key's
+// signature over the same payload, and garbage) to a valid envelope: DSSE's threshold of one
+// would accept it; a published run is refused.
+func TestEverySignatureMustVerify(t *testing.T) {
+	for name, extra := range map[string]func(t *testing.T, env dsse.Envelope) dsse.Signature{
+		"another key's signature": func(t *testing.T, env dsse.Envelope) dsse.Signature {
+			other := writeRun(t)
+			forger, _ := newKey(t)
+			signRun(t, other, forger)
+			var o dsse.Envelope
+			data, _ := os.ReadFile(filepath.Join(other, EnvelopeFile))
+			json.Unmarshal(data, &o)
+			return o.Signatures[0]
+		},
+		"garbage with the same keyid": func(t *testing.T, env dsse.Envelope) dsse.Signature {
+			return dsse.Signature{KeyID: env.Signatures[0].KeyID, Sig: base64.StdEncoding.EncodeToString([]byte("not a signature"))}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := writeRun(t)
+			priv, pub := newKey(t)
+			signRun(t, dir, priv)
+			path := filepath.Join(dir, EnvelopeFile)
+			var env dsse.Envelope
+			data, _ := os.ReadFile(path)
+			if err := json.Unmarshal(data, &env); err != nil {
+				t.Fatal(err)
+			}
+			env.Signatures = append(env.Signatures, extra(t, env))
+			data, _ = json.Marshal(env)
+			os.WriteFile(path, data, 0o644)
+			requireProblem(t, verifyRun(t, dir, pub), EnvelopeFile, "signature 2 of 2")
+			requireProblem(t, verifyRun(t, dir, nil), EnvelopeFile, "every signature must verify")
+		})
+	}
+}
+
+// TestDirectoriesAreSignedByTheirFiles adds an empty directory to a signed run: it holds no
+// signed file, so it was added after signing (verify's recomputations glob directories).
+func TestDirectoriesAreSignedByTheirFiles(t *testing.T) {
+	dir := writeRun(t)
+	priv, pub := newKey(t)
+	signRun(t, dir, priv)
+	if err := os.MkdirAll(filepath.Join(dir, "asr", "m", "aiperf", "artifacts", "profile_runs", "run_0009"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	requireProblem(t, verifyRun(t, dir, pub), "asr/m/aiperf/artifacts/profile_runs/", "directory added after signing")
+}
+
+// TestRunNamedThroughALinkVerifies names the run through a symbolic link (reports/latest): the
+// run is the directory it points to; a link inside the run stays refused.
+func TestRunNamedThroughALinkVerifies(t *testing.T) {
+	dir := writeRun(t)
+	priv, pub := newKey(t)
+	signRun(t, dir, priv)
+	latest := filepath.Join(t.TempDir(), "latest")
+	if err := os.Symlink(dir, latest); err != nil {
+		t.Fatal(err)
+	}
+	if rep := verifyRun(t, latest, pub); len(rep.Problems) != 0 || rep.Files != 4 {
+		t.Fatalf("a run named through a link: %+v", rep)
+	}
+	if err := os.Symlink("evidence.json", filepath.Join(dir, "asr", "link.json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Verify(context.Background(), latest, pub); err == nil {
+		if rep := verifyRun(t, latest, pub); len(rep.Problems) == 0 {
+			t.Fatal("a link inside the run was accepted")
+		}
+	}
+}

@@ -25,6 +25,7 @@ type File struct {
 // other non-regular file is refused: what a link points to can change without the run changing.
 func Manifest(runDir string) ([]File, error) {
 	var files []File
+	runDir = resolved(runDir)
 	err := filepath.WalkDir(runDir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -54,6 +55,15 @@ func Manifest(runDir string) ([]File, error) {
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	return files, nil
+}
+
+// resolved is runDir with symbolic links resolved: a run named through a link (reports/latest)
+// is the directory the link points to; links inside the run stay refused by Manifest.
+func resolved(runDir string) string {
+	if dir, err := filepath.EvalSymlinks(runDir); err == nil {
+		return dir
+	}
+	return runDir
 }
 
 func fileSHA256(path string) (string, error) {

@@ -192,11 +192,21 @@ func WriteJSON(path string, v any) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(v, "", " ")
+	data, err := EncodeJSON(v)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", path, err)
 	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
+	return os.WriteFile(path, data, 0o644)
+}
+
+// EncodeJSON is the evidence's one encoding (WriteJSON's bytes); qual verify requires every
+// evidence file to equal its own re-encoding.
+func EncodeJSON(v any) ([]byte, error) {
+	data, err := json.MarshalIndent(v, "", " ")
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
 }
 
 // ReadStage reads a stage.json.

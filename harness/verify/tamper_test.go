@@ -21,16 +21,19 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/attest"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
 	"github.com/trtmc-qual/trtmc-qual/harness/report"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
+	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
 // tamper is one kind of edit to a published run. A consistent forgery is re-assembled with
-// the project's own `qual report` (evidence.Assemble) and re-signed with the forger's key, so
+// the project's own `qual report` (report.Assemble) and re-signed with the forger's key, so
 // only the recomputations (and a pinned key) can catch it.
 type tamper struct {
 	name    string
@@ -38,6 +41,13 @@ type tamper struct {
 	forged  bool     // re-signed by the forger after the edit
 	want    []string // one problem must contain all of these (the file or figure, and what)
 	sigOnly bool     // only the signature covers this file: want is matched against its problems
+	// rerunWant, when set, must be among the problems of `qual verify --rerun` (the re-executed
+	// gates); with no want, unpinned verify must list the row's outputs as not re-derived.
+	rerunWant []string
+	rerunRow  string
+	// check replaces the table's assertions for cases that are not a problem list (a refused
+	// pins root, a note, the unpinned envelope check).
+	check func(t *testing.T, dir string)
 }
 
 // forger edits a copy of the published run with the project's packages.
@@ -213,6 +223,17 @@ func (f *forger) recompute(r *evidence.Result) {
 		f.t.Fatal(err)
 	}
 	r.Timing = &sum
+	if r.Repeated != nil {
+		runs, err := aiperfexport.ReadRuns(f.path(r.AIPerf.Dir))
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		repeated, err := stats.FromRuns(rep.Pairs, runs)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		r.Repeated = &repeated
+	}
 	ids := map[string]bool{}
 	for _, p := range rep.Pairs {
 		ids[p.ID] = true
@@ -309,7 +330,7 @@ func claimAnotherInput(stage, digit string) func(t *testing.T, f *forger) {
 func tampers() []tamper {
 	asr, t2i, qa := string(stage.ASR), string(stage.T2I), string(stage.AudioQA)
 	q, fv := evidence.StatusQualified, evidence.StatusFamilyValidated
-	return []tamper{
+	cases := []tamper{
 		{name: "reduced row made counted and aiperf-qualified, served hashes filled in", forged: true,
 			want: []string{"sphinx-an4-l0", "a reduced row is counted"},
 			edit: func(t *testing.T, f *forger) {
@@ -672,6 +693,7 @@ func tampers() []tamper {
 				})
 			}},
 	}
+	return append(cases, copyForgeries()...)
 }
 
 // TestTamperedRunsAreCaught edits a real reduced run, produced by the suites, in each way in
@@ -703,9 +725,23 @@ func TestTamperedRunsAreCaught(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			if c.check != nil {
+				c.check(t, dir)
+				if c.want == nil {
+					table = append(table, fmt.Sprintf("%-70s | (own check)", c.name))
+					return
+				}
+			}
 			sig, ev := verifyAll(t, dir, run.pub)
-			if len(sig) == 0 {
+			if len(sig) == 0 && c.name != "a signed run copied to another directory name" {
 				t.Errorf("the pinned signature check passed an edited run")
+			}
+			if c.rerunWant != nil {
+				rerunProblems := checkRerun(t, dir, c)
+				if c.want == nil {
+					table = append(table, fmt.Sprintf("%-70s | %s", c.name, rerunProblems))
+					return
+				}
 			}
 			if c.forged && !containsAll(sig, attest.EnvelopeFile, "signature does not verify") {
 				t.Errorf("re-signed forgery: signature problems %v", sig)
@@ -729,4 +765,503 @@ func TestTamperedRunsAreCaught(t *testing.T) {
 		t.Errorf("the table has %d kinds of edits; the issue asks for at least 20", len(tampers()))
 	}
 	t.Logf("tamper table (%d kinds):\n%s", len(table), strings.Join(table, "\n"))
+}
+
+// metricsExports rewrites profile_export.jsonl of every AIPerf run of a row.
+func (f *forger) metricsExports(r evidence.Result, fn func(map[string]any) map[string]any) {
+	f.t.Helper()
+	for _, d := range f.runDirs(r) {
+		f.jsonl(d+"/profile_export.jsonl", fn)
+	}
+}
+
+// rawExports rewrites profile_export_raw.jsonl of every AIPerf run of a row.
+func (f *forger) rawExports(r evidence.Result, fn func(map[string]any) map[string]any) {
+	f.t.Helper()
+	for _, d := range f.runDirs(r) {
+		f.jsonl(d+"/profile_export_raw.jsonl", fn)
+	}
+}
+
+// scaleTiming multiplies a trtmc_timing object's fields.
+func scaleTiming(timing any, k float64) {
+	if m, ok := timing.(map[string]any); ok {
+		for name, v := range m {
+			if x, ok := v.(float64); ok {
+				m[name] = x * k
+			}
+		}
+	}
+}
+
+// halveWindow halves a request's AIPerf window (end moves toward start).
+func halveWindow(md map[string]any) {
+	start, _ := md["request_start_ns"].(float64)
+	end, _ := md["request_end_ns"].(float64)
+	if end > start {
+		md["request_end_ns"] = start + (end-start)/2
+	}
+}
+
+func latencyOf(m map[string]any) map[string]any {
+	metrics, _ := m["metrics"].(map[string]any)
+	lat, _ := metrics["request_latency"].(map[string]any)
+	return lat
+}
+
+// nativeBin is the trtmc-native `qual images` built for the real run.
+func nativeBin(t *testing.T) string {
+	t.Helper()
+	cache := os.Getenv("QUAL_CACHE")
+	if cache == "" {
+		home, _ := os.UserHomeDir()
+		cache = filepath.Join(home, ".cache", "trtmc-qual")
+	}
+	bin := filepath.Join(cache, "bin", "trtmc-native")
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("the real run's trtmc-native: %v", err)
+	}
+	return bin
+}
+
+// copyForgeries are the forgeries that keep every recomputation consistent and leave another
+// copy of the edited datum behind in the run, re-signed by the forger: unpinned verify names
+// the file and the copies that disagree (or, for outputs nothing else holds, lists them as not
+// re-derived and `--rerun` refuses them).
+func copyForgeries() []tamper {
+	asr, t2i := string(stage.ASR), string(stage.T2I)
+	q, fv := evidence.StatusQualified, evidence.StatusFamilyValidated
+	return []tamper{
+		{name: "E01 only report.html edited: the verdict and lights", forged: true,
+			want: []string{"report.html", "does not match evidence.json"},
+			edit: func(t *testing.T, f *forger) {
+				f.rewrite("report.html", func(b []byte) []byte {
+					return bytes.Replace(b, []byte("<body>"), []byte("<body><h1>Verdict: QUALIFIED</h1>"), 1)
+				})
+			}},
+		{name: "E02 a variant row's gate outputs set to the pinned upstream text, figures recomputed", forged: true,
+			rerunWant: []string{"--rerun: gate item", "the native Task gives"},
+			edit: func(t *testing.T, f *forger) {
+				i, _ := f.result(asr, fv, evidence.KindReduced)
+				f.stage(asr, func(s *evidence.Stage) {
+					g := s.Results[i].Gate
+					it := &g.Items[0] // "the model gave the upstream text" (or the gold text)
+					switch {
+					case it.Reference != it.Output:
+						it.Output = it.Reference
+					case it.Gold != it.Output:
+						it.Output = it.Gold
+					default:
+						it.Output += " indeed"
+					}
+					var vsRef, vsGold []metrics.Pair
+					for _, it := range g.Items {
+						vsRef = append(vsRef, metrics.Pair{ID: it.ID, Reference: it.Reference, Hyp: it.Output})
+						vsGold = append(vsGold, metrics.Pair{ID: it.ID, Reference: it.Gold, Hyp: it.Output})
+					}
+					ref := metrics.Score(vsRef, metrics.TRTMCFamily(), metrics.UnitCosts())
+					gold := metrics.Score(vsGold, metrics.GoldWER(), metrics.UnitCosts())
+					g.Figures["ned_max"] = ref.MaxNED()
+					g.Figures["wer_vs_reference"], _ = ref.WER()
+					g.Figures["gold_wer"], _ = gold.WER()
+					g.Figures["gold_cer"], _ = gold.CER()
+				})
+			},
+			rerunRow: asr + "/sphinx-an4-l0"},
+		{name: "E12 a row deleted from the evidence, its failed JUnit spec left", forged: true,
+			want: []string{"junit/", "is failed, but the evidence has no row"},
+			edit: func(t *testing.T, f *forger) {
+				i, r := f.result(asr, fv, evidence.KindReduced)
+				f.rewrite("junit/"+asr+".xml", func(b []byte) []byte {
+					s := string(b)
+					at := strings.Index(s, `classname="`+asr+`.`+r.Profile+`"`)
+					if at < 0 {
+						t.Fatalf("no spec of %s in junit/%s.xml", r.Profile, asr)
+					}
+					st := strings.Index(s[at:], `status="passed"`) + at
+					return []byte(s[:st] + `status="failed"` + s[st+len(`status="passed"`):])
+				})
+				f.stage(asr, func(s *evidence.Stage) {
+					s.Results = slices.Delete(s.Results, i, i+1)
+					s.Inventory = slices.DeleteFunc(s.Inventory, func(row inventory.Row) bool { return row.Profile == r.Profile })
+				})
+			}},
+		{name: "E10 every measured request duplicated with a fresh id, N doubled everywhere", forged: true,
+			want: []string{"profile_export.jsonl", "requests in flight at once", "concurrency"},
+			edit: func(t *testing.T, f *forger) {
+				i, r := f.result(asr, q, evidence.KindFull)
+				dup := func(fresh func(map[string]any) bool) func([]byte) []byte {
+					return func(b []byte) []byte {
+						var out bytes.Buffer
+						for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+							out.WriteString(line + "\n")
+							var m map[string]any
+							json.Unmarshal([]byte(line), &m)
+							if md, ok := m["metadata"].(map[string]any); !ok || md["benchmark_phase"] == "profiling" {
+								if fresh(m) {
+									c, _ := json.Marshal(m)
+									out.Write(append(c, '\n'))
+								}
+							}
+						}
+						return out.Bytes()
+					}
+				}
+				freshClient := func(m map[string]any) bool {
+					md := m["metadata"].(map[string]any)
+					id, _ := md["x_request_id"].(string)
+					md["x_request_id"] = id + "-2"
+					if h, ok := m["request_headers"].(map[string]any); ok {
+						for k := range h {
+							if strings.EqualFold(k, "X-Request-ID") {
+								h[k] = id + "-2"
+							}
+						}
+					}
+					return true
+				}
+				measuredIDs := map[string]bool{}
+				exports, _ := f.served(r)
+				for _, m := range exports.Metrics {
+					if m.Metadata.Phase == "profiling" {
+						measuredIDs[m.Metadata.XRequestID] = true
+					}
+				}
+				for _, d := range f.runDirs(r) {
+					f.rewrite(d+"/profile_export.jsonl", dup(freshClient))
+					f.rewrite(d+"/profile_export_raw.jsonl", dup(freshClient))
+					f.rewrite(d+"/profile_export_aiperf.json", func(b []byte) []byte {
+						var agg map[string]any
+						json.Unmarshal(b, &agg)
+						agg["request_count"].(map[string]any)["avg"] = float64(2 * r.AIPerf.Requests)
+						out, _ := json.Marshal(agg)
+						return out
+					})
+				}
+				f.rewrite(r.Records, dup(func(m map[string]any) bool {
+					id, _ := m["request_id"].(string)
+					if !measuredIDs[id] {
+						return false
+					}
+					m["request_id"] = id + "-2"
+					return true
+				}))
+				f.stage(asr, func(s *evidence.Stage) {
+					row := &s.Results[i]
+					n := 2 * row.AIPerf.Requests
+					for j, a := range row.AIPerf.Command {
+						if a == "--request-count" && j+1 < len(row.AIPerf.Command) {
+							row.AIPerf.Command[j+1] = fmt.Sprint(n)
+						}
+					}
+					row.AIPerf.Requests, row.Settings["requests"] = n, float64(n)
+					var extra []evidence.Output
+					for _, o := range row.Outputs {
+						if measuredIDs[o.RequestID] {
+							o.RequestID += "-2"
+							extra = append(extra, o)
+						}
+					}
+					row.Outputs = append(row.Outputs, extra...)
+					f.recompute(row)
+				})
+			}},
+		{name: "E05 the slowest request's X-Request-ID removed from its raw line and its record deleted", forged: true,
+			want: []string{"timing over", "runs × N"},
+			edit: func(t *testing.T, f *forger) {
+				i, r := f.result(asr, q, evidence.KindFull)
+				exports, _ := f.served(r)
+				drop := slowest(exports, 1)
+				f.rawExports(r, func(m map[string]any) map[string]any {
+					if drop[requestID(m)] {
+						delete(m, "request_headers")
+						m["metadata"].(map[string]any)["x_request_id"] = ""
+					}
+					return m
+				})
+				f.jsonl(r.Records, func(m map[string]any) map[string]any {
+					if drop[requestID(m)] {
+						return nil
+					}
+					return m
+				})
+				f.stage(asr, func(s *evidence.Stage) { f.recompute(&s.Results[i]) })
+			}},
+		{name: "E03 every time of one row halved (exports, timestamps, records, bodies), AIPerf's summary left", forged: true,
+			want: []string{"profile_export_aiperf.json", "AIPerf's summary request_latency", "measured requests in profile_export.jsonl give"},
+			edit: func(t *testing.T, f *forger) {
+				i, r := f.result(asr, q, evidence.KindFull)
+				f.metricsExports(r, func(m map[string]any) map[string]any {
+					if lat := latencyOf(m); lat != nil {
+						lat["value"] = lat["value"].(float64) / 2
+					}
+					halveWindow(m["metadata"].(map[string]any))
+					return m
+				})
+				f.rawExports(r, func(m map[string]any) map[string]any {
+					halveWindow(m["metadata"].(map[string]any))
+					return m
+				})
+				f.responses(r, func(_ string, body map[string]any) { scaleTiming(body["trtmc_timing"], 0.5) })
+				f.jsonl(r.Records, func(m map[string]any) map[string]any { scaleTiming(m["trtmc_timing"], 0.5); return m })
+				f.stage(asr, func(s *evidence.Stage) { f.recompute(&s.Results[i]) })
+			}},
+		{name: "E19a request_latency halved only in profile_export.jsonl, its end − start left", forged: true,
+			want: []string{"profile_export.jsonl", "request_latency", "request_end_ns − request_start_ns"},
+			edit: func(t *testing.T, f *forger) {
+				i, r := f.result(asr, q, evidence.KindFull)
+				_, records := f.served(r)
+				handler := map[string]float64{} // timing.Samples refuses a client latency below the Task's
+				for _, rec := range records {
+					handler[rec.RequestID] = rec.Timing.HandlerMS
+				}
+				f.metricsExports(r, func(m map[string]any) map[string]any {
+					if lat := latencyOf(m); lat != nil {
+						lat["value"] = max(lat["value"].(float64)/2, handler[requestID(m)])
+					}
+					return m
+				})
+				f.stage(asr, func(s *evidence.Stage) { f.recompute(&s.Results[i]) })
+			}},
+		{name: "E19b model_call_ms halved only in the server records", forged: true,
+			want: []string{"server-records.jsonl", "trtmc_timing", "response body"},
+			edit: func(t *testing.T, f *forger) {
+				i, r := f.result(asr, q, evidence.KindFull)
+				f.jsonl(r.Records, func(m map[string]any) map[string]any {
+					if tm, ok := m["trtmc_timing"].(map[string]any); ok && m["route"] == r.Join.Route {
+						tm["model_call_ms"] = tm["model_call_ms"].(float64) / 2
+					}
+					return m
+				})
+				f.stage(asr, func(s *evidence.Stage) { f.recompute(&s.Results[i]) })
+			}},
+		{name: "E04 audio_seconds doubled in the records, derived figures recomputed", forged: true,
+			want: []string{"server-records.jsonl", "audio_seconds", "the WAV AIPerf uploaded"},
+			edit: func(t *testing.T, f *forger) {
+				i, r := f.result(asr, q, evidence.KindFull)
+				f.jsonl(r.Records, func(m map[string]any) map[string]any {
+					if out, ok := m["output"].(map[string]any); ok {
+						if s, ok := out["audio_seconds"].(float64); ok {
+							out["audio_seconds"] = 2 * s
+						}
+					}
+					return m
+				})
+				f.stage(asr, func(s *evidence.Stage) { f.recompute(&s.Results[i]) })
+			}},
+		{name: "E08 one row's bundle replaced by another valid bundle, its hashes updated", forged: true,
+			want: []string{".bundle", "bundle header says profile"},
+			edit: func(t *testing.T, f *forger) {
+				i, r := f.result(asr, q, evidence.KindFull)
+				_, other := f.result(asr, fv, evidence.KindReduced)
+				data, err := os.ReadFile(f.path(other.Bundle.Path))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(f.path(r.Bundle.Path), data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				sha, _ := bundle.FileSHA256(f.path(r.Bundle.Path))
+				f.jsonl(r.Records, func(m map[string]any) map[string]any {
+					if m["bundle_sha256"] != nil {
+						m["bundle_sha256"] = sha
+					}
+					return m
+				})
+				f.stage(asr, func(s *evidence.Stage) {
+					b := &s.Results[i].Bundle
+					b.SHA256Built, b.SHA256Gated, b.SHA256Served, b.SHA256After = sha, sha, sha, sha
+					s.Results[i].Gate.BundleSHA = sha
+				})
+			}},
+		{name: "E11 a reduced row relabelled full, its gap row deleted", forged: true,
+			want: []string{"asr/stage.json", "inventory row sphinx-an4-l0 is kind full", "give kind reduced"},
+			edit: func(t *testing.T, f *forger) {
+				i, r := f.result(asr, fv, evidence.KindReduced)
+				f.stage(asr, func(s *evidence.Stage) {
+					s.Results[i].Kind = evidence.KindFull
+					var checkpoint string
+					for j := range s.Inventory {
+						if s.Inventory[j].Profile == r.Profile {
+							s.Inventory[j].Kind, checkpoint = string(evidence.KindFull), s.Inventory[j].Checkpoint
+						}
+					}
+					s.Inventory = slices.DeleteFunc(s.Inventory, func(row inventory.Row) bool {
+						return row.Kind == inventory.KindGap && row.Checkpoint == checkpoint
+					})
+				})
+			}},
+		{name: "E09 aiperf 0.14.0, an H100 and 112 cores recorded", forged: true,
+			want: []string{"evidence records aiperf 0.14.0"},
+			edit: func(t *testing.T, f *forger) {
+				for _, st := range []string{asr, t2i, string(stage.AudioQA)} {
+					f.stage(st, func(s *evidence.Stage) {
+						s.Versions["aiperf"] = "0.14.0"
+						s.Hardware.GPU, s.Hardware.Cores = "NVIDIA H100 80GB HBM3", 112
+						for j := range s.Results {
+							if s.Results[j].AIPerf != nil {
+								s.Results[j].AIPerf.Version = "0.14.0"
+							}
+						}
+					})
+				}
+			}},
+		{name: "E16 JUnit properties edited (a latency, a gate figure)", forged: true,
+			want: []string{"junit/asr.xml", "property", "evidence row"},
+			edit: func(t *testing.T, f *forger) {
+				f.rewrite("junit/"+asr+".xml", func(b []byte) []byte {
+					re := regexp.MustCompile(`(<property name="(client_latency_p50_ms|gate_gold_wer)" value=")([^"]*)(")`)
+					if !re.Match(b) {
+						t.Fatalf("junit/%s.xml has no client_latency_p50_ms or gate_gold_wer property", asr)
+					}
+					return re.ReplaceAll(b, []byte("${1}0.001${4}"))
+				})
+			}},
+		{name: "E07 a whisper gate figure with a pinned bound set to 0, a record's audio_seconds 999", forged: true,
+			want:      []string{"server-records.jsonl", "audio_seconds 999"},
+			rerunWant: []string{"--rerun: gate figure gold_wer_normalized re-executed"}, rerunRow: asr + "/whisper-tiny-en",
+			edit: func(t *testing.T, f *forger) {
+				i, r := f.profile(asr, "whisper-tiny-en")
+				done := false
+				f.jsonl(r.Records, func(m map[string]any) map[string]any {
+					if out, ok := m["output"].(map[string]any); ok && !done && out["audio_seconds"] != nil {
+						out["audio_seconds"], done = 999.0, true
+					}
+					return m
+				})
+				f.stage(asr, func(s *evidence.Stage) { s.Results[i].Gate.Figures["gold_wer_normalized"] = 0 })
+			}},
+		{name: "E17 a T2I variant's PSNR and SSIM raised (a row that serves no image)", forged: true,
+			want:      []string{"junit/t2i.xml", "gate_psnr_min_db"},
+			rerunWant: []string{"--rerun: gate figure psnr_min_db re-executed"},
+			edit: func(t *testing.T, f *forger) {
+				i, _ := f.notServed(t2i)
+				f.stage(t2i, func(s *evidence.Stage) {
+					s.Results[i].Gate.Figures["psnr_min_db"] = 1e300
+					s.Results[i].Gate.Figures["ssim_min"] = 1
+				})
+			}},
+		{name: "E18 case-variant duplicate keys in stage.json and evidence.json", forged: true,
+			want: []string{"is not canonical JSON", `key "Status"`},
+			edit: func(t *testing.T, f *forger) {
+				for _, rel := range []string{asr + "/stage.json", "evidence.json"} {
+					f.rewrite(rel, func(b []byte) []byte {
+						return bytes.Replace(b, []byte(`"status": "qualified",`), []byte(`"status": "qualified", "Status": "failed",`), 1)
+					})
+				}
+			}},
+		{name: "E13 thresholds loosened in pins shipped inside the run directory", forged: true,
+			edit: func(t *testing.T, f *forger) {
+				for _, rel := range []string{"golden/thresholds.sha256", "suites/targets/reference.yaml"} {
+					data, err := os.ReadFile(filepath.Join(repoRoot(t), rel))
+					if err != nil {
+						t.Fatal(err)
+					}
+					os.MkdirAll(filepath.Dir(f.path("pins/"+rel)), 0o755)
+					os.WriteFile(f.path("pins/"+rel), data, 0o644)
+				}
+			},
+			check: func(t *testing.T, dir string) {
+				t.Setenv("QUAL_ROOT", filepath.Join(dir, "pins"))
+				if _, err := Check(dir); err == nil || !strings.Contains(err.Error(), "is inside the run directory") {
+					t.Fatalf("pins inside the run: %v", err)
+				}
+			}},
+		{name: "a valid envelope with a second signature that does not verify", sigOnly: true,
+			want: []string{attest.EnvelopeFile, "every signature must verify"},
+			edit: func(t *testing.T, f *forger) {
+				f.rewrite(attest.EnvelopeFile, func(b []byte) []byte {
+					var env map[string]any
+					json.Unmarshal(b, &env)
+					sigs := env["signatures"].([]any)
+					second := map[string]any{"keyid": "forger", "sig": base64.StdEncoding.EncodeToString([]byte("not a signature"))}
+					env["signatures"] = append(sigs, second)
+					out, _ := json.Marshal(env)
+					return out
+				})
+			},
+			check: func(t *testing.T, dir string) {
+				rep, err := attest.Verify(context.Background(), dir, nil) // unpinned
+				if err != nil || len(rep.Problems) == 0 || !strings.Contains(rep.Problems[0].String(), "every signature must verify") {
+					t.Fatalf("unpinned verify of an envelope with a failing signature: %+v %v", rep, err)
+				}
+			}},
+		{name: "an empty directory added to a signed run", sigOnly: true,
+			want: []string{"asr/empty/", "directory added after signing"},
+			edit: func(t *testing.T, f *forger) { os.MkdirAll(f.path("asr/empty"), 0o755) }},
+		{name: "a signed run copied to another directory name",
+			edit: func(t *testing.T, f *forger) {},
+			check: func(t *testing.T, dir string) {
+				renamed := filepath.Join(filepath.Dir(dir), "renamed-run")
+				if err := os.Rename(dir, renamed); err != nil {
+					t.Fatal(err)
+				}
+				defer os.Rename(renamed, dir)
+				rep, err := Check(renamed)
+				if err != nil || !containsAll(rep.Notes, "is not the directory's name \"renamed-run\"") {
+					t.Fatalf("a renamed run: %+v %v", rep, err)
+				}
+			}},
+	}
+}
+
+// find finds the first row of a stage for which ok holds; what says what was looked for.
+func (f *forger) find(stage, what string, ok func(evidence.Result) bool) (int, evidence.Result) {
+	f.t.Helper()
+	for _, s := range f.e.Stages {
+		for i, r := range s.Results {
+			if s.Stage == stage && ok(r) {
+				return i, r
+			}
+		}
+	}
+	f.t.Fatalf("the published run has no %s row %s", stage, what)
+	return 0, evidence.Result{}
+}
+
+// profile finds a stage's row by profile.
+func (f *forger) profile(stage, profile string) (int, evidence.Result) {
+	f.t.Helper()
+	return f.find(stage, profile, func(r evidence.Result) bool { return r.Profile == profile })
+}
+
+// notServed finds a gated row of a stage that serves nothing.
+func (f *forger) notServed(stage string) (int, evidence.Result) {
+	f.t.Helper()
+	return f.find(stage, "with a passed gate that serves nothing", func(r evidence.Result) bool {
+		return r.Gate != nil && r.Gate.Passed && len(r.Outputs) == 0
+	})
+}
+
+// checkRerun is `qual verify --rerun` on a forged run: one re-executed gate's problem contains
+// rerunWant; a case refused by --rerun alone is listed by unpinned verify as not re-derived.
+func checkRerun(t *testing.T, dir string, c tamper) string {
+	t.Helper()
+	res, err := RerunGates(context.Background(), dir, nativeBin(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range res.Problems {
+		got = append(got, p.String())
+	}
+	if !containsAll(got, c.rerunWant...) {
+		t.Fatalf("--rerun: no problem contains %q: %v", c.rerunWant, got)
+	}
+	if c.want == nil {
+		rep, err := Check(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := slices.ContainsFunc(rep.Recorded, func(r Recorded) bool { return r.Row == c.rerunRow && r.ByRerun })
+		if !listed {
+			t.Fatalf("unpinned verify does not list %s's outputs as not re-derived: %+v", c.rerunRow, rep.Recorded)
+		}
+	}
+	for _, p := range got {
+		if containsAll([]string{p}, c.rerunWant...) {
+			return p
+		}
+	}
+	return ""
 }

@@ -32,34 +32,60 @@ type Problem struct {
 
 func (p Problem) String() string { return p.Where + ": " + p.What }
 
+// Report is what Check found: the problems (none means the evidence holds), where the pins came
+// from, notes that are said but fail nothing, and per row what was taken as recorded.
+type Report struct {
+	Problems []Problem
+	Pins     PinSource
+	Notes    []string
+	Recorded []Recorded // per row, what verify took as recorded (recorded.go)
+}
+
 // Run verifies runDir and returns every problem found (none means the evidence holds).
 func Run(runDir string) ([]Problem, error) {
+	rep, err := Check(runDir)
+	return rep.Problems, err
+}
+
+// Check verifies runDir (a link to a run is the run it points to) against the pins of the
+// repository it finds (findPins).
+func Check(runDir string) (Report, error) {
+	runDir = resolvedDir(runDir)
+	var rep Report
 	e, err := evidence.Read(runDir)
 	if err != nil {
-		return nil, err
+		return rep, err
 	}
 	rendered := report.Markdown(e)
-	var out []Problem
 	report := func(where, format string, args ...any) {
-		out = append(out, Problem{where, fmt.Sprintf(format, args...)})
+		rep.Problems = append(rep.Problems, Problem{where, fmt.Sprintf(format, args...)})
 	}
+	p, src, err := findPins(runDir)
+	rep.Pins = src
+	if err != nil {
+		return rep, err
+	}
+	rep.Notes = pinNotes(src, e.Versions["trtmc-qual"], e.RunID, runDir)
+	rep.Recorded = notRederived(e)
+	checkCanonical(runDir, e, report) // byte for byte what the project writes (canonical.go)
 	md, err := os.ReadFile(filepath.Join(runDir, "qualification.md"))
 	if err != nil || string(md) != rendered {
 		report("qualification.md", "does not match evidence.json (regenerated report differs)")
 	}
-	p, err := findPins()
-	if err != nil {
-		return nil, err
-	}
+	checkHTML(runDir, e, report) // report.html re-rendered (reporthtml.go)
 	checkTargetKind(p, e, report)
+	checkInventory(p, e, report) // rebuilt from the pinned manifests (inventorycheck.go)
 	checkStageFiles(runDir, e, report)
 	checkJUnit(runDir, e, report)
+	checkSpecRows(runDir, p, e, report)     // every checkpoint's spec has its row (junitrows.go)
+	checkJUnitProperties(runDir, e, report) // the reports' copies of figures, hardware, versions (junitprops.go)
 	for _, s := range e.Stages {
 		checkStageStatus(s, report)
 		checkProbe(e.TargetKind, s, report) // stage 9's refusal, by the target's documented rule (probe.go)
 		for _, r := range s.Results {
 			where := s.Stage + "/" + r.Profile
 			checkBundle(where, r, report)
+			checkBundleHeader(runDir, where, s, r, report) // the stored bundle is the row's (bundleheader.go)
 			checkBacking(where, s, r, report)
 			checkStored(runDir, p, where, s, r, report)
 			checkInlineDataset(p, where, s, r, report) // a TRTMC testcase's own prompt (inline.go)
@@ -73,29 +99,7 @@ func Run(runDir string) ([]Problem, error) {
 			checkGateOf(runDir, p, where, e.TargetKind, s, r, pairs, report)
 		}
 	}
-	return out, nil
-}
-
-// findPins locates the repository whose pinned inputs the run is checked against: QUAL_ROOT, or
-// the nearest directory above the working directory holding golden/thresholds.sha256.
-func findPins() (pins, error) {
-	if root := os.Getenv("QUAL_ROOT"); root != "" {
-		return pins{root: root}, nil
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return pins{}, err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "golden", "thresholds.sha256")); err == nil {
-			return pins{root: dir}, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return pins{}, fmt.Errorf("no repository with golden/thresholds.sha256 above the working directory: run from the checkout or set QUAL_ROOT")
-		}
-		dir = parent
-	}
+	return rep, nil
 }
 
 func checkStageStatus(s evidence.Stage, report func(string, string, ...any)) {
@@ -164,6 +168,7 @@ func checkServed(runDir, where, stage string, r evidence.Result, report func(str
 	checkRequests(where, r, exports, records, report)
 	checkAggregate(runDir, where, r, report)
 	rep := join.Join(exports.Raw, records, r.Join.Route)
+	checkCopies(runDir, where, r, runs, rep, report) // every copy of a request's data agrees (copies.go)
 	if rep.Matched != r.Join.Matched || len(rep.UnmatchedClient) != len(r.Join.UnmatchedClient) || len(rep.UnmatchedServer) != len(r.Join.UnmatchedServer) ||
 		len(rep.DuplicateClient) != len(r.Join.DuplicateClient) || len(rep.DuplicateServer) != len(r.Join.DuplicateServer) {
 		report(where, "join recomputed as %s; evidence says %s", rep, *r.Join)

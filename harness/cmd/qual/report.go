@@ -14,7 +14,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/report"
-	"github.com/trtmc-qual/trtmc-qual/harness/verify"
 )
 
 // runReport assembles a run and exits 1 when its verdict fails the --fail-on level, so that
@@ -90,39 +89,4 @@ func printSummary(w io.Writer, runDir string, e evidence.Evidence) {
 		fmt.Fprintf(w, "FAILED %s/%s: %s\n    what to do: %s (%s)\n", f.Stage, f.Profile, f.First, f.Hint, filepath.Join(runDir, f.Folder))
 	}
 	fmt.Fprintf(w, "report:   %s\nevidence: %s\nVerdict: %s\n", filepath.Join(runDir, "qualification.md"), filepath.Join(runDir, "evidence.json"), evidence.Verdict(e))
-}
-
-func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
-	key := fs.String("key", "", "pinned public key (PEM); without it the key recorded beside the run is used")
-	if err := parseArgs(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
-		return fmt.Errorf("usage: qual verify [--key PUB] reports/RUN")
-	}
-	mismatches, err := checkSignature(ctx, fs.Arg(0), *key, stdout)
-	if err != nil {
-		return err
-	}
-	problems, err := verify.Run(fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	for _, p := range problems {
-		mismatches = append(mismatches, p.String())
-	}
-	if len(mismatches) > 0 {
-		for _, m := range mismatches {
-			fmt.Fprintf(stdout, "MISMATCH %s\n", m)
-		}
-		return fmt.Errorf("%d mismatches between the evidence and its artifacts", len(mismatches))
-	}
-	fmt.Fprintf(stdout, "verified %s: signature, file hashes, statuses backed, requests 2xx and counted, joins, timing, outputs, gate figures against the pins, JUnit, bundle and input hashes, and report all match\n", fs.Arg(0))
-	if e, err := evidence.Read(fs.Arg(0)); err == nil {
-		if banner := evidence.TestBuildBanner(e.Versions); banner != "" {
-			fmt.Fprintf(stdout, "NOT A QUALIFICATION: %s (verdict %s); the evidence is consistent, the binaries are a test build\n", banner, evidence.Verdict(e))
-		}
-	}
-	return nil
 }

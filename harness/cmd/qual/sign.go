@@ -21,14 +21,13 @@ const localKeyName = "signing/qual-ed25519"
 // runSign signs every file of a published run (see harness/attest).
 func runSign(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("sign", flag.ContinueOnError)
-	keyFile := fs.String("key-file", "", "PKCS#8 PEM private key (ed25519 or ECDSA P-256); default $QUAL_SIGNING_KEY, then a local key under $QUAL_CACHE")
+	var keyFile string
+	fs.StringVar(&keyFile, "key", "", "PKCS#8 PEM private key (ed25519 or ECDSA P-256); default $QUAL_SIGNING_KEY, then a local key under $QUAL_CACHE")
+	fs.StringVar(&keyFile, "key-file", "", "same as --key")
 	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return fmt.Errorf("usage: qual sign [--key-file KEY] reports/RUN")
-	}
-	key, source, err := signingKey(*keyFile, stdout)
+	key, source, err := signingKey(keyFile, stdout)
 	if err != nil {
 		return err
 	}
@@ -53,7 +52,7 @@ func signingKey(keyFile string, stdout io.Writer) ([]byte, string, error) {
 	}
 	if env := os.Getenv("QUAL_SIGNING_KEY"); env != "" {
 		if !strings.Contains(env, "-----BEGIN") {
-			return nil, "", errors.New("QUAL_SIGNING_KEY must hold a PEM private key, not a path (use --key-file for a path)")
+			return nil, "", errors.New("QUAL_SIGNING_KEY must hold a PEM private key, not a path (use --key for a path)")
 		}
 		return []byte(env), "QUAL_SIGNING_KEY", nil
 	}
@@ -77,44 +76,21 @@ func signingKey(keyFile string, stdout io.Writer) ([]byte, string, error) {
 }
 
 func localKeyPath() (string, error) {
-	cache := os.Getenv("QUAL_CACHE")
-	if cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("no QUAL_CACHE and no home directory for the local signing key: %w", err)
-		}
-		cache = filepath.Join(home, ".cache", "trtmc-qual")
+	cache, err := cacheDir()
+	if err != nil {
+		return "", err
 	}
 	return filepath.Join(cache, filepath.FromSlash(localKeyName)), nil
 }
 
-// checkSignature verifies the run's signature and file manifest, with the pinned key when given,
-// and says which key signed it; the returned lines are mismatches.
-func checkSignature(ctx context.Context, runDir, pinnedKeyFile string, stdout io.Writer) ([]string, error) {
-	var pinned []byte
-	if pinnedKeyFile != "" {
-		var err error
-		if pinned, err = os.ReadFile(pinnedKeyFile); err != nil {
-			return nil, fmt.Errorf("pinned key: %w", err)
-		}
+// cacheDir is $QUAL_CACHE, else ~/.cache/trtmc-qual (keys, the built binaries, venvs).
+func cacheDir() (string, error) {
+	if cache := os.Getenv("QUAL_CACHE"); cache != "" {
+		return cache, nil
 	}
-	rep, err := attest.Verify(ctx, runDir, pinned)
+	home, err := os.UserHomeDir()
 	if err != nil {
-		return nil, err
+		return "", fmt.Errorf("no QUAL_CACHE and no home directory for the cache (signing key, binaries): %w", err)
 	}
-	var problems []string
-	for _, p := range rep.Problems {
-		problems = append(problems, p.String())
-	}
-	switch {
-	case len(problems) > 0:
-	case rep.Pinned:
-		fmt.Fprintf(stdout, "signed by key %s, pinned: %d files match the signed manifest\n", rep.Fingerprint, rep.Files)
-	default:
-		fmt.Fprintf(stdout, "signed by key %s, not pinned (checked with the key recorded beside the run; pass --key to pin): %d files match the signed manifest\n", rep.Fingerprint, rep.Files)
-	}
-	if rep.Pinned && rep.RecordedFingerprint != "" && rep.RecordedFingerprint != rep.Fingerprint {
-		problems = append(problems, fmt.Sprintf("%s: recorded key %s is not the pinned key %s", attest.PublicKeyFile, rep.RecordedFingerprint, rep.Fingerprint))
-	}
-	return problems, nil
+	return filepath.Join(home, ".cache", "trtmc-qual"), nil
 }

@@ -54,7 +54,7 @@ func TestKeygenSignVerifyPinned(t *testing.T) {
 		t.Fatalf("keygen over an existing key: %v", err)
 	}
 	dir := plannedRun(t)
-	if out, err = run(t, runSign, "--key-file", key, dir); err != nil || !strings.Contains(out, fp) {
+	if out, err = run(t, runSign, "--key", key, dir); err != nil || !strings.Contains(out, fp) {
 		t.Fatalf("sign: %q %v", out, err)
 	}
 	out, err = run(t, runVerify, "--key", key+".pub", dir)
@@ -85,9 +85,70 @@ func TestLocalKeyIsCreatedOnceAndReused(t *testing.T) {
 	if err != nil || strings.Contains(second, "created") || !strings.Contains(second, "with key "+fp) {
 		t.Fatalf("second sign (fingerprint %s): %q %v", fp, second, err)
 	}
+	out, err := run(t, runVerify, "--require-key", dir)
+	if err != nil || !strings.Contains(out, "pinned to this machine's local signing key") || !strings.Contains(out, "signed by key "+fp+", pinned") ||
+		!strings.HasSuffix(out, "; verdict NOT QUALIFIED\n") || !strings.Contains(lastLine(out), "verified "+dir+": signature with the pinned key "+fp) {
+		t.Fatalf("verify without --key of a run this machine signed: %q %v", out, err)
+	}
+}
+
+func lastLine(out string) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	return lines[len(lines)-1]
+}
+
+// TestUnpinnedMeansUnpinned signs with a key this machine does not hold: verify checks the
+// files against the recorded key and says that is all it established; --require-key fails.
+func TestUnpinnedMeansUnpinned(t *testing.T) {
+	t.Setenv("QUAL_CACHE", t.TempDir())
+	priv, _, err := attest.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("QUAL_SIGNING_KEY", string(priv))
+	dir := plannedRun(t)
+	if _, err := run(t, runSign, dir); err != nil {
+		t.Fatal(err)
+	}
 	out, err := run(t, runVerify, dir)
-	if err != nil || !strings.Contains(out, "signed by key "+fp+", not pinned") {
-		t.Fatalf("verify without --key: %q %v", out, err)
+	if err != nil || !strings.HasPrefix(lastLine(out), "UNPINNED: integrity of the files only") || !strings.HasSuffix(lastLine(out), "verdict NOT QUALIFIED") {
+		t.Fatalf("unpinned verify: %q %v", out, err)
+	}
+	out, err = run(t, runVerify, "--require-key", dir)
+	if err == nil || !strings.Contains(err.Error(), "--require-key") || !strings.HasPrefix(lastLine(out), "UNPINNED") {
+		t.Fatalf("unpinned verify --require-key: %q %v", out, err)
+	}
+	// a run named through a link (reports/latest) is the run it points to
+	latest := filepath.Join(t.TempDir(), "latest")
+	if err := os.Symlink(dir, latest); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run(t, runVerify, latest); err != nil || !strings.HasPrefix(lastLine(out), "UNPINNED") {
+		t.Fatalf("verify through a link: %q %v", out, err)
+	}
+}
+
+// TestVerifyExitCodes: 0 verified, 1 a check failed, 2 a usage error.
+func TestVerifyExitCodes(t *testing.T) {
+	t.Setenv("QUAL_CACHE", t.TempDir())
+	t.Setenv("QUAL_SIGNING_KEY", "")
+	dir := plannedRun(t)
+	if _, err := run(t, runSign, dir); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut strings.Builder
+	if code := runQual(context.Background(), []string{"verify", dir}, &out, &errOut); code != 0 {
+		t.Fatalf("verified run: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	os.WriteFile(filepath.Join(dir, "report.html"), []byte("<p>QUALIFIED</p>"), 0o644)
+	out.Reset()
+	if code := runQual(context.Background(), []string{"verify", dir}, &out, &errOut); code != 1 || !strings.HasPrefix(lastLine(out.String()), "REFUSED") {
+		t.Fatalf("edited run: exit %d\n%s", code, out.String())
+	}
+	for _, args := range [][]string{{"verify"}, {"verify", "a", "b"}, {"verify", "--no-such-flag", dir}, {"verify", filepath.Join(dir, "missing")}, {"sign", "--no-such-flag", dir}} {
+		if code := runQual(context.Background(), args, &out, &errOut); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (usage)", args, code)
+		}
 	}
 }
 

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/attest"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/verify"
+)
+
+// runVerify checks a published run: the signature (pinned with --key, or with this machine's
+// local key when that key signed it) and every file hash, then every recomputation. Its last
+// line says what was established and the run's verdict; exit 0 when everything matches, 1 when
+// a check failed (or --require-key found no pinned key), 2 on a usage error.
+func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	var key string
+	fs.StringVar(&key, "key", "", "the signer's public key (PEM) to pin; without it a run signed by this machine's local key is pinned to that key, any other is UNPINNED")
+	fs.StringVar(&key, "key-file", "", "same as --key")
+	requireKey := fs.Bool("require-key", false, "fail (exit 1) unless the signature was checked with a pinned key (CI)")
+	rerun := fs.Bool("rerun", false, "re-execute every reference row's gate (the native Task on the pinned inputs, from the stored bundle) and compare its outputs exactly")
+	native := fs.String("native", "", "trtmc-native for --rerun (default: the one `qual images` builds under $QUAL_CACHE/bin)")
+	if err := parseArgs(fs, args); err != nil {
+		return err
+	}
+	runDir := fs.Arg(0)
+	if info, err := os.Stat(runDir); err != nil || !info.IsDir() {
+		return usageError{fmt.Errorf("%s is not a run directory: %v", runDir, err)}
+	}
+	pinned, err := pinnedKey(key, runDir, stdout)
+	if err != nil {
+		return err
+	}
+	sig, err := checkSignature(ctx, runDir, pinned, stdout)
+	if err != nil {
+		return err
+	}
+	rep, err := verify.Check(runDir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, rep.Pins)
+	for _, n := range rep.Notes {
+		fmt.Fprintln(stdout, n)
+	}
+	mismatches := sig.problems
+	for _, p := range rep.Problems {
+		mismatches = append(mismatches, p.String())
+	}
+	if *rerun {
+		problems, err := rerunGates(ctx, runDir, *native, stdout)
+		if err != nil {
+			return err
+		}
+		mismatches = append(mismatches, problems...)
+	}
+	printRecorded(stdout, rep.Recorded, *rerun)
+	verdict := "unknown (evidence.json unreadable)"
+	banner := ""
+	if e, err := evidence.Read(runDir); err == nil {
+		verdict, banner = evidence.Verdict(e), evidence.TestBuildBanner(e.Versions)
+	}
+	if len(mismatches) > 0 {
+		for _, m := range mismatches {
+			fmt.Fprintf(stdout, "MISMATCH %s\n", m)
+		}
+		fmt.Fprintf(stdout, "REFUSED %s: %d mismatches; its recorded verdict %s is not established\n", runDir, len(mismatches), verdict)
+		return fmt.Errorf("%d mismatches between the evidence and its artifacts", len(mismatches))
+	}
+	if banner != "" {
+		fmt.Fprintf(stdout, "NOT A QUALIFICATION: %s; the evidence is consistent, the binaries are a test build\n", banner)
+	}
+	what := "file hashes, statuses backed, requests 2xx and counted, joins, timing, outputs, gate figures against the pins, JUnit, bundle and input hashes, canonical JSON, and report all match"
+	if sig.pinned {
+		fmt.Fprintf(stdout, "verified %s: signature with the pinned key %s, %s; verdict %s\n", runDir, sig.fingerprint, what, verdict)
+	} else {
+		fmt.Fprintf(stdout, "UNPINNED: integrity of the files only: %s was signed by key %s, which nothing pins (pass --key); %s as the signer made them; verdict %s\n", runDir, sig.fingerprint, what, verdict)
+	}
+	if !sig.pinned && *requireKey {
+		return errors.New("--require-key: the signature was not checked with a pinned key")
+	}
+	return nil
+}
+
+// pinnedKey is the public key to check the signature with: --key, else this machine's local key
+// when the run records it (a run signed here is pinned to the key that signed it, like ssh's
+// known hosts), else nil (unpinned).
+func pinnedKey(keyFile, runDir string, stdout io.Writer) ([]byte, error) {
+	if keyFile != "" {
+		pub, err := os.ReadFile(keyFile)
+		if err != nil {
+			return nil, fmt.Errorf("pinned key: %w", err)
+		}
+		return pub, nil
+	}
+	path, err := localKeyPath()
+	if err != nil {
+		return nil, nil
+	}
+	priv, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil // no local key: nothing to pin to
+	}
+	local, err := attest.PublicFromPrivate(priv)
+	if err != nil {
+		return nil, fmt.Errorf("local signing key %s: %w", path, err)
+	}
+	recorded, err := os.ReadFile(filepath.Join(runDir, attest.PublicKeyFile))
+	if err != nil || !sameKey(recorded, local) {
+		return nil, nil
+	}
+	fmt.Fprintf(stdout, "pinned to this machine's local signing key %s, which signed the run (pass --key to pin another)\n", path)
+	return local, nil
+}
+
+func sameKey(a, b []byte) bool {
+	fa, errA := attest.Fingerprint(a)
+	fb, errB := attest.Fingerprint(b)
+	return errA == nil && errB == nil && fa == fb
+}
+
+// signature is the outcome of the signature check.
+type signature struct {
+	pinned      bool
+	fingerprint string
+	problems    []string
+}
+
+// checkSignature verifies the run's signature and file manifest, with the pinned key when given,
+// and says which key signed it.
+func checkSignature(ctx context.Context, runDir string, pinned []byte, stdout io.Writer) (signature, error) {
+	rep, err := attest.Verify(ctx, runDir, pinned)
+	if err != nil {
+		return signature{}, err
+	}
+	sig := signature{pinned: rep.Pinned, fingerprint: rep.Fingerprint}
+	for _, p := range rep.Problems {
+		sig.problems = append(sig.problems, p.String())
+	}
+	switch {
+	case len(sig.problems) > 0:
+	case rep.Pinned:
+		fmt.Fprintf(stdout, "signed by key %s, pinned: %d files match the signed manifest\n", rep.Fingerprint, rep.Files)
+	default:
+		fmt.Fprintf(stdout, "signed by key %s, not pinned (checked with the key recorded beside the run; pass --key to pin): %d files match the signed manifest\n", rep.Fingerprint, rep.Files)
+	}
+	if rep.Pinned && rep.RecordedFingerprint != "" && rep.RecordedFingerprint != rep.Fingerprint {
+		sig.problems = append(sig.problems, fmt.Sprintf("%s: recorded key %s is not the pinned key %s", attest.PublicKeyFile, rep.RecordedFingerprint, rep.Fingerprint))
+	}
+	return sig, nil
+}
+
+// rerunGates runs verify.RerunGates with the reference binary and prints each re-executed row.
+func rerunGates(ctx context.Context, runDir, native string, stdout io.Writer) ([]string, error) {
+	if native == "" {
+		cache, err := cacheDir()
+		if err != nil {
+			return nil, err
+		}
+		native = filepath.Join(cache, "bin", "trtmc-native")
+	}
+	if _, err := os.Stat(native); err != nil {
+		return nil, usageError{fmt.Errorf("--rerun needs trtmc-native (`qual images` builds it, or pass --native): %w", err)}
+	}
+	start := time.Now()
+	res, err := verify.RerunGates(ctx, runDir, native)
+	if err != nil {
+		return nil, err
+	}
+	for _, row := range res.Rows {
+		fmt.Fprintf(stdout, "rerun %s\n", row)
+	}
+	fmt.Fprintf(stdout, "rerun: %d reference rows re-executed in %.1f s\n", len(res.Rows), time.Since(start).Seconds())
+	var problems []string
+	for _, p := range res.Problems {
+		problems = append(problems, p.String())
+	}
+	return problems, nil
+}
+
+// printRecorded lists what verify took as recorded, per row (what --rerun re-executed is left
+// out when it ran).
+func printRecorded(stdout io.Writer, recorded []verify.Recorded, rerun bool) {
+	fmt.Fprintln(stdout, "not re-derived (taken as recorded):")
+	for _, r := range recorded {
+		if r.ByRerun && rerun {
+			continue
+		}
+		hint := ""
+		if r.ByRerun {
+			hint = " [--rerun re-executes it]"
+		}
+		fmt.Fprintf(stdout, "  %s: %s%s\n", r.Row, r.What, hint)
+	}
+}

@@ -1,0 +1,92 @@
+package verify
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/target"
+	"github.com/trtmc-qual/trtmc-qual/native/task"
+)
+
+// checkInventory rebuilds each stage's inventory of a reference run from the target's pinned
+// manifests in the repository (inventory.Scan, as the suites built it) and compares it with the
+// recorded one, checkpoint by checkpoint: the same rows (gap rows included, one row per
+// manifest), each with its manifest's kind, counted flag and manifest. A sharded run records
+// only its shard's checkpoints, so a checkpoint the run does not hold at all is not asked for.
+// The families' capabilities come from the recorded rows: the registry that answers them in
+// the run links the native families (cgo), which the verifier does not.
+func checkInventory(p pins, e evidence.Evidence, report reporter) {
+	if e.TargetKind != "reference" {
+		return
+	}
+	path, err := local(p.root, "target", e.Target)
+	if err != nil {
+		return // checkTargetKind reports it
+	}
+	t, err := target.Read(path, p.root)
+	if err != nil {
+		return
+	}
+	paths, err := t.ManifestPaths()
+	if err != nil {
+		report("evidence.json", "inventory not rebuildable: manifests of %s: %v", e.Target, err)
+		return
+	}
+	rebuilt := inventory.Scan(paths, inventory.Options{Capabilities: recordedCapabilities(e)})
+	for _, s := range e.Stages {
+		want := append([]inventory.Row(nil), rebuilt.Stages[s.Stage]...)
+		inventory.Relative(want, t.Root)
+		compareInventory(s, want, report)
+	}
+}
+
+func compareInventory(s evidence.Stage, want []inventory.Row, report reporter) {
+	where := s.Stage + "/stage.json"
+	held := map[string]bool{}
+	recorded := map[string]inventory.Row{}
+	for _, row := range s.Inventory {
+		held[row.Checkpoint+"@"+row.Revision] = true
+		if _, dup := recorded[row.Profile]; dup {
+			report(where, "inventory row %s is listed twice", row.Profile)
+		}
+		recorded[row.Profile] = row
+	}
+	rebuilt := map[string]bool{}
+	for _, w := range want {
+		if !held[w.Checkpoint+"@"+w.Revision] {
+			continue
+		}
+		rebuilt[w.Profile] = true
+		got, ok := recorded[w.Profile]
+		switch {
+		case !ok:
+			report(where, "inventory has no row %s (kind %s), which the pinned manifests give checkpoint %s", w.Profile, w.Kind, w.Checkpoint)
+		case got.Kind != w.Kind || got.Counted != w.Counted || filepathSlash(got.Manifest) != filepathSlash(w.Manifest):
+			report(where, "inventory row %s is kind %s, counted %v, manifest %s; the pinned manifests give kind %s, counted %v, manifest %s (%s)",
+				w.Profile, got.Kind, got.Counted, got.Manifest, w.Kind, w.Counted, w.Manifest, strings.Join(w.Markings, "; "))
+		}
+	}
+	for _, row := range s.Inventory {
+		if !rebuilt[row.Profile] {
+			report(where, "inventory row %s (kind %s) is not a row the pinned manifests give", row.Profile, row.Kind)
+		}
+	}
+}
+
+// recordedCapabilities answers a family's capabilities with the native Tasks its recorded rows
+// name in any stage.
+func recordedCapabilities(e evidence.Evidence) inventory.Capabilities {
+	caps := map[string][]task.Name{}
+	for _, s := range e.Stages {
+		for _, row := range s.Inventory {
+			if n := task.Name(row.NativeTask); n != "" && !slices.Contains(caps[row.Family], n) {
+				caps[row.Family] = append(caps[row.Family], n)
+			}
+		}
+	}
+	return func(family, _ string) ([]task.Name, []task.Control, error) { return caps[family], nil, nil }
+}
+
+func filepathSlash(p string) string { return strings.ReplaceAll(p, `\`, "/") }
