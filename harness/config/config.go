@@ -91,6 +91,7 @@ type Override struct {
 // Config is the run's configuration.
 type Config struct {
 	Root       string // repository root
+	RootFrom   string // how Root was found: "QUAL_ROOT" or "the working directory"
 	TargetPath string // absolute
 	TRTMCRoot  string // absolute, "" for the reference target
 	RunDir     string // absolute, "" = a fresh reports/dev-<time>
@@ -139,7 +140,10 @@ func FromEnv(getenv func(string) string, environ []string, wd string) (Config, e
 	if err != nil {
 		return c, err // nothing else resolves without the root
 	}
-	c.Root = root
+	c.Root, c.RootFrom = root, "the working directory"
+	if getenv("QUAL_ROOT") != "" {
+		c.RootFrom = "QUAL_ROOT"
+	}
 	c.TargetPath = absUnder(root, getenv("QUAL_TARGET"), "suites/targets/reference.yaml")
 	if tr := getenv("QUAL_TRTMC_ROOT"); tr != "" {
 		c.TRTMCRoot = absUnder(wd, tr, "")
@@ -302,4 +306,25 @@ func (c Config) Target() (*target.Target, error) {
 
 func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// Machine is the configuration of this machine rather than of a checkout: the cache (keys,
+// built binaries, venvs) and the signing key. `qual sign` and `qual verify` read it outside a
+// repository too, so it does not need the repository root FromEnv needs.
+type Machine struct {
+	Cache      string // $QUAL_CACHE, else ~/.cache/trtmc-qual
+	SigningKey string // $QUAL_SIGNING_KEY: the PEM itself ("" = the local key)
+}
+
+// MachineFromEnv reads the machine's configuration; getenv is os.Getenv (tests pass their own).
+func MachineFromEnv(getenv func(string) string) (Machine, error) {
+	m := Machine{Cache: getenv("QUAL_CACHE"), SigningKey: getenv("QUAL_SIGNING_KEY")}
+	if m.Cache == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return m, fmt.Errorf("no QUAL_CACHE and no home directory for the cache (signing key, binaries): %w", err)
+		}
+		m.Cache = filepath.Join(home, ".cache", "trtmc-qual")
+	}
+	return m, nil
 }

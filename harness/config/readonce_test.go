@@ -15,10 +15,8 @@ import (
 // pendingReaders still read QUAL_* themselves, each with why; remove an entry when it takes its
 // value from Config.
 var pendingReaders = map[string]string{
-	"harness/verify":           "the offline verifier (QUAL_ROOT, QUAL_TRTMC_ROOT) is being reworked on another branch",
-	"harness/cmd/qual/sign.go": "qual sign (QUAL_SIGNING_KEY, QUAL_CACHE) is being reworked on another branch",
-	"native/families/whisper":  "the whisper family runs inside the server container (QUAL_WHISPER_PYTHON, QUAL_CACHE); it is being reworked on another branch and should take them as flags",
-	"harness/config":           "the one reader",
+	"native/families/whisper": "the whisper family runs inside the server container (QUAL_WHISPER_PYTHON, QUAL_CACHE); it is being reworked on another branch and should take them as flags",
+	"harness/config":          "the one reader",
 }
 
 // TestQUALIsReadOnlyInConfig fails on an os.Getenv or os.LookupEnv of a QUAL_* name in a

@@ -34,7 +34,7 @@ func plannedRun(t *testing.T) string {
 
 func check(t *testing.T, dir string) Report {
 	t.Helper()
-	rep, err := Check(dir)
+	rep, err := Check(dir, envOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,12 +139,12 @@ func TestPinsInsideTheRunAreRefused(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "golden"), 0o755)
 	os.WriteFile(filepath.Join(dir, "golden", "thresholds.sha256"), []byte("loosened\n"), 0o644)
 	t.Setenv("QUAL_ROOT", dir)
-	if _, err := Check(dir); err == nil || !strings.Contains(err.Error(), "is inside the run directory") {
+	if _, err := Check(dir, envOptions()); err == nil || !strings.Contains(err.Error(), "is inside the run directory") {
 		t.Fatalf("QUAL_ROOT inside the run: %v", err)
 	}
 	t.Setenv("QUAL_ROOT", "")
 	t.Chdir(filepath.Join(dir, "t2i"))
-	if _, err := Check(dir); err == nil || !strings.Contains(err.Error(), "is inside the run directory") {
+	if _, err := Check(dir, envOptions()); err == nil || !strings.Contains(err.Error(), "is inside the run directory") {
 		t.Fatalf("run from inside the run: %v", err)
 	}
 }

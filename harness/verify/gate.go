@@ -26,7 +26,8 @@ import (
 // pins are the repository's pinned inputs a run is checked against: manifests, threshold files
 // (with golden/thresholds.sha256), datasets, reference transcripts and golden images.
 type pins struct {
-	root string
+	root      string
+	trtmcRoot string // the TRTMC checkout the run used ("" unknown)
 }
 
 // manifest resolves a profile's manifest among the reference target's pinned manifests
@@ -88,7 +89,7 @@ func (p pins) manifestRoot(s evidence.Stage, what string) (root, name string, er
 	if s.TargetKind != "trtmc" {
 		return p.root, "the repository", nil
 	}
-	if root = os.Getenv("QUAL_TRTMC_ROOT"); root == "" {
+	if root = p.trtmcRoot; root == "" {
 		return "", "", fmt.Errorf("%s is in the TRTMC checkout the run used: set QUAL_TRTMC_ROOT (make verify TRTMC_ROOT=) to check it", what)
 	}
 	return root, "QUAL_TRTMC_ROOT", nil

@@ -31,7 +31,7 @@ func TestInlineDatasetResolvesToTheManifestsTestcase(t *testing.T) {
 			Outputs: []evidence.Output{{RequestID: "r1", InputID: "flux-schnell"}}}
 	}
 	report, got := collect()
-	checkInlineDataset(pins{root: t.TempDir()}, "t2i/flux-schnell", stage, good(), report)
+	checkInlineDataset(pins{root: t.TempDir(), trtmcRoot: envOptions().TRTMCRoot}, "t2i/flux-schnell", stage, good(), report)
 	if len(*got) != 0 {
 		t.Fatalf("the manifest's own testcase prompt is refused: %v", *got)
 	}
@@ -60,19 +60,19 @@ func TestInlineDatasetResolvesToTheManifestsTestcase(t *testing.T) {
 	r := good()
 	r.Dataset.Path = "../x.json#testcases/flux-schnell/test_prompt"
 	report, got = collect()
-	checkInlineDataset(pins{root: t.TempDir()}, "t2i/flux-schnell", escape, r, report)
+	checkInlineDataset(pins{root: t.TempDir(), trtmcRoot: envOptions().TRTMCRoot}, "t2i/flux-schnell", escape, r, report)
 	if !containsAll(*got, `"../x.json" is not a path inside`) {
 		t.Errorf("escaping path: %v", *got)
 	}
 	t.Setenv("QUAL_TRTMC_ROOT", "")
 	report, got = collect()
-	checkInlineDataset(pins{root: t.TempDir()}, "t2i/flux-schnell", stage, good(), report)
+	checkInlineDataset(pins{root: t.TempDir(), trtmcRoot: envOptions().TRTMCRoot}, "t2i/flux-schnell", stage, good(), report)
 	if !containsAll(*got, "set QUAL_TRTMC_ROOT") {
 		t.Errorf("without the checkout: %v", *got)
 	}
 	// checkStored leaves such a path to checkInlineDataset (no dataset file to re-hash) ...
 	report, got = collect()
-	checkStored(t.TempDir(), pins{root: t.TempDir()}, "t2i/flux-schnell", stage, good(), report)
+	checkStored(t.TempDir(), pins{root: t.TempDir(), trtmcRoot: envOptions().TRTMCRoot}, "t2i/flux-schnell", stage, good(), report)
 	if len(*got) != 0 {
 		t.Errorf("checkStored on an inline dataset: %v", *got)
 	}
@@ -85,7 +85,7 @@ func TestInlineDatasetResolvesToTheManifestsTestcase(t *testing.T) {
 	ref := evidence.Stage{Stage: "t2i", TargetKind: "reference", Inventory: []inventory.Row{{Profile: "pd", Manifest: refRel}}}
 	r = evidence.Result{Profile: "pd", Dataset: evidence.Dataset{Path: refRel + "#testcases/c/test_prompt", SHA256: refSum, Items: 1}}
 	report, got = collect()
-	checkInlineDataset(pins{root: root}, "t2i/pd", ref, r, report)
+	checkInlineDataset(pins{root: root, trtmcRoot: envOptions().TRTMCRoot}, "t2i/pd", ref, r, report)
 	if !containsAll(*got, "input is not its test_prompt") {
 		t.Errorf("reference row with an inline dataset: %v", *got)
 	}
@@ -112,7 +112,7 @@ func TestInputAudioResolvesToTheTestcasesClip(t *testing.T) {
 			Outputs: []evidence.Output{{RequestID: "r1", InputID: "whisper-tiny-fp16"}, {RequestID: "r2", InputID: "whisper-tiny-fp16"}}}
 	}
 	report, got := collect()
-	checkInlineDataset(pins{root: t.TempDir()}, "asr/whisper-tiny-fp16", stage, good(), report)
+	checkInlineDataset(pins{root: t.TempDir(), trtmcRoot: envOptions().TRTMCRoot}, "asr/whisper-tiny-fp16", stage, good(), report)
 	if len(*got) != 0 {
 		t.Fatalf("the testcase's own clip is refused: %v", *got)
 	}
@@ -135,7 +135,7 @@ func TestInputAudioResolvesToTheTestcasesClip(t *testing.T) {
 	refusals(t, "asr/whisper-tiny-fp16", stage, good, cases)
 	os.Remove(filepath.Join(trtmc, "families/whisper/tests/data/Recording.wav"))
 	report, got = collect()
-	checkInlineDataset(pins{root: t.TempDir()}, "asr/whisper-tiny-fp16", stage, good(), report)
+	checkInlineDataset(pins{root: t.TempDir(), trtmcRoot: envOptions().TRTMCRoot}, "asr/whisper-tiny-fp16", stage, good(), report)
 	if !containsAll(*got, "test_input_audio data/Recording.wav in QUAL_TRTMC_ROOT") {
 		t.Errorf("a missing clip: %v", *got)
 	}
@@ -166,7 +166,7 @@ func refusals(t *testing.T, where string, stage evidence.Stage, good func() evid
 		r := good()
 		c.edit(&r)
 		report, got := collect()
-		checkInlineDataset(pins{root: t.TempDir()}, where, stage, r, report)
+		checkInlineDataset(pins{root: t.TempDir(), trtmcRoot: envOptions().TRTMCRoot}, where, stage, r, report)
 		if !containsAll(*got, c.want) {
 			t.Errorf("%s: got %v, want %q", c.name, *got, c.want)
 		}
@@ -219,7 +219,7 @@ func ownClipManifest(maxSeconds int) string {
 // the testcase's own input (checkInlineDataset).
 func rowInputProblems(t *testing.T, runDir string, s evidence.Stage, r evidence.Result) []string {
 	t.Helper()
-	p := pins{root: repoRootForTest(t)}
+	p := pins{root: repoRootForTest(t), trtmcRoot: envOptions().TRTMCRoot}
 	report, got := collect()
 	checkStored(runDir, p, s.Stage+"/"+r.Profile, s, r, report)
 	checkInlineDataset(p, s.Stage+"/"+r.Profile, s, r, report)

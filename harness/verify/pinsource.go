@@ -22,12 +22,21 @@ func (p PinSource) String() string {
 	return fmt.Sprintf("pins from %s (%s), commit %s", p.Root, p.How, p.Commit)
 }
 
-// findPins locates the repository whose pinned inputs the run is checked against: QUAL_ROOT, or
-// the nearest directory above the working directory holding golden/thresholds.sha256. A root
-// inside the run directory is refused: pins shipped with a run would check the run against
-// itself (thresholds loosened beside the edited evidence).
-func findPins(runDir string) (pins, PinSource, error) {
-	src, err := pinRoot()
+// Options are what the caller's configuration (harness/config) says about where to look: the
+// repository root whose pins a run is checked against and how it was found, and the TRTMC
+// checkout a trtmc run used. Zero values: the nearest repository above the working directory,
+// and no TRTMC checkout.
+type Options struct {
+	Root, RootFrom string
+	TRTMCRoot      string
+}
+
+// findPins locates the repository whose pinned inputs the run is checked against: the caller's
+// root, or the nearest directory above the working directory holding golden/thresholds.sha256.
+// A root inside the run directory is refused: pins shipped with a run would check the run
+// against itself (thresholds loosened beside the edited evidence).
+func findPins(runDir string, opts Options) (pins, PinSource, error) {
+	src, err := pinRoot(opts)
 	if err != nil {
 		return pins{}, src, err
 	}
@@ -35,13 +44,13 @@ func findPins(runDir string) (pins, PinSource, error) {
 		return pins{}, src, fmt.Errorf("the pins root %s (%s) is inside the run directory %s: a run cannot carry the pins it is checked against; run from the checkout or set QUAL_ROOT to it", src.Root, src.How, runDir)
 	}
 	src.Commit = gitDescribe(src.Root)
-	return pins{root: src.Root}, src, nil
+	return pins{root: src.Root, trtmcRoot: opts.TRTMCRoot}, src, nil
 }
 
-func pinRoot() (PinSource, error) {
-	if root := os.Getenv("QUAL_ROOT"); root != "" {
-		abs, err := filepath.Abs(root)
-		return PinSource{Root: abs, How: "QUAL_ROOT"}, err
+func pinRoot(opts Options) (PinSource, error) {
+	if opts.Root != "" {
+		abs, err := filepath.Abs(opts.Root)
+		return PinSource{Root: abs, How: opts.RootFrom}, err
 	}
 	dir, err := os.Getwd()
 	if err != nil {

@@ -27,14 +27,14 @@ type Rerun struct {
 // reference binary nativeBin (trtmc-native; Whisper's worker in its venv) — and requires every
 // output to be exactly the one the evidence records. This is the check no forger can satisfy
 // without the model: a row that serves nothing has no other copy of its outputs.
-func RerunGates(ctx context.Context, runDir, nativeBin string) (Rerun, error) {
+func RerunGates(ctx context.Context, runDir, nativeBin string, opts Options) (Rerun, error) {
 	runDir = resolvedDir(runDir)
 	var out Rerun
 	e, err := evidence.Read(runDir)
 	if err != nil {
 		return out, err
 	}
-	p, _, err := findPins(runDir)
+	p, _, err := findPins(runDir, opts)
 	if err != nil {
 		return out, err
 	}

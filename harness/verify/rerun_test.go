@@ -60,11 +60,11 @@ func gatedRow(t *testing.T, native string, edit func(g *family.GateResult)) stri
 // regenerated from it) is named.
 func TestRerunReexecutesTheGate(t *testing.T) {
 	native := buildNative(t)
-	res, err := RerunGates(context.Background(), gatedRow(t, native, func(*family.GateResult) {}), native)
+	res, err := RerunGates(context.Background(), gatedRow(t, native, func(*family.GateResult) {}), native, envOptions())
 	if err != nil || len(res.Problems) != 0 || len(res.Rows) != 1 {
 		t.Fatalf("the recorded gate: %+v %v", res, err)
 	}
-	res, err = RerunGates(context.Background(), gatedRow(t, native, func(g *family.GateResult) { g.Items[0].Output = "forged" }), native)
+	res, err = RerunGates(context.Background(), gatedRow(t, native, func(g *family.GateResult) { g.Items[0].Output = "forged" }), native, envOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestRerunReexecutesTheGate(t *testing.T) {
 		t.Fatalf("a forged gate output: %v", got)
 	}
 	// a variant row's PSNR raised: no served image holds it, the re-executed gate does
-	res, err = RerunGates(context.Background(), gatedRow(t, native, func(g *family.GateResult) { g.Figures["ssim_min"] = 1 }), native)
+	res, err = RerunGates(context.Background(), gatedRow(t, native, func(g *family.GateResult) { g.Figures["ssim_min"] = 1 }), native, envOptions())
 	if err != nil || len(res.Problems) != 1 || !containsAll([]string{res.Problems[0].String()}, "--rerun: gate figure ssim_min re-executed", "the evidence records 1") {
 		t.Fatalf("a forged gate figure: %+v %v", res, err)
 	}

@@ -60,7 +60,7 @@ func chatPayload(t *testing.T, m manifest.Manifest, l workload.Load, row map[str
 func sentRun(t *testing.T, stage, profile string, format payloadOf) (string, evidence.Stage, evidence.Result) {
 	t.Helper()
 	root := repoRootForTest(t)
-	rel, ok, err := pins{root: root}.manifest(profile)
+	rel, ok, err := pins{root: root, trtmcRoot: envOptions().TRTMCRoot}.manifest(profile)
 	if err != nil || !ok {
 		t.Fatalf("profile %s has no pinned manifest (%v)", profile, err)
 	}

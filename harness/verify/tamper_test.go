@@ -1163,7 +1163,7 @@ func copyForgeries() []tamper {
 			},
 			check: func(t *testing.T, dir string) {
 				t.Setenv("QUAL_ROOT", filepath.Join(dir, "pins"))
-				if _, err := Check(dir); err == nil || !strings.Contains(err.Error(), "is inside the run directory") {
+				if _, err := Check(dir, envOptions()); err == nil || !strings.Contains(err.Error(), "is inside the run directory") {
 					t.Fatalf("pins inside the run: %v", err)
 				}
 			}},
@@ -1197,7 +1197,7 @@ func copyForgeries() []tamper {
 					t.Fatal(err)
 				}
 				defer os.Rename(renamed, dir)
-				rep, err := Check(renamed)
+				rep, err := Check(renamed, envOptions())
 				if err != nil || !containsAll(rep.Notes, "is not the directory's name \"renamed-run\"") {
 					t.Fatalf("a renamed run: %+v %v", rep, err)
 				}
@@ -1237,7 +1237,7 @@ func (f *forger) notServed(stage string) (int, evidence.Result) {
 // rerunWant; a case refused by --rerun alone is listed by unpinned verify as not re-derived.
 func checkRerun(t *testing.T, dir string, c tamper) string {
 	t.Helper()
-	res, err := RerunGates(context.Background(), dir, nativeBin(t))
+	res, err := RerunGates(context.Background(), dir, nativeBin(t), envOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1249,7 +1249,7 @@ func checkRerun(t *testing.T, dir string, c tamper) string {
 		t.Fatalf("--rerun: no problem contains %q: %v", c.rerunWant, got)
 	}
 	if c.want == nil {
-		rep, err := Check(dir)
+		rep, err := Check(dir, envOptions())
 		if err != nil {
 			t.Fatal(err)
 		}

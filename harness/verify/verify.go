@@ -42,14 +42,14 @@ type Report struct {
 }
 
 // Run verifies runDir and returns every problem found (none means the evidence holds).
-func Run(runDir string) ([]Problem, error) {
-	rep, err := Check(runDir)
+func Run(runDir string, opts Options) ([]Problem, error) {
+	rep, err := Check(runDir, opts)
 	return rep.Problems, err
 }
 
-// Check verifies runDir (a link to a run is the run it points to) against the pins of the
-// repository it finds (findPins).
-func Check(runDir string) (Report, error) {
+// Check verifies runDir (a link to a run is the run it points to) against the pins opts name
+// (findPins).
+func Check(runDir string, opts Options) (Report, error) {
 	runDir = resolvedDir(runDir)
 	var rep Report
 	e, err := evidence.Read(runDir)
@@ -60,7 +60,7 @@ func Check(runDir string) (Report, error) {
 	report := func(where, format string, args ...any) {
 		rep.Problems = append(rep.Problems, Problem{where, fmt.Sprintf(format, args...)})
 	}
-	p, src, err := findPins(runDir)
+	p, src, err := findPins(runDir, opts)
 	rep.Pins = src
 	if err != nil {
 		return rep, err

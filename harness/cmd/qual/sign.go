@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"io"
 	"io/fs"
 	"os"
@@ -50,7 +51,11 @@ func signingKey(keyFile string, stdout io.Writer) ([]byte, string, error) {
 		}
 		return key, "key file " + keyFile, nil
 	}
-	if env := os.Getenv("QUAL_SIGNING_KEY"); env != "" {
+	machine, err := config.MachineFromEnv(os.Getenv)
+	if err != nil {
+		return nil, "", err
+	}
+	if env := machine.SigningKey; env != "" {
 		if !strings.Contains(env, "-----BEGIN") {
 			return nil, "", errors.New("QUAL_SIGNING_KEY must hold a PEM private key, not a path (use --key for a path)")
 		}
@@ -83,14 +88,8 @@ func localKeyPath() (string, error) {
 	return filepath.Join(cache, filepath.FromSlash(localKeyName)), nil
 }
 
-// cacheDir is $QUAL_CACHE, else ~/.cache/trtmc-qual (keys, the built binaries, venvs).
+// cacheDir is the machine's cache (harness/config): keys, the built binaries, venvs.
 func cacheDir() (string, error) {
-	if cache := os.Getenv("QUAL_CACHE"); cache != "" {
-		return cache, nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no QUAL_CACHE and no home directory for the cache (signing key, binaries): %w", err)
-	}
-	return filepath.Join(home, ".cache", "trtmc-qual"), nil
+	m, err := config.MachineFromEnv(os.Getenv)
+	return m.Cache, err
 }

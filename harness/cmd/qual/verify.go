@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/attest"
+	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify"
 )
@@ -42,7 +43,11 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep, err := verify.Check(runDir)
+	opts, err := verifyOptions()
+	if err != nil {
+		return err
+	}
+	rep, err := verify.Check(runDir, opts)
 	if err != nil {
 		return err
 	}
@@ -170,7 +175,11 @@ func rerunGates(ctx context.Context, runDir, native string, stdout io.Writer) ([
 		return nil, usageError{fmt.Errorf("--rerun needs trtmc-native (`qual images` builds it, or pass --native): %w", err)}
 	}
 	start := time.Now()
-	res, err := verify.RerunGates(ctx, runDir, native)
+	opts, err := verifyOptions()
+	if err != nil {
+		return nil, err
+	}
+	res, err := verify.RerunGates(ctx, runDir, native, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -199,4 +208,14 @@ func printRecorded(stdout io.Writer, recorded []verify.Recorded, rerun bool) {
 		}
 		fmt.Fprintf(stdout, "  %s: %s%s\n", r.Row, r.What, hint)
 	}
+}
+
+// verifyOptions are the configuration's answers to where the pins are (the repository root)
+// and which TRTMC checkout a trtmc run used.
+func verifyOptions() (verify.Options, error) {
+	cfg, err := config.Load()
+	if err != nil {
+		return verify.Options{}, usageError{err}
+	}
+	return verify.Options{Root: cfg.Root, RootFrom: cfg.RootFrom, TRTMCRoot: cfg.TRTMCRoot}, nil
 }
