@@ -41,6 +41,7 @@ type Evidence struct {
 // Hardware is where the run happened.
 type Hardware struct {
 	CPU      string  `json:"cpu"`
+	CPUFlags string  `json:"cpu_flags,omitempty"` // /proc/cpuinfo's flags: which kernels (AVX2, AVX-512...) the CPU can run
 	Cores    int     `json:"cores"`
 	MemoryGB float64 `json:"memory_gb"`
 	GPU      string  `json:"gpu"`

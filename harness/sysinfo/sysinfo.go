@@ -49,6 +49,7 @@ func Hardware(gpu string) evidence.Hardware {
 	}
 	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		h.CPU = cpuModel(string(data))
+		h.CPUFlags = cpuField(string(data), "flags")
 	}
 	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
 		h.MemoryGB = memoryGB(string(data))
@@ -57,10 +58,14 @@ func Hardware(gpu string) evidence.Hardware {
 }
 
 // cpuModel is the first "model name" of /proc/cpuinfo.
-func cpuModel(cpuinfo string) string {
+func cpuModel(cpuinfo string) string { return cpuField(cpuinfo, "model name") }
+
+// cpuField is the value of the first line of /proc/cpuinfo named key ("" when absent).
+func cpuField(cpuinfo, key string) string {
 	for _, line := range strings.Split(cpuinfo, "\n") {
-		if name, ok := strings.CutPrefix(line, "model name"); ok {
-			return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), ":"))
+		name, value, ok := strings.Cut(line, ":")
+		if ok && strings.TrimSpace(name) == key {
+			return strings.TrimSpace(value)
 		}
 	}
 	return ""

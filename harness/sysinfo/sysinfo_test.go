@@ -14,6 +14,9 @@ func TestProcParsing(t *testing.T) {
 	if got := cpuModel("processor\t: 0\nmodel name\t: AMD EPYC 7B13\nflags\t: x\nmodel name\t: other\n"); got != "AMD EPYC 7B13" {
 		t.Errorf("cpu %q", got)
 	}
+	if got := cpuField("processor\t: 0\nflags\t\t: fpu sse4_1 avx2\nvmx flags\t: ept\nflags\t: other\n", "flags"); got != "fpu sse4_1 avx2" {
+		t.Errorf("flags %q", got)
+	}
 	if got := memoryGB("MemTotal:       16777216 kB\nMemFree: 1 kB\n"); got != 16 {
 		t.Errorf("memory %v", got)
 	}

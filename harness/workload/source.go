@@ -7,6 +7,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
@@ -22,7 +23,7 @@ func DatasetOf(root, manifestRoot string, m manifest.Manifest, tc manifest.Testc
 		if err != nil {
 			return evidence.Dataset{}, fmt.Errorf("manifest %s testcase %q: dataset: %w", m.Path, tc.Name, err)
 		}
-		return evidence.Dataset{Path: tc.Dataset, SHA256: sum}, nil
+		return evidence.Dataset{Path: tc.Dataset, SHA256: sum, Note: asrSetNote(filepath.Join(root, tc.Dataset))}, nil
 	}
 	if wav, ok, err := m.InputAudioPath(tc); ok || err != nil {
 		return inputAudioDataset(manifestRoot, m, tc, wav, err)
@@ -40,6 +41,19 @@ func DatasetOf(root, manifestRoot string, m manifest.Manifest, tc manifest.Testc
 		return evidence.Dataset{}, fmt.Errorf("manifest %s: %w", m.Path, err)
 	}
 	return evidence.Dataset{Path: rel + "#testcases/" + tc.Name + "/" + field, SHA256: sum}, nil
+}
+
+// asrSetNote names a pinned ASR set (its name says which corpora, splits and ids it holds);
+// other pins have no note.
+func asrSetNote(path string) string {
+	if filepath.Ext(path) != ".json" {
+		return ""
+	}
+	set, err := dataset.ReadASR(path)
+	if err != nil {
+		return ""
+	}
+	return "pinned ASR set " + set.Name
 }
 
 // NoGold is what the evidence says of a TRTMC ASR testcase's own clip: TRTMC gives no

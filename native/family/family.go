@@ -42,6 +42,7 @@ type GateResult struct {
 	Testcase   string             `json:"testcase"`
 	BundleSHA  string             `json:"bundle_sha256"`
 	Thresholds map[string]float64 `json:"thresholds"`
+	Settings   map[string]string  `json:"settings,omitempty"` // what the family ran with, e.g. the CPU kernels it selected
 	Figures    map[string]float64 `json:"figures"`
 	Passed     bool               `json:"passed"`
 	Failures   []string           `json:"failures,omitempty"`

@@ -95,10 +95,10 @@ func benchDirect(b *testing.B, bnd *bundle.Bundle, clips []dataset.Materialized,
 		b.Fatal(err)
 	}
 	script := filepath.Join(dir, "bench.py")
-	if err := os.WriteFile(script, benchScript, 0o600); err != nil {
+	if err := writeScripts(dir, map[string][]byte{"bench.py": benchScript}); err != nil {
 		b.Fatal(err)
 	}
-	opts, _ := json.Marshal(workerOptions{ModelOptions: s.ModelOptions, TranscribeOptions: s.TranscribeOptions})
+	opts, _ := json.Marshal(optionsOf(s))
 	args := []string{script, filepath.Join(dir, "model"), string(opts), strconv.Itoa(b.N)}
 	for _, c := range clips {
 		args = append(args, c.Path)
@@ -111,7 +111,7 @@ func benchDirect(b *testing.B, bnd *bundle.Bundle, clips []dataset.Materialized,
 	for i := range callers {
 		wg.Go(func() {
 			cmd := exec.Command(py, args...)
-			cmd.Env = append(os.Environ(), "HF_HUB_OFFLINE=1", "OMP_NUM_THREADS=1")
+			cmd.Env = processEnv(s)
 			out, err := cmd.Output()
 			if err != nil {
 				b.Errorf("bench.py: %v%s", err, stderrOf(err))

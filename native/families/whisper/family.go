@@ -63,12 +63,19 @@ type Settings struct {
 	ModelSHA256       map[string]string `json:"model_sha256"`
 	FasterWhisper     string            `json:"faster_whisper_version"`
 	CTranslate2       string            `json:"ctranslate2_version"`
+	KernelEnv         map[string]string `json:"kernel_env"`
 }
 
-// workerOptions is what the worker and the reference both receive.
+// workerOptions is what the worker and the reference both receive (the kernel settings are
+// their processes' environment, recorded here so that a reference file says what it ran with).
 type workerOptions struct {
-	ModelOptions      map[string]any `json:"model_options"`
-	TranscribeOptions map[string]any `json:"transcribe_options"`
+	ModelOptions      map[string]any    `json:"model_options"`
+	TranscribeOptions map[string]any    `json:"transcribe_options"`
+	KernelEnv         map[string]string `json:"kernel_env"`
+}
+
+func optionsOf(s Settings) workerOptions {
+	return workerOptions{ModelOptions: s.ModelOptions, TranscribeOptions: s.TranscribeOptions, KernelEnv: s.KernelEnv}
 }
 
 func settingsOf(h bundle.Header) (Settings, error) {
@@ -81,7 +88,7 @@ func settingsOf(h bundle.Header) (Settings, error) {
 		return s, fmt.Errorf("bundle settings: %w", err)
 	}
 	if s.SampleRate != 16000 || s.MaxSeconds <= 0 || s.Language == "" || len(s.ModelOptions) == 0 ||
-		len(s.TranscribeOptions) == 0 || s.ModelSHA256["model.bin"] == "" || s.FasterWhisper == "" || s.CTranslate2 == "" {
+		len(s.TranscribeOptions) == 0 || s.ModelSHA256["model.bin"] == "" || s.FasterWhisper == "" || s.CTranslate2 == "" || s.KernelEnv["CT2_FORCE_CPU_ISA"] == "" {
 		return s, fmt.Errorf("bundle settings incomplete: %s", raw)
 	}
 	return s, nil
@@ -140,6 +147,7 @@ func (Family) Build(m manifest.Manifest) (bundle.Header, map[string][]byte, erro
 			"model_options":      map[string]any{"device": "cpu", "compute_type": m.String("compute_type"), "cpu_threads": int(threads), "num_workers": 1},
 			"transcribe_options": fixedTranscribeOptions(lang),
 			"model_sha256":       pins, "faster_whisper_version": want["faster-whisper"], "ctranslate2_version": want["ctranslate2"],
+			"kernel_env":      pinnedKernelEnv(),
 			"weights_package": m.SourcePackage + "==" + m.SourceVersion, "bundle_mode": m.BundleMode,
 		},
 	}
@@ -267,6 +275,17 @@ func ExtractModel(b *bundle.Bundle, dir string) (Settings, error) {
 	return s, nil
 }
 
+// writeScripts writes the family's Python scripts into dir, beside kernels.py that they import.
+func writeScripts(dir string, scripts map[string][]byte) error {
+	scripts["kernels.py"] = kernelsScript
+	for name, data := range scripts {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			return fmt.Errorf("write %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
 // Load extracts the model, then starts opts.Lanes warm workers; the model is returned only
 // when every worker has loaded and reported the pinned faster-whisper and CTranslate2.
 func (Family) Load(b *bundle.Bundle, opts family.LoadOptions) (task.Model, error) {
@@ -276,7 +295,7 @@ func (Family) Load(b *bundle.Bundle, opts family.LoadOptions) (task.Model, error
 	}
 	s, err := ExtractModel(b, filepath.Join(dir, "model"))
 	if err == nil {
-		err = os.WriteFile(filepath.Join(dir, "worker.py"), workerScript, 0o600)
+		err = writeScripts(dir, map[string][]byte{"worker.py": workerScript})
 	}
 	if err != nil {
 		os.RemoveAll(dir)

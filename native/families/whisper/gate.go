@@ -16,7 +16,13 @@ import (
 // Gate is the family's correctness contract: on every clip of the pinned selection the native
 // transcript must be byte-for-byte the transcript faster-whisper's own transcribe() gives
 // standalone on the same files with the same settings (the committed references; "ned" bounds
-// the word-level distance too, 0 for every profile). Against the human gold text it bounds
+// the word-level distance too, 0 for every profile). The claim holds on any x86-64 CPU
+// because both sides run with the same pinned kernels, not the CPU's best ones: the bundle's
+// kernel_env (pinnedKernelEnv: CTranslate2's GENERIC instruction set over oneDNN capped at
+// SSE4.1) is the environment of the references' process and of every worker, and a worker
+// whose CTranslate2 reports another selection is refused. One reference per profile, made
+// under those pins; the gate's settings record the pins and the CPU and instruction set
+// CTranslate2 reported. Against the human gold text it bounds
 // WER twice: "gold_wer" after gold-wer-v1 (lowercase, punctuation dropped except apostrophes:
 // the normalizer the suite's meaning check and `qual verify` use), and "gold_wer_normalized"
 // after Whisper's own EnglishTextNormalizer (whisper-normalizer package) on both sides, which
@@ -29,10 +35,11 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 	}
 	limits := in.Limits
 	res.Thresholds = in.Thresholds.Overrides
-	native, seconds, err := f.transcribeClips(ctx, b, in.Clips)
+	native, seconds, kernels, err := f.transcribeClips(ctx, b, in.Clips)
 	if err != nil {
 		return res, err
 	}
+	res.Settings = kernels
 	var vsRef, vsGold []metrics.Pair
 	for i, c := range in.Clips {
 		vsRef = append(vsRef, metrics.Pair{ID: c.ID, Reference: in.References[i], Hyp: native[i]})
@@ -78,18 +85,20 @@ func ratio(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
-// transcribeClips runs every clip through the public Task on one lane, as the native CLI does.
-func (f Family) transcribeClips(ctx context.Context, b *bundle.Bundle, clips []dataset.Materialized) ([]string, float64, error) {
+// transcribeClips runs every clip through the public Task on one lane, as the native CLI does;
+// it also returns the kernel pins and what CTranslate2 reported selecting in that worker.
+func (f Family) transcribeClips(ctx context.Context, b *bundle.Bundle, clips []dataset.Materialized) ([]string, float64, map[string]string, error) {
 	mdl, err := f.Load(b, family.LoadOptions{Lanes: 1})
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	defer mdl.Close()
 	tr, err := task.Lookup[task.Transcriber](mdl, b.Header.Profile, task.SpeechTranscription)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
-	return asrgate.Transcribe(ctx, tr, clips)
+	texts, seconds, err := asrgate.Transcribe(ctx, tr, clips)
+	return texts, seconds, mdl.(*model).kernelFacts(), err
 }
 
 // normalizedPairs applies Whisper's English normalizer to both sides of every pair.

@@ -59,6 +59,14 @@ func (m *model) startAll() error {
 	return nil
 }
 
+// kernelFacts are the bundle's kernel pins and what CTranslate2 reported selecting in the first
+// lane's worker (every worker was checked against the pins when it started).
+func (m *model) kernelFacts() map[string]string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return kernelFacts(m.lastLoad[0].Kernels, m.settings)
+}
+
 func (m *model) start(sl *slot) error {
 	w, err := startWorker(sl.lane, m.dir, m.settings)
 	if err != nil {

@@ -3,9 +3,11 @@ package whisper
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
@@ -43,38 +45,46 @@ func GenerateReferences(b *bundle.Bundle, clips []dataset.Materialized, workDir 
 		return References{}, fmt.Errorf("no clips to transcribe")
 	}
 	script := filepath.Join(workDir, "reference.py")
-	if err := os.WriteFile(script, referenceScript, 0o600); err != nil {
-		return References{}, fmt.Errorf("write reference script: %w", err)
+	if err := writeScripts(workDir, map[string][]byte{"reference.py": referenceScript}); err != nil {
+		return References{}, err
 	}
-	opts, err := json.Marshal(workerOptions{ModelOptions: s.ModelOptions, TranscribeOptions: s.TranscribeOptions})
+	opts, err := json.Marshal(optionsOf(s))
 	if err != nil {
 		return References{}, err
 	}
 	args := []string{script, modelDir, string(opts)}
-	redacted := []string{"python", "native/families/whisper/reference.py", "WORK/model", "'" + string(opts) + "'"}
+	var redacted []string
+	for _, k := range slices.Sorted(maps.Keys(s.KernelEnv)) {
+		redacted = append(redacted, k+"="+s.KernelEnv[k])
+	}
+	redacted = append(redacted, "python", "native/families/whisper/reference.py", "WORK/model", "'"+string(opts)+"'")
 	for _, c := range clips {
 		args = append(args, c.Path)
 		redacted = append(redacted, "CLIPS/"+filepath.Base(c.Path))
 	}
 	cmd := exec.Command(py, args...)
-	cmd.Env = append(os.Environ(), "HF_HUB_OFFLINE=1", "OMP_NUM_THREADS=1")
+	cmd.Env = processEnv(s)
 	out, err := cmd.Output()
 	if err != nil {
 		return References{}, fmt.Errorf("upstream reference (%s reference.py) failed: %w%s", py, err, stderrOf(err))
 	}
 	var res struct {
 		Versions    map[string]string `json:"versions"`
+		Kernels     map[string]string `json:"kernels"`
 		Transcripts map[string]string `json:"transcripts"`
 	}
 	if err := json.Unmarshal(out, &res); err != nil {
 		return References{}, fmt.Errorf("upstream reference output %q: %w", tailString(string(out), 500), err)
+	}
+	if err := checkKernels(res.Kernels, s); err != nil {
+		return References{}, fmt.Errorf("upstream reference: %w", err)
 	}
 	refs := References{
 		Tool: ReferenceTool, ToolPackage: "faster-whisper", ToolVersion: res.Versions["faster-whisper"], Versions: res.Versions,
 		Command:  strings.Join(redacted, " "),
 		Settings: opts,
 		Note: "model files extracted from the bundle (`trtmc-native extract`); run in the whisper venv (`make deps`); " +
-			"faster-whisper decodes the WAV files itself; transcript = the segments' text joined, stripped",
+			"faster-whisper decodes the WAV files itself; the process runs with the bundle's kernel_env (CTranslate2 checked to select that instruction set); transcript = the segments' text joined, stripped",
 	}
 	for _, c := range clips {
 		text, ok := res.Transcripts[c.ID]

@@ -106,8 +106,8 @@ func TestGatePassesOnEveryProfileAndFailsOnAWrongReference(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !res.Passed || res.Figures["ned_max"] != 0 || res.Figures["clips"] != 6 || res.BundleSHA != b.SHA256 {
-				t.Fatalf("gate: passed=%v figures=%v failures=%v", res.Passed, res.Figures, res.Failures)
+			if !res.Passed || res.Figures["ned_max"] != 0 || res.Figures["clips"] != 9 || res.BundleSHA != b.SHA256 || res.Settings["ctranslate2.isa"] != "GENERIC" {
+				t.Fatalf("gate: passed=%v figures=%v failures=%v settings=%v", res.Passed, res.Figures, res.Failures, res.Settings)
 			}
 			for _, it := range res.Items {
 				t.Logf("%s %s: %s", profile, it.ID, it.Detail)
@@ -124,6 +124,47 @@ func TestGatePassesOnEveryProfileAndFailsOnAWrongReference(t *testing.T) {
 	res := familytest.GateWithReferences(t, Family{}, b, m, refs)
 	if res.Passed || len(res.Failures) != 1 || res.Items[1].Passed {
 		t.Fatalf("gate with a wrong reference: passed=%v failures=%v", res.Passed, res.Failures)
+	}
+}
+
+// TestGateHoldsWhateverKernelsTheCallerForces runs the int8 gate in a process that asks
+// CTranslate2 for other kernels (oneDNN instead of MKL, the AVX instruction set: on an AVX-512
+// Intel CPU these give "…ill-disposed." where the pinned reference says "…old-sposed."): the
+// worker still runs the bundle's pinned kernels, reports them in the gate's settings, and
+// matches the references made with the same pins.
+func TestGateHoldsWhateverKernelsTheCallerForces(t *testing.T) {
+	t.Setenv("CT2_USE_MKL", "0")
+	t.Setenv("CT2_FORCE_CPU_ISA", "AVX")
+	t.Setenv("ONEDNN_MAX_CPU_ISA", "ALL")
+	b, m := familytest.Build(t, Family{}, "whisper-tiny-en-int8")
+	res, err := Family{}.Gate(context.Background(), b, m, m.Testcases[0], family.GateEnv{Root: familytest.RepoRoot(), WorkDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Passed || res.Figures["ned_max"] != 0 {
+		t.Fatalf("gate under forced kernels: passed=%v failures=%v", res.Passed, res.Failures)
+	}
+	want := map[string]string{"env.CT2_FORCE_CPU_ISA": "GENERIC", "env.CT2_USE_MKL": "0", "env.ONEDNN_MAX_CPU_ISA": "SSE41",
+		"ctranslate2.isa": "GENERIC", "ctranslate2.mkl": "false", "ctranslate2.gemm_s8_backend": "DNNL"}
+	for k, v := range want {
+		if res.Settings[k] != v {
+			t.Errorf("gate settings %s = %q, want %q (all: %v)", k, res.Settings[k], v, res.Settings)
+		}
+	}
+	if res.Settings["ctranslate2.cpu"] == "" {
+		t.Errorf("gate settings carry no CPU line: %v", res.Settings)
+	}
+}
+
+func TestCheckKernelsRefusesOtherKernelsThanPinned(t *testing.T) {
+	s := Settings{KernelEnv: pinnedKernelEnv()}
+	if err := checkKernels(map[string]string{"isa": "GENERIC", "mkl": "false"}, s); err != nil {
+		t.Fatalf("the pinned selection was refused: %v", err)
+	}
+	for _, got := range []map[string]string{{"isa": "AVX2", "mkl": "false"}, {"isa": "GENERIC", "mkl": "true"}, {}} {
+		if err := checkKernels(got, s); err == nil {
+			t.Errorf("CTranslate2 reporting %v was accepted under pins %v", got, s.KernelEnv)
+		}
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
@@ -74,6 +73,7 @@ type reply struct {
 	Text     string            `json:"text"`
 	Error    string            `json:"error"`
 	Versions map[string]string `json:"versions"`
+	Kernels  map[string]string `json:"kernels"`
 	PID      int               `json:"pid"`
 	LoadMS   float64           `json:"load_ms"`
 	WorkerMS float64           `json:"worker_ms"`
@@ -149,7 +149,7 @@ func startWorker(lane int, dir string, s Settings) (*worker, error) {
 	cmd := exec.Command(py, "-u", filepath.Join(dir, "worker.py"))
 	w := &worker{lane: lane, cmd: cmd, stderr: &tailWriter{}, exited: make(chan struct{})}
 	cmd.Stderr = w.stderr
-	cmd.Env = append(os.Environ(), "HF_HUB_OFFLINE=1", "OMP_NUM_THREADS=1")
+	cmd.Env = processEnv(s)
 	if w.in, err = cmd.StdinPipe(); err != nil {
 		return nil, &WorkerStartError{Lane: lane, Reason: err.Error()}
 	}
@@ -163,7 +163,7 @@ func startWorker(lane int, dir string, s Settings) (*worker, error) {
 	}
 	go func() { w.exit = cmd.Wait(); close(w.exited) }()
 	load := loadRequest{Op: "load", ModelDir: filepath.Join(dir, "model"),
-		workerOptions: workerOptions{ModelOptions: s.ModelOptions, TranscribeOptions: s.TranscribeOptions}}
+		workerOptions: optionsOf(s)}
 	err = writeFrame(w.in, load)
 	if err == nil {
 		err = readFrame(w.out, &w.ready)
@@ -179,6 +179,10 @@ func startWorker(lane int, dir string, s Settings) (*worker, error) {
 		w.kill()
 		return nil, &WorkerStartError{Lane: lane, Reason: fmt.Sprintf("worker runs faster-whisper %s / ctranslate2 %s, the bundle pins %s / %s",
 			w.ready.Versions["faster-whisper"], w.ready.Versions["ctranslate2"], s.FasterWhisper, s.CTranslate2)}
+	}
+	if err := checkKernels(w.ready.Kernels, s); err != nil {
+		w.kill()
+		return nil, &WorkerStartError{Lane: lane, Reason: err.Error()}
 	}
 	return w, nil
 }

@@ -2,8 +2,9 @@
 
 Frames on stdin/stdout are a 4-byte big-endian length followed by that many bytes of UTF-8
 JSON. The first request is {"op": "load", ...}; the reply is {"ok": true, "op": "ready",
-"versions": {...}, "load_ms": ...}. Then {"op": "transcribe", "id": n, "sample_rate": 16000,
-"pcm_f32le": "<base64>"} -> {"ok": true, "id": n, "text": ..., "worker_ms": ...}. A request
+"versions": {...}, "kernels": {...}, "load_ms": ...} (kernels: the instruction set and GEMM
+backends CTranslate2 logged that it selected). Then {"op": "transcribe", "id": n,
+"sample_rate": 16000, "pcm_f32le": "<base64>"} -> {"ok": true, "id": n, "text": ..., "worker_ms": ...}. A request
 the worker cannot serve gets {"ok": false, "id": n, "error": ...}; EOF on stdin ends it.
 
 The model and transcribe() settings come from the bundle header, unchanged: the upstream
@@ -57,9 +58,9 @@ def main():
     start = time.perf_counter()
     try:
         import numpy as np
-        from faster_whisper import WhisperModel
+        from kernels import load_model
 
-        model = WhisperModel(load["model_dir"], **load["model_options"])
+        model, kernels = load_model(load["model_dir"], load["model_options"])
     except Exception as e:  # the Go side reports this as a load failure with the message
         write_frame(proto_out, {"ok": False, "error": f"{type(e).__name__}: {e}"})
         return 3
@@ -68,7 +69,7 @@ def main():
     # lazy initialization (seen: 3-10x the steady call time). Decoding is stateless across calls
     # (no conditioning on earlier text), so this cannot change any later transcript.
     transcript(model, np.zeros(16000, dtype=np.float32), options)
-    write_frame(proto_out, {"ok": True, "op": "ready", "versions": versions(), "pid": os.getpid(),
+    write_frame(proto_out, {"ok": True, "op": "ready", "versions": versions(), "kernels": kernels, "pid": os.getpid(),
                             "load_ms": (time.perf_counter() - start) * 1000})
     while True:
         req = read_frame(proto_in)
