@@ -37,10 +37,11 @@ func (p Problem) String() string { return p.Where + ": " + p.What }
 
 // Report is the outcome of checking a run's signature and manifest.
 type Report struct {
-	Fingerprint         string // the key the signature was checked with
-	Pinned              bool   // that key was given by the caller, not read from the run
-	RecordedFingerprint string // the key recorded beside the run (may differ from a pinned one)
-	Files               int    // files in the signed manifest
+	Fingerprint         string   // the key the signature was checked with
+	Pinned              bool     // that key was given by the caller, not read from the run
+	RecordedFingerprint string   // the key recorded beside the run (may differ from a pinned one)
+	Files               int      // files in the signed manifest
+	Absent              []string // signed files the caller allowed to be absent (a run published without its bundles)
 	Problems            []Problem
 }
 
@@ -163,6 +164,13 @@ func predicate(runDir string) (map[string]any, error) {
 // the run when pinnedPublicPEM is nil, then every file against the signed manifest. A missing or
 // bad signature is a problem, not an error, so callers can still run their other checks.
 func Verify(ctx context.Context, runDir string, pinnedPublicPEM []byte) (Report, error) {
+	return VerifyAllowingAbsent(ctx, runDir, pinnedPublicPEM, nil)
+}
+
+// VerifyAllowingAbsent is Verify where a signed file for which mayBeAbsent says true may be
+// missing: it is listed in Report.Absent instead of being a problem (its signed sha256 still
+// stands for it). Every other file is checked as Verify checks it.
+func VerifyAllowingAbsent(ctx context.Context, runDir string, pinnedPublicPEM []byte, mayBeAbsent func(name string) bool) (Report, error) {
 	var rep Report
 	problem := func(where, format string, args ...any) {
 		rep.Problems = append(rep.Problems, Problem{where, fmt.Sprintf(format, args...)})
@@ -194,7 +202,7 @@ func Verify(ctx context.Context, runDir string, pinnedPublicPEM []byte) (Report,
 		return rep, nil
 	}
 	rep.Files = len(subjects)
-	compareFiles(runDir, subjects, problem)
+	rep.Absent = compareFiles(runDir, subjects, mayBeAbsent, problem)
 	return rep, nil
 }
 
@@ -259,12 +267,13 @@ func verifiedSubjects(ctx context.Context, runDir string, publicPEM []byte, fp s
 	return subjects, true
 }
 
-// compareFiles names every file added, removed or changed since signing.
-func compareFiles(runDir string, subjects map[string]string, problem func(string, string, ...any)) {
+// compareFiles names every file added, removed or changed since signing, and returns the
+// signed files that are missing where mayBeAbsent allows it.
+func compareFiles(runDir string, subjects map[string]string, mayBeAbsent func(string) bool, problem func(string, string, ...any)) (absent []string) {
 	onDisk, err := Manifest(runDir)
 	if err != nil {
 		problem(".", "%v", err)
-		return
+		return nil
 	}
 	seen := map[string]bool{}
 	for _, f := range onDisk {
@@ -278,13 +287,18 @@ func compareFiles(runDir string, subjects map[string]string, problem func(string
 		}
 	}
 	for _, name := range sortedKeys(subjects) {
-		if !seen[name] {
+		switch {
+		case seen[name]:
+		case mayBeAbsent != nil && mayBeAbsent(name):
+			absent = append(absent, name)
+		default:
 			problem(name, "removed after signing (signed sha256 %s)", subjects[name])
 		}
 	}
 	for _, dir := range unsignedDirs(runDir, subjects) {
 		problem(dir+"/", "directory added after signing (no signed file is in it)")
 	}
+	return absent
 }
 
 // unsignedDirs are the directories under runDir that hold no signed file: the manifest signs

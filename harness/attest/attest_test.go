@@ -336,3 +336,29 @@ func TestRunNamedThroughALinkVerifies(t *testing.T) {
 		}
 	}
 }
+
+// A run published without its bundles (the CI upload) verifies when the caller allows exactly
+// those files to be absent: each is listed, never silently passed; any other missing file, or a
+// bundle missing without that allowance, is still "removed after signing".
+func TestBundlesMayBeAbsentOnlyWhenAllowed(t *testing.T) {
+	dir := writeRun(t)
+	bundle := filepath.Join(dir, "asr", "m", "m.bundle")
+	if err := os.WriteFile(bundle, []byte("BUNDLE\x01\x00 a bundle"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	priv, pub := newKey(t)
+	signRun(t, dir, priv)
+	os.Remove(bundle)
+	isBundle := func(name string) bool { return strings.HasSuffix(name, ".bundle") }
+	rep, err := VerifyAllowingAbsent(context.Background(), dir, pub, isBundle)
+	if err != nil || len(rep.Problems) != 0 || len(rep.Absent) != 1 || rep.Absent[0] != "asr/m/m.bundle" {
+		t.Fatalf("bundle absent, allowed: %+v %v", rep, err)
+	}
+	requireProblem(t, verifyRun(t, dir, pub), "asr/m/m.bundle", "removed after signing")
+	os.Remove(filepath.Join(dir, "qualification.md"))
+	rep, err = VerifyAllowingAbsent(context.Background(), dir, pub, isBundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireProblem(t, rep, "qualification.md", "removed after signing")
+}

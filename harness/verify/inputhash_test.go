@@ -77,7 +77,7 @@ func TestRecordsInputHashIsThePayloadSent(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			report, got := collect()
-			checkInputHashes(t.TempDir(), evidence.Stage{Stage: c.stage, TargetKind: c.kind}, evidence.Result{Profile: "p", Records: records}, []join.Pair{c.pair}, report)
+			checkInputHashes(t.TempDir(), evidence.Stage{Stage: c.stage, TargetKind: c.kind}, evidence.Result{Profile: "p", Records: records}, []join.Pair{c.pair}, false, report)
 			switch {
 			case c.want == "" && len(*got) != 0:
 				t.Errorf("the honest request is refused: %v", *got)

@@ -29,6 +29,9 @@ func (p PinSource) String() string {
 type Options struct {
 	Root, RootFrom string
 	TRTMCRoot      string
+	// WithoutBundles accepts a run published without its bundle files (the CI upload): a row
+	// whose bundle is absent has its sha256 and header taken as recorded, and says so.
+	WithoutBundles bool
 }
 
 // findPins locates the repository whose pinned inputs the run is checked against: the caller's

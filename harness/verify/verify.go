@@ -6,7 +6,9 @@
 package verify
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path"
@@ -85,9 +87,14 @@ func Check(runDir string, opts Options) (Report, error) {
 		for _, r := range s.Results {
 			where := s.Stage + "/" + r.Profile
 			checkBundle(where, r, report)
-			checkBundleHeader(runDir, where, s, r, report) // the stored bundle is the row's (bundleheader.go)
+			stored, published := r, opts.WithoutBundles && bundleAbsent(runDir, r) // without its bundle when published so
+			if published {
+				stored.Bundle.Path = ""
+				rep.Recorded = append(rep.Recorded, Recorded{Row: where, What: "the bundle, published without it: its sha256 and header, and an image request's family defaults behind input_sha256"})
+			}
+			checkBundleHeader(runDir, where, s, stored, report) // the stored bundle is the row's (bundleheader.go)
 			checkBacking(where, s, r, report)
-			checkStored(runDir, p, where, s, r, report)
+			checkStored(runDir, p, where, s, stored, report)
 			checkInlineDataset(p, where, s, r, report) // a TRTMC testcase's own prompt (inline.go)
 			checkAccuracy(p, s, where, r, report)      // #19 statistics (repeated.go)
 			checkScratch(e.TargetKind, s, r, report)
@@ -95,7 +102,7 @@ func Check(runDir string, opts Options) (Report, error) {
 			if r.AIPerf != nil && r.Join != nil {
 				pairs = checkServed(runDir, where, s.Stage, r, report)
 			}
-			checkInputHashes(runDir, s, r, pairs, report) // each record's input_sha256 is the payload's (inputhash.go)
+			checkInputHashes(runDir, s, r, pairs, published, report) // each record's input_sha256 is the payload's (inputhash.go)
 			checkGateOf(runDir, p, where, e.TargetKind, s, r, pairs, report)
 		}
 	}
@@ -284,4 +291,13 @@ func checkTargetKind(p pins, e evidence.Evidence, report reporter) {
 	if string(t.Kind) != e.TargetKind {
 		report("evidence.json", "target_kind %q, but the target file %s says kind %q", e.TargetKind, e.Target, t.Kind)
 	}
+}
+
+// bundleAbsent says whether a row names a stored bundle that is not in the run directory.
+func bundleAbsent(runDir string, r evidence.Result) bool {
+	if r.Bundle.Path == "" {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(runDir, filepath.FromSlash(r.Bundle.Path)))
+	return errors.Is(err, fs.ErrNotExist)
 }

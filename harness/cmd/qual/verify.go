@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/attest"
@@ -28,6 +29,7 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	requireKey := fs.Bool("require-key", false, "fail (exit 1) unless the signature was checked with a pinned key (CI)")
 	rerun := fs.Bool("rerun", false, "re-execute every reference row's gate (the native Task on the pinned inputs, from the stored bundle) and compare its outputs exactly")
 	native := fs.String("native", "", "trtmc-native for --rerun (default: the one `qual images` builds under $QUAL_CACHE/bin)")
+	withoutBundles := fs.Bool("without-bundles", false, "accept a run published without its .bundle files (the CI upload): their signed sha256 and headers are taken as recorded, and listed")
 	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
@@ -39,7 +41,7 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sig, err := checkSignature(ctx, runDir, pinned, stdout)
+	sig, err := checkSignature(ctx, runDir, pinned, *withoutBundles, stdout)
 	if err != nil {
 		return err
 	}
@@ -47,6 +49,7 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	opts.WithoutBundles = *withoutBundles
 	rep, err := verify.Check(runDir, opts)
 	if err != nil {
 		return err
@@ -140,10 +143,17 @@ type signature struct {
 
 // checkSignature verifies the run's signature and file manifest, with the pinned key when given,
 // and says which key signed it.
-func checkSignature(ctx context.Context, runDir string, pinned []byte, stdout io.Writer) (signature, error) {
-	rep, err := attest.Verify(ctx, runDir, pinned)
+func checkSignature(ctx context.Context, runDir string, pinned []byte, withoutBundles bool, stdout io.Writer) (signature, error) {
+	var mayBeAbsent func(string) bool
+	if withoutBundles {
+		mayBeAbsent = func(name string) bool { return strings.HasSuffix(name, ".bundle") }
+	}
+	rep, err := attest.VerifyAllowingAbsent(ctx, runDir, pinned, mayBeAbsent)
 	if err != nil {
 		return signature{}, err
+	}
+	if len(rep.Absent) > 0 {
+		fmt.Fprintf(stdout, "published without %d bundle(s): their signed sha256 stand for them, not re-hashed: %s\n", len(rep.Absent), strings.Join(rep.Absent, ", "))
 	}
 	sig := signature{pinned: rep.Pinned, fingerprint: rep.Fingerprint}
 	for _, p := range rep.Problems {
