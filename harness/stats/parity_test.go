@@ -14,6 +14,24 @@ import (
 // The parity tests run scipy itself in the parity venv (`make deps` installs it). A missing
 // venv is a failure, not a skip: a parity claim that did not run proves nothing.
 
+// runScipy runs script in the parity venv with cases as JSON on stdin and returns its stdout.
+func runScipy(t *testing.T, script string, cases any) []byte {
+	t.Helper()
+	in, err := json.Marshal(cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(parityPython(t), "-c", script)
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	raw, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("scipy: %v\n%s", err, stderr.String())
+	}
+	return raw
+}
+
 func parityPython(t *testing.T) string {
 	t.Helper()
 	py, err := parity.Python(os.Getenv)
@@ -101,15 +119,7 @@ func TestScipyParity(t *testing.T) {
 		c.Draws = draws(n, Resamples, Seed+uint64(i))
 		boots, bootUnits = append(boots, c), append(bootUnits, units)
 	}
-	in, _ := json.Marshal(map[string]any{"t": tCases, "welch": welchCases, "boot": boots})
-	cmd := exec.Command(parityPython(t), "-c", scipyScript)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	raw, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("scipy: %v\n%s", err, stderr.String())
-	}
+	raw := runScipy(t, scipyScript, map[string]any{"t": tCases, "welch": welchCases, "boot": boots})
 	var ref struct {
 		T, Welch, Boot [][]float64
 		Version        string

@@ -1,11 +1,9 @@
 package stats
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
-	"os/exec"
 	"sort"
 	"testing"
 )
@@ -82,15 +80,7 @@ func TestHodgesLehmannIntervalInvertsScipysMannWhitney(t *testing.T) {
 		}})
 		shifts = append(shifts, sh)
 	}
-	in, _ := json.Marshal(probes)
-	cmd := exec.Command(parityPython(t), "-c", mannWhitneyScript)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	raw, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("scipy: %v\n%s", err, stderr.String())
-	}
+	raw := runScipy(t, mannWhitneyScript, probes)
 	var ps [][]float64
 	if err := json.Unmarshal(raw, &ps); err != nil {
 		t.Fatalf("scipy output: %v: %s", err, raw)
