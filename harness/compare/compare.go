@@ -28,6 +28,9 @@ var ErrRegression = errors.New("regression")
 // ErrNothingInCommon is returned when the runs share no checkpoint (a usage error).
 var ErrNothingInCommon = errors.New("no checkpoint in common")
 
+// ErrUsage marks a wrong invocation, such as an A/A pair that is not two runs of one build.
+var ErrUsage = errors.New("usage")
+
 // Declared accuracy margins. WER follows TRTMC's ASR margin, max(0.3 points, 5% of the base).
 // Images are judged on mean SSIM against the family's reference PNGs, not mean PSNR: identical
 // images (the reference target's normal case) have PSNR +Inf, so a mean PSNR is undefined.
@@ -82,9 +85,10 @@ type RowComparison struct {
 	TaskShift      *stats.Shift `json:"task_shift,omitempty"`
 	TaskShiftError string       `json:"task_shift_error,omitempty"`
 	// FewRuns warns when a side has fewer runs than benchstat asks for.
-	FewRuns  string          `json:"few_runs,omitempty"`
-	Accuracy *Accuracy       `json:"accuracy,omitempty"`
-	Changed  []ChangedOutput `json:"changed_outputs"`
+	FewRuns    string          `json:"few_runs,omitempty"`
+	NoiseFloor *NoiseFloor     `json:"noise_floor,omitempty"` // noise.go
+	Accuracy   *Accuracy       `json:"accuracy,omitempty"`
+	Changed    []ChangedOutput `json:"changed_outputs"`
 }
 
 // Accuracy is the non-inferiority of the gate's corpus figure on the same inputs.
@@ -109,7 +113,7 @@ type ChangedOutput struct {
 // Dirs compares the runs in baseDir and newDir, writes the Markdown to w and, when outDir is
 // not "", comparison.md and comparison.json there. A red light or an accuracy fail is
 // ErrRegression, after everything is written.
-func Dirs(baseDir, newDir, outDir string, w io.Writer) error {
+func Dirs(baseDir, newDir, outDir, noisePair string, w io.Writer) error {
 	base, err := evidence.Read(baseDir)
 	if err != nil {
 		return fmt.Errorf("base: %w", err)
@@ -120,6 +124,9 @@ func Dirs(baseDir, newDir, outDir string, w io.Writer) error {
 	}
 	c := compareRuns(base, cand)
 	addTaskShifts(&c, baseDir, newDir, base, cand)
+	if err := addNoiseFloor(&c, noisePair); err != nil {
+		return err
+	}
 	if len(c.Rows) == 0 {
 		return fmt.Errorf("runs %s (target %s) and %s (target %s) have %w: nothing to compare", base.RunID, base.Target, cand.RunID, cand.Target, ErrNothingInCommon)
 	}
@@ -431,10 +438,10 @@ func compareMarkdown(c Comparison) string {
 	fmt.Fprintf(&w, "# Comparison: %s → %s\n\n", c.Base, c.New)
 	fmt.Fprintf(&w, "Verdict: **%s** (%d red, %d accuracy fail, %d rows compared).\n\n", overall(c), c.Red, c.Failed, len(c.Rows))
 	fmt.Fprintf(&w, "Builds: base %s; new %s.\n\n", buildCell(c.BaseBuild), buildCell(c.NewBuild))
-	w.WriteString("| stage | checkpoint | runs base/new | S = base/new (90% CI) | light | Task shift new − base, ms (HL, 90% MW CI) | accuracy | margin | changed outputs |\n")
-	w.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	w.WriteString("| stage | checkpoint | runs base/new | S = base/new (90% CI) | light | A/A noise floor S (90% CI) | Task shift new − base, ms (HL, 90% MW CI) | accuracy | margin | changed outputs |\n")
+	w.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range c.Rows {
-		fmt.Fprintf(&w, "| %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", r.Stage, r.Profile, runsCell(r), speedupCell(r), lightCell(r), shiftCell(r), accuracyCell(r.Accuracy), marginCell(r.Accuracy), len(r.Changed))
+		fmt.Fprintf(&w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", r.Stage, r.Profile, runsCell(r), speedupCell(r), lightCell(r), noiseCell(r), shiftCell(r), accuracyCell(r.Accuracy), marginCell(r.Accuracy), len(r.Changed))
 	}
 	w.WriteString("\n## Why\n\n")
 	for _, r := range c.Rows {
@@ -454,7 +461,7 @@ func compareMarkdown(c Comparison) string {
 		fmt.Fprintf(&w, "\nNot compared, only in new: %s.\n", strings.Join(c.OnlyInNew, ", "))
 	}
 	w.WriteString("\n## Rules\n\n")
-	for _, k := range []string{"performance", "task shift", "runs", "mean", "accuracy", "work"} {
+	for _, k := range []string{"performance", "noise floor", "task shift", "runs", "mean", "accuracy", "work"} {
 		fmt.Fprintf(&w, "- %s: %s\n", k, c.Rules[k])
 	}
 	return w.String()

@@ -55,7 +55,7 @@ func TestCompareOneRunPerRowIsWhiteByRule(t *testing.T) {
 		t.Errorf("only in new: %v", c.OnlyInNew)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "comparison.md"))
-	if !bytes.Equal(md, stdout.Bytes()) || !strings.Contains(string(md), "| asr | sphinx-en-us | 1/1 ⚠ fewer than 6 | 0.769 (no interval) | white | – (base: no server records (status qualified); new: no server records (status qualified)) | pass |") {
+	if !bytes.Equal(md, stdout.Bytes()) || !strings.Contains(string(md), "| asr | sphinx-en-us | 1/1 ⚠ fewer than 6 | 0.769 (no interval) | white | – | – (base: no server records (status qualified); new: no server records (status qualified)) | pass |") {
 		t.Errorf("markdown row missing or stdout differs from comparison.md:\n%s", stdout.String())
 	}
 }
@@ -173,13 +173,19 @@ func TestCompareResamplesTheBaseRunsGroups(t *testing.T) {
 	}
 }
 
-// runCompare is `qual compare [-o DIR] BASE NEW` without the command around it.
+// runCompare is `qual compare [-o DIR] [--noise-floor A1,A2] BASE NEW` without the command around it.
 func runCompare(_ context.Context, args []string, w io.Writer) error {
-	out := ""
-	if len(args) == 4 && args[0] == "-o" {
-		out, args = args[1], args[2:]
+	out, noise := "", ""
+	for len(args) > 2 {
+		switch args[0] {
+		case "-o":
+			out = args[1]
+		case "--noise-floor":
+			noise = args[1]
+		}
+		args = args[2:]
 	}
-	return Dirs(args[0], args[1], out, w)
+	return Dirs(args[0], args[1], out, noise, w)
 }
 
 // TestCompareShowsTheTaskShift: with server records beside the evidence, each row gets the

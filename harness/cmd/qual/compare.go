@@ -12,11 +12,12 @@ import (
 func runCompare(_ context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	out := fs.String("o", "", "also write comparison.md and comparison.json into this directory")
+	noise := fs.String("noise-floor", "", "two runs of one build, A1,A2: their speedup per checkpoint is printed beside each light")
 	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
-	err := compare.Dirs(fs.Arg(0), fs.Arg(1), *out, stdout)
-	if errors.Is(err, compare.ErrNothingInCommon) {
+	err := compare.Dirs(fs.Arg(0), fs.Arg(1), *out, *noise, stdout)
+	if errors.Is(err, compare.ErrNothingInCommon) || errors.Is(err, compare.ErrUsage) {
 		return usageError{err}
 	}
 	return err

@@ -67,7 +67,7 @@ func commands() map[string]spec {
 		"merge": {runMerge, "-o reports/RUN reports/SHARD...", "combine shard runs into one run",
 			"Copies each shard's checkpoint folders and JUnit files into the output run and merges the stage evidence. Shards must come from the same target, settings and code version, and the output must be new or empty.",
 			"qual merge -o reports/merged reports/shard-1 reports/shard-2", 1, -1},
-		"compare": {runCompare, "[-o DIR] reports/BASE reports/NEW", "compare two runs per checkpoint",
+		"compare": {runCompare, "[-o DIR] [--noise-floor A1,A2] reports/BASE reports/NEW", "compare two runs per checkpoint",
 			"Speedup lights, accuracy non-inferiority and changed outputs for every checkpoint in both runs. Exit 1 on a red light or an accuracy failure; exit 2 when the runs have no checkpoint in common.",
 			"qual compare -o build/cmp reports/last-release reports/latest", 2, 2},
 	}
