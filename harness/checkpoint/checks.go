@@ -92,6 +92,18 @@ func (c *Checkpoint) compareOne(ctx context.Context, p join.Pair, native map[str
 // nativeRun runs the target's native-run command for the request's input inside the server
 // container, on the bundle the server serves.
 func (c *Checkpoint) nativeRun(ctx context.Context, req workload.Request) (string, error) {
+	out, err := c.nativeStdout(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	if c.isTRTMC() && c.Env.Target.NativeOutput[c.Manifest.TaskString()] != "" {
+		return c.parseNativeTRTMC(ctx, c.Manifest.TaskString(), out, c.W.Capability() == task.SpeechTranscription)
+	}
+	return c.W.NativeOutput(out)
+}
+
+// nativeStdout runs the native-run command for the request's input and returns what it printed.
+func (c *Checkpoint) nativeStdout(ctx context.Context, req workload.Request) (string, error) {
 	tmpl := c.Env.Target.NativeRun[c.Manifest.TaskString()]
 	if len(tmpl) == 0 {
 		return "", fmt.Errorf("target %s has no native_run command for task %q", c.Env.Target.Name, c.Manifest.TaskString())
@@ -112,10 +124,7 @@ func (c *Checkpoint) nativeRun(ctx context.Context, req workload.Request) (strin
 	if err != nil || code != 0 {
 		return "", fmt.Errorf("native run %v: exit %d %v: %s", args, code, err, tail(out))
 	}
-	if c.isTRTMC() && c.Env.Target.NativeOutput[c.Manifest.TaskString()] != "" {
-		return c.parseNativeTRTMC(ctx, c.Manifest.TaskString(), out, c.W.Capability() == task.SpeechTranscription)
-	}
-	return c.W.NativeOutput(out)
+	return out, nil
 }
 
 // Meaning checks outputs are meaningful, not only identical, by the workload's rule (ASR:
@@ -167,6 +176,9 @@ func (c *Checkpoint) Timing() (timing.Summary, error) {
 		return sum, c.fail("timing", err)
 	}
 	c.Result.Plot = relTo(c.Env.RunDir, plot)
+	if err := c.writeTimelines(); err != nil {
+		return sum, c.fail("timing", err)
+	}
 	c.done("timing")
 	return sum, nil
 }

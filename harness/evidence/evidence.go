@@ -15,6 +15,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
+	"github.com/trtmc-qual/trtmc-qual/harness/nocache"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
@@ -185,6 +186,10 @@ type Result struct {
 	// pinned input not sent because it breaks them.
 	Limits  *InputLimits   `json:"input_limits,omitempty"`
 	Skipped []SkippedInput `json:"skipped_inputs,omitempty"`
+	// One input repeated must not be served faster than its first occurrence (harness/nocache).
+	NoCache *nocache.Check `json:"no_caching,omitempty"`
+	// One PNG per AIPerf run: every request on its server lane, queue and Task (harness/plot).
+	Timelines []string `json:"timelines,omitempty"`
 }
 
 // WriteJSON writes v as indented JSON, creating directories.

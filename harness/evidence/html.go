@@ -79,6 +79,7 @@ func HTML(runDir string, e Evidence) ([]byte, error) {
 		"fails":       func(r Result) string { return strings.Join(r.Failures, "; ") },
 		"figure":      figure,
 		"plotURI":     func(r Result) (template.URL, error) { return plotURI(runDir, r) },
+		"timelineURI": func(rel string) (template.URL, error) { return pngURI(runDir, rel) },
 		"kv":          func(m map[string]float64) []string { return gateKV(m) },
 		"gaps":        gapRows,
 		"skipped":     skippedLines, // #12 clip limits (skipped.go)
@@ -177,7 +178,7 @@ img.plot{max-width:42em;display:block}
 <td>not qualified</td><td>—</td><td>—</td><td>—</td><td>—</td><td>—</td><td class="fails">{{.Reason}}</td></tr>
 {{end}}</table>
 {{range .Results}}{{if .Statement}}<p><strong>Note ({{.Profile}}):</strong> {{.Statement}}.</p>{{end}}{{end}}
-{{range .Results}}{{if .Plot}}<figure><img class="plot" alt="latency of {{.Profile}}" src="{{plotURI .}}"><figcaption>{{.Profile}}: client latency vs Task call</figcaption></figure>{{end}}{{end}}
+{{range .Results}}{{if .Plot}}<figure><img class="plot" alt="latency of {{.Profile}}" src="{{plotURI .}}"><figcaption>{{.Profile}}: client latency vs Task call</figcaption></figure>{{end}}{{$p := .Profile}}{{range .Timelines}}<figure><img class="plot" alt="timeline of {{$p}}" src="{{timelineURI .}}"><figcaption>{{$p}}: timeline of one AIPerf run, seen from the server</figcaption></figure>{{end}}{{end}}
 {{end}}
 {{if .Audit}}<h3>Capability audit</h3><table><tr><th>profile</th><th>family</th><th>task string</th><th>audio_text_to_text</th></tr>
 {{range .Audit}}<tr><td>{{.Profile}}</td><td>{{.Family}}</td><td>{{.TaskString}}</td><td>{{if .Has}}yes{{else}}no{{end}}</td></tr>{{end}}</table>{{end}}

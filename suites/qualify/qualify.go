@@ -201,6 +201,11 @@ func (s *Suite) full(row inventory.Row) {
 				Expect(c.Identity(ctx)).To(Succeed())
 				AddReportEntry("identity", c.Result.Identity, ReportEntryVisibilityFailureOrVerbose)
 			}, NodeTimeout(30*time.Minute))
+			It("serves one input repeated no faster than its first occurrence or the native Task: no cached results", func(ctx SpecContext) {
+				err := c.NoCaching(ctx)
+				AddReportEntry("no_caching", c.Result.NoCache, ReportEntryVisibilityFailureOrVerbose)
+				Expect(err).NotTo(HaveOccurred())
+			}, NodeTimeout(15*time.Minute))
 			It("gives meaningful outputs, within the family's contract", func() {
 				Expect(c.Meaning()).To(Succeed())
 				AddReportEntry("meaning", c.Result.Meaning, ReportEntryVisibilityFailureOrVerbose)
