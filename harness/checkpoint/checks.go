@@ -44,7 +44,10 @@ func (c *Checkpoint) Identity(ctx context.Context) error {
 		return c.fail("identity", fmt.Errorf("no clean join to compare"))
 	}
 	id := &evidence.Identity{Rule: c.W.IdentityRule()}
-	native := map[string]string{}
+	if c.serving.native == nil {
+		c.serving.native = map[string]string{}
+	}
+	native := c.serving.native
 	for _, p := range c.Result.Join.Pairs {
 		out, err := c.compareOne(ctx, p, native)
 		if err != nil {

@@ -33,6 +33,7 @@ type serving struct {
 	runs    []harnessaiperf.Exports // each AIPerf run on its own, for statistics over runs
 	records []contract.Record
 	route   string
+	native  map[string]string // native outputs by request key: capacity levels on one server share them
 }
 
 // Cleanup is a function the caller defers right after the start it undoes.

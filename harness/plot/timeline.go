@@ -33,7 +33,7 @@ var (
 	queueColor   = color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}
 	handlerColor = color.RGBA{R: 0xb0, G: 0xb0, B: 0xb0, A: 0xff}
 	warmupColor  = color.RGBA{R: 0xee, G: 0xee, B: 0xee, A: 0xff}
-	failColor    = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
+	failColor    = color.RGBA{R: 0xff, A: 0xff} // pure red: apart from the client curves' red
 )
 
 // AssignLanes puts each span's Task on a lane: the lowest free one when its Task starts, so

@@ -46,17 +46,7 @@ func redPixels(t *testing.T, tl Timeline) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			if r>>8 == uint32(failColor.R) && g>>8 == uint32(failColor.G) && bl>>8 == uint32(failColor.B) {
-				n++
-			}
-		}
-	}
-	return n
+	return countColor(img, failColor)
 }
 
 func TestTimelineMarksFailures(t *testing.T) {

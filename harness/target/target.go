@@ -12,21 +12,24 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/capacity"
 )
 
 // Target is one YAML file under suites/targets/.
 type Target struct {
-	Name         string              `yaml:"name"`
-	Kind         string              `yaml:"kind"` // "reference" or "trtmc"
-	Description  string              `yaml:"description"`
-	Manifests    []string            `yaml:"manifests"`  // globs, relative to Root
-	Thresholds   string              `yaml:"thresholds"` // how thresholds are found: "beside-manifests"
-	Build        []string            `yaml:"build"`      // {manifest} {bundle} {native}
-	Gate         []string            `yaml:"gate"`       // {manifest} {bundle} {testcase} {native}
-	NativeRun    map[string][]string `yaml:"native_run"` // by task string; {bundle} {input} {prompt} ...
-	Server       Server              `yaml:"server"`
-	AIPerf       map[string]Load     `yaml:"aiperf"`       // by stage label
-	Placeholders map[string]string   `yaml:"placeholders"` // defaults of target-specific placeholders; QUAL_TRTMC_<NAME> overrides
+	Name         string                    `yaml:"name"`
+	Kind         string                    `yaml:"kind"` // "reference" or "trtmc"
+	Description  string                    `yaml:"description"`
+	Manifests    []string                  `yaml:"manifests"`  // globs, relative to Root
+	Thresholds   string                    `yaml:"thresholds"` // how thresholds are found: "beside-manifests"
+	Build        []string                  `yaml:"build"`      // {manifest} {bundle} {native}
+	Gate         []string                  `yaml:"gate"`       // {manifest} {bundle} {testcase} {native}
+	NativeRun    map[string][]string       `yaml:"native_run"` // by task string; {bundle} {input} {prompt} ...
+	Server       Server                    `yaml:"server"`
+	AIPerf       map[string]Load           `yaml:"aiperf"`       // by stage label
+	Capacity     map[string]capacity.Sweep `yaml:"capacity"`     // by stage label: objective and sweep of `qual capacity`
+	Placeholders map[string]string         `yaml:"placeholders"` // defaults of target-specific placeholders; QUAL_TRTMC_<NAME> overrides
 
 	// TRTMC's own tooling differs from the reference CLI in where results land; these say where.
 	Layout       string            `yaml:"layout"`         // families | tests/e2e (TRTMC); empty for the reference target

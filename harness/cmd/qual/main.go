@@ -70,6 +70,7 @@ func commands() map[string]spec {
 		"compare": {runCompare, "[-o DIR] reports/BASE reports/NEW", "compare two runs per checkpoint",
 			"Speedup lights, accuracy non-inferiority and changed outputs for every checkpoint in both runs. Exit 1 on a red light or an accuracy failure; exit 2 when the runs have no checkpoint in common.",
 			"qual compare -o build/cmp reports/last-release reports/latest", 2, 2},
+		"capacity": capacitySpec(), // capacity.go
 	}
 }
 
