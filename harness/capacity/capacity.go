@@ -235,6 +235,13 @@ func Analyze(profile, stage string, o Objective, lanes int, levels []Level) Resu
 			res.BoundShare = res.Throughput.Mean / res.Bound
 		}
 	}
+	for _, l := range levels {
+		for i, r := range l.Runs {
+			if r.AIPerfGoodput > 0 && math.Abs(r.AIPerfGoodput-r.Goodput) > 0.1*r.AIPerfGoodput {
+				res.Notes = append(res.Notes, fmt.Sprintf("concurrency %d run %d: goodput %.3g req/s here, %.3g by AIPerf (its SLO is request_latency only, over its own benchmark_duration)", l.Concurrency, i+1, r.Goodput, r.AIPerfGoodput))
+			}
+		}
+	}
 	if res.Capacity == 0 {
 		res.Notes = append(res.Notes, "no level met the objective")
 	}

@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -68,7 +69,8 @@ func (c *Checkpoint) atLevel(concurrency int, s capacity.Sweep, dir string) (*Ch
 	}
 	lc := &Checkpoint{Env: &env, W: c.W, Row: c.Row, Manifest: c.Manifest, Testcase: c.Testcase, Dir: dir, Result: c.Result,
 		bundlePath: c.bundlePath, step: c.step, steps: map[string]bool{"build": true, "capability": true, "gate": true, "serve": true},
-		serving: &serving{network: c.serving.network, server: c.serving.server, inputs: c.serving.inputs, native: c.serving.native}}
+		serving: &serving{network: c.serving.network, server: c.serving.server, inputs: c.serving.inputs, native: c.serving.native,
+			goodput: fmt.Sprintf("request_latency:%g", s.Objective.ClientP95MS)}}
 	lc.Result.Failures, lc.Result.Commands, lc.Result.Outputs, lc.Result.Timelines = nil, nil, nil, nil
 	return lc, os.MkdirAll(dir, 0o755)
 }
@@ -107,6 +109,9 @@ func (c *Checkpoint) levelRuns(o capacity.Objective) ([]capacity.Run, error) {
 		if err != nil {
 			return runs, fmt.Errorf("run %d: %w", i+1, err)
 		}
+		if r.AIPerfGoodput, err = aiperfGoodput(run.Dir); err != nil {
+			return runs, fmt.Errorf("run %d: %w", i+1, err)
+		}
 		runs = append(runs, r)
 	}
 	return runs, nil
@@ -137,4 +142,25 @@ func runRequests(pairs []join.Pair, run aiperf.Exports) ([]capacity.Request, err
 			CreditNS: p.Client.Metadata.CreditIssuedNS, AudioSeconds: s.AudioSeconds, Failed: p.Client.Status != 200 || p.Server.Status != 200}
 	}
 	return out, nil
+}
+
+// aiperfGoodput is AIPerf's own goodput of a run (profile_export_aiperf.json "goodput", requests
+// per second within --goodput's request_latency SLO); 0 when AIPerf reported none.
+func aiperfGoodput(runDir string) (float64, error) {
+	data, err := os.ReadFile(filepath.Join(runDir, "profile_export_aiperf.json"))
+	if err != nil {
+		return 0, fmt.Errorf("AIPerf summary: %w", err)
+	}
+	var summary struct {
+		Goodput *struct {
+			Avg float64 `json:"avg"`
+		} `json:"goodput"`
+	}
+	if err := json.Unmarshal(data, &summary); err != nil {
+		return 0, fmt.Errorf("AIPerf summary: %w", err)
+	}
+	if summary.Goodput == nil {
+		return 0, nil
+	}
+	return summary.Goodput.Avg, nil
 }

@@ -34,6 +34,7 @@ type serving struct {
 	records []contract.Record
 	route   string
 	native  map[string]string // native outputs by request key: capacity levels on one server share them
+	goodput string            // AIPerf's --goodput SLO (capacity levels only)
 }
 
 // Cleanup is a function the caller defers right after the start it undoes.
@@ -212,6 +213,7 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 		return c.fail("aiperf", err)
 	}
 	p := AIPerfProfile(c.Env.Target, c.W, c.Manifest.Name, c.serving.server.InternalURL(), l)
+	p.Goodput = c.serving.goodput // capacity levels: AIPerf's own goodput beside ours
 	c.serving.route = c.W.Route()
 	c.Result.Endpoint = c.serving.route
 	c.Result.Settings = map[string]any{"warmup": load.Warmup, "requests": load.Requests, "concurrency": load.Concurrency,

@@ -38,6 +38,7 @@ func runCapacity(ctx context.Context, args []string, stdout io.Writer) error {
 	levels := fs.String("levels", "", "concurrency levels, comma-separated (default: the target's)")
 	runs := fs.Int("runs", 0, "AIPerf runs per level (default: the target's)")
 	requests := fs.Int("requests", 0, "measured requests per run (default: the target's)")
+	ceiling := fs.Bool("ceiling", false, "measure the harness's own ceiling instead: the same sweep against a server that answers at once (server/peerbench/peer.py)")
 	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
@@ -79,6 +80,12 @@ func runCapacity(ctx context.Context, args []string, stdout io.Writer) error {
 		for _, row := range inventory.Counted(p.Rows) {
 			if row.Kind != inventory.KindFull || row.GPUs > 1 || (*profile != "" && row.Profile != *profile) {
 				continue
+			}
+			if *ceiling {
+				if err := harnessCeiling(ctx, env, row, sweep, stdout); err != nil {
+					failed = append(failed, fmt.Sprintf("%s/%s ceiling: %v", st, row.Profile, err))
+				}
+				break // one row's inputs are enough: the instant server ignores them
 			}
 			res, err := capacityOfRow(ctx, env, row, sweep)
 			if res != nil {
@@ -232,16 +239,16 @@ func printCapacity(w io.Writer, res *capacity.Result) {
 	}
 	fmt.Fprintf(w, "; %d lanes\n", res.Lanes)
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "concurrency\truns\tthroughput req/s\tgoodput req/s\tclient p50/p95 ms\tTask p50/p95 ms\tqueue p95 ms\tRTF\tfailures\tlateness p95 ms\tclient kept up\tchecked\tmeets")
+	fmt.Fprintln(tw, "concurrency\truns\tthroughput req/s\tgoodput req/s\tAIPerf goodput\tclient p50/p95 ms\tTask p50/p95 ms\tqueue p95 ms\tRTF\tfailures\tlateness p95 ms\tclient kept up\tchecked\tmeets")
 	for _, l := range res.Levels {
-		var c50, c95, t50, t95, q95, rtf, late float64
+		var c50, c95, t50, t95, q95, rtf, late, ag float64
 		fails := 0
 		for _, r := range l.Runs {
 			c50, c95, t50, t95, q95, rtf = c50+r.ClientP50MS, c95+r.ClientP95MS, t50+r.TaskP50MS, t95+r.TaskP95MS, q95+r.QueueP95MS, rtf+r.RTF
-			late, fails = max(late, r.LatenessP95MS), fails+r.Failures
+			late, fails, ag = max(late, r.LatenessP95MS), fails+r.Failures, ag+r.AIPerfGoodput
 		}
 		n := float64(max(1, len(l.Runs)))
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%.0f / %.0f\t%.0f / %.0f\t%.0f\t%.3g\t%d\t%.1f\t%v\t%v\t%v\n", l.Concurrency, len(l.Runs), interval(l.Throughput), interval(l.Goodput),
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%.3g\t%.0f / %.0f\t%.0f / %.0f\t%.0f\t%.3g\t%d\t%.1f\t%v\t%v\t%v\n", l.Concurrency, len(l.Runs), interval(l.Throughput), interval(l.Goodput), ag/n,
 			c50/n, c95/n, t50/n, t95/n, q95/n, rtf/n, fails, late, l.ClientKeptUp, l.Checked, l.Meets)
 	}
 	tw.Flush()
@@ -254,4 +261,35 @@ func printCapacity(w io.Writer, res *capacity.Result) {
 	for _, n := range res.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+}
+
+// harnessCeiling runs the sweep's levels against the instant server with row's inputs and
+// prints what AIPerf reached: the most any sweep on this machine can show.
+func harnessCeiling(ctx context.Context, env *checkpoint.Env, row inventory.Row, s capacity.Sweep, w io.Writer) error {
+	c, err := checkpoint.New(env, row)
+	if err != nil {
+		return err
+	}
+	if c.W.Route() != checkpoint.InstantRoute {
+		return usageError{fmt.Errorf("the instant server answers %s only, not %s: --ceiling needs a transcription stage", checkpoint.InstantRoute, c.W.Route())}
+	}
+	stopNet, err := c.StartNetwork(ctx)
+	if err != nil {
+		return err
+	}
+	defer stopNet(context.WithoutCancel(ctx))
+	dir := filepath.Join(env.RunDir, "ceiling")
+	runs, err := c.Ceiling(ctx, s.Concurrency, s, dir)
+	fmt.Fprintf(w, "\nharness ceiling (AIPerf %s against an instant server, %s's inputs; measured on this machine as loaded at the time)\n", "0.13.0", row.Profile)
+	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "concurrency\trequests\tthroughput req/s\tclient p50/p95 ms\tlateness p95 ms\tachieved concurrency\tfailures")
+	for i, r := range runs {
+		fmt.Fprintf(tw, "%d\t%d\t%.1f\t%.1f / %.1f\t%.2f\t%.2f\t%d\n", s.Concurrency[i], r.Requests, r.Throughput, r.ClientP50MS, r.ClientP95MS, r.LatenessP95MS, r.AchievedConcurrency, r.Failures)
+	}
+	tw.Flush()
+	return errors.Join(err, evidence.WriteJSON(filepath.Join(dir, "ceiling.json"), struct {
+		Profile     string         `json:"profile"`
+		Concurrency []int          `json:"concurrency"`
+		Runs        []capacity.Run `json:"runs"`
+	}{row.Profile, s.Concurrency, runs}))
 }
