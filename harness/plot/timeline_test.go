@@ -35,10 +35,11 @@ func equal(a, b []int) bool {
 	return true
 }
 
-// redPixels counts pixels of the failure colour: a failed request is marked, a clean run is not.
-func redPixels(t *testing.T, tl Timeline) int {
+// redPixels counts pixels of the failure colour in a rendered figure: a failure (or a level the
+// client did not keep up with) is marked, a clean figure is not.
+func redPixels(t *testing.T, render func(dpi int) ([]byte, error)) int {
 	t.Helper()
-	data, err := tl.PNG(72)
+	data, err := render(72)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,11 +52,11 @@ func redPixels(t *testing.T, tl Timeline) int {
 
 func TestTimelineMarksFailures(t *testing.T) {
 	spans := []Span{{ArrivalS: 0, TaskS: 1, EndS: 1.1, Warmup: true}, {ArrivalS: 1.2, QueueS: 0.3, TaskS: 1, EndS: 2.6}, {ArrivalS: 1.3, TaskS: 0.8, EndS: 2.2}}
-	if n := redPixels(t, Timeline{Title: "clean", Lanes: 2, Spans: spans}); n != 0 {
+	if n := redPixels(t, Timeline{Title: "clean", Lanes: 2, Spans: spans}.PNG); n != 0 {
 		t.Fatalf("a run without failures has %d failure pixels", n)
 	}
 	spans[2].Failed = true
-	if n := redPixels(t, Timeline{Title: "one failure", Lanes: 2, Spans: spans}); n == 0 {
+	if n := redPixels(t, Timeline{Title: "one failure", Lanes: 2, Spans: spans}.PNG); n == 0 {
 		t.Fatal("a failed request is not marked")
 	}
 	if _, err := (Timeline{Title: "empty", Lanes: 2}).PNG(72); err == nil {
