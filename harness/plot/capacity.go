@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -42,7 +43,7 @@ func (c Capacity) PNG(dpi int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	tp.Title.Text = c.Title + "\nthroughput and client p95 against offered load (× = the client did not keep up)"
+	tp.Title.Text = c.Title + "\nthroughput and client p95 against offered load (red square: the client did not keep up)"
 	lat, err := c.panel("client latency p95 (ms)", clientColor,
 		func(p Point) (float64, float64, float64) { return p.ClientP95, p.P95Lo, p.P95Hi }, c.ObjectiveMS, "objective")
 	if err != nil {
@@ -62,11 +63,16 @@ func (c Capacity) PNG(dpi int) ([]byte, error) {
 }
 
 // panel draws one figure per level with its interval, a dashed horizontal reference line
-// (the objective or the bound, when > 0) and a cross on levels the client did not keep up with.
+// (the objective or the bound, when > 0) and a red square on levels the client did not keep up with.
 func (c Capacity) panel(label string, col color.Color, value func(Point) (float64, float64, float64), ref float64, refName string) (*plot.Plot, error) {
 	p := plot.New()
 	p.Y.Label.Text = label
-	p.X.Tick.Marker = plainTicks{}
+	p.Y.Tick.Marker = plainTicks{}
+	var levels []plot.Tick // the offered loads themselves: concurrency is a whole number
+	for _, pt := range c.Points {
+		levels = append(levels, plot.Tick{Value: pt.Offered, Label: fmt.Sprintf("%g", pt.Offered)})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(levels)
 	p.Add(plotter.NewGrid())
 	xys := make(plotter.XYs, len(c.Points))
 	errs := make(plotter.YErrors, len(c.Points))
@@ -102,14 +108,14 @@ func (c Capacity) panel(label string, col color.Color, value func(Point) (float6
 		}
 		refLine.Color, refLine.Dashes = boundColor, []vg.Length{vg.Points(5), vg.Points(3)}
 		p.Add(refLine)
-		p.Legend.Add(fmt.Sprintf("%s %.4g", refName, ref), refLine)
+		p.Legend.Add(fmt.Sprintf("%s %s", refName, strconv.FormatFloat(ref, 'f', -1, 64)), refLine)
 	}
 	if len(late) > 0 {
 		s, err := plotter.NewScatter(late)
 		if err != nil {
 			return nil, err
 		}
-		s.Shape, s.Color, s.Radius = draw.CrossGlyph{}, failColor, vg.Points(6)
+		s.Shape, s.Color, s.Radius = draw.BoxGlyph{}, failColor, vg.Points(4)
 		p.Add(s)
 	}
 	p.Y.Min = 0
