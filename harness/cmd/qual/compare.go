@@ -77,9 +77,10 @@ type RowComparison struct {
 	TaskShift      *stats.Shift `json:"task_shift,omitempty"`
 	TaskShiftError string       `json:"task_shift_error,omitempty"`
 	// FewRuns warns when a side has fewer runs than benchstat asks for.
-	FewRuns  string          `json:"few_runs,omitempty"`
-	Accuracy *Accuracy       `json:"accuracy,omitempty"`
-	Changed  []ChangedOutput `json:"changed_outputs"`
+	FewRuns    string          `json:"few_runs,omitempty"`
+	NoiseFloor *NoiseFloor     `json:"noise_floor,omitempty"` // compare_noise.go
+	Accuracy   *Accuracy       `json:"accuracy,omitempty"`
+	Changed    []ChangedOutput `json:"changed_outputs"`
 }
 
 // Accuracy is the non-inferiority of the gate's corpus figure on the same inputs.
@@ -104,6 +105,7 @@ type ChangedOutput struct {
 func runCompare(_ context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	out := fs.String("o", "", "also write comparison.md and comparison.json into this directory")
+	noise := fs.String("noise-floor", "", "two runs of one build, A1,A2: their speedup per checkpoint is printed beside each light")
 	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
@@ -117,6 +119,9 @@ func runCompare(_ context.Context, args []string, stdout io.Writer) error {
 	}
 	c := compareRuns(base, cand)
 	addTaskShifts(&c, fs.Arg(0), fs.Arg(1), base, cand)
+	if err := addNoiseFloor(&c, *noise); err != nil {
+		return err
+	}
 	if len(c.Rows) == 0 {
 		return usageError{fmt.Errorf("runs %s (target %s) and %s (target %s) have no checkpoint in common: nothing to compare", base.RunID, orDash(base.Target), cand.RunID, orDash(cand.Target))}
 	}
@@ -419,10 +424,10 @@ func compareMarkdown(c Comparison) string {
 	fmt.Fprintf(&w, "# Comparison: %s → %s\n\n", c.Base, c.New)
 	fmt.Fprintf(&w, "Verdict: **%s** (%d red, %d accuracy fail, %d rows compared).\n\n", overall(c), c.Red, c.Failed, len(c.Rows))
 	fmt.Fprintf(&w, "Builds: base %s; new %s.\n\n", buildCell(c.BaseBuild), buildCell(c.NewBuild))
-	w.WriteString("| stage | checkpoint | runs base/new | S = base/new (90% CI) | light | Task shift new − base, ms (HL, 90% MW CI) | accuracy | margin | changed outputs |\n")
-	w.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	w.WriteString("| stage | checkpoint | runs base/new | S = base/new (90% CI) | light | A/A noise floor S (90% CI) | Task shift new − base, ms (HL, 90% MW CI) | accuracy | margin | changed outputs |\n")
+	w.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range c.Rows {
-		fmt.Fprintf(&w, "| %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", r.Stage, r.Profile, runsCell(r), speedupCell(r), lightCell(r), shiftCell(r), accuracyCell(r.Accuracy), marginCell(r.Accuracy), len(r.Changed))
+		fmt.Fprintf(&w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", r.Stage, r.Profile, runsCell(r), speedupCell(r), lightCell(r), noiseCell(r), shiftCell(r), accuracyCell(r.Accuracy), marginCell(r.Accuracy), len(r.Changed))
 	}
 	w.WriteString("\n## Why\n\n")
 	for _, r := range c.Rows {
@@ -442,7 +447,7 @@ func compareMarkdown(c Comparison) string {
 		fmt.Fprintf(&w, "\nNot compared, only in new: %s.\n", strings.Join(c.OnlyInNew, ", "))
 	}
 	w.WriteString("\n## Rules\n\n")
-	for _, k := range []string{"performance", "task shift", "runs", "mean", "accuracy", "work"} {
+	for _, k := range []string{"performance", "noise floor", "task shift", "runs", "mean", "accuracy", "work"} {
 		fmt.Fprintf(&w, "- %s: %s\n", k, c.Rules[k])
 	}
 	return w.String()

@@ -87,7 +87,7 @@ func TestCompareOneRunPerRowIsWhiteByRule(t *testing.T) {
 		t.Errorf("only in new: %v", c.OnlyInNew)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "comparison.md"))
-	if !bytes.Equal(md, stdout.Bytes()) || !strings.Contains(string(md), "| asr | sphinx-en-us | 1/1 ⚠ fewer than 6 | 0.769 (no interval) | white | – (base: no server records (status qualified); new: no server records (status qualified)) | pass |") {
+	if !bytes.Equal(md, stdout.Bytes()) || !strings.Contains(string(md), "| asr | sphinx-en-us | 1/1 ⚠ fewer than 6 | 0.769 (no interval) | white | – | – (base: no server records (status qualified); new: no server records (status qualified)) | pass |") {
 		t.Errorf("markdown row missing or stdout differs from comparison.md:\n%s", stdout.String())
 	}
 }
