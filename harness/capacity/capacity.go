@@ -224,6 +224,11 @@ func Analyze(profile, stage string, o Objective, lanes int, levels []Level) Resu
 		}
 	}
 	for _, l := range levels {
+		if res.Throughput != nil && l.Concurrency < res.Capacity && l.Meets && l.Throughput.Mean > res.Throughput.Mean {
+			res.Notes = append(res.Notes, fmt.Sprintf("concurrency %d served more (%.3g req/s) than the capacity level (%.3g req/s): beyond it, more concurrency bought latency, not throughput", l.Concurrency, l.Throughput.Mean, res.Throughput.Mean))
+		}
+	}
+	for _, l := range levels {
 		if best > 0 && l.Throughput.Mean >= KneeShare*best {
 			res.Knee = l.Concurrency
 			break

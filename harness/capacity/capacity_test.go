@@ -83,6 +83,20 @@ func TestALevelTheClientCouldNotKeepUpWithIsNeverCapacity(t *testing.T) {
 	}
 }
 
+func TestACapacityLevelServingLessThanALowerOneIsNoted(t *testing.T) {
+	mk := func(c int, tp float64) Level {
+		l, err := NewLevel(c, []Run{{Throughput: tp, ClientP95MS: 100, TaskP50MS: 100, ClientKeptUp: true, MeetsObjective: true}}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	res := Analyze("m", "asr", Objective{ClientP95MS: 250}, 2, []Level{mk(1, 0.76), mk(2, 0.56)})
+	if res.Capacity != 2 || res.Knee != 1 || !strings.Contains(strings.Join(res.Notes, " "), "served more (0.76 req/s)") {
+		t.Fatalf("capacity %d knee %d notes %v", res.Capacity, res.Knee, res.Notes)
+	}
+}
+
 func TestUncheckedOrFailingLevelsDoNotCount(t *testing.T) {
 	o := Objective{ClientP95MS: 250}
 	reqs := closedLoop(10, 1, 2, 100, 0)
