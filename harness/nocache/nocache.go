@@ -1,8 +1,14 @@
 // Package nocache checks that a server does not cache results (MLPerf TEST04's idea): one
-// input the run already sent is sent again several times, and its repeats must not be served
-// more than Margin faster (Task time, the records' model_call_ms) than that input's first
-// occurrence, nor faster than the native Task runs on it. A server that answered a repeat from
-// a cache would report the cache lookup, not the Task: its figures would be too fast to be true.
+// input the run already sent is sent again several times, and its repeats must not all be served
+// more than Margin faster (Task time, the records' model_call_ms) than both that input's first
+// occurrence and the native Task on it. A server that answered repeats from a cache would report
+// the cache lookup, not the Task: every repeat would be too fast to be true.
+//
+// Why every repeat and both baselines: on the reference server (2 shared cores) honest repeats
+// were up to 19% faster than their single first occurrence (whisper-tiny-en: 1338–1463 ms
+// against 1736 ms) and up to 17% faster than a native run in a fresh process (sphinx-tidigits:
+// 11.5–13.1 ms against 14.3 ms), while a cache answers in a fraction of a millisecond: the
+// rule that the median beat either baseline failed every honest ASR row.
 package nocache
 
 import (
@@ -38,6 +44,8 @@ type Check struct {
 	Concurrency    int      `json:"concurrency"`              // repeats in flight at once (the stage's AIPerf concurrency)
 	Repeats        []Repeat `json:"repeats"`
 	RepeatMedianMS float64  `json:"repeat_median_model_call_ms"`
+	SlowestRepeat  float64  `json:"slowest_repeat_model_call_ms"` // the figure judged
+	BaselineMS     float64  `json:"baseline_ms"`                  // min(first occurrence, native)
 	Margin         float64  `json:"margin"`
 	Rule           string   `json:"rule"`
 	Records        string   `json:"records,omitempty"` // the repeats' server records, relative to the run directory
@@ -47,7 +55,7 @@ type Check struct {
 
 // Rule states the check in words, for the evidence and the report.
 func Rule() string {
-	return fmt.Sprintf("the median model_call_ms of an input's repeats must not be more than %.0f%% below its first occurrence's, nor below the native run's by more than that: otherwise the row %s", Margin*100, Failure)
+	return fmt.Sprintf("the row %s when even the slowest repeat of an input took more than %.0f%% less model_call_ms than both its first occurrence and the native run on it (a cache serves every repeat from the cache)", Failure, Margin*100)
 }
 
 // Judge fills the median and the verdict from the figures already in c.
@@ -70,14 +78,21 @@ func Judge(c *Check) {
 		return
 	}
 	c.RepeatMedianMS = timing.Percentile(tasks, 50)
-	floor := (1 - Margin)
-	if c.RepeatMedianMS < floor*c.FirstTaskMS {
-		c.Failures = append(c.Failures, fmt.Sprintf("%s: repeats of %s took %.3f ms (median model_call_ms), %.0f%% less than its first occurrence %s (%.3f ms)",
-			Failure, c.Input, c.RepeatMedianMS, 100*(1-c.RepeatMedianMS/c.FirstTaskMS), c.FirstRequestID, c.FirstTaskMS))
+	c.SlowestRepeat = timing.Percentile(tasks, 100)
+	c.BaselineMS = c.FirstTaskMS
+	if c.NativeTaskMS != nil {
+		c.BaselineMS = min(c.BaselineMS, *c.NativeTaskMS)
 	}
-	if c.NativeTaskMS != nil && c.RepeatMedianMS < floor**c.NativeTaskMS {
-		c.Failures = append(c.Failures, fmt.Sprintf("%s: repeats of %s took %.3f ms (median model_call_ms), faster than the native Task runs on it (%.3f ms)",
-			Failure, c.Input, c.RepeatMedianMS, *c.NativeTaskMS))
+	if c.SlowestRepeat < (1-Margin)*c.BaselineMS {
+		c.Failures = append(c.Failures, fmt.Sprintf("%s: every repeat of %s was served more than %.0f%% faster than both its first occurrence %s (%.3f ms) and the native Task (%s): the slowest took %.3f ms",
+			Failure, c.Input, Margin*100, c.FirstRequestID, c.FirstTaskMS, nativeText(c.NativeTaskMS), c.SlowestRepeat))
 	}
 	c.Passed = len(c.Failures) == 0
+}
+
+func nativeText(ms *float64) string {
+	if ms == nil {
+		return "not printed by this target"
+	}
+	return fmt.Sprintf("%.3f ms", *ms)
 }

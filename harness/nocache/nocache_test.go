@@ -37,8 +37,11 @@ func TestJudge(t *testing.T) {
 		{"served like its first occurrence", Check{FirstTaskMS: 100, FirstOutput: "one", NativeTaskMS: ms(95), Repeats: repeats("one", 97, 104, 99, 101)}, true, ""},
 		{"a little faster, within 10%", Check{FirstTaskMS: 100, FirstOutput: "one", Repeats: repeats("one", 91, 92, 93, 95)}, true, ""},
 		{"served from a cache", Check{FirstTaskMS: 100, FirstOutput: "one", NativeTaskMS: ms(95), Repeats: repeats("one", 0.02, 0.03, 0.02, 0.02)}, false, Failure},
-		{"more than 10% below the first occurrence", Check{FirstTaskMS: 100, FirstOutput: "one", Repeats: repeats("one", 85, 86, 88, 89)}, false, "less than its first occurrence"},
-		{"faster than the native Task", Check{FirstTaskMS: 60, FirstOutput: "one", NativeTaskMS: ms(100), Repeats: repeats("one", 60, 61, 59, 60)}, false, "faster than the native Task"},
+		{"every repeat >10% below the first occurrence, no native figure", Check{FirstTaskMS: 100, FirstOutput: "one", Repeats: repeats("one", 85, 86, 88, 89)}, false, "faster than both"},
+		{"every repeat >10% below both", Check{FirstTaskMS: 100, FirstOutput: "one", NativeTaskMS: ms(98), Repeats: repeats("one", 80, 82, 81, 85)}, false, "the slowest took 85.000 ms"},
+		// Honest reference rows measured on 2 shared cores, which the median-beats-either rule failed:
+		{"whisper-tiny-en: faster than one slow first occurrence, slower than native", Check{FirstTaskMS: 1735.9, FirstOutput: "one", NativeTaskMS: ms(724.8), Repeats: repeats("one", 1338.0, 1409.6, 1463.4, 1388.5)}, true, ""},
+		{"sphinx-tidigits: faster than a cold native process", Check{FirstTaskMS: 13.1, FirstOutput: "one", NativeTaskMS: ms(14.3), Repeats: repeats("one", 11.7, 12.1, 13.1, 11.5)}, true, ""},
 		{"a repeat answers differently", Check{FirstTaskMS: 100, FirstOutput: "one", Repeats: repeats("two", 100, 100)}, false, "answered"},
 		{"no repeat answered", Check{FirstTaskMS: 100, FirstOutput: "one", Repeats: []Repeat{{RequestID: "r", Status: 503}}}, false, "no repeat was answered"},
 	}
