@@ -17,9 +17,15 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
-// Margin is how much faster than a baseline a repeat's median Task time may be (MLPerf TEST04
-// allows 10% between the repeated-sample and the distinct-sample runs).
-const Margin = 0.10
+// Margin is how much faster than its baselines every repeat must be for the row to fail: a cache
+// answers in a fraction of the Task's time, while honest repeats of millisecond Tasks on a loaded
+// machine came in up to 41% under both baselines (sphinx-tidigits: 14.3 ms against a first
+// occurrence of 24.3 ms and a native run of 21.2 ms). MLPerf TEST04's 10% (AdvisoryMargin) is
+// recorded as an advisory, not failed on.
+const Margin = 0.50
+
+// AdvisoryMargin is MLPerf TEST04's margin: repeats this much faster are noted in the evidence.
+const AdvisoryMargin = 0.10
 
 // Failure is the reason a row fails this check.
 const Failure = "may cache results"
@@ -48,7 +54,8 @@ type Check struct {
 	BaselineMS     float64  `json:"baseline_ms"`                  // min(first occurrence, native)
 	Margin         float64  `json:"margin"`
 	Rule           string   `json:"rule"`
-	Records        string   `json:"records,omitempty"` // the repeats' server records, relative to the run directory
+	Records        string   `json:"records,omitempty"`  // the repeats' server records, relative to the run directory
+	Advisory       string   `json:"advisory,omitempty"` // faster than TEST04's 10%, within Margin
 	Failures       []string `json:"failures,omitempty"`
 	Passed         bool     `json:"passed"`
 }
@@ -82,6 +89,9 @@ func Judge(c *Check) {
 	c.BaselineMS = c.FirstTaskMS
 	if c.NativeTaskMS != nil {
 		c.BaselineMS = min(c.BaselineMS, *c.NativeTaskMS)
+	}
+	if c.SlowestRepeat < (1-AdvisoryMargin)*c.BaselineMS {
+		c.Advisory = fmt.Sprintf("every repeat was more than %.0f%% faster than both baselines (slowest %.3f ms, baseline %.3f ms): within this machine's noise for short Tasks, but worth a look", AdvisoryMargin*100, c.SlowestRepeat, c.BaselineMS)
 	}
 	if c.SlowestRepeat < (1-Margin)*c.BaselineMS {
 		c.Failures = append(c.Failures, fmt.Sprintf("%s: every repeat of %s was served more than %.0f%% faster than both its first occurrence %s (%.3f ms) and the native Task (%s): the slowest took %.3f ms",
