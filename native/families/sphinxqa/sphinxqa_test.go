@@ -98,7 +98,8 @@ func TestGateFailsWhenTheUpstreamTranscriptDiffers(t *testing.T) {
 
 // TestUpstreamReferenceAppliesToThisBundle regenerates the stage 3 reference transcripts with
 // pocketsphinx_batch on the sphinxqa bundle's own model files: the pinned reference the gate
-// reads is what the upstream tool says for exactly these files.
+// reads is what the upstream tool says for exactly these files, clip by clip (the stage-3
+// reference covers more clips than the QA pairs use: every QA clip must be in it, unchanged).
 func TestUpstreamReferenceAppliesToThisBundle(t *testing.T) {
 	for _, profile := range profiles {
 		t.Run(profile, func(t *testing.T) {
@@ -123,8 +124,17 @@ func TestUpstreamReferenceAppliesToThisBundle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(got.Transcripts, want.Transcripts) || got.Command != want.Command {
-				t.Fatalf("upstream transcripts on the sphinxqa bundle differ from the stage 3 reference:\n got %+v\nwant %+v", got, want)
+			pinned := map[string]string{}
+			for _, tr := range want.Transcripts {
+				pinned[tr.ID] = tr.Text
+			}
+			for _, tr := range got.Transcripts {
+				if text, ok := pinned[tr.ID]; !ok || text != tr.Text {
+					t.Errorf("clip %s: upstream on the sphinxqa bundle says %q, the stage 3 reference %q (present %v)", tr.ID, tr.Text, text, ok)
+				}
+			}
+			if len(got.Transcripts) != len(clips) || got.Command != want.Command {
+				t.Fatalf("upstream ran on %d of %d clips, command %q vs the reference's %q", len(got.Transcripts), len(clips), got.Command, want.Command)
 			}
 		})
 	}
