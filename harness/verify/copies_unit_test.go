@@ -127,7 +127,7 @@ func TestRecordCopiesOfARequest(t *testing.T) {
 	r := servedRow()
 	all := func(p join.Pair, report reporter) {
 		checkBodyTiming(r.Records, p, report)
-		checkAudioSeconds(r.Records, p, report)
+		checkAudioSeconds(r.Records, "reference", p, report)
 		checkRecordBundle(r.Records, r, p, report)
 		checkUserAgent(r.AIPerf.Dir, r, p, report)
 	}

@@ -52,7 +52,7 @@ func TestForgedPathsAreVerifyFailures(t *testing.T) {
 	check("bundle", "bundle.path", *got)
 
 	report, got = collect()
-	checkServed(run, "asr/p", "asr", r, report)
+	checkServed(run, "asr/p", "asr", "reference", r, report)
 	check("served", "aiperf.dir", *got)
 
 	report, got = collect()
@@ -61,7 +61,7 @@ func TestForgedPathsAreVerifyFailures(t *testing.T) {
 
 	r.AIPerf.Dir, r.Records = "asr/p/aiperf", forged
 	report, got = collect()
-	checkServed(run, "asr/p", "asr", r, report)
+	checkServed(run, "asr/p", "asr", "reference", r, report)
 	check("served", "records", *got)
 
 	r.Profile, r.Gate = forged, &family.GateResult{Testcase: "c"}

@@ -100,7 +100,7 @@ func Check(runDir string, opts Options) (Report, error) {
 			checkScratch(e.TargetKind, s, r, report)
 			var pairs []join.Pair
 			if r.AIPerf != nil && r.Join != nil {
-				pairs = checkServed(runDir, where, s.Stage, r, report)
+				pairs = checkServed(runDir, where, s.Stage, s.TargetKind, r, report)
 			}
 			checkInputHashes(runDir, s, r, pairs, published, report) // each record's input_sha256 is the payload's (inputhash.go)
 			checkGateOf(runDir, p, where, e.TargetKind, s, r, pairs, report)
@@ -132,7 +132,7 @@ func checkBundle(where string, r evidence.Result, report func(string, string, ..
 
 // checkServed recomputes the join, timing, outputs and gold WER from the stored artifacts, and
 // returns the joined pairs for the gate's recomputation.
-func checkServed(runDir, where, stage string, r evidence.Result, report func(string, string, ...any)) []join.Pair {
+func checkServed(runDir, where, stage, kind string, r evidence.Result, report func(string, string, ...any)) []join.Pair {
 	w, err := workload.Get(stage)
 	if err != nil {
 		report(where, "%v", err)
@@ -175,7 +175,7 @@ func checkServed(runDir, where, stage string, r evidence.Result, report func(str
 	checkRequests(where, r, exports, records, report)
 	checkAggregate(runDir, where, r, report)
 	rep := join.Join(exports.Raw, records, r.Join.Route)
-	checkCopies(runDir, where, r, runs, rep, report) // every copy of a request's data agrees (copies.go)
+	checkCopies(runDir, where, kind, r, runs, rep, report) // every copy of a request's data agrees (copies.go)
 	if rep.Matched != r.Join.Matched || len(rep.UnmatchedClient) != len(r.Join.UnmatchedClient) || len(rep.UnmatchedServer) != len(r.Join.UnmatchedServer) ||
 		len(rep.DuplicateClient) != len(r.Join.DuplicateClient) || len(rep.DuplicateServer) != len(r.Join.DuplicateServer) {
 		report(where, "join recomputed as %s; evidence says %s", rep, *r.Join)
