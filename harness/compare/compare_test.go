@@ -16,7 +16,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/internal/runfixture"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
-	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
@@ -124,19 +123,7 @@ func TestCompareImagesUseSSIM(t *testing.T) {
 // TestCompareRepeatedRuns: five runs a side. The same build is not red; a 20% slower Task is red,
 // and the exit status says so.
 func TestCompareRepeatedRuns(t *testing.T) {
-	row := func(p50s ...float64) evidence.Result {
-		r := runfixture.ASRRow("sphinx-en-us", golds, p50s[0])
-		var runs []stats.Run
-		for i, v := range p50s {
-			runs = append(runs, stats.RunOf(i+1, timing.Summary{Requests: 12, Figures: []timing.Figure{{Name: perfFigure, Value: v}}}))
-		}
-		rep, err := stats.Summarize(runs, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.Repeated = &rep
-		return r
-	}
+	row := func(p50s ...float64) evidence.Result { return repeatedRow(t, p50s...) }
 	base := runfixture.WriteRun(t, "base", row(100, 101, 99, 100.5, 99.8))
 	same := runfixture.WriteRun(t, "same", row(100.3, 99.6, 100.9, 99.4, 100.2))
 	slow := runfixture.WriteBuild(t, "slow", "qual_slowdown", row(120.1, 121, 119.5, 120.6, 119.9))
