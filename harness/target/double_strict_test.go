@@ -224,12 +224,18 @@ func TestDoubleTranscribeHonoursTheTestcasesTokenLimit(t *testing.T) {
 // built without the requirements layer fails on the double as it would on TRTMC.
 func TestDoubleServingNeedsTheServingRequirements(t *testing.T) {
 	b := newDoubleBed(t)
-	probe := exec.Command(b.tg.Placeholders["python"], "-c", "import fastapi, uvicorn, multipart")
-	if probe.Run() == nil {
-		t.Skip("this machine's python3 has the serving packages; the refusal cannot be shown with it")
+	// A fresh venv without the serving packages, whatever this machine's python3 has installed,
+	// stands for TRTMC's runtime image before the requirements layer.
+	venv := filepath.Join(t.TempDir(), "venv")
+	if out, err := exec.Command(b.tg.Placeholders["python"], "-m", "venv", "--without-pip", venv).CombinedOutput(); err != nil {
+		t.Fatalf("empty venv: %v %s", err, out)
+	}
+	bare := filepath.Join(venv, "bin", "python")
+	if exec.Command(bare, "-c", "import fastapi, uvicorn, multipart").Run() == nil {
+		t.Fatal("a fresh venv imports the serving packages: the refusal cannot be shown")
 	}
 	s, m := b.step("procdiff", "procdiff-small")
-	s.Values["serve_python"] = b.tg.Placeholders["python"]
+	s.Values["serve_python"] = bare
 	args, err := Expand(b.tg.Server.Command, s.Values)
 	if err != nil {
 		t.Fatal(err)
