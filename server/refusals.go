@@ -50,6 +50,8 @@ type refusalConn struct {
 	net.Conn
 	s        *Server
 	expected atomic.Int64
+	// broken is set once a write failed: the peer is gone (clientWatch's probes read it).
+	broken atomic.Bool
 }
 
 // expectAnswer is called by a handler before it answers.
@@ -79,7 +81,11 @@ func (c *refusalConn) Write(p []byte) (int, error) {
 			}
 		}
 	}
-	return c.Conn.Write(p)
+	n, err := c.Conn.Write(p)
+	if err != nil {
+		c.broken.Store(true)
+	}
+	return n, err
 }
 
 // recordRefusal writes the record of an answer net/http gave on its own.

@@ -268,13 +268,6 @@ func (s *Server) Handler() http.Handler {
 	// Exact paths, no http.ServeMux: the mux answers "//v1/models" with a 307 and a CONNECT or
 	// unclean path with its own redirect, none of which would reach the recording handler.
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if len(r.TransferEncoding) > 0 {
-			// net/http drops a Content-Length sent beside "Transfer-Encoding: chunked" before a
-			// handler sees it, so the pair cannot be told from chunked alone: every chunked
-			// request closes its connection after the answer (RFC 9112 §6.1), and bytes smuggled
-			// after its body are never read as a request.
-			w.Header().Set("Connection", "close")
-		}
 		switch h, ok := handlers[r.URL.Path]; {
 		case ok:
 			h.ServeHTTP(w, r)
@@ -315,6 +308,8 @@ type exchange struct {
 	taskStarted bool
 	// body is the request's share of the body memory, given back when the handler returns.
 	body *bodyAccount
+	// client says when the client is gone, from the Task call's start (callTask).
+	client *clientWatch
 }
 
 // Values of exchange.owner.
@@ -565,6 +560,14 @@ func (s *Server) finish(x *exchange, rep *reply, err error) {
 	h.Set("Content-Type", resp.contentType)
 	h.Set("Server-Timing", fmt.Sprintf("model;dur=%.3f, queue;dur=%.3f, handler;dur=%.3f", x.timing.ModelCallMS, x.timing.QueueMS, x.timing.HandlerMS))
 	h.Set("Content-Length", strconv.Itoa(len(resp.body)))
+	if len(x.r.TransferEncoding) > 0 {
+		// net/http drops a Content-Length sent beside "Transfer-Encoding: chunked" before a
+		// handler sees it, so the pair cannot be told from chunked alone: every chunked request
+		// closes its connection after the answer (RFC 9112 §6.1), and bytes smuggled after its
+		// body are never read as a request. Set here, on the final answer only, so that the
+		// interim 100s of clientWatch do not carry it.
+		h.Set("Connection", "close")
+	}
 	if resp.status == http.StatusTooManyRequests || resp.status == http.StatusServiceUnavailable {
 		h.Set("Retry-After", "1")
 	}
@@ -660,8 +663,10 @@ func (s *Server) callTask(x *exchange, m *servedModel, taskName string, fn func(
 	if s.aborted.Err() != nil { // a timed-out drain: no new Task call, even on a free lane
 		return errShuttingDown()
 	}
-	ctx := x.r.Context()
-	if ctx.Err() != nil { // gone while its body was parsed: no Task call for nobody
+	x.client = s.watchClient(x)
+	defer x.client.stop()
+	ctx := x.client.ctx
+	if x.client.settled(); ctx.Err() != nil { // gone while its body was parsed: no Task call for nobody
 		return errClientClosed("before its Task started")
 	}
 	release, queued, err := m.acquire(ctx, s.aborted.Done())
@@ -695,8 +700,9 @@ func (s *Server) callTask(x *exchange, m *servedModel, taskName string, fn func(
 		return errAnsweredByDrain
 	}
 	x.timing.ModelCallMS = float64(wall.Nanoseconds()) / 1e6
+	x.client.stop() // before the answer is written, and before gone is read for the last time
 	switch {
-	case ctx.Err() == nil:
+	case !x.client.gone():
 		return err
 	case errors.Is(err, context.Canceled):
 		return errClientClosed("and its Task stopped early")
@@ -727,8 +733,9 @@ func (s *Server) takeOver(x *exchange) {
 	if !x.owner.CompareAndSwap(ownerInTask, ownerAnswered) {
 		return // fn has returned: the handler answers
 	}
+	x.client.stop()
 	err := errShuttingDown()
-	if x.r.Context().Err() != nil {
+	if x.client.gone() {
 		err = errClientClosed("while the Task ran")
 	}
 	s.finish(x, nil, err)
