@@ -107,13 +107,10 @@ type chatMessage struct {
 }
 
 type chatPart struct {
-	Type       string `json:"type"`
-	Text       string `json:"text"`
-	InputAudio *struct {
-		Data   string `json:"data"`
-		Format string `json:"format"`
-	} `json:"input_audio"`
-	ImageURL json.RawMessage `json:"image_url"`
+	Type       string                   `json:"type"`
+	Text       string                   `json:"text"`
+	InputAudio *contract.ChatInputAudio `json:"input_audio"`
+	ImageURL   json.RawMessage          `json:"image_url"`
 }
 
 // chatInput is what the messages ask for: the question text and any audio.

@@ -57,6 +57,14 @@ type TranscriptionSegment struct {
 	Temperature float64 `json:"temperature"`
 }
 
+// ChatInputAudio is the input_audio member of a chat content part
+// ({"type":"input_audio","input_audio":{...}}): a base64 audio file and its format ("wav").
+// The server reads it and verify reads it back from the payload AIPerf sent.
+type ChatInputAudio struct {
+	Data   string `json:"data"`
+	Format string `json:"format"`
+}
+
 // ImagesRequest is the body of /v1/images/generations. Pointers tell "absent" from zero: what
 // a client leaves out is the family's default (trtmc-server fills it; qual verify re-derives
 // the filled request from a payload to check a record's input_sha256).

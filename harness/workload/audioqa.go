@@ -172,12 +172,9 @@ func ChatInput(payload map[string]any) (string, string, error) {
 	var req struct {
 		Messages []struct {
 			Content []struct {
-				Type       string `json:"type"`
-				Text       string `json:"text"`
-				InputAudio *struct {
-					Data   string `json:"data"`
-					Format string `json:"format"`
-				} `json:"input_audio"`
+				Type       string                   `json:"type"`
+				Text       string                   `json:"text"`
+				InputAudio *contract.ChatInputAudio `json:"input_audio"`
 			} `json:"content"`
 		} `json:"messages"`
 	}
