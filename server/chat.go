@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -208,8 +207,12 @@ func isNullJSON(raw json.RawMessage) bool {
 }
 
 func (s *Server) chat(x *exchange) (*reply, error) {
+	body, err := splitChatBody(x.r.Body, int(s.cfg.MaxAudioBytes), accountOf(x.r.Body))
+	if err != nil {
+		return nil, bodyError(err, contract.CodeInvalidJSON, "reading body: %v", err)
+	}
 	var req chatRequest
-	if err := decodeStrict(x.r.Body, &req); err != nil {
+	if err := decodeStrictBytes(body.text, &req); err != nil {
 		return nil, refuseKnown(err, chatParamsRefused)
 	}
 	m, err := s.lookupModel(x, req.Model)
@@ -238,22 +241,27 @@ func (s *Server) chat(x *exchange) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.answerAudio(x, m, qa, req, in)
+	return s.answerAudio(x, m, qa, req, in, body)
 }
 
-func (s *Server) answerAudio(x *exchange, m *servedModel, qa task.AudioAnswerer, req chatRequest, in chatInput) (*reply, error) {
+func (s *Server) answerAudio(x *exchange, m *servedModel, qa task.AudioAnswerer, req chatRequest, in chatInput, body *chatBody) (*reply, error) {
 	if len(in.audios) != 1 || in.images > 0 {
 		return nil, badRequest(contract.CodeInvalidValue, "audio question answering takes exactly one audio part and no images (got %d audio, %d image)", len(in.audios), in.images)
 	}
 	if len(in.text) == 0 {
 		return nil, badRequest(contract.CodeMissingField, "audio question answering needs a text part holding the question")
 	}
-	if n := decodedBase64Len(in.audios[0]); int64(n) > s.cfg.MaxAudioBytes {
-		return nil, newError(http.StatusRequestEntityTooLarge, contract.CodeRequestTooLarge, "input_audio of %d bytes is over the audio limit of %d", n, s.cfg.MaxAudioBytes)
+	clipAudio, ok := body.audioFor(in.audios[0])
+	if !ok {
+		return nil, fmt.Errorf("input_audio.data %.20q is no placeholder of splitChatBody", in.audios[0])
 	}
-	wav, err := base64.StdEncoding.DecodeString(in.audios[0])
-	if err != nil {
-		return nil, badRequest(audio.CodeInvalidAudio, "input_audio.data is not base64: %v", err)
+	if clipAudio.err != nil {
+		return nil, badRequest(audio.CodeInvalidAudio, "input_audio.data is not base64: %v", clipAudio.err)
+	}
+	wav := clipAudio.wav
+	// The decoded samples (float32: twice a PCM16 clip's bytes) count in the body memory too.
+	if err := accountOf(x.r.Body).take(2 * len(wav)); err != nil {
+		return nil, bodyError(err, contract.CodeInvalidJSON, "%v", err)
 	}
 	// DecodeWAV's clip and error, hashed from the PCM16 bytes themselves (no second pass).
 	clip, clipSHA, err := audio.NewStream(len(wav), nil).Finish(wav)
@@ -286,13 +294,4 @@ func (s *Server) answerAudio(x *exchange, m *servedModel, qa task.AudioAnswerer,
 		Choices: []contract.ChatChoice{{Index: 0, FinishReason: "stop",
 			Message: contract.ChatMessage{Role: "assistant", Content: answer}}},
 	}}, nil
-}
-
-// decodedBase64Len is how many bytes padded standard base64 of this length decodes to.
-func decodedBase64Len(b64 string) int {
-	n := base64.StdEncoding.DecodedLen(len(b64))
-	for i := len(b64) - 1; i >= 0 && i >= len(b64)-2 && b64[i] == '='; i-- {
-		n--
-	}
-	return n
 }

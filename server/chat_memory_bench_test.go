@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"io"
 	"net/http"
 	"sync"
@@ -15,8 +16,10 @@ import (
 // BenchmarkChatAudioPeakRSS prints how much 16 concurrent chat requests carrying large WAVs
 // raise the real server's peak RSS (VmHWM), with the default limits (32 MiB body, 16 MiB
 // audio). Goal: a 24 MB WAV (30.5 MiB body, over what any accepted clip needs) costs at most
-// +256 MiB for all 16, declared length or chunked. The last case is a 16 MiB WAV, the largest
-// the audio limit lets through to decoding; it is printed for comparison (no goal).
+// +256 MiB for all 16, declared length or chunked. A chunked one whose WAV header declares
+// only 1 KB of samples cannot be refused from its header: it is read until its decoded bytes
+// pass the audio limit. The last cases are a 16 MiB WAV, the largest the audio limit lets
+// through to decoding; they are printed for comparison (no goal).
 //
 //	go test -run '^$' -bench ChatAudioPeakRSS -benchtime 1x ./server/
 func BenchmarkChatAudioPeakRSS(b *testing.B) {
@@ -24,13 +27,19 @@ func BenchmarkChatAudioPeakRSS(b *testing.B) {
 		name     string
 		wavBytes int
 		chunked  bool
+		lying    bool // the data chunk's header says 1 KB
 	}{
-		{"24MB-wav", 24_000_000, false},
-		{"24MB-wav-chunked", 24_000_000, true},
-		{"16MiB-wav", 16 << 20, false},
+		{"24MB-wav", 24_000_000, false, false},
+		{"24MB-wav-chunked", 24_000_000, true, false},
+		{"24MB-wav-chunked-header-says-1KB", 24_000_000, true, true},
+		{"16MiB-wav", 16 << 20, false, false},
+		{"16MiB-wav-chunked", 16 << 20, true, false},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			wav := audio.EncodePCM16(make([]int16, (c.wavBytes-44)/2), 1, 16000)
+			if c.lying {
+				binary.LittleEndian.PutUint32(wav[40:44], 1000)
+			}
 			body := []byte(`{"model":"sphinxqa-an4-l0","messages":[{"role":"user","content":[{"type":"text","text":"How many words are spoken?"},` +
 				`{"type":"input_audio","input_audio":{"format":"wav","data":"` + base64.StdEncoding.EncodeToString(wav) + `"}}]}]}`)
 			p := st.Start(b, serverBinary(sharedDir(b)), []string{qaBundle(b)})

@@ -88,6 +88,15 @@ func (c *refusalConn) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// CloseWrite shuts the write side, as net/http does (through this interface) before it closes
+// a connection whose request body was left unread, so the client sees the answer end first.
+func (c *refusalConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
 // recordRefusal writes the record of an answer net/http gave on its own.
 func (s *Server) recordRefusal(status int) {
 	now := time.Now().UnixNano()

@@ -308,6 +308,10 @@ type exchange struct {
 	taskStarted bool
 	// body is the request's share of the body memory, given back when the handler returns.
 	body *bodyAccount
+	// netBody is net/http's own request body, put back before the answer (finish); buffered
+	// is the pooled buffer it was read through (limitBody), given back with bodyRead.
+	netBody  io.ReadCloser
+	buffered *bufio.Reader
 	// client says when the client is gone, from the Task call's start (callTask).
 	client *clientWatch
 }
@@ -366,6 +370,7 @@ func (s *Server) serve(path string, rt route) http.Handler {
 // would stay armed while the Task runs, and the connection's background read hitting it would
 // cancel the request's context as if the client had gone.
 func (s *Server) limitBody(x *exchange, limit int64) {
+	x.netBody = x.r.Body
 	limited := http.MaxBytesReader(x.w, x.r.Body, limit)
 	x.body = &bodyAccount{mem: s.bodyMem}
 	x.r.Body = sizedBody{limited, x.r.ContentLength, x.body}
@@ -379,6 +384,7 @@ func (s *Server) limitBody(x *exchange, limit int64) {
 		buffered = bufio.NewReaderSize(nil, bodyBufferBytes)
 	}
 	buffered.Reset(limited)
+	x.buffered = buffered
 	x.r.Body = sizedBody{bufferedBody{buffered, limited}, x.r.ContentLength, x.body}
 	// An http.ResponseWriter that cannot set deadlines (a test recorder) simply has none.
 	if http.NewResponseController(x.w).SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout)) == nil {
@@ -416,11 +422,10 @@ type bufferedBody struct {
 // bodyRead gives the body's buffer back to the pool once the handler has returned.
 func (s *Server) bodyRead(x *exchange) {
 	x.body.release()
-	if sb, ok := x.r.Body.(sizedBody); ok {
-		if bb, ok := sb.ReadCloser.(bufferedBody); ok {
-			bb.Reset(nil)
-			s.bodies.Put(bb.Reader)
-		}
+	if x.buffered != nil {
+		x.buffered.Reset(nil)
+		s.bodies.Put(x.buffered)
+		x.buffered = nil
 	}
 }
 
@@ -554,6 +559,13 @@ func (s *Server) finish(x *exchange, rep *reply, err error) {
 	}
 	if x.claimed && x.retryable(resp.status) {
 		s.ids.release(x.id) // before the answer, so a retry sent on seeing it finds the id free
+	}
+	if x.netBody != nil {
+		// net/http decides from its own body type what to do with a body the handler left
+		// unread (an early 413): read a little more, answer, shut the write side and wait
+		// before closing, so that the client, still sending, reads the answer before the reset
+		// its unread bytes cause. Behind a body of ours it would close at once.
+		x.r.Body = x.netBody
 	}
 	h := x.w.Header()
 	h.Set("X-Request-ID", x.id)

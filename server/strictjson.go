@@ -33,6 +33,11 @@ func decodeStrict(body io.Reader, v any) error {
 	if err != nil {
 		return bodyError(err, contract.CodeInvalidJSON, "reading body: %v", err)
 	}
+	return decodeStrictBytes(data, v)
+}
+
+// decodeStrictBytes is decodeStrict of a body already read.
+func decodeStrictBytes(data []byte, v any) error {
 	if err := checkDuplicateKeys(data); err != nil {
 		return err
 	}

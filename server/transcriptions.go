@@ -178,6 +178,9 @@ func readLimited(r io.Reader, limit int64) ([]byte, error) {
 // bodyError turns a body read failure into 413 when a limit was hit, 408 when the body's read
 // deadline passed, else the given 400.
 func bodyError(err error, code, format string, args ...any) error {
+	if ae := (*apiError)(nil); errors.As(err, &ae) { // already an answer (chat's audio limit)
+		return ae
+	}
 	var maxErr *http.MaxBytesError
 	if errors.As(err, &maxErr) || errors.Is(err, errTooLarge) {
 		return newError(http.StatusRequestEntityTooLarge, contract.CodeRequestTooLarge, "request body over the limit")
