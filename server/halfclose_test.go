@@ -61,6 +61,7 @@ func TestHalfClosedClientGetsItsAnswer(t *testing.T) {
 	}
 	resp, interim := readFinal(t, conn, req)
 	resp.Body.Close()
+	t.Logf("half-closed client: %d after %d interim 100s", resp.StatusCode, interim)
 	if resp.StatusCode != 200 {
 		t.Errorf("half-closed client: %d, want 200", resp.StatusCode)
 	}
@@ -83,7 +84,9 @@ func TestClosedClientStopsItsTask(t *testing.T) {
 	conn := sendRaw(t, p.URL, req)
 	waitGauge(t, p.URL, "trtmc_task_calls_running", 1)
 	conn.Close() // a FIN, as a client that gives up sends: a reset would be told at once
+	closed := time.Now()
 	waitGauge(t, p.URL, `trtmc_task_cancelled_total{model="procdiff-base",task="text_to_image"}`, 1)
+	t.Logf("Task cancelled within %v of the close", time.Since(closed).Round(time.Millisecond))
 	p.Stop(t)
 	byID, _ := recordsByID(t, p)
 	if recs := byID["closed-mid-task"]; len(recs) != 1 || recs[0].Status != server.StatusClientClosedRequest || recs[0].ErrorCode != contract.CodeClientClosed {
