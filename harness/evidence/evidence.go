@@ -176,6 +176,8 @@ type Result struct {
 	Records      string             `json:"records,omitempty"` // server records file, relative
 	Scratch      *Scratch           `json:"scratch,omitempty"` // the server's kept artifacts (TRTMC answers images as file:// URLs into it)
 	Plot         string             `json:"plot,omitempty"`
+	Timelines    []string           `json:"timelines,omitempty"` // one PNG per AIPerf run, relative to the run directory
+	NoCache      *NoCache           `json:"no_caching,omitempty"`
 	Commands     [][]string         `json:"commands"`
 	Reproduce    string             `json:"reproduce"`
 	// Statistics (harness/stats): per-run figures with their intervals over runs and the tails
