@@ -69,3 +69,17 @@ func timelineURIs(runDir string, r evidence.Result) ([]template.URL, error) {
 	}
 	return out, nil
 }
+
+// writeServerMetrics links each row's AIPerf server-metrics exports (its scrape of /metrics).
+func writeServerMetrics(b *strings.Builder, s evidence.Stage) {
+	for _, r := range s.Results {
+		if len(r.ServerMetrics) == 0 {
+			continue
+		}
+		links := make([]string, len(r.ServerMetrics))
+		for i, f := range r.ServerMetrics {
+			links[i] = fmt.Sprintf("[run %d](%s)", i+1, f)
+		}
+		fmt.Fprintf(b, "AIPerf's scrape of the server's /metrics, %s: %s\n\n", r.Profile, strings.Join(links, " "))
+	}
+}

@@ -27,6 +27,7 @@ func withTimeline(t *testing.T, dir string, r *evidence.Result) {
 		t.Fatal(err)
 	}
 	r.Timelines = []string{rel}
+	r.ServerMetrics = []string{"asr/" + r.Profile + "/aiperf/artifacts/server_metrics_export.json"}
 	native := 3100.0
 	r.NoCache = &evidence.NoCache{Input: "1089-134686-0000", Concurrency: 2, K: 8, Repeats: make([]evidence.NoCacheRequest, 8), Fresh: make([]evidence.NoCacheRequest, 8),
 		RepeatMedianMS: 2712.4, FreshMedianMS: 2730.9, ShiftFraction: -0.012, ShiftFractionCI: schema.Bounds{Lower: -0.061, Upper: 0.034}, NativeTaskMS: &native, Passed: true}
@@ -42,7 +43,8 @@ func TestReportsShowTheNoCachingFiguresAndTimelines(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`<table class="nocache">`, "1089-134686-0000", "8 + 8 at c=2", "2712.4 / 2730.9", "-1.2% [-6.1%, +3.4%]", "3100.0", "passed",
-		`src="data:image/png;base64,`, "AIPerf run 1 seen from the server"} {
+		`src="data:image/png;base64,`, "AIPerf run 1 seen from the server",
+		`<a href="asr/sphinx-en-us/aiperf/artifacts/server_metrics_export.json">run 1</a>`} {
 		if !strings.Contains(html.UnescapeString(string(page)), want) {
 			t.Errorf("report.html lacks %q", want)
 		}
@@ -50,6 +52,9 @@ func TestReportsShowTheNoCachingFiguresAndTimelines(t *testing.T) {
 	md := Markdown(e)
 	if !strings.Contains(md, "| sphinx-en-us | 1089-134686-0000 | 8 + 8 at c=2 | 2712.4 / 2730.9 | -1.2% [-6.1%, +3.4%] | 3100.0 | passed |") {
 		t.Errorf("qualification.md lacks the no-caching row:\n%s", md)
+	}
+	if !strings.Contains(md, "/metrics, sphinx-en-us: [run 1](asr/sphinx-en-us/aiperf/artifacts/server_metrics_export.json)") {
+		t.Errorf("qualification.md lacks the server-metrics link:\n%s", md)
 	}
 	e.Stages[0].Results[0].NoCache.Passed, e.Stages[0].Results[0].NoCache.Failures = false, []string{"may cache results: repeats faster"}
 	if page, _ := HTML(dir, e); !strings.Contains(string(page), "FAILED: may cache results: repeats faster") {
