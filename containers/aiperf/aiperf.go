@@ -64,7 +64,9 @@ func (p Profile) Args() ([]string, error) {
 		"--request-count", strconv.Itoa(p.RequestCount), "--warmup-request-count", strconv.Itoa(p.WarmupCount),
 		"--concurrency", strconv.Itoa(max(1, p.Concurrency)), "--random-seed", strconv.Itoa(p.Seed),
 		"--request-timeout-seconds", strconv.FormatFloat(p.TimeoutSeconds, 'f', -1, 64),
-		"--export-level", "raw", "--ui-type", "none", "--no-server-metrics", "--no-gpu-telemetry"}
+		// Server metrics stay on (AIPerf 0.13.0's default): it scrapes the server's /metrics at
+		// --url during the run and writes server_metrics_export.json/.csv beside its exports.
+		"--export-level", "raw", "--ui-type", "none", "--no-gpu-telemetry"}
 	if p.Runs <= 1 { // several runs: run-profile.sh gives each its own --artifact-dir
 		args = append(args, "--artifact-dir", "/artifacts")
 	}

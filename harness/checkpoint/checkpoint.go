@@ -291,7 +291,7 @@ func (c *Checkpoint) Unchanged() error {
 func (c *Checkpoint) Finish(full bool) evidence.Result {
 	all := []string{"build", "capability", "gate"}
 	if full {
-		all = append(all, "serve", "aiperf", "join", "identity", "meaning", "timing", "unchanged")
+		all = append(all, "serve", "aiperf", "join", "identity", "meaning", "timing", "nocache", "unchanged")
 	}
 	missing := []string{}
 	for _, s := range all {

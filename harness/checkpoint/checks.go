@@ -89,6 +89,15 @@ func (c *Checkpoint) compareOne(ctx context.Context, p join.Pair, native map[str
 // nativeRun runs the target's native-run command for the request's input inside the server
 // container, on the bundle the server serves.
 func (c *Checkpoint) nativeRun(ctx context.Context, req workload.Request) (string, error) {
+	out, err := c.nativeStdout(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	return c.kind().nativeOutput(ctx, c, out)
+}
+
+// nativeStdout runs the native-run command for the request's input and returns what it printed.
+func (c *Checkpoint) nativeStdout(ctx context.Context, req workload.Request) (string, error) {
 	tmpl := c.Env.Target.NativeRun[c.Manifest.TaskString()]
 	if len(tmpl) == 0 {
 		return "", fmt.Errorf("target %s has no native_run command for task %q", c.Env.Target.Name, c.Manifest.TaskString())
@@ -106,7 +115,7 @@ func (c *Checkpoint) nativeRun(ctx context.Context, req workload.Request) (strin
 	if err != nil || code != 0 {
 		return "", fmt.Errorf("native run %v: exit %d %v: %s", args, code, err, workload.Tail(out))
 	}
-	return c.kind().nativeOutput(ctx, c, out)
+	return out, nil
 }
 
 // Meaning checks outputs are meaningful, not only identical, by the workload's rule (ASR:
@@ -133,7 +142,8 @@ func (c *Checkpoint) Meaning() error {
 }
 
 // Timing derives steady-state figures over measured requests (Result.Timing), the intervals
-// over runs when AIPerf ran several (Result.Repeated), and draws the latency plot.
+// over runs when AIPerf ran several (Result.Repeated), and draws the latency plot and one
+// timeline per AIPerf run (Result.Timelines).
 func (c *Checkpoint) Timing() error {
 	if c.Result.Join == nil || !c.steps["join"] {
 		return c.fail("timing", fmt.Errorf("no clean join to time"))
@@ -149,6 +159,14 @@ func (c *Checkpoint) Timing() error {
 		return c.fail("timing", err)
 	}
 	c.Result.Plot = evidence.RelPath(c.Env.RunDir, plotPath)
+	timelines, err := figures.Timelines(c.Result.Join.Pairs, c.serving.aiperf.Runs, c.Env.Target.Server.Lanes, c.Manifest.Name, c.Dir)
+	c.Result.Timelines = nil
+	for _, path := range timelines {
+		c.Result.Timelines = append(c.Result.Timelines, evidence.RelPath(c.Env.RunDir, path))
+	}
+	if err != nil {
+		return c.fail("timing", err)
+	}
 	c.done("timing")
 	return nil
 }

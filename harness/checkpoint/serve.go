@@ -226,6 +226,9 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 	if err := res.ReadExports(); err != nil {
 		return c.fail("aiperf", err)
 	}
+	if c.Result.ServerMetrics, err = serverMetrics(c.Env.RunDir, res.ArtifactDir); err != nil {
+		return c.fail("aiperf", err)
+	}
 	if c.serving.records, err = contract.ParseRecords(records); err != nil {
 		return c.fail("aiperf", err)
 	}
@@ -274,4 +277,20 @@ func (c *Checkpoint) Server() *serving.Server {
 		return nil
 	}
 	return c.serving.server
+}
+
+// serverMetrics lists AIPerf's server-metrics exports (server_metrics_export.json, one per run)
+// under its artifact directory, relative to the run directory; none when the scrape was off.
+func serverMetrics(runDir, artifacts string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(artifacts, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == "server_metrics_export.json" {
+			out = append(out, evidence.RelPath(runDir, path))
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("AIPerf server metrics: %w", err)
+	}
+	return out, nil
 }

@@ -1,6 +1,7 @@
 // Package figures derives one row's timing figures from its joined requests: the steady-state
 // summary over measured requests, with several AIPerf runs the intervals over runs, and the
-// latency plot. The checkpoint flow calls it once per row.
+// latency plot, the per-run timelines and the gate's corpus figures with their intervals. The
+// checkpoint flow calls it once per row.
 package figures
 
 import (

@@ -81,6 +81,18 @@ func HTML(runDir string, e evidence.Evidence) ([]byte, error) {
 		"fails":       func(r evidence.Result) string { return strings.Join(r.Failures, "; ") },
 		"figure":      figure,
 		"plotURI":     func(r evidence.Result) (template.URL, error) { return plotURI(runDir, r) },
+		"inc":         func(i int) int { return i + 1 },
+		"nocacheRows": func(rs []evidence.Result) bool {
+			for _, r := range rs {
+				if r.NoCache != nil {
+					return true
+				}
+			}
+			return false
+		},
+		"timelines":   func(r evidence.Result) ([]template.URL, error) { return timelineURIs(runDir, r) },
+		"nocache":     NoCacheCells,
+		"nocacheHead": func() []string { return noCacheHeader },
 		"kv":          func(m map[string]float64) []string { return gateKV(m) },
 		"gaps":        gapRows,
 		"skipped":     skippedLines, // inputs not sent, by the family's clip limits (skipped.go)
@@ -179,7 +191,9 @@ img.plot{max-width:42em;display:block}
 <td>not qualified</td><td>—</td><td>—</td><td>—</td><td>—</td><td>—</td><td class="fails">{{.Reason}}</td></tr>
 {{end}}</table>
 {{range .Results}}{{if .Statement}}<p><strong>Note ({{.Profile}}):</strong> {{.Statement}}.</p>{{end}}{{end}}
-{{range .Results}}{{if .Plot}}<figure><img class="plot" alt="latency of {{.Profile}}" src="{{plotURI .}}"><figcaption>{{.Profile}}: client latency vs Task call</figcaption></figure>{{end}}{{end}}
+{{if nocacheRows .Results}}<table class="nocache"><tr>{{range nocacheHead}}<th>{{.}}</th>{{end}}</tr>
+{{range .Results}}{{if .NoCache}}<tr data-profile="{{.Profile}}"><td>{{.Profile}}</td>{{range nocache .NoCache}}<td class="fails">{{.}}</td>{{end}}</tr>{{end}}{{end}}</table>{{end}}
+{{range .Results}}{{if .Plot}}<figure><img class="plot" alt="latency of {{.Profile}}" src="{{plotURI .}}"><figcaption>{{.Profile}}: client latency vs Task call</figcaption></figure>{{end}}{{$p := .Profile}}{{range $i, $uri := timelines .}}<figure><img class="plot timeline" alt="timeline of {{$p}}, AIPerf run {{inc $i}}" src="{{$uri}}"><figcaption>{{$p}}: AIPerf run {{inc $i}} seen from the server (queue, Task, warmup, failures)</figcaption></figure>{{end}}{{with .ServerMetrics}}<p class="server-metrics">{{$p}}: AIPerf's scrape of the server's /metrics:{{range $i, $f := .}} <a href="{{$f}}">run {{inc $i}}</a>{{end}}</p>{{end}}{{end}}
 {{end}}
 {{if .Audit}}<h3>Capability audit</h3><table><tr><th>profile</th><th>family</th><th>task string</th><th>audio_text_to_text</th></tr>
 {{range .Audit}}<tr><td>{{.Profile}}</td><td>{{.Family}}</td><td>{{.TaskString}}</td><td>{{if .Has}}yes{{else}}no{{end}}</td></tr>{{end}}</table>{{end}}

@@ -62,6 +62,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if err := plot.WriteLatencySVG(plotPath, "sphinx-en-us", []float64{12, 10, 15, 40}, []float64{9, 8, 11, 37}); err != nil {
 		t.Fatal(err)
 	}
+	withTimeline(t, dir, &e.Stages[0].Results[0])
 	if err := WriteHTML(dir, e); err != nil {
 		t.Fatal(err)
 	}
@@ -128,8 +129,8 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if want := len(e.Stages[0].Results); rows != want {
 		t.Errorf("%d rows shown, want %d", rows, want)
 	}
-	if plotsLoaded != 1 {
-		t.Errorf("%d plots loaded, want 1", plotsLoaded)
+	if plotsLoaded != 2 { // the latency plot and the run's timeline
+		t.Errorf("%d plots loaded, want 2", plotsLoaded)
 	}
 	if len(shot) < 10_000 {
 		t.Errorf("screenshot of %d bytes: the page did not render", len(shot))

@@ -91,6 +91,8 @@ func writeStage(b *strings.Builder, s evidence.Stage) {
 		b.WriteString("\n")
 		writeSkipped(b, s) // inputs not sent, by the family's clip limits (skipped.go)
 		writeFigures(b, s)
+		writeNoCache(b, s)
+		writeServerMetrics(b, s)
 		writeIntervals(b, s) // intervals over runs and accuracy intervals (intervals.go)
 		writeGateFigures(b, s)
 		writeReproduce(b, s)

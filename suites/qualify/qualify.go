@@ -211,6 +211,13 @@ func (s *Suite) full(row inventory.Row) {
 					AddReportEntry(junit.FigureName(f.Name, f.Unit), f.Value)
 				}
 			})
+			// Last of the served claims: an Ordered container skips what follows a failure, and the
+			// meaning and timing evidence must stand whatever this check finds.
+			It("serves repeats of one input no faster than fresh inputs of equal cost: no cached results", func(ctx SpecContext) {
+				err := c.NoCaching(ctx)
+				AddReportEntry("no_caching", c.Result.NoCache, ReportEntryVisibilityFailureOrVerbose)
+				Expect(err).NotTo(HaveOccurred())
+			}, NodeTimeout(15*time.Minute))
 		})
 		It("leaves the served bundle byte-identical to the gated one", func() {
 			Expect(c.Unchanged()).To(Succeed())

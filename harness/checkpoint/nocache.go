@@ -1,0 +1,140 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/nocache"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
+)
+
+// NoCaching is MLPerf TEST04's check, made measurable (harness/nocache): on the warm server, at
+// the row's concurrency, k repeats of the input of the run's first measured request are sent
+// interleaved with k fresh variants of it of equal cost (the workload's FreshVariant); every
+// request is joined to its server record, and the row fails "may cache results" when the
+// repeats are significantly more than 10% faster in Task time, or faster than half the native
+// run on the input. It runs after timing, on the server AIPerf measured.
+func (c *Checkpoint) NoCaching(ctx context.Context) error {
+	const step = "no caching"
+	if c.Result.Identity == nil || !c.steps["identity"] {
+		return c.fail(step, fmt.Errorf("identity did not pass"))
+	}
+	fv, ok := c.W.(workload.FreshVariants)
+	if !ok {
+		return c.fail(step, fmt.Errorf("stage %s says no fresh variant of an input (workload.FreshVariants)", c.W.Stage()))
+	}
+	x, req, err := c.firstMeasured()
+	if err != nil {
+		return c.fail(step, err)
+	}
+	load := c.Env.Target.StageLoad(string(c.W.Stage()))
+	n := &evidence.NoCache{Input: req.Input, FirstRequestID: x.ID, Output: req.Output, Variant: fv.VariantRule(),
+		Concurrency: max(1, load.Concurrency)}
+	n.K = nocache.K(n.Concurrency)
+	c.Result.NoCache = n
+	plan, err := nocache.Plan(x.Client.Payload, func(i int) (map[string]any, error) { return fv.FreshVariant(x.Client.Payload, i) },
+		"nocache-"+c.Manifest.Name, n.K)
+	if err != nil {
+		return c.fail(step, err)
+	}
+	base, err := c.serving.server.BaseURL(ctx)
+	if err != nil {
+		return c.fail(step, err)
+	}
+	client := &http.Client{Timeout: time.Duration(max(1, load.TimeoutSeconds)) * time.Second}
+	answers := nocache.Send(ctx, client, base+c.serving.route, plan, n.Concurrency)
+	if err := c.collectNoCache(ctx, n, answers); err != nil {
+		return c.fail(step, err)
+	}
+	if n.NativeTaskMS, err = c.nativeTaskMS(ctx, req); err != nil {
+		return c.fail(step, err)
+	}
+	nocache.Judge(n)
+	c.logf("no caching: %s, %d repeats against %d fresh variants at concurrency %d: median %.1f ms against %.1f ms, shift %+.1f%% (%.0f%% interval %+.1f%% to %+.1f%%), native %s: passed %v",
+		n.Input, len(n.Repeats), len(n.Fresh), n.Concurrency, n.RepeatMedianMS, n.FreshMedianMS, 100*n.ShiftFraction, 100*n.Level,
+		100*n.ShiftFractionCI.Lower, 100*n.ShiftFractionCI.Upper, fmtMS(n.NativeTaskMS), n.Passed)
+	if !n.Passed {
+		return c.fail(step, errors.New(strings.Join(n.Failures, "; ")))
+	}
+	c.done("nocache")
+	return nil
+}
+
+// firstMeasured is the earliest measured request of the run, with its input read by the stage.
+func (c *Checkpoint) firstMeasured() (join.Pair, workload.Request, error) {
+	pairs := append([]join.Pair(nil), c.Result.Join.Pairs...)
+	sort.SliceStable(pairs, func(i, j int) bool {
+		return pairs[i].Client.Metadata.RequestStartNS < pairs[j].Client.Metadata.RequestStartNS
+	})
+	for _, p := range pairs {
+		if p.Client.Metadata.Phase != "profiling" {
+			continue
+		}
+		req, err := c.W.Request(p, c.serving.inputs)
+		return p, req, err
+	}
+	return join.Pair{}, workload.Request{}, fmt.Errorf("no measured request to repeat")
+}
+
+// collectNoCache joins every answer to its server record (waiting briefly for records still
+// being written), reads each repeat's output by the stage's rule, and keeps the records in
+// nocache-records.jsonl (apart from server-records.jsonl, whose join qual verify re-checks).
+func (c *Checkpoint) collectNoCache(ctx context.Context, n *evidence.NoCache, answers []nocache.Answer) error {
+	var recs []contract.Record
+	for try := 0; try < 10 && ctx.Err() == nil; try++ {
+		raw, err := c.serving.server.Records(ctx)
+		if err != nil {
+			return fmt.Errorf("server records: %w", err)
+		}
+		if recs, err = contract.ParseRecords(raw); err != nil {
+			return err
+		}
+		if nocache.Recorded(answers, recs) == len(answers) {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	lines, err := nocache.Collect(n, answers, recs, func(a nocache.Answer, rec contract.Record) (string, error) {
+		p := join.Pair{ID: a.RequestID, Server: rec}
+		p.Client.Status, p.Client.Payload = a.Status, a.Payload
+		p.Client.Responses = append(p.Client.Responses, struct {
+			Text        string `json:"text"`
+			ContentType string `json:"content_type"`
+		}{Text: string(a.Body), ContentType: "application/json"})
+		req, err := c.W.Request(p, c.serving.inputs)
+		return req.Output, err
+	})
+	path := filepath.Join(c.Dir, "nocache-records.jsonl")
+	if werr := os.WriteFile(path, lines, 0o644); werr != nil {
+		return errors.Join(err, fmt.Errorf("keep no-caching records: %w", werr))
+	}
+	n.Records = evidence.RelPath(c.Env.RunDir, path)
+	return err
+}
+
+// nativeTaskMS runs the native Task on the input once more and reads the wall time of its
+// public Task call (public_task_call_wall_ms); nil when the target's native run prints none.
+func (c *Checkpoint) nativeTaskMS(ctx context.Context, req workload.Request) (*float64, error) {
+	out, err := c.nativeStdout(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return workload.NativeTaskMS(out), nil
+}
+
+func fmtMS(ms *float64) string {
+	if ms == nil {
+		return "not printed by this target"
+	}
+	return fmt.Sprintf("%.1f ms", *ms)
+}

@@ -1,0 +1,131 @@
+package nocache
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+)
+
+// seeded is k repeats and k fresh variants: fresh Task times around baseMS, repeats scaled by
+// (1 − speedup), each with multiplicative log-normal noise of relative size noise.
+func seeded(seed uint64, k int, baseMS, speedup, noise float64) *evidence.NoCache {
+	rng := rand.New(rand.NewPCG(seed, 30))
+	n := &evidence.NoCache{Input: "clip", Output: "text", K: k}
+	for i := range k {
+		n.Repeats = append(n.Repeats, evidence.NoCacheRequest{RequestID: fmt.Sprintf("r%d", i+1), Status: 200, Output: "text",
+			TaskMS: baseMS * (1 - speedup) * math.Exp(noise*rng.NormFloat64())})
+		n.Fresh = append(n.Fresh, evidence.NoCacheRequest{RequestID: fmt.Sprintf("f%d", i+1), Status: 200,
+			TaskMS: baseMS * math.Exp(noise*rng.NormFloat64())})
+	}
+	return n
+}
+
+func ms(v float64) *float64 { return &v }
+
+func TestHonestNoisePasses(t *testing.T) {
+	for seed := range uint64(40) {
+		for _, k := range []int{MinK, 16} {
+			n := seeded(seed, k, 100, 0, 0.10)
+			n.NativeTaskMS = ms(120) // a cold process, slower than a warm lane
+			if Judge(n); !n.Passed {
+				t.Fatalf("seed %d, k %d: honest noise failed: %v", seed, k, n.Failures)
+			}
+		}
+	}
+}
+
+func TestConsistentSpeedupOverTheMarginFails(t *testing.T) {
+	for seed := range uint64(20) {
+		for _, speedup := range []float64{0.15, 0.30, 0.99} {
+			n := seeded(seed, MinK, 100, speedup, 0.01)
+			if Judge(n); n.Passed || !strings.Contains(strings.Join(n.Failures, "; "), Failure) {
+				t.Fatalf("seed %d: repeats %.0f%% faster passed (shift %.1f%%, interval %+.3f to %+.3f)", seed, speedup*100,
+					100*n.ShiftFraction, n.ShiftFractionCI.Lower, n.ShiftFractionCI.Upper)
+			}
+			if n.ShiftFractionCI.Upper >= -Margin {
+				t.Fatalf("seed %d: failed with an interval upper bound %.3f not below −%.2f", seed, n.ShiftFractionCI.Upper, Margin)
+			}
+		}
+	}
+}
+
+func TestSpeedupWithinTheMarginPasses(t *testing.T) {
+	for seed := range uint64(20) {
+		n := seeded(seed, MinK, 100, 0.05, 0.01)
+		if Judge(n); !n.Passed {
+			t.Fatalf("seed %d: repeats 5%% faster failed: %v", seed, n.Failures)
+		}
+		if n.ShiftFraction > -0.03 || n.ShiftFraction < -0.07 {
+			t.Fatalf("seed %d: shift %.3f, want about −0.05", seed, n.ShiftFraction)
+		}
+	}
+}
+
+// A point estimate beyond 10% is not enough: the interval must lie wholly beyond it.
+func TestAnUncertainSpeedupPasses(t *testing.T) {
+	n := &evidence.NoCache{Input: "clip", Output: "text"}
+	fresh := []float64{60, 80, 90, 100, 110, 120, 140, 160}
+	for i, f := range fresh {
+		n.Fresh = append(n.Fresh, evidence.NoCacheRequest{RequestID: fmt.Sprintf("f%d", i), Status: 200, TaskMS: f})
+		n.Repeats = append(n.Repeats, evidence.NoCacheRequest{RequestID: fmt.Sprintf("r%d", i), Status: 200, Output: "text", TaskMS: f * 0.85})
+	}
+	if Judge(n); !n.Passed || n.ShiftFraction > -Margin {
+		t.Fatalf("a 15%% point estimate in a wide interval: passed %v, shift %.3f [%.3f, %.3f], failures %v", n.Passed, n.ShiftFraction,
+			n.ShiftFractionCI.Lower, n.ShiftFractionCI.Upper, n.Failures)
+	}
+}
+
+func TestFasterThanHalfTheNativeRunFails(t *testing.T) {
+	n := seeded(1, MinK, 100, 0, 0.05)
+	n.NativeTaskMS = ms(250)
+	if Judge(n); n.Passed || !strings.Contains(strings.Join(n.Failures, "; "), "faster than the Task can run") {
+		t.Fatalf("repeats at 40%% of the native run passed: %+v", n.Failures)
+	}
+	n = seeded(1, MinK, 100, 0, 0.05)
+	n.NativeTaskMS = ms(180)
+	if Judge(n); !n.Passed {
+		t.Fatalf("repeats at 55%% of the native run failed: %v", n.Failures)
+	}
+}
+
+func TestEveryRequestMustBeAnsweredAndFresh(t *testing.T) {
+	cases := map[string]func(n *evidence.NoCache){
+		"HTTP 503":            func(n *evidence.NoCache) { n.Fresh[3].Status = 503 },
+		"answered \"other\"":  func(n *evidence.NoCache) { n.Repeats[2].Output = "other" },
+		"as the repeated":     func(n *evidence.NoCache) { n.Fresh[1].InputSHA256 = "aa" },
+		"as one input":        func(n *evidence.NoCache) { n.Fresh[1].InputSHA256, n.Fresh[2].InputSHA256 = "f", "f" },
+		"2 different inputs":  func(n *evidence.NoCache) { n.Repeats[0].InputSHA256 = "bb" },
+		"nothing to compare:": func(n *evidence.NoCache) { n.Fresh = nil },
+	}
+	for want, spoil := range cases {
+		n := seeded(2, MinK, 100, 0, 0.05)
+		for i := range n.Repeats {
+			n.Repeats[i].InputSHA256 = "aa"
+			n.Fresh[i].InputSHA256 = fmt.Sprintf("f%d", i)
+		}
+		if Judge(n); !n.Passed {
+			t.Fatalf("clean data failed: %v", n.Failures)
+		}
+		n = seeded(2, MinK, 100, 0, 0.05)
+		for i := range n.Repeats {
+			n.Repeats[i].InputSHA256 = "aa"
+			n.Fresh[i].InputSHA256 = fmt.Sprintf("f%d", i)
+		}
+		spoil(n)
+		if Judge(n); n.Passed || !strings.Contains(strings.Join(n.Failures, "; "), want) {
+			t.Errorf("%s: passed %v, failures %v", want, n.Passed, n.Failures)
+		}
+	}
+}
+
+func TestKGrowsWithConcurrency(t *testing.T) {
+	for c, want := range map[int]int{1: 8, 2: 8, 4: 8, 5: 10, 16: 32} {
+		if K(c) != want {
+			t.Errorf("K(%d) = %d, want %d", c, K(c), want)
+		}
+	}
+}

@@ -1,0 +1,85 @@
+package report
+
+import (
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+)
+
+// NoCacheCells are a row's no-caching figures (harness/nocache) as the reports show them:
+// repeats and fresh variants, their medians, the shift with its interval, the native time and the
+// verdict.
+func NoCacheCells(n *evidence.NoCache) []string {
+	native := "not printed"
+	if n.NativeTaskMS != nil {
+		native = fmt.Sprintf("%.1f", *n.NativeTaskMS)
+	}
+	verdict := "passed"
+	if !n.Passed {
+		verdict = "FAILED: " + strings.Join(n.Failures, "; ")
+	}
+	return []string{n.Input, fmt.Sprintf("%d + %d at c=%d", len(n.Repeats), len(n.Fresh), n.Concurrency),
+		fmt.Sprintf("%.1f / %.1f", n.RepeatMedianMS, n.FreshMedianMS),
+		fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%]", 100*n.ShiftFraction, 100*n.ShiftFractionCI.Lower, 100*n.ShiftFractionCI.Upper),
+		native, verdict}
+}
+
+// noCacheHeader names NoCacheCells' columns.
+var noCacheHeader = []string{"profile", "input", "repeats + fresh", "median repeat / fresh Task ms", "shift (95% interval) of fresh median", "native Task ms", "verdict"}
+
+// writeNoCache is the no-caching table: only rows that ran the check.
+func writeNoCache(b *strings.Builder, s evidence.Stage) {
+	header := false
+	for _, r := range s.Results {
+		if r.NoCache == nil {
+			continue
+		}
+		if !header {
+			fmt.Fprintf(b, "No caching (repeats of one input against fresh variants of equal cost; fails when the interval lies wholly below −10%% or the repeats' median under half the native run):\n\n| %s |\n|%s\n",
+				strings.Join(noCacheHeader, " | "), strings.Repeat("---|", len(noCacheHeader)))
+			header = true
+		}
+		fmt.Fprintf(b, "| %s | %s |\n", r.Profile, strings.Join(NoCacheCells(r.NoCache), " | "))
+	}
+	if header {
+		b.WriteString("\n")
+	}
+}
+
+// timelineURIs inlines a row's timeline PNGs (gonum draws them in harness/figures; the report
+// only reads the files); only a .png file inside the run directory is read. They are inlined
+// rather than linked so that the page stays one self-contained file under its img-src data:
+// policy.
+func timelineURIs(runDir string, r evidence.Result) ([]template.URL, error) {
+	var out []template.URL
+	for _, p := range r.Timelines {
+		if !filepath.IsLocal(p) || filepath.Ext(p) != ".png" {
+			return nil, fmt.Errorf("timeline path %q is not a .png file inside the run directory", p)
+		}
+		data, err := os.ReadFile(filepath.Join(runDir, p))
+		if err != nil {
+			return nil, fmt.Errorf("inline timeline: %w", err)
+		}
+		out = append(out, template.URL("data:image/png;base64,"+base64.StdEncoding.EncodeToString(data)))
+	}
+	return out, nil
+}
+
+// writeServerMetrics links each row's AIPerf server-metrics exports (its scrape of /metrics).
+func writeServerMetrics(b *strings.Builder, s evidence.Stage) {
+	for _, r := range s.Results {
+		if len(r.ServerMetrics) == 0 {
+			continue
+		}
+		links := make([]string, len(r.ServerMetrics))
+		for i, f := range r.ServerMetrics {
+			links[i] = fmt.Sprintf("[run %d](%s)", i+1, f)
+		}
+		fmt.Fprintf(b, "AIPerf's scrape of the server's /metrics, %s: %s\n\n", r.Profile, strings.Join(links, " "))
+	}
+}
