@@ -52,3 +52,8 @@ func (k Kind) InCheckout() bool { return k == TRTMC }
 
 // Refusal is how the target's server documents refusing a request it cannot serve.
 func (k Kind) Refusal() contract.Refusal { return contract.RefusalOf(string(k)) }
+
+// RecordsOmitInputFields says whether the target's server records may lack the request's input
+// identity (input_sha256) and audio length (audio_seconds): TRTMC's records carry neither, so a
+// TRTMC request is identified by its payload alone; the reference server records both.
+func (k Kind) RecordsOmitInputFields() bool { return k == TRTMC }

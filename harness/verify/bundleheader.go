@@ -9,7 +9,7 @@ import (
 // row's: the profile, checkpoint and revision it was built for are the row's and its inventory
 // row's. Another valid bundle with its hashes updated in the evidence says another profile.
 func checkBundleHeader(runDir, where string, s evidence.Stage, r evidence.Result, report reporter) {
-	if r.Bundle.Path == "" || s.TargetKind != "reference" {
+	if r.Bundle.Path == "" || !kindOf(s.TargetKind).Embedded() {
 		return
 	}
 	path, err := local(runDir, "bundle.path", r.Bundle.Path)

@@ -199,7 +199,7 @@ func checkAudioSeconds(records, kind string, p join.Pair, report reporter) {
 	if b64 == "" || p.Server.Output == nil || p.Server.Status < 200 || p.Server.Status > 299 {
 		return
 	}
-	if kind == "trtmc" && p.Server.Output.AudioSeconds == 0 {
+	if kindOf(kind).RecordsOmitInputFields() && p.Server.Output.AudioSeconds == 0 {
 		return
 	}
 	wav, err := decodeB64(b64)

@@ -37,7 +37,7 @@ func checkInputHashes(runDir string, s evidence.Stage, r evidence.Result, pairs 
 	}
 	var derive deriveSHA
 	for _, p := range pairs {
-		if (p.Server.InputSHA256 == "" && s.TargetKind == "trtmc") || p.Server.Status < 200 || p.Server.Status > 299 {
+		if (p.Server.InputSHA256 == "" && kindOf(s.TargetKind).RecordsOmitInputFields()) || p.Server.Status < 200 || p.Server.Status > 299 {
 			continue
 		}
 		if derive == nil {

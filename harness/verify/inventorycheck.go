@@ -18,7 +18,7 @@ import (
 // The families' capabilities come from the recorded rows: the registry that answers them in
 // the run links the native families (cgo), which the verifier does not.
 func checkInventory(p pins, e evidence.Evidence, report reporter) {
-	if e.TargetKind != "reference" {
+	if !kindOf(e.TargetKind).Embedded() {
 		return
 	}
 	path, err := local(p.root, "target", e.Target)

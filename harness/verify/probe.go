@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 )
 
@@ -14,7 +13,7 @@ func checkProbe(targetKind string, s evidence.Stage, report reporter) {
 		return
 	}
 	where := s.Stage + "/probe"
-	rule := contract.RefusalOf(targetKind)
+	rule := kindOf(targetKind).Refusal()
 	if p.Expected != rule.String() {
 		report(where, "probe judged against %q; a %s target documents %q", p.Expected, targetKind, rule.String())
 	}

@@ -220,7 +220,7 @@ func checkServed(runDir, where, stage, kind string, r evidence.Result, report fu
 // inline with their pixel hash in the record, so a reference row that claims kept artifacts
 // (TRTMC's file:// form, checked by thumbnail) is refused.
 func checkScratch(runKind string, s evidence.Stage, r evidence.Result, report reporter) {
-	if r.Scratch != nil && (runKind == "reference" || s.TargetKind == "reference") {
+	if r.Scratch != nil && (kindOf(runKind).Embedded() || kindOf(s.TargetKind).Embedded()) {
 		report(s.Stage+"/"+r.Profile, "a reference row with kept artifacts (scratch %s): the reference server answers images inline", r.Scratch.Dir)
 	}
 }
@@ -255,16 +255,16 @@ func checkGateOf(runDir string, p pins, where, runKind string, s evidence.Stage,
 		row = inventory.Row{Profile: r.Profile, Manifest: rel}
 	}
 	manifestIsReference := strings.HasPrefix(path.Clean(filepath.ToSlash(row.Manifest)), "native/families/")
-	reference := runKind == "reference" || s.TargetKind == "reference" || manifestIsReference
+	reference := kindOf(runKind).Embedded() || kindOf(s.TargetKind).Embedded() || manifestIsReference
 	switch {
 	case reference:
-		if runKind != "reference" || s.TargetKind != "reference" {
+		if !kindOf(runKind).Embedded() || !kindOf(s.TargetKind).Embedded() {
 			report(where, "target_kind %q (stage %q) for profile %s, whose manifest %s is the reference target's: a reference row, its gate is recomputed", runKind, s.TargetKind, r.Profile, row.Manifest)
 		}
 		if inInventory || pinned {
 			checkGate(p, where, s.Stage, row, r, pairs, report)
 		}
-	case s.TargetKind == "trtmc": // the family's own pytest gate: its stored JUnit is the evidence (trtmc hook)
+	case kindOf(s.TargetKind).InCheckout(): // the family's own pytest gate: its stored JUnit is the evidence (trtmc hook)
 		checkJUnitGate(runDir, where, s.Stage, r, report)
 	}
 }
@@ -276,14 +276,14 @@ func checkGateOf(runDir string, p pins, where, runKind string, s evidence.Stage,
 func checkTargetKind(p pins, e evidence.Evidence, report reporter) {
 	path, err := local(p.root, "target", e.Target)
 	if err != nil {
-		if e.TargetKind == "reference" {
+		if kindOf(e.TargetKind).Embedded() {
 			report("evidence.json", "target_kind reference, but %v", err)
 		}
 		return
 	}
 	t, err := target.Read(path, p.root)
 	if err != nil {
-		if e.TargetKind == "reference" {
+		if kindOf(e.TargetKind).Embedded() {
 			report("evidence.json", "target_kind reference, but target %s is not a readable target file in the repository: %v", e.Target, err)
 		}
 		return
