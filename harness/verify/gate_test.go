@@ -8,6 +8,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
@@ -218,17 +219,50 @@ func TestT2IQualifiedRowNeedsServedImages(t *testing.T) {
 	}
 }
 
-// TestRechecksAreRegisteredByRegistryStage: every gate recomputation is keyed by a stage the
-// workload registry knows.
-func TestRechecksAreRegisteredByRegistryStage(t *testing.T) {
-	for stage := range rechecks {
-		if _, err := workload.Get(string(stage)); err != nil {
-			t.Errorf("recheck for %q: %v", stage, err)
+// TestEachStageHasItsRechecks: every stage's offline re-checks are found on its workload, so
+// none is dropped by a stage that stops implementing one.
+func TestEachStageHasItsRechecks(t *testing.T) {
+	for _, c := range []struct {
+		stage                                   workload.Stage
+		gate, storedInputs, admission, inputSHA bool
+	}{
+		{workload.ASR, true, true, true, true},
+		{workload.T2I, true, true, false, true},
+		{workload.AudioQA, true, true, false, true},
+	} {
+		w, err := workload.Get(string(c.stage))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, gate := w.(workload.GateRechecker)
+		_, stored := w.(workload.StoredInputChecker)
+		_, admission := w.(workload.Admitter)
+		_, hash := w.(workload.InputHasher)
+		if gate != c.gate || stored != c.storedInputs || admission != c.admission || hash != c.inputSHA {
+			t.Errorf("%s: gate %v, stored inputs %v, admission %v, input sha %v; want %v %v %v %v",
+				c.stage, gate, stored, admission, hash, c.gate, c.storedInputs, c.admission, c.inputSHA)
 		}
 	}
-	if rechecks[workload.ASR].gate == nil || rechecks[workload.ASR].storedInputs == nil || rechecks[workload.T2I].gate == nil {
-		t.Errorf("the ASR and T2I gates are no longer recomputed")
+}
+
+// checkASRGate and checkT2IGate recompute a gate through its workload, as checkGate does once the
+// testcase and thresholds are read.
+func checkASRGate(p pins, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, report reporter) []string {
+	return recheckGate(workload.ASR, p, where, tc, th, r, nil, report)
+}
+
+func checkT2IGate(p pins, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, pairs []join.Pair, report reporter) []string {
+	return recheckGate(workload.T2I, p, where, tc, th, r, pairs, report)
+}
+
+func recheckGate(stage workload.Stage, p pins, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, pairs []join.Pair, report reporter) []string {
+	w, err := workload.Get(string(stage))
+	if err != nil {
+		panic(err)
 	}
+	fails, found := w.(workload.GateRechecker).RecheckGate(workload.GateRecheck{Root: p.root, Where: where, Testcase: tc, Thresholds: th, Result: r, Pairs: pairs})
+	reportFindings(found, report)
+	return fails
 }
 
 // TestTargetKindIsTheTargetFiles: the run's target_kind must be the kind of the repository's

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
@@ -114,12 +113,5 @@ func TestAudioQAGateIsRecomputed(t *testing.T) {
 				t.Errorf("got %v, want one containing %q (alone: %v)", got, c.want, c.alone)
 			}
 		})
-	}
-}
-
-// TestAudioQAGateIsRegistered: stage 9's gate is recomputed, not only its thresholds checked.
-func TestAudioQAGateIsRegistered(t *testing.T) {
-	if rechecks[workload.AudioQA].gate == nil {
-		t.Errorf("the audio-QA gate is not recomputed")
 	}
 }
