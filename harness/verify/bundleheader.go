@@ -2,7 +2,7 @@ package verify
 
 import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/native/bundle"
+	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 )
 
 // checkBundleHeader opens a reference row's stored bundle and requires its header to be the
@@ -16,13 +16,12 @@ func checkBundleHeader(runDir, where string, s evidence.Stage, r evidence.Result
 	if err != nil {
 		return // checkStored reports it
 	}
-	b, err := bundle.Open(path)
+	h, err := pinned.BundleHeader(path)
 	if err != nil {
 		report(r.Bundle.Path, "stored bundle unreadable: %v", err)
 		return
 	}
-	h := b.Header
-	row, ok := inventoryRow(s, r.Profile)
+	row, ok := pinned.InventoryRow(s, r.Profile)
 	if h.Profile != r.Profile || ok && (h.Checkpoint != row.Checkpoint || h.Revision != row.Revision) {
 		report(r.Bundle.Path, "bundle header says profile %s, checkpoint %s@%s; row %s is checkpoint %s@%s in the inventory",
 			h.Profile, h.Checkpoint, h.Revision, where, row.Checkpoint, row.Revision)

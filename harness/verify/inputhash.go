@@ -2,17 +2,12 @@ package verify
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
-	"path/filepath"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
-	"github.com/trtmc-qual/trtmc-qual/native/bundle"
-	"github.com/trtmc-qual/trtmc-qual/native/families/procdiff"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
-	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
 // checkInputHashes ties each server record to the request AIPerf sent under its id: the record's
@@ -28,7 +23,7 @@ func checkInputHashes(runDir string, s evidence.Stage, r evidence.Result, pairs 
 	if err != nil || !ok {
 		return
 	}
-	defaults := func() (task.ImageSpec, error) { return imageDefaults(runDir, r) }
+	defaults := pinned.ImageDefaults(runDir, r)
 	var derive func(payload map[string]any) (string, error)
 	for _, p := range pairs {
 		if (p.Server.InputSHA256 == "" && kindOf(s.TargetKind).RecordsOmitInputFields()) || p.Server.Status < 200 || p.Server.Status > 299 {
@@ -51,34 +46,6 @@ func checkInputHashes(runDir string, s evidence.Stage, r evidence.Result, pairs 
 			report(r.Records, "request %s: the server recorded input_sha256 %s, the payload AIPerf sent is %s", p.ID, recordedSHA(p.Server.InputSHA256), sent)
 		}
 	}
-}
-
-// imageDefaults are the request defaults of the family that served a row, read from its stored
-// bundle (the served one: checkBundle ties it to the evidence), for a workload whose payloads
-// leave settings to the family. Only procdiff, the reference target's image family, is known
-// here; another family's records are reported, not passed.
-func imageDefaults(runDir string, r evidence.Result) (task.ImageSpec, error) {
-	path, err := local(runDir, "bundle.path", r.Bundle.Path)
-	if err != nil {
-		return task.ImageSpec{}, err
-	}
-	b, err := bundle.Open(path)
-	if err != nil {
-		return task.ImageSpec{}, err
-	}
-	if b.Header.Family != procdiff.Name {
-		return task.ImageSpec{}, fmt.Errorf("bundle %s is of family %q: verify knows the image defaults of %s only", filepath.Base(path), b.Header.Family, procdiff.Name)
-	}
-	mdl, err := procdiff.Family{}.Load(b, family.LoadOptions{Lanes: 1})
-	if err != nil {
-		return task.ImageSpec{}, err
-	}
-	defer mdl.Close()
-	gen, err := task.Lookup[task.ImageGenerator](mdl, b.Header.Family, task.TextToImage)
-	if err != nil {
-		return task.ImageSpec{}, err
-	}
-	return gen.ImageSpec(), nil
 }
 
 // recordedSHA is a recorded input_sha256 as messages show it.

@@ -1,13 +1,12 @@
 package verify
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
-	"github.com/trtmc-qual/trtmc-qual/native/task"
+	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 )
 
 // checkInventory rebuilds each stage's inventory of a reference run from the target's pinned
@@ -21,11 +20,11 @@ func checkInventory(p pins, e evidence.Evidence, report reporter) {
 	if !kindOf(e.TargetKind).Embedded() {
 		return
 	}
-	path, err := local(p.root, "target", e.Target)
+	path, err := local(p.Root, "target", e.Target)
 	if err != nil {
 		return // checkTargetKind reports it
 	}
-	t, err := target.Read(path, p.root)
+	t, err := target.Read(path, p.Root)
 	if err != nil {
 		return
 	}
@@ -34,7 +33,7 @@ func checkInventory(p pins, e evidence.Evidence, report reporter) {
 		report("evidence.json", "inventory not rebuildable: manifests of %s: %v", e.Target, err)
 		return
 	}
-	rebuilt := inventory.Scan(paths, inventory.Options{Capabilities: recordedCapabilities(e)})
+	rebuilt := pinned.ScanInventory(paths, e)
 	for _, s := range e.Stages {
 		want := append([]inventory.Row(nil), rebuilt.Stages[s.Stage]...)
 		inventory.Relative(want, t.Root)
@@ -73,20 +72,6 @@ func compareInventory(s evidence.Stage, want []inventory.Row, report reporter) {
 			report(where, "inventory row %s (kind %s) is not a row the pinned manifests give", row.Profile, row.Kind)
 		}
 	}
-}
-
-// recordedCapabilities answers a family's capabilities with the native Tasks its recorded rows
-// name in any stage.
-func recordedCapabilities(e evidence.Evidence) inventory.Capabilities {
-	caps := map[string][]task.Name{}
-	for _, s := range e.Stages {
-		for _, row := range s.Inventory {
-			if n := task.Name(row.NativeTask); n != "" && !slices.Contains(caps[row.Family], n) {
-				caps[row.Family] = append(caps[row.Family], n)
-			}
-		}
-	}
-	return func(family, _ string) ([]task.Name, []task.Control, error) { return caps[family], nil, nil }
 }
 
 func filepathSlash(p string) string { return strings.ReplaceAll(p, `\`, "/") }

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/stage"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // junitStageClass is suites/junit.StageClass: the classname of a stage's own specs (the verifier
@@ -39,7 +39,7 @@ func checkSpecRows(runDir string, p pins, e evidence.Evidence, report reporter) 
 			continue
 		}
 		profile := key[strings.Index(key, ".")+1:]
-		if _, pinned, _ := p.manifest(profile); !pinned && !results[key] && !listed[key] {
+		if _, pinned, _ := p.Manifest(profile); !pinned && !results[key] && !listed[key] {
 			continue
 		}
 		switch {
@@ -55,7 +55,7 @@ func checkSpecRows(runDir string, p pins, e evidence.Evidence, report reporter) 
 // "*.<profile>" from Ginkgo's own name ("… <profile> (checkpoint …"); ok is false for a stage's
 // or the suite's own specs.
 func specRow(sp spec) (string, bool) {
-	if st, profile, found := strings.Cut(sp.Classname, "."); found && slices.Contains(stage.Names(), stage.Name(st)) && profile != junitStageClass && profile != "" {
+	if st, profile, found := strings.Cut(sp.Classname, "."); found && slices.Contains(workload.Stages(), workload.Stage(st)) && profile != junitStageClass && profile != "" {
 		return sp.Classname, true
 	}
 	before, _, found := strings.Cut(sp.Name, " (checkpoint ")

@@ -7,6 +7,7 @@ package verify
 import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
@@ -20,7 +21,7 @@ func pinnedLimits(p pins, where string, s evidence.Stage, r evidence.Result, rep
 	if r.Limits != nil {
 		recorded = *r.Limits
 	}
-	path, named, ok, err := p.rowManifest(s, r.Profile)
+	path, named, ok, err := p.RowManifest(s, r.Profile)
 	if err != nil {
 		report(where, "input limits: %v", err)
 		return recorded
@@ -51,7 +52,7 @@ func checkAdmission(p pins, stored workload.StoredInputs, s evidence.Stage, repo
 		return
 	}
 	r := stored.Result
-	row, _ := inventoryRow(s, r.Profile) // its family names the limit, as the run's reason does
+	row, _ := pinned.InventoryRow(s, r.Profile) // its family names the limit, as the run's reason does
 	limits := pinnedLimits(p, stored.Where, s, r, report)
 	reportFindings(a.CheckAdmission(workload.Admission{StoredInputs: stored, Stage: s.Stage, Family: row.Family, Limits: limits}), report)
 }

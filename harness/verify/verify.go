@@ -23,6 +23,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/report"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
+	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
@@ -95,8 +96,8 @@ func Check(runDir string, opts Options) (Report, error) {
 			checkBundleHeader(runDir, where, s, stored, report) // the stored bundle is the row's (bundleheader.go)
 			checkBacking(where, s, r, report)
 			checkStored(runDir, p, where, s, stored, report)
-			checkInlineDataset(p, where, s, r, report) // a TRTMC testcase's own prompt (inline.go)
-			checkAccuracy(p, s, where, r, report)      // #19 statistics (repeated.go)
+			p.CheckInlineDataset(where, s, r, report) // a TRTMC testcase's own prompt (inline.go)
+			checkAccuracy(p, s, where, r, report)     // #19 statistics (repeated.go)
 			checkScratch(e.TargetKind, s, r, report)
 			var pairs []join.Pair
 			if r.AIPerf != nil && r.Join != nil {
@@ -245,12 +246,12 @@ func compareFigures(where string, got, want timing.Summary, report func(string, 
 // share a reference profile's name: its manifest is TRTMC's, families/..., not native/families);
 // another target's gate is its own family test, pinned in its checkout.
 func checkGateOf(runDir string, p pins, where, runKind string, s evidence.Stage, r evidence.Result, pairs []join.Pair, report reporter) {
-	rel, pinned, err := p.manifest(r.Profile)
+	rel, isPinned, err := p.Manifest(r.Profile)
 	if err != nil {
 		report(where, "%v", err)
 		return
 	}
-	row, inInventory := inventoryRow(s, r.Profile)
+	row, inInventory := pinned.InventoryRow(s, r.Profile)
 	if !inInventory {
 		row = inventory.Row{Profile: r.Profile, Manifest: rel}
 	}
@@ -261,7 +262,7 @@ func checkGateOf(runDir string, p pins, where, runKind string, s evidence.Stage,
 		if !kindOf(runKind).Embedded() || !kindOf(s.TargetKind).Embedded() {
 			report(where, "target_kind %q (stage %q) for profile %s, whose manifest %s is the reference target's: a reference row, its gate is recomputed", runKind, s.TargetKind, r.Profile, row.Manifest)
 		}
-		if inInventory || pinned {
+		if inInventory || isPinned {
 			checkGate(p, where, s.Stage, row, r, pairs, report)
 		}
 	case kindOf(s.TargetKind).InCheckout(): // the family's own pytest gate: its stored JUnit is the evidence (trtmc hook)
@@ -274,14 +275,14 @@ func checkGateOf(runDir string, p pins, where, runKind string, s evidence.Stage,
 // have its gates read from JUnit reports, nor the reverse. A target file outside the repository
 // cannot be checked here.
 func checkTargetKind(p pins, e evidence.Evidence, report reporter) {
-	path, err := local(p.root, "target", e.Target)
+	path, err := local(p.Root, "target", e.Target)
 	if err != nil {
 		if kindOf(e.TargetKind).Embedded() {
 			report("evidence.json", "target_kind reference, but %v", err)
 		}
 		return
 	}
-	t, err := target.Read(path, p.root)
+	t, err := target.Read(path, p.Root)
 	if err != nil {
 		if kindOf(e.TargetKind).Embedded() {
 			report("evidence.json", "target_kind reference, but target %s is not a readable target file in the repository: %v", e.Target, err)

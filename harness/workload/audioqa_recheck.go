@@ -24,7 +24,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/families/sphinxqa/reader"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
@@ -145,8 +144,8 @@ func qaClipCount(root string, pairs []reader.Pair) (int, error) {
 // qaGateItems requires exactly one stored item per pinned pair, with the pinned reference answer
 // and gold, and an item verdict that is its answer's; it returns the items by pair id (the first
 // of duplicates).
-func qaGateItems(where string, tc manifest.Testcase, want []qaExpected, stored []family.GateItem, report reporter) map[string]family.GateItem {
-	items := map[string]family.GateItem{}
+func qaGateItems(where string, tc manifest.Testcase, want []qaExpected, stored []evidence.GateItem, report reporter) map[string]evidence.GateItem {
+	items := map[string]evidence.GateItem{}
 	count := map[string]int{}
 	for _, it := range stored {
 		count[it.ID]++
@@ -189,7 +188,7 @@ func qaGateItems(where string, tc manifest.Testcase, want []qaExpected, stored [
 
 // qaFigures recomputes the gate's figures from the stored answers, over the pinned pairs: a pair
 // with no stored item counts as a wrong answer and a reference mismatch (it was not answered).
-func qaFigures(want []qaExpected, items map[string]family.GateItem, clips int) map[string]float64 {
+func qaFigures(want []qaExpected, items map[string]evidence.GateItem, clips int) map[string]float64 {
 	total, correct := map[reader.Kind]int{}, map[reader.Kind]int{}
 	mismatches, allCorrect := 0, 0
 	for _, w := range want {
@@ -239,7 +238,7 @@ func qaFails(where string, th manifest.Thresholds, got map[string]float64, repor
 // the same pinned clip and question, and the reader is deterministic, so a served answer other
 // than the gate's for that pair (or a gold other than the pinned one) means the gate or the
 // serving evidence is not what ran.
-func checkServedAnswers(where string, want []qaExpected, items map[string]family.GateItem, outputs []evidence.Output, report reporter) {
+func checkServedAnswers(where string, want []qaExpected, items map[string]evidence.GateItem, outputs []evidence.Output, report reporter) {
 	gold := map[string]string{}
 	for _, w := range want {
 		gold[w.pair.ID] = w.pair.Answer

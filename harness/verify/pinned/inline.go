@@ -1,4 +1,4 @@
-package verify
+package pinned
 
 import (
 	"crypto/sha256"
@@ -15,7 +15,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
-// checkInlineDataset checks a row whose inputs are the prompt its TRTMC testcase carries itself
+// CheckInlineDataset checks a row whose inputs are the prompt its TRTMC testcase carries itself
 // (dataset.path "<manifest>#testcases/<name>/<field>", workload.DatasetOf) as strictly as a
 // pinned dataset file: the manifest must be the row's inventory manifest, read where the run
 // read it (the repository for a reference row, the TRTMC checkout QUAL_TRTMC_ROOT for a trtmc
@@ -23,12 +23,12 @@ import (
 // prompt in exactly that field; one item; every request's input is that testcase's prompt. A
 // TRTMC ASR testcase's own clip (<manifest>#testcases/<name>/test_input_audio) is checked the same
 // way, except that the recorded sha256 is the clip's, re-hashed where the manifest resolves it.
-func checkInlineDataset(p pins, where string, s evidence.Stage, r evidence.Result, report reporter) {
+func (p Pins) CheckInlineDataset(where string, s evidence.Stage, r evidence.Result, report func(where, format string, args ...any)) {
 	file, name, field, ok := workload.InlineSource(r.Dataset.Path)
 	if !ok {
 		return // a dataset file: checkStored
 	}
-	row, ok := inventoryRow(s, r.Profile)
+	row, ok := InventoryRow(s, r.Profile)
 	if !ok {
 		report(where, "dataset.path %q names a manifest's testcase, but the stage's inventory has no row for profile %s", r.Dataset.Path, r.Profile)
 		return
@@ -37,12 +37,12 @@ func checkInlineDataset(p pins, where string, s evidence.Stage, r evidence.Resul
 		report(where, "dataset.path %q names manifest %s, the row's manifest is %s", r.Dataset.Path, file, row.Manifest)
 		return
 	}
-	root, rootName, err := p.manifestRoot(s, fmt.Sprintf("dataset.path %q", r.Dataset.Path))
+	root, rootName, err := p.ManifestRoot(s, fmt.Sprintf("dataset.path %q", r.Dataset.Path))
 	if err != nil {
 		report(where, "%v", err)
 		return
 	}
-	path, err := local(root, "dataset.path", file)
+	path, err := workload.InsideDir(root, "dataset.path", file)
 	if err != nil {
 		report(where, "%v", err)
 		return
@@ -100,7 +100,7 @@ const audioField = "test_input_audio"
 // checkInputAudio: the testcase carries no dataset and its test_input_audio resolves, as the run
 // resolved it (manifest.InputAudioPath: inside the manifest's family test directory), to a WAV
 // file with the recorded sha256.
-func checkInputAudio(m manifest.Manifest, tc manifest.Testcase, rootName string, r evidence.Result, report reporter) bool {
+func checkInputAudio(m manifest.Manifest, tc manifest.Testcase, rootName string, r evidence.Result, report func(where, format string, args ...any)) bool {
 	wav, ok, err := m.InputAudioPath(tc)
 	if !ok || err != nil {
 		report(r.Dataset.Path, "testcase %q's input is not its own test_input_audio clip (dataset %q, test_input_audio %q, %v)", tc.Name, tc.Dataset, tc.InputAudio, err)
@@ -117,13 +117,13 @@ func checkInputAudio(m manifest.Manifest, tc manifest.Testcase, rootName string,
 // inlinePrompt is the prompt a row's TRTMC testcase carries itself, in the field dataset.path
 // names, read from that manifest where the run read it; ok is false when it cannot be read
 // (checkInlineDataset, which also ties the manifest to the row and its sha256, says why).
-func inlinePrompt(p pins, s evidence.Stage, r evidence.Result) (dataset.Prompt, bool) {
+func (p Pins) inlinePrompt(s evidence.Stage, r evidence.Result) (dataset.Prompt, bool) {
 	file, name, field, ok := workload.InlineSource(r.Dataset.Path)
-	root, _, err := p.manifestRoot(s, "dataset.path")
+	root, _, err := p.ManifestRoot(s, "dataset.path")
 	if !ok || err != nil {
 		return dataset.Prompt{}, false
 	}
-	path, err := local(root, "dataset.path", file)
+	path, err := workload.InsideDir(root, "dataset.path", file)
 	if err != nil {
 		return dataset.Prompt{}, false
 	}
