@@ -5,6 +5,11 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 )
 
+// bundleHeaderCheck: each stored bundle says it was built for its row.
+func bundleHeaderCheck(r *Run) []Problem {
+	return r.eachRow(func(row *Row, report reporter) { checkBundleHeader(r.Dir, row.Where, row.Stage, row.Stored, report) })
+}
+
 // checkBundleHeader opens a reference row's stored bundle and requires its header to be the
 // row's: the profile, checkpoint and revision it was built for are the row's and its inventory
 // row's. Another valid bundle with its hashes updated in the evidence says another profile.

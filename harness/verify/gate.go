@@ -9,7 +9,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
-	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
@@ -72,43 +71,4 @@ func orNone(s []string) string {
 		return "pass"
 	}
 	return "fail: " + strings.Join(s, "; ")
-}
-
-// checkStored re-hashes the stored bundle and input files against the sha256 the evidence and
-// the pinned dataset record (a TRTMC testcase's own clip: the sha256 the evidence records for
-// it), and runs the stage's admission recheck on the same inputs.
-func checkStored(runDir string, p pins, where string, s evidence.Stage, r evidence.Result, report reporter) {
-	if r.Bundle.Path != "" && r.Bundle.SHA256Built != "" {
-		path, err := local(runDir, "bundle.path", r.Bundle.Path)
-		got := ""
-		if err == nil {
-			got, err = pinned.FileSHA256(path)
-		}
-		if err != nil || got != r.Bundle.SHA256Built {
-			report(r.Bundle.Path, "stored bundle sha256 %s, evidence records %s (%v)", got, r.Bundle.SHA256Built, err)
-		}
-	}
-	if r.Dataset.Path == "" {
-		return
-	}
-	src, ok := p.StoredSource(where, s, r, report)
-	if !ok {
-		return
-	}
-	w, err := workload.Get(s.Stage)
-	if err != nil {
-		return // checkServed reports an unknown stage
-	}
-	stored := workload.StoredInputs{RunDir: runDir, Root: p.Root, Where: where, Source: src, Result: r}
-	checkAdmission(p, stored, s, report)
-	if c, ok := w.(workload.StoredInputChecker); ok && r.AIPerf != nil {
-		reportFindings(c.CheckStoredInputs(stored), report)
-	}
-}
-
-// reportFindings passes on what a workload's re-check found.
-func reportFindings(found []workload.Finding, report reporter) {
-	for _, f := range found {
-		report(f.Where, "%s", f.What)
-	}
 }

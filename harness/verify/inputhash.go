@@ -10,6 +10,13 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
+// inputHashCheck: each server record's input_sha256 is the identity of the payload sent.
+func inputHashCheck(r *Run) []Problem {
+	return r.eachRow(func(row *Row, report reporter) {
+		checkInputHashes(r.Dir, row.Stage, row.Result, row.Pairs, row.Published, report)
+	})
+}
+
 // checkInputHashes ties each server record to the request AIPerf sent under its id: the record's
 // input_sha256 must be the identity the stage's recheck derives from the payload (as workload's
 // Request checks it in the run). TRTMC's records carry no input hash: a trtmc stage's record

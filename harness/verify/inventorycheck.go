@@ -9,6 +9,11 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 )
 
+// inventoryCheck: a reference run's inventory is the one its pinned manifests give.
+func inventoryCheck(r *Run) []Problem {
+	return problemsFrom(func(report reporter) { checkInventory(r.Pins, r.Evidence, report) })
+}
+
 // checkInventory rebuilds each stage's inventory of a reference run from the target's pinned
 // manifests in the repository (inventory.Scan, as the suites built it) and compares it with the
 // recorded one, checkpoint by checkpoint: the same rows (gap rows included, one row per

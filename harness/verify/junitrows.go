@@ -12,6 +12,11 @@ import (
 // does not import the suites).
 const junitStageClass = "stage"
 
+// specRowsCheck: every checkpoint's spec has its row.
+func specRowsCheck(r *Run) []Problem {
+	return problemsFrom(func(report reporter) { checkSpecRows(r.Dir, r.Pins, r.Evidence, report) })
+}
+
 // checkSpecRows is checkJUnit's converse: every JUnit spec of a checkpoint names a row of the
 // evidence. A spec that did not pass needs a result row (deleting a failed row from the evidence
 // leaves its failed spec behind); any other needs at least the stage's inventory row. A spec is

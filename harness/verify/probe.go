@@ -4,6 +4,15 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 )
 
+// probeCheck re-judges each stage's refusal probe.
+func probeCheck(r *Run) []Problem {
+	return problemsFrom(func(report reporter) {
+		for _, s := range r.Evidence.Stages {
+			checkProbe(r.Evidence.TargetKind, s, report)
+		}
+	})
+}
+
 // checkProbe re-judges a run probe's recorded answer against the refusal the run's target kind
 // documents (contract.RefusalOf): the recorded rule must be that one, and passed must be what
 // the rule says of the recorded status, code, message, echoed id and record.

@@ -34,6 +34,11 @@ func checkRepeated(where string, r evidence.Result, pairs []join.Pair, runs []ai
 	}
 }
 
+// accuracyCheck recomputes each row's accuracy intervals.
+func accuracyCheck(r *Run) []Problem {
+	return r.eachRow(func(row *Row, report reporter) { checkAccuracy(r.Pins, row.Stage, row.Where, row.Result, report) })
+}
+
 // checkAccuracy recomputes the gate's corpus figures with their bootstrap intervals, clustered
 // by the speaker/recording groups of the repository's copy of the pinned dataset (the same
 // groups the run used, or the recomputation differs).
