@@ -23,8 +23,8 @@ const (
 	TRTMC Kind = "trtmc"
 )
 
-// kinds lists the known kinds.
-func kinds() []Kind { return []Kind{Reference, TRTMC} }
+// Kinds lists the known kinds.
+func Kinds() []Kind { return []Kind{Reference, TRTMC} }
 
 // UnmarshalYAML refuses a kind that is not known, naming the known ones.
 func (k *Kind) UnmarshalYAML(n *yaml.Node) error {
@@ -32,13 +32,13 @@ func (k *Kind) UnmarshalYAML(n *yaml.Node) error {
 	if err := n.Decode(&s); err != nil {
 		return err
 	}
-	for _, known := range kinds() {
+	for _, known := range Kinds() {
 		if Kind(s) == known {
 			*k = known
 			return nil
 		}
 	}
-	return fmt.Errorf("line %d: kind %q is not one of %v", n.Line, s, kinds())
+	return fmt.Errorf("line %d: kind %q is not one of %v", n.Line, s, Kinds())
 }
 
 // Embedded says whether the target is this repository's own: its families' capabilities are

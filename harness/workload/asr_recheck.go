@@ -10,20 +10,19 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
+	"github.com/trtmc-qual/trtmc-qual/native/families/descriptors"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
-// referenceNormalizer is how a family compares its transcript with the upstream reference
-// (sphinx after TRTMC's family normalizer, whisper exactly); unknown families get only the
-// gold-text figures recomputed.
-func referenceNormalizer(family string) (metrics.Normalizer, bool) {
-	switch family {
-	case "sphinx":
-		return metrics.TRTMCFamily(), true
-	case "whisper":
-		return metrics.Identity(), true
+// referenceNormalizer is how a family compares its transcript with the upstream reference (its
+// descriptor's; sphinx after TRTMC's family normalizer, whisper exactly); a family without one
+// gets only the gold-text figures recomputed.
+func referenceNormalizer(name string) (metrics.Normalizer, bool) {
+	d, ok := descriptors.Lookup(name)
+	if !ok || d.UpstreamNormalizer == nil {
+		return metrics.Normalizer{}, false
 	}
-	return metrics.Normalizer{}, false
+	return *d.UpstreamNormalizer, true
 }
 
 // RecheckGate recomputes the gate from its stored transcripts (checkASRGate).
@@ -144,12 +143,7 @@ func checkASRGate(root string, where string, tc manifest.Testcase, th manifest.T
 // checkASRInputs re-hashes the stored WAV inputs beside the server records against the pinned
 // dataset's clips (or the testcase's own clip, against the sha256 the evidence records for it).
 func checkASRInputs(runDir string, src InputSource, where string, r evidence.Result, report reporter) {
-	set, err := src.asr()
-	if err != nil {
-		report(r.Dataset.Path, "%v", err)
-		return
-	}
-	dir, ok := storedInputsDir(runDir, where, r, report)
+	set, dir, ok := pinnedAndStored(runDir, where, r, src.asr, report)
 	if !ok {
 		return
 	}

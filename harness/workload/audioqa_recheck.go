@@ -23,6 +23,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
+	"github.com/trtmc-qual/trtmc-qual/native/families/descriptors"
 	"github.com/trtmc-qual/trtmc-qual/native/families/sphinxqa/reader"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
@@ -59,11 +60,11 @@ type qaExpected struct {
 // every stored reference, gold, figure or served answer that differs, and returns the
 // recomputed figures' failures against the pinned thresholds (checkGate compares the verdict).
 func checkAudioQAGate(root string, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, _ []join.Pair, report reporter) []string {
-	// The recomputation is the sphinxqa family's rule (its templated reader). Another stage-9
-	// family's gate is not passed off as checked: verify must learn its rule first. The name is
-	// spelled here because the family's package (sphinxqa.Name) links the cgo decoder.
-	if r.Gate.Family != "sphinxqa" {
-		report(where, "gate of family %q: verify recomputes only the sphinxqa gate on stage 9, so this one cannot be checked", r.Gate.Family)
+	// The recomputation is the templated reader's rule (sphinxqa's, by its descriptor). Another
+	// stage-9 family's gate is not passed off as checked: verify must learn its rule first.
+	if d, ok := descriptors.Lookup(r.Gate.Family); !ok || !d.QAGateIsTemplatedReader {
+		report(where, "gate of family %q: verify recomputes only the %s gate on stage 9, so this one cannot be checked", r.Gate.Family,
+			strings.Join(descriptors.With(descriptors.TemplatedQAGate), ", "))
 		return []string{"gate of a family verify cannot recompute"}
 	}
 	want, clips, err := qaPinned(root, tc)
@@ -263,12 +264,7 @@ type storedClip struct {
 // checkAudioQAInputs re-hashes the clips an audio-QA row sent (stored beside its server records)
 // against the ASR dataset pins its QA pairs name, and ties its AIPerf inputs.json to those pairs.
 func checkAudioQAInputs(runDir string, root string, src InputSource, where string, r evidence.Result, report reporter) {
-	pairs, err := src.qaPairs()
-	if err != nil {
-		report(r.Dataset.Path, "%v", err)
-		return
-	}
-	dir, ok := storedInputsDir(runDir, where, r, report)
+	pairs, dir, ok := pinnedAndStored(runDir, where, r, src.qaPairs, report)
 	if !ok {
 		return
 	}

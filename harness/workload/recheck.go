@@ -188,6 +188,18 @@ func compareGateFigures(where string, got, rec map[string]float64, report report
 
 func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 
+// pinnedAndStored reads a row's pinned inputs (read) and finds the directory its stored inputs
+// are in; ok is false (reported) when either fails.
+func pinnedAndStored[T any](runDir, where string, r evidence.Result, read func() (T, error), report reporter) (pinned T, dir string, ok bool) {
+	pinned, err := read()
+	if err != nil {
+		report(r.Dataset.Path, "%v", err)
+		return pinned, "", false
+	}
+	dir, ok = storedInputsDir(runDir, where, r, report)
+	return pinned, dir, ok
+}
+
 // storedInputsDir is the row's inputs/ directory beside its server records, where the run keeps
 // the inputs it sent; false (reported) when the records path is not inside the run.
 func storedInputsDir(runDir, where string, r evidence.Result, report reporter) (string, bool) {

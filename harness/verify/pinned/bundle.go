@@ -3,12 +3,12 @@ package pinned
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
-	"github.com/trtmc-qual/trtmc-qual/native/families/procdiff"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
+	"github.com/trtmc-qual/trtmc-qual/native/families/descriptors"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
@@ -33,7 +33,7 @@ func ImageDefaults(runDir string, r evidence.Result) workload.ImageDefaults {
 // imageDefaults are the request defaults of the family that served a row, read from its stored
 // bundle (the served one: checkBundle ties it to the evidence), for a workload whose payloads
 // leave settings to the family. Only procdiff, the reference target's image family, is known
-// here; another family's records are reported, not passed.
+// here (from its descriptor); another family's records are reported, not passed.
 func imageDefaults(runDir string, r evidence.Result) (task.ImageSpec, error) {
 	path, err := workload.InsideDir(runDir, "bundle.path", r.Bundle.Path)
 	if err != nil {
@@ -43,17 +43,10 @@ func imageDefaults(runDir string, r evidence.Result) (task.ImageSpec, error) {
 	if err != nil {
 		return task.ImageSpec{}, err
 	}
-	if b.Header.Family != procdiff.Name {
-		return task.ImageSpec{}, fmt.Errorf("bundle %s is of family %q: verify knows the image defaults of %s only", filepath.Base(path), b.Header.Family, procdiff.Name)
+	d, known := descriptors.Lookup(b.Header.Family)
+	if !known || d.ImageDefaults == nil {
+		return task.ImageSpec{}, fmt.Errorf("bundle %s is of family %q: verify knows the image defaults of %s only", filepath.Base(path), b.Header.Family,
+			strings.Join(descriptors.With(descriptors.HasImageDefaults), ", "))
 	}
-	mdl, err := procdiff.Family{}.Load(b, family.LoadOptions{Lanes: 1})
-	if err != nil {
-		return task.ImageSpec{}, err
-	}
-	defer mdl.Close()
-	gen, err := task.Lookup[task.ImageGenerator](mdl, b.Header.Family, task.TextToImage)
-	if err != nil {
-		return task.ImageSpec{}, err
-	}
-	return gen.ImageSpec(), nil
+	return d.ImageDefaults(b)
 }
