@@ -9,10 +9,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 )
 
-// kindOf is the target kind a run or stage records (evidence keeps it as a string): verify asks
-// it what differs by kind rather than comparing names.
-func kindOf(recorded string) target.Kind { return target.Kind(recorded) }
-
 // trtmcGateCase is how TRTMC's CI reads a family e2e test name (tools/ci/e2e.py); it covers both
 // layouts (test_official_checkpoint_e2e[case], test_model_e2e[case]).
 const trtmcGateCase = `^test_.*e2e\[(?P<case>.+)\]$`
