@@ -22,8 +22,6 @@ var registries = []string{"harness/stage", "harness/workload"}
 // pending are the places a stage is still spelled, each with why; remove an entry when its
 // place moves onto the registries.
 var pending = map[string]string{
-	"harness/verify": "the offline verifier's re-check table (gate.go rechecks, keyed by workload.ASR/T2I/AudioQA) " +
-		"is being reworked on another branch into checks found on the Workload; it moves then",
 	"harness/inventory/declare.go": "\"asr\" there is one of the task strings TRTMC manifests write " +
 		"(task_string: asr), read as speech transcription; it is not our stage name",
 }

@@ -5,17 +5,15 @@
 // The rules follow TRTMC's own qualification design (apps/aiperf_qual, October 2026) and MLPerf
 // LoadGen's order-statistic bound; every result carries the rule that produced it.
 //
-// Quantiles of the t and binomial distributions come from gonum's distuv rather than hand-written
-// approximations; the figures are checked against scipy.stats in parity_test.go.
+// Quantiles of the t, binomial and normal distributions are gonum's algorithms, copied into
+// internal/cephes so that the offline verifier links no gonum (distribution.go); the figures are
+// checked against scipy.stats in parity_test.go and against gonum in distribution_test.go.
 package stats
 
 import (
 	"errors"
 	"fmt"
 	"math"
-
-	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // MaxRelativeHalfWidth is TRTMC's spread rule: a mean whose 95% half-width exceeds 5% of it is
@@ -46,7 +44,7 @@ func checkFinite(name string, xs []float64) error {
 
 // tQuantile is the two-sided critical value of Student's t for level at df degrees of freedom.
 func tQuantile(level, df float64) float64 {
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - (1-level)/2)
+	return studentTQuantile(1-(1-level)/2, df)
 }
 
 // MeanCI is the mean of per-run values with its 95% Student-t interval and the 5% spread rule.
@@ -58,12 +56,12 @@ func meanCI(runs []float64, level float64) (Interval, error) {
 	if err := checkFinite("runs", runs); err != nil {
 		return Interval{}, err
 	}
-	iv := Interval{N: len(runs), Mean: stat.Mean(runs, nil), Level: level, Rule: MeanRule}
+	iv := Interval{N: len(runs), Mean: mean(runs), Level: level, Rule: MeanRule}
 	if iv.N < 2 {
 		iv.Inconclusive, iv.Reason = true, "one run: no interval over runs"
 		return iv, nil
 	}
-	iv.SD = stat.StdDev(runs, nil) // sample standard deviation (n−1)
+	iv.SD = math.Sqrt(variance(runs)) // sample standard deviation (n−1)
 	iv.HalfWidth = tQuantile(level, float64(iv.N-1)) * iv.SD / math.Sqrt(float64(iv.N))
 	iv.CI = &Bounds{Lower: iv.Mean - iv.HalfWidth, Upper: iv.Mean + iv.HalfWidth}
 	if rel := iv.HalfWidth / math.Abs(iv.Mean); !(rel <= MaxRelativeHalfWidth) {

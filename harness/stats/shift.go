@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // ShiftRule states how a Shift is computed.
@@ -127,6 +125,6 @@ func exactQuantileU(p float64, m, n int) int {
 func normalQuantileU(p float64, m, n int) int {
 	mean := float64(m*n) / 2
 	sd := math.Sqrt(float64(m*n*(m+n+1)) / 12)
-	z := distuv.UnitNormal.Quantile(p)
+	z := normalQuantile(p)
 	return int(math.Ceil(mean + z*sd - 0.5))
 }

@@ -3,8 +3,6 @@ package stats
 import (
 	"fmt"
 	"math"
-
-	"gonum.org/v1/gonum/stat"
 )
 
 // SpeedupLevel is the two-sided confidence level of a speedup interval (TRTMC: 90%, so that each
@@ -66,7 +64,7 @@ func Compare(base, new []float64, workDiffers string) (Speedup, error) {
 	sp.Base, _ = MeanCI(base) // inputs already checked
 	sp.New, _ = MeanCI(new)
 	lb, ln := logs(base), logs(new)
-	d := stat.Mean(lb, nil) - stat.Mean(ln, nil)
+	d := mean(lb) - mean(ln)
 	sp.S = math.Exp(d)
 	if len(base) >= 2 && len(new) >= 2 {
 		lo, hi, df := welch(lb, ln, d, SpeedupLevel)
@@ -100,7 +98,7 @@ func logs(xs []float64) []float64 {
 // welch is the Welch interval for the difference of means d of a and b. Two constant samples
 // have no spread at all: the interval is the point and df is reported as +Inf.
 func welch(a, b []float64, d, level float64) (lo, hi, df float64) {
-	va, vb := stat.Variance(a, nil)/float64(len(a)), stat.Variance(b, nil)/float64(len(b))
+	va, vb := variance(a)/float64(len(a)), variance(b)/float64(len(b))
 	se := math.Sqrt(va + vb)
 	if se == 0 {
 		return d, d, math.Inf(1)

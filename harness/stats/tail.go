@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sort"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
@@ -33,9 +31,8 @@ func TailPercentile(values []float64, p float64) (Tail, error) {
 
 // upperOrder is the smallest k ≤ n with P(Binomial(n, q) ≤ k−1) ≥ TailConfidence, or 0 if none.
 func upperOrder(n int, q float64) int {
-	b := distuv.Binomial{N: float64(n), P: q}
 	for k := 1; k <= n; k++ {
-		if b.CDF(float64(k-1)) >= TailConfidence {
+		if binomialCDF(k-1, n, q) >= TailConfidence {
 			return k
 		}
 	}

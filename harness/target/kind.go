@@ -23,8 +23,8 @@ const (
 	TRTMC Kind = "trtmc"
 )
 
-// kinds lists the known kinds.
-func kinds() []Kind { return []Kind{Reference, TRTMC} }
+// Kinds lists the known kinds.
+func Kinds() []Kind { return []Kind{Reference, TRTMC} }
 
 // UnmarshalYAML refuses a kind that is not known, naming the known ones.
 func (k *Kind) UnmarshalYAML(n *yaml.Node) error {
@@ -32,13 +32,13 @@ func (k *Kind) UnmarshalYAML(n *yaml.Node) error {
 	if err := n.Decode(&s); err != nil {
 		return err
 	}
-	for _, known := range kinds() {
+	for _, known := range Kinds() {
 		if Kind(s) == known {
 			*k = known
 			return nil
 		}
 	}
-	return fmt.Errorf("line %d: kind %q is not one of %v", n.Line, s, kinds())
+	return fmt.Errorf("line %d: kind %q is not one of %v", n.Line, s, Kinds())
 }
 
 // Embedded says whether the target is this repository's own: its families' capabilities are
@@ -52,3 +52,8 @@ func (k Kind) InCheckout() bool { return k == TRTMC }
 
 // Refusal is how the target's server documents refusing a request it cannot serve.
 func (k Kind) Refusal() contract.Refusal { return contract.RefusalOf(string(k)) }
+
+// RecordsOmitInputFields says whether the target's server records may lack the request's input
+// identity (input_sha256) and audio length (audio_seconds): TRTMC's records carry neither, so a
+// TRTMC request is identified by its payload alone; the reference server records both.
+func (k Kind) RecordsOmitInputFields() bool { return k == TRTMC }

@@ -14,6 +14,11 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 )
 
+// canonicalCheck: evidence.json and each stage.json are byte for byte what the project writes.
+func canonicalCheck(r *Run) []Problem {
+	return problemsFrom(func(report reporter) { checkCanonical(r.Dir, r.Evidence, report) })
+}
+
 // checkCanonical requires evidence.json and every stage.json to be what the suites and
 // `qual report` write: no unknown field, no duplicate or case-variant key (Go's decoder keeps the
 // last case-insensitive match, jq and Python the exact one), and the same JSON as their own

@@ -18,6 +18,11 @@ import (
 // reporter records one problem: where (a file, or stage/profile) and what.
 type reporter func(where, format string, args ...any)
 
+// backingCheck: each row's status is backed by what it claims.
+func backingCheck(r *Run) []Problem {
+	return r.eachRow(func(row *Row, report reporter) { checkBacking(row.Where, row.Stage, row.Result, report) })
+}
+
 // checkBacking requires every status to carry what it claims (like MLPerf's submission checker
 // requiring every result to have its logs): aiperf-qualified needs the AIPerf run, the join, the
 // identity comparison, meaningful outputs, timing and a passed gate; family-validated needs a

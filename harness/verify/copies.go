@@ -1,9 +1,7 @@
 package verify
 
 import (
-	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"math"
 	"os"
 	"path"
@@ -16,7 +14,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
-	"github.com/trtmc-qual/trtmc-qual/native/audio"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // The copies checks: a run holds each primary datum several times (AIPerf's per-request
@@ -194,24 +192,18 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(1, math.Abs
 // records carry no audio_seconds (app.py writes request_id, route, operation, backend, time,
 // timing, observation): a trtmc record without it has nothing to compare.
 func checkAudioSeconds(records, kind string, p join.Pair, report reporter) {
-	file, _ := p.Client.Payload["file"].(map[string]any)
-	b64, _ := file["b64_data"].(string)
-	if b64 == "" || p.Server.Output == nil || p.Server.Status < 200 || p.Server.Status > 299 {
+	if p.Server.Output == nil || p.Server.Status < 200 || p.Server.Status > 299 {
 		return
 	}
-	if kind == "trtmc" && p.Server.Output.AudioSeconds == 0 {
+	if kindOf(kind).RecordsOmitInputFields() && p.Server.Output.AudioSeconds == 0 {
 		return
 	}
-	wav, err := decodeB64(b64)
+	seconds, err := workload.UploadedClipSeconds(p.Client.Payload)
 	if err != nil {
-		return // checkInputHashes names an undecodable payload
+		return // not a transcription, or checkInputHashes names the undecodable payload
 	}
-	clip, err := audio.DecodeWAV(wav)
-	if err != nil {
-		return
-	}
-	if !near(p.Server.Output.AudioSeconds, clip.Seconds()) {
-		report(records, "request %s: audio_seconds %v, but the WAV AIPerf uploaded (profile_export_raw.jsonl) lasts %v s", p.ID, p.Server.Output.AudioSeconds, clip.Seconds())
+	if !near(p.Server.Output.AudioSeconds, seconds) {
+		report(records, "request %s: audio_seconds %v, but the WAV AIPerf uploaded (profile_export_raw.jsonl) lasts %v s", p.ID, p.Server.Output.AudioSeconds, seconds)
 	}
 }
 
@@ -267,12 +259,4 @@ func rel(aiperfDir, runDir, name string) string {
 		return aiperfDir + filepath.ToSlash(runDir)[i:] + "/" + name
 	}
 	return aiperfDir + "/" + name
-}
-
-func decodeB64(s string) ([]byte, error) {
-	data, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		return nil, fmt.Errorf("base64: %w", err)
-	}
-	return data, nil
 }

@@ -183,7 +183,7 @@ func recordedInventory(t *testing.T) evidence.Evidence {
 // TestInventoryIsRebuilt relabels a reduced row full and deletes its gap row.
 func TestInventoryIsRebuilt(t *testing.T) {
 	e := recordedInventory(t)
-	p := pins{root: repoRoot(t), trtmcRoot: envOptions().TRTMCRoot}
+	p := pins{Root: repoRoot(t), TRTMCRoot: envOptions().TRTMCRoot}
 	report, got := collect()
 	checkInventory(p, e, report)
 	if len(*got) != 0 {

@@ -8,8 +8,9 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
-	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
@@ -34,7 +35,7 @@ func TestT2IInputIDMustBeAPinnedPrompt(t *testing.T) {
 			Outputs: []evidence.Output{{RequestID: "r1", InputID: id, HTTPOutput: "sha"}},
 		}
 		report, got := collect()
-		fails := checkT2IGate(pins{root: root, trtmcRoot: envOptions().TRTMCRoot}, "t2i/p", tc, manifest.Thresholds{}, r, nil, report)
+		fails := checkT2IGate(pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, "t2i/p", tc, manifest.Thresholds{}, r, nil, report)
 		if !containsAll(*got, `input_id "`+id+`" is not a prompt id pinned in golden/t2i/prompts.jsonl`) || len(fails) == 0 {
 			t.Errorf("input id %q: problems %v, fails %v", id, *got, fails)
 		}
@@ -53,7 +54,7 @@ func TestManifestIsThePinnedOneForTheProfile(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "pd.json"), []byte(pinned), 0o644)
 	forged := filepath.Join(t.TempDir(), "pd.json")
 	os.WriteFile(forged, []byte(pinned), 0o644)
-	p := pins{root: root, trtmcRoot: envOptions().TRTMCRoot}
+	p := pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}
 	for _, c := range []struct {
 		row  inventory.Row
 		want string
@@ -65,7 +66,7 @@ func TestManifestIsThePinnedOneForTheProfile(t *testing.T) {
 		{inventory.Row{Profile: "*", Manifest: "native/families/procdiff/manifests/pd.json"}, `profile * has no pinned manifest`},
 		{inventory.Row{Profile: "gap:org/m", Manifest: "native/families/procdiff/manifests/pd.json"}, `profile gap:org/m has no pinned manifest`},
 	} {
-		_, tc, err := p.testcase(c.row, "c")
+		_, tc, err := p.Testcase(c.row, "c")
 		switch {
 		case c.want == "" && (err != nil || tc.Dataset != "golden/t2i/prompts.jsonl"):
 			t.Errorf("%+v: the pinned manifest was refused: %v", c.row, err)
@@ -86,13 +87,13 @@ func TestDatasetIsThePinnedManifests(t *testing.T) {
 		"testcases": [{"name": "c", "dataset": "golden/t2i/prompts.jsonl", "reference": "golden/t2i/pd"}]}`), 0o644)
 	os.WriteFile(filepath.Join(root, "golden", "t2i", "easy.jsonl"), []byte(`{"id": "p01", "prompt": "x", "seed": 1}`+"\n"), 0o644)
 	sum := func(rel string) string {
-		s, err := bundle.FileSHA256(filepath.Join(root, rel))
+		s, err := pinned.FileSHA256(filepath.Join(root, rel))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return s
 	}
-	p := pins{root: root, trtmcRoot: envOptions().TRTMCRoot}
+	p := pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}
 	for _, c := range []struct {
 		path, sha, want string
 	}{
@@ -133,7 +134,7 @@ func TestPinnedProfileIsAReferenceRow(t *testing.T) {
 		Inventory: []inventory.Row{{Profile: "pd", Manifest: "native/families/procdiff/manifests/pd.json"}}}
 	for _, runKind := range []string{"trtmc", "reference"} {
 		report, got := collect()
-		checkGateOf(run, pins{root: root, trtmcRoot: envOptions().TRTMCRoot}, "t2i/pd", runKind, s, r, nil, report)
+		checkGateOf(run, pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, "t2i/pd", runKind, s, r, nil, report)
 		if !containsAll(*got, `for profile pd, whose manifest native/families/procdiff/manifests/pd.json is the reference target's`) ||
 			!containsAll(*got, "thresholds") {
 			t.Errorf("run kind %s, stage kind trtmc: %v", runKind, *got)
@@ -143,19 +144,19 @@ func TestPinnedProfileIsAReferenceRow(t *testing.T) {
 	// JUnit re-read; so does a TRTMC profile no reference manifest names.
 	s.Inventory[0].Manifest = "families/procdiff/tests/manifests/pd.json"
 	report, got := collect()
-	checkGateOf(run, pins{root: root, trtmcRoot: envOptions().TRTMCRoot}, "t2i/pd", "trtmc", s, r, nil, report)
+	checkGateOf(run, pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, "t2i/pd", "trtmc", s, r, nil, report)
 	if len(*got) != 0 {
 		t.Errorf("TRTMC row named like a reference profile: %v", *got)
 	}
 	report, got = collect()
-	checkGateOf(run, pins{root: root, trtmcRoot: envOptions().TRTMCRoot}, "t2i/pd", "reference", s, r, nil, report)
+	checkGateOf(run, pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, "t2i/pd", "reference", s, r, nil, report)
 	if !containsAll(*got, `target_kind "reference" (stage "trtmc") for profile pd`) {
 		t.Errorf("stage trtmc in a reference run: %v", *got)
 	}
 	r.Profile, s.Inventory[0].Profile = "other", "other"
 	os.MkdirAll(filepath.Join(run, "t2i", "other"), 0o755)
 	report, got = collect()
-	checkGateOf(run, pins{root: root, trtmcRoot: envOptions().TRTMCRoot}, "t2i/other", "trtmc", s, r, nil, report)
+	checkGateOf(run, pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, "t2i/other", "trtmc", s, r, nil, report)
 	if !containsAll(*got, "TRTMC gate: its JUnit report is not in the run") {
 		t.Errorf("TRTMC row: %v", *got)
 	}
@@ -168,7 +169,7 @@ func asrRoot(t *testing.T, gold string) (pins, manifest.Testcase) {
 	os.MkdirAll(filepath.Join(root, "golden", "asr"), 0o755)
 	os.WriteFile(filepath.Join(root, "golden", "asr", "d.json"), []byte(`{"clips": [{"id": "c1", "gold": "`+gold+`"}]}`), 0o644)
 	os.WriteFile(filepath.Join(root, "golden", "asr", "ref.json"), []byte(`{"transcripts": [{"id": "c1", "text": "`+gold+`"}]}`), 0o644)
-	return pins{root: root, trtmcRoot: envOptions().TRTMCRoot}, manifest.Testcase{Name: "c", Dataset: "golden/asr/d.json", Reference: "golden/asr/ref.json"}
+	return pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, manifest.Testcase{Name: "c", Dataset: "golden/asr/d.json", Reference: "golden/asr/ref.json"}
 }
 
 // TestASRGateBoundsNeedTheirFigures: a pinned bound whose figure is neither recomputed nor
@@ -207,34 +208,67 @@ func TestT2IQualifiedRowNeedsServedImages(t *testing.T) {
 	r := evidence.Result{Status: evidence.StatusQualified,
 		Gate: &family.GateResult{Passed: true, Items: []family.GateItem{{ID: "p01", Output: "sha"}}, Figures: map[string]float64{"psnr_min_db": 99, "ssim_min": 1}}}
 	report, got := collect()
-	fails := checkT2IGate(pins{root: root, trtmcRoot: envOptions().TRTMCRoot}, "t2i/p", tc, manifest.Thresholds{}, r, nil, report)
+	fails := checkT2IGate(pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, "t2i/p", tc, manifest.Thresholds{}, r, nil, report)
 	if !containsAll(*got, "t2i/p: gate not recomputed: no served images") || len(fails) == 0 {
 		t.Errorf("qualified row with no served images: problems %v, fails %v", *got, fails)
 	}
 	r.Status = evidence.StatusFamilyValidated
 	report, got = collect()
-	if fails := checkT2IGate(pins{root: root, trtmcRoot: envOptions().TRTMCRoot}, "t2i/p", tc, manifest.Thresholds{}, r, nil, report); len(*got) != 0 || len(fails) != 0 {
+	if fails := checkT2IGate(pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, "t2i/p", tc, manifest.Thresholds{}, r, nil, report); len(*got) != 0 || len(fails) != 0 {
 		t.Errorf("family-validated row refused: %v %v", *got, fails)
 	}
 }
 
-// TestRechecksAreRegisteredByRegistryStage: every gate recomputation is keyed by a stage the
-// workload registry knows.
-func TestRechecksAreRegisteredByRegistryStage(t *testing.T) {
-	for stage := range rechecks {
-		if _, err := workload.Get(string(stage)); err != nil {
-			t.Errorf("recheck for %q: %v", stage, err)
+// TestEachStageHasItsRechecks: every stage's offline re-checks are found on its workload, so
+// none is dropped by a stage that stops implementing one.
+func TestEachStageHasItsRechecks(t *testing.T) {
+	for _, c := range []struct {
+		stage                                   workload.Stage
+		gate, storedInputs, admission, inputSHA bool
+	}{
+		{workload.ASR, true, true, true, true},
+		{workload.T2I, true, true, false, true},
+		{workload.AudioQA, true, true, false, true},
+	} {
+		w, err := workload.Get(string(c.stage))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, gate := w.(workload.GateRechecker)
+		_, stored := w.(workload.StoredInputChecker)
+		_, admission := w.(workload.Admitter)
+		_, hash := w.(workload.InputHasher)
+		if gate != c.gate || stored != c.storedInputs || admission != c.admission || hash != c.inputSHA {
+			t.Errorf("%s: gate %v, stored inputs %v, admission %v, input sha %v; want %v %v %v %v",
+				c.stage, gate, stored, admission, hash, c.gate, c.storedInputs, c.admission, c.inputSHA)
 		}
 	}
-	if rechecks[workload.ASR].gate == nil || rechecks[workload.ASR].storedInputs == nil || rechecks[workload.T2I].gate == nil {
-		t.Errorf("the ASR and T2I gates are no longer recomputed")
+}
+
+// checkASRGate and checkT2IGate recompute a gate through its workload, as checkGate does once the
+// testcase and thresholds are read.
+func checkASRGate(p pins, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, report reporter) []string {
+	return recheckGate(workload.ASR, p, where, tc, th, r, nil, report)
+}
+
+func checkT2IGate(p pins, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, pairs []join.Pair, report reporter) []string {
+	return recheckGate(workload.T2I, p, where, tc, th, r, pairs, report)
+}
+
+func recheckGate(stage workload.Stage, p pins, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, pairs []join.Pair, report reporter) []string {
+	w, err := workload.Get(string(stage))
+	if err != nil {
+		panic(err)
 	}
+	fails, found := w.(workload.GateRechecker).RecheckGate(workload.GateRecheck{Root: p.Root, Where: where, Testcase: tc, Thresholds: th, Result: r, Pairs: pairs})
+	reportFindings(found, report)
+	return fails
 }
 
 // TestTargetKindIsTheTargetFiles: the run's target_kind must be the kind of the repository's
 // target file it names.
 func TestTargetKindIsTheTargetFiles(t *testing.T) {
-	p := pins{root: repoRootForTest(t), trtmcRoot: envOptions().TRTMCRoot}
+	p := pins{Root: repoRootForTest(t), TRTMCRoot: envOptions().TRTMCRoot}
 	for _, c := range []struct {
 		target, kind, want string
 	}{

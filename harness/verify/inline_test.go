@@ -8,7 +8,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
-	"github.com/trtmc-qual/trtmc-qual/native/bundle"
+	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
@@ -31,7 +31,7 @@ func TestInlineDatasetResolvesToTheManifestsTestcase(t *testing.T) {
 			Outputs: []evidence.Output{{RequestID: "r1", InputID: "flux-schnell"}}}
 	}
 	report, got := collect()
-	checkInlineDataset(pins{root: t.TempDir(), trtmcRoot: envOptions().TRTMCRoot}, "t2i/flux-schnell", stage, good(), report)
+	(pins{Root: t.TempDir(), TRTMCRoot: envOptions().TRTMCRoot}).CheckInlineDataset("t2i/flux-schnell", stage, good(), report)
 	if len(*got) != 0 {
 		t.Fatalf("the manifest's own testcase prompt is refused: %v", *got)
 	}
@@ -60,19 +60,19 @@ func TestInlineDatasetResolvesToTheManifestsTestcase(t *testing.T) {
 	r := good()
 	r.Dataset.Path = "../x.json#testcases/flux-schnell/test_prompt"
 	report, got = collect()
-	checkInlineDataset(pins{root: t.TempDir(), trtmcRoot: envOptions().TRTMCRoot}, "t2i/flux-schnell", escape, r, report)
+	(pins{Root: t.TempDir(), TRTMCRoot: envOptions().TRTMCRoot}).CheckInlineDataset("t2i/flux-schnell", escape, r, report)
 	if !containsAll(*got, `"../x.json" is not a path inside`) {
 		t.Errorf("escaping path: %v", *got)
 	}
 	t.Setenv("QUAL_TRTMC_ROOT", "")
 	report, got = collect()
-	checkInlineDataset(pins{root: t.TempDir(), trtmcRoot: envOptions().TRTMCRoot}, "t2i/flux-schnell", stage, good(), report)
+	(pins{Root: t.TempDir(), TRTMCRoot: envOptions().TRTMCRoot}).CheckInlineDataset("t2i/flux-schnell", stage, good(), report)
 	if !containsAll(*got, "set QUAL_TRTMC_ROOT") {
 		t.Errorf("without the checkout: %v", *got)
 	}
 	// checkStored leaves such a path to checkInlineDataset (no dataset file to re-hash) ...
 	report, got = collect()
-	checkStored(t.TempDir(), pins{root: t.TempDir(), trtmcRoot: envOptions().TRTMCRoot}, "t2i/flux-schnell", stage, good(), report)
+	checkStored(t.TempDir(), pins{Root: t.TempDir(), TRTMCRoot: envOptions().TRTMCRoot}, "t2i/flux-schnell", stage, good(), report)
 	if len(*got) != 0 {
 		t.Errorf("checkStored on an inline dataset: %v", *got)
 	}
@@ -81,11 +81,11 @@ func TestInlineDatasetResolvesToTheManifestsTestcase(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, "native", "families", "procdiff", "manifests"), 0o755)
 	refRel := "native/families/procdiff/manifests/pd.json"
 	os.WriteFile(filepath.Join(root, refRel), []byte(`{"name":"pd","testcases":[{"name":"c","dataset":"golden/t2i/prompts.jsonl","test_prompt":"x"}]}`), 0o644)
-	refSum, _ := bundle.FileSHA256(filepath.Join(root, refRel))
+	refSum, _ := pinned.FileSHA256(filepath.Join(root, refRel))
 	ref := evidence.Stage{Stage: "t2i", TargetKind: "reference", Inventory: []inventory.Row{{Profile: "pd", Manifest: refRel}}}
 	r = evidence.Result{Profile: "pd", Dataset: evidence.Dataset{Path: refRel + "#testcases/c/test_prompt", SHA256: refSum, Items: 1}}
 	report, got = collect()
-	checkInlineDataset(pins{root: root, trtmcRoot: envOptions().TRTMCRoot}, "t2i/pd", ref, r, report)
+	(pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}).CheckInlineDataset("t2i/pd", ref, r, report)
 	if !containsAll(*got, "input is not its test_prompt") {
 		t.Errorf("reference row with an inline dataset: %v", *got)
 	}
@@ -112,7 +112,7 @@ func TestInputAudioResolvesToTheTestcasesClip(t *testing.T) {
 			Outputs: []evidence.Output{{RequestID: "r1", InputID: "whisper-tiny-fp16"}, {RequestID: "r2", InputID: "whisper-tiny-fp16"}}}
 	}
 	report, got := collect()
-	checkInlineDataset(pins{root: t.TempDir(), trtmcRoot: envOptions().TRTMCRoot}, "asr/whisper-tiny-fp16", stage, good(), report)
+	(pins{Root: t.TempDir(), TRTMCRoot: envOptions().TRTMCRoot}).CheckInlineDataset("asr/whisper-tiny-fp16", stage, good(), report)
 	if len(*got) != 0 {
 		t.Fatalf("the testcase's own clip is refused: %v", *got)
 	}
@@ -135,7 +135,7 @@ func TestInputAudioResolvesToTheTestcasesClip(t *testing.T) {
 	refusals(t, "asr/whisper-tiny-fp16", stage, good, cases)
 	os.Remove(filepath.Join(trtmc, "families/whisper/tests/data/Recording.wav"))
 	report, got = collect()
-	checkInlineDataset(pins{root: t.TempDir(), trtmcRoot: envOptions().TRTMCRoot}, "asr/whisper-tiny-fp16", stage, good(), report)
+	(pins{Root: t.TempDir(), TRTMCRoot: envOptions().TRTMCRoot}).CheckInlineDataset("asr/whisper-tiny-fp16", stage, good(), report)
 	if !containsAll(*got, "test_input_audio data/Recording.wav in QUAL_TRTMC_ROOT") {
 		t.Errorf("a missing clip: %v", *got)
 	}
@@ -147,7 +147,7 @@ func writer(root string) func(rel, body string) string {
 		path := filepath.Join(root, rel)
 		os.MkdirAll(filepath.Dir(path), 0o755)
 		os.WriteFile(path, []byte(body), 0o644)
-		sum, _ := bundle.FileSHA256(path)
+		sum, _ := pinned.FileSHA256(path)
 		return sum
 	}
 }
@@ -166,7 +166,7 @@ func refusals(t *testing.T, where string, stage evidence.Stage, good func() evid
 		r := good()
 		c.edit(&r)
 		report, got := collect()
-		checkInlineDataset(pins{root: t.TempDir(), trtmcRoot: envOptions().TRTMCRoot}, where, stage, r, report)
+		(pins{Root: t.TempDir(), TRTMCRoot: envOptions().TRTMCRoot}).CheckInlineDataset(where, stage, r, report)
 		if !containsAll(*got, c.want) {
 			t.Errorf("%s: got %v, want %q", c.name, *got, c.want)
 		}
@@ -219,10 +219,10 @@ func ownClipManifest(maxSeconds int) string {
 // the testcase's own input (checkInlineDataset).
 func rowInputProblems(t *testing.T, runDir string, s evidence.Stage, r evidence.Result) []string {
 	t.Helper()
-	p := pins{root: repoRootForTest(t), trtmcRoot: envOptions().TRTMCRoot}
+	p := pins{Root: repoRootForTest(t), TRTMCRoot: envOptions().TRTMCRoot}
 	report, got := collect()
 	checkStored(runDir, p, s.Stage+"/"+r.Profile, s, r, report)
-	checkInlineDataset(p, s.Stage+"/"+r.Profile, s, r, report)
+	p.CheckInlineDataset(s.Stage+"/"+r.Profile, s, r, report)
 	return *got
 }
 
@@ -237,7 +237,7 @@ func TestOwnClipRowsStoredInputsAreChecked(t *testing.T) {
 		t.Fatalf("the honest row is refused: %v", got)
 	}
 	other := filepath.Join(repoRootForTest(t), "golden", "asr", "sphinx-tidigits", "clips", "synth-1.wav")
-	otherSum, err := bundle.FileSHA256(other)
+	otherSum, err := pinned.FileSHA256(other)
 	if err != nil {
 		t.Fatal(err)
 	}

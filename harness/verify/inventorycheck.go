@@ -1,14 +1,18 @@
 package verify
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
-	"github.com/trtmc-qual/trtmc-qual/native/task"
+	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 )
+
+// inventoryCheck: a reference run's inventory is the one its pinned manifests give.
+func inventoryCheck(r *Run) []Problem {
+	return problemsFrom(func(report reporter) { checkInventory(r.Pins, r.Evidence, report) })
+}
 
 // checkInventory rebuilds each stage's inventory of a reference run from the target's pinned
 // manifests in the repository (inventory.Scan, as the suites built it) and compares it with the
@@ -18,14 +22,14 @@ import (
 // The families' capabilities come from the recorded rows: the registry that answers them in
 // the run links the native families (cgo), which the verifier does not.
 func checkInventory(p pins, e evidence.Evidence, report reporter) {
-	if e.TargetKind != "reference" {
+	if !kindOf(e.TargetKind).Embedded() {
 		return
 	}
-	path, err := local(p.root, "target", e.Target)
+	path, err := local(p.Root, "target", e.Target)
 	if err != nil {
 		return // checkTargetKind reports it
 	}
-	t, err := target.Read(path, p.root)
+	t, err := target.Read(path, p.Root)
 	if err != nil {
 		return
 	}
@@ -34,7 +38,7 @@ func checkInventory(p pins, e evidence.Evidence, report reporter) {
 		report("evidence.json", "inventory not rebuildable: manifests of %s: %v", e.Target, err)
 		return
 	}
-	rebuilt := inventory.Scan(paths, inventory.Options{Capabilities: recordedCapabilities(e)})
+	rebuilt := pinned.ScanInventory(paths, e)
 	for _, s := range e.Stages {
 		want := append([]inventory.Row(nil), rebuilt.Stages[s.Stage]...)
 		inventory.Relative(want, t.Root)
@@ -73,20 +77,6 @@ func compareInventory(s evidence.Stage, want []inventory.Row, report reporter) {
 			report(where, "inventory row %s (kind %s) is not a row the pinned manifests give", row.Profile, row.Kind)
 		}
 	}
-}
-
-// recordedCapabilities answers a family's capabilities with the native Tasks its recorded rows
-// name in any stage.
-func recordedCapabilities(e evidence.Evidence) inventory.Capabilities {
-	caps := map[string][]task.Name{}
-	for _, s := range e.Stages {
-		for _, row := range s.Inventory {
-			if n := task.Name(row.NativeTask); n != "" && !slices.Contains(caps[row.Family], n) {
-				caps[row.Family] = append(caps[row.Family], n)
-			}
-		}
-	}
-	return func(family, _ string) ([]task.Name, []task.Control, error) { return caps[family], nil, nil }
 }
 
 func filepathSlash(p string) string { return strings.ReplaceAll(p, `\`, "/") }

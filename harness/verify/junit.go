@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"os"
@@ -85,6 +84,11 @@ func readJUnit(runDir string) ([]spec, []string, error) {
 	return specs, names, nil
 }
 
+// junitCheck: the JUnit reports agree with the rows.
+func junitCheck(r *Run) []Problem {
+	return problemsFrom(func(report reporter) { checkJUnit(r.Dir, r.Evidence, report) })
+}
+
 // checkJUnit requires the JUnit reports to agree with the evidence: a row that claims a status
 // has specs and every one of them passed (an aiperf-qualified row includes a passed AIPerf
 // spec), and a failed row has a spec that did not pass.
@@ -148,26 +152,5 @@ func checkRowSpecs(where string, r evidence.Result, specs []spec, files []string
 	}
 	if r.Status == evidence.StatusFailed && !anyFailed {
 		report(where, "status failed, but every JUnit spec of the row passed")
-	}
-}
-
-// checkStageFiles requires each stage.json to be the stage in evidence.json.
-func checkStageFiles(runDir string, e evidence.Evidence, report reporter) {
-	for _, s := range e.Stages {
-		rel := s.Stage + "/stage.json"
-		if _, err := local(runDir, "stage", s.Stage); err != nil || s.Stage != filepath.Base(s.Stage) {
-			report("evidence.json", "stage %q is not a single path element inside the run directory", s.Stage)
-			continue
-		}
-		onDisk, err := evidence.ReadStage(filepath.Join(runDir, filepath.FromSlash(rel)))
-		if err != nil {
-			report(rel, "%v", err)
-			continue
-		}
-		a, _ := json.Marshal(onDisk)
-		b, _ := json.Marshal(s)
-		if string(a) != string(b) {
-			report(rel, "differs from stage %s in evidence.json", s.Stage)
-		}
 	}
 }

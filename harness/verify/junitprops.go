@@ -29,6 +29,11 @@ type junitProperty struct {
 	Value string `xml:"value,attr"`
 }
 
+// junitPropertiesCheck: the reports' copies of figures, hardware and versions are the evidence's.
+func junitPropertiesCheck(r *Run) []Problem {
+	return problemsFrom(func(report reporter) { checkJUnitProperties(r.Dir, r.Evidence, report) })
+}
+
 // checkJUnitProperties compares the JUnit reports' copies of the evidence with it: each suite's
 // target, hardware and versions with its stage's (an unsharded run's), and each case's figures (timing figures by
 // their unit-suffixed names, gate_<figure>, inputs_skipped) with its row's.

@@ -5,12 +5,17 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/stage"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // junitStageClass is suites/junit.StageClass: the classname of a stage's own specs (the verifier
 // does not import the suites).
 const junitStageClass = "stage"
+
+// specRowsCheck: every checkpoint's spec has its row.
+func specRowsCheck(r *Run) []Problem {
+	return problemsFrom(func(report reporter) { checkSpecRows(r.Dir, r.Pins, r.Evidence, report) })
+}
 
 // checkSpecRows is checkJUnit's converse: every JUnit spec of a checkpoint names a row of the
 // evidence. A spec that did not pass needs a result row (deleting a failed row from the evidence
@@ -39,7 +44,7 @@ func checkSpecRows(runDir string, p pins, e evidence.Evidence, report reporter) 
 			continue
 		}
 		profile := key[strings.Index(key, ".")+1:]
-		if _, pinned, _ := p.manifest(profile); !pinned && !results[key] && !listed[key] {
+		if _, pinned, _ := p.Manifest(profile); !pinned && !results[key] && !listed[key] {
 			continue
 		}
 		switch {
@@ -55,7 +60,7 @@ func checkSpecRows(runDir string, p pins, e evidence.Evidence, report reporter) 
 // "*.<profile>" from Ginkgo's own name ("… <profile> (checkpoint …"); ok is false for a stage's
 // or the suite's own specs.
 func specRow(sp spec) (string, bool) {
-	if st, profile, found := strings.Cut(sp.Classname, "."); found && slices.Contains(stage.Names(), stage.Name(st)) && profile != junitStageClass && profile != "" {
+	if st, profile, found := strings.Cut(sp.Classname, "."); found && slices.Contains(workload.Stages(), workload.Stage(st)) && profile != junitStageClass && profile != "" {
 		return sp.Classname, true
 	}
 	before, _, found := strings.Cut(sp.Name, " (checkpoint ")

@@ -48,7 +48,7 @@ func TestForgedPathsAreVerifyFailures(t *testing.T) {
 		AIPerf:  &evidence.AIPerfRun{Dir: forged},
 		Records: "asr/p/records.jsonl", Join: &join.Report{}}
 	report, got := collect()
-	checkStored(run, pins{root: t.TempDir(), trtmcRoot: envOptions().TRTMCRoot}, "asr/p", evidence.Stage{Stage: "asr"}, r, report)
+	checkStored(run, pins{Root: t.TempDir(), TRTMCRoot: envOptions().TRTMCRoot}, "asr/p", evidence.Stage{Stage: "asr"}, r, report)
 	check("bundle", "bundle.path", *got)
 
 	report, got = collect()

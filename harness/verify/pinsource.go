@@ -47,7 +47,7 @@ func findPins(runDir string, opts Options) (pins, PinSource, error) {
 		return pins{}, src, fmt.Errorf("the pins root %s (%s) is inside the run directory %s: a run cannot carry the pins it is checked against; run from the checkout or set QUAL_ROOT to it", src.Root, src.How, runDir)
 	}
 	src.Commit = gitDescribe(src.Root)
-	return pins{root: src.Root, trtmcRoot: opts.TRTMCRoot}, src, nil
+	return pins{Root: src.Root, TRTMCRoot: opts.TRTMCRoot}, src, nil
 }
 
 func pinRoot(opts Options) (PinSource, error) {

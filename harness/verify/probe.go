@@ -1,9 +1,17 @@
 package verify
 
 import (
-	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 )
+
+// probeCheck re-judges each stage's refusal probe.
+func probeCheck(r *Run) []Problem {
+	return problemsFrom(func(report reporter) {
+		for _, s := range r.Evidence.Stages {
+			checkProbe(r.Evidence.TargetKind, s, report)
+		}
+	})
+}
 
 // checkProbe re-judges a run probe's recorded answer against the refusal the run's target kind
 // documents (contract.RefusalOf): the recorded rule must be that one, and passed must be what
@@ -14,7 +22,7 @@ func checkProbe(targetKind string, s evidence.Stage, report reporter) {
 		return
 	}
 	where := s.Stage + "/probe"
-	rule := contract.RefusalOf(targetKind)
+	rule := kindOf(targetKind).Refusal()
 	if p.Expected != rule.String() {
 		report(where, "probe judged against %q; a %s target documents %q", p.Expected, targetKind, rule.String())
 	}

@@ -118,7 +118,7 @@ func verifyAll(t *testing.T, dir string, pub []byte) (signature, evidenceProblem
 	for _, p := range rep.Problems {
 		signature = append(signature, p.String())
 	}
-	problems, err := Run(dir, envOptions())
+	problems, err := Problems(dir, envOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

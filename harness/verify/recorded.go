@@ -25,7 +25,7 @@ func notRederived(e evidence.Evidence) []Recorded {
 			add := func(byRerun bool, format string, args ...any) {
 				out = append(out, Recorded{Row: where, What: fmt.Sprintf(format, args...), ByRerun: byRerun})
 			}
-			reference := s.TargetKind == "reference"
+			reference := kindOf(s.TargetKind).Embedded()
 			switch {
 			case r.Gate != nil && reference && len(r.Outputs) == 0:
 				add(true, "the native Task's outputs of its %d gate inputs (it serves nothing, so nothing else holds them) and the gate figures computed from them", len(r.Gate.Items))

@@ -10,9 +10,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
-	"github.com/trtmc-qual/trtmc-qual/harness/workload"
-	"github.com/trtmc-qual/trtmc-qual/native/dataset"
-	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
 // The statistics checks (issue #19), kept apart from the rest of verify: every interval, light
@@ -37,6 +34,11 @@ func checkRepeated(where string, r evidence.Result, pairs []join.Pair, runs []ai
 	}
 }
 
+// accuracyCheck recomputes each row's accuracy intervals.
+func accuracyCheck(r *Run) []Problem {
+	return r.eachRow(func(row *Row, report reporter) { checkAccuracy(r.Pins, row.Stage, row.Where, row.Result, report) })
+}
+
 // checkAccuracy recomputes the gate's corpus figures with their bootstrap intervals, clustered
 // by the speaker/recording groups of the repository's copy of the pinned dataset (the same
 // groups the run used, or the recomputation differs).
@@ -44,7 +46,7 @@ func checkAccuracy(p pins, s evidence.Stage, where string, r evidence.Result, re
 	if len(r.Accuracy) == 0 {
 		return
 	}
-	groups, err := p.gateGroups(s, r)
+	groups, err := p.GateGroups(s, r)
 	if err != nil {
 		report(where, "accuracy intervals not recomputable: dataset groups: %v", err)
 		return
@@ -57,37 +59,6 @@ func checkAccuracy(p pins, s evidence.Stage, where string, r evidence.Result, re
 	if diff := firstDifference(got, r.Accuracy); diff != "" {
 		report(where, "accuracy intervals recomputed differently: %s", diff)
 	}
-}
-
-// gateGroups are the speaker/recording groups of the gate's dataset: the dataset of the gate
-// testcase in the manifest the row was run from (rowManifest: a trtmc row's own in the TRTMC
-// checkout, never a reference manifest of the same name; a variant row serves nothing, so it
-// records no dataset.path), else the row's recorded dataset; nil when there is none.
-func (p pins) gateGroups(s evidence.Stage, r evidence.Result) (map[string]string, error) {
-	rel := r.Dataset.Path
-	if r.Gate != nil {
-		if path, named, ok, err := p.rowManifest(s, r.Profile); err != nil {
-			return nil, err
-		} else if ok {
-			m, err := manifest.Read(path)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", named, err)
-			}
-			for _, tc := range m.Testcases {
-				if tc.Name == r.Gate.Testcase {
-					rel = tc.Dataset
-				}
-			}
-		}
-	}
-	if _, _, _, inline := workload.InlineSource(rel); rel == "" || inline {
-		return nil, nil // no dataset file (a testcase's own prompt): no groups
-	}
-	path, err := local(p.root, "dataset.path", rel)
-	if err != nil {
-		return nil, err
-	}
-	return dataset.Groups(path)
 }
 
 // firstDifference compares two values as their JSON (what the evidence stores; Go's float

@@ -66,7 +66,7 @@ func TestAccuracyClustersComeFromThePinnedDataset(t *testing.T) {
 	}{{grouped, false}, {byClip, true}} {
 		var problems []string
 		r := evidence.Result{Gate: gate, Accuracy: c.acc, Dataset: evidence.Dataset{Path: "dataset.json"}}
-		checkAccuracy(pins{root: root, trtmcRoot: envOptions().TRTMCRoot}, evidence.Stage{}, "asr/p", r, func(where, format string, args ...any) {
+		checkAccuracy(pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, evidence.Stage{}, "asr/p", r, func(where, format string, args ...any) {
 			problems = append(problems, fmt.Sprintf(format, args...))
 		})
 		if got := len(problems) > 0; got != c.want {
@@ -86,12 +86,12 @@ func TestAVariantRowsGroupsComeFromItsPinnedManifest(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc := m.Testcases[0]
-	groups, err := pins{root: root, trtmcRoot: envOptions().TRTMCRoot}.gateGroups(evidence.Stage{}, evidence.Result{Profile: "sphinx-en-us-fast", Gate: &family.GateResult{Testcase: tc.Name}})
+	groups, err := pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}.GateGroups(evidence.Stage{}, evidence.Result{Profile: "sphinx-en-us-fast", Gate: &family.GateResult{Testcase: tc.Name}})
 	if err != nil || len(groups) != 8 || groups["61-70968-0000"] != "librispeech-speaker:61" ||
 		groups["sense_and_sensibility_01_austen_64kb-0870"] != groups["sense_and_sensibility_01_austen_64kb-0930"] {
 		t.Fatalf("groups of %s (%s): %v %v", tc.Name, tc.Dataset, groups, err)
 	}
-	if none, err := (pins{root: root, trtmcRoot: envOptions().TRTMCRoot}).gateGroups(evidence.Stage{}, evidence.Result{Profile: "not-pinned"}); err != nil || none != nil {
+	if none, err := (pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}).GateGroups(evidence.Stage{}, evidence.Result{Profile: "not-pinned"}); err != nil || none != nil {
 		t.Errorf("a row with no gate and no dataset: %v %v", none, err)
 	}
 }
@@ -107,7 +107,7 @@ func TestATRTMCRowsGroupsComeFromItsCheckoutManifest(t *testing.T) {
 	t.Setenv("QUAL_TRTMC_ROOT", trtmc)
 	stage := evidence.Stage{Stage: "asr", TargetKind: "trtmc", Inventory: []inventory.Row{{Profile: "sphinx-en-us", Manifest: namesake}}}
 	r := evidence.Result{Profile: "sphinx-en-us", Gate: &family.GateResult{Testcase: "sphinx-en-us-librivox"}}
-	got, err := pins{root: root, trtmcRoot: envOptions().TRTMCRoot}.gateGroups(stage, r)
+	got, err := pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}.GateGroups(stage, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestATRTMCRowsGroupsComeFromItsCheckoutManifest(t *testing.T) {
 		t.Fatalf("groups %v, want the checkout testcase's dataset's %v (%v)", got, want, err)
 	}
 	t.Setenv("QUAL_TRTMC_ROOT", "")
-	if _, err := (pins{root: root, trtmcRoot: envOptions().TRTMCRoot}).gateGroups(stage, r); err == nil || !strings.Contains(err.Error(), "set QUAL_TRTMC_ROOT") {
+	if _, err := (pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}).GateGroups(stage, r); err == nil || !strings.Contains(err.Error(), "set QUAL_TRTMC_ROOT") {
 		t.Errorf("without the checkout: %v", err)
 	}
 }

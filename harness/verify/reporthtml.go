@@ -10,6 +10,11 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/report"
 )
 
+// htmlCheck: report.html is the page rendered from evidence.json.
+func htmlCheck(r *Run) []Problem {
+	return problemsFrom(func(report reporter) { checkHTML(r.Dir, r.Evidence, report) })
+}
+
 // checkHTML re-renders report.html from evidence.json and the run's plots, as `qual report`
 // wrote it, and requires the stored page to be that page: its verdict and lights are the
 // evidence's, not an edit.

@@ -13,7 +13,6 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
 // Rerun is the outcome of re-executing a run's reference rows.
@@ -38,15 +37,15 @@ func RerunGates(ctx context.Context, runDir, nativeBin string, opts Options) (Re
 	if err != nil {
 		return out, err
 	}
-	tpath, err := local(p.root, "target", e.Target)
+	tpath, err := local(p.Root, "target", e.Target)
 	if err != nil {
 		return out, fmt.Errorf("--rerun: %w", err)
 	}
-	t, err := target.Read(tpath, p.root)
+	t, err := target.Read(tpath, p.Root)
 	if err != nil {
 		return out, fmt.Errorf("--rerun: %w", err)
 	}
-	if t.Kind != "reference" || len(t.Gate) == 0 {
+	if !t.Kind.Embedded() || len(t.Gate) == 0 {
 		return out, fmt.Errorf("--rerun re-executes reference rows; target %s is %s", e.Target, t.Kind)
 	}
 	for _, s := range e.Stages {
@@ -70,7 +69,7 @@ func rerunGate(ctx context.Context, runDir string, p pins, t *target.Target, nat
 	fail := func(format string, args ...any) (int, []Problem) {
 		return 0, []Problem{{where, "--rerun: " + fmt.Sprintf(format, args...)}}
 	}
-	manifestRel, ok, err := p.manifest(r.Profile)
+	manifestRel, ok, err := p.Manifest(r.Profile)
 	if err != nil || !ok {
 		return fail("no pinned manifest for %s (%v)", r.Profile, err)
 	}
@@ -78,17 +77,17 @@ func rerunGate(ctx context.Context, runDir string, p pins, t *target.Target, nat
 	if err != nil {
 		return fail("%v", err)
 	}
-	args, err := target.Expand(t.Gate, map[string]string{"native": nativeBin, "manifest": filepath.Join(p.root, filepath.FromSlash(manifestRel)),
-		"bundle": bundlePath, "testcase": r.Gate.Testcase, "root": p.root, "profile": r.Profile})
+	args, err := target.Expand(t.Gate, map[string]string{"native": nativeBin, "manifest": filepath.Join(p.Root, filepath.FromSlash(manifestRel)),
+		"bundle": bundlePath, "testcase": r.Gate.Testcase, "root": p.Root, "profile": r.Profile})
 	if err != nil {
 		return fail("%v", err)
 	}
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	cmd.Dir = p.root
+	cmd.Dir = p.Root
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run() // a failing gate exits non-zero and still prints its result
-	var got family.GateResult
+	var got evidence.GateResult
 	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
 		return fail("%s printed no gate result (%v; %v): %s", strings.Join(args, " "), err, runErr, lastLines(stderr.String(), 5))
 	}
@@ -96,7 +95,7 @@ func rerunGate(ctx context.Context, runDir string, p pins, t *target.Target, nat
 	if got.BundleSHA != r.Gate.BundleSHA {
 		problems = append(problems, Problem{r.Bundle.Path, fmt.Sprintf("--rerun: the gate ran on bundle %s, the evidence's gate on %s", got.BundleSHA, r.Gate.BundleSHA)})
 	}
-	recorded := map[string]family.GateItem{}
+	recorded := map[string]evidence.GateItem{}
 	for _, it := range r.Gate.Items {
 		recorded[it.ID] = it
 	}

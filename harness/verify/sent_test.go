@@ -10,8 +10,8 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
-	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
@@ -60,7 +60,7 @@ func chatPayload(t *testing.T, m manifest.Manifest, l workload.Load, row map[str
 func sentRun(t *testing.T, stage, profile string, format payloadOf) (string, evidence.Stage, evidence.Result) {
 	t.Helper()
 	root := repoRootForTest(t)
-	rel, ok, err := pins{root: root, trtmcRoot: envOptions().TRTMCRoot}.manifest(profile)
+	rel, ok, err := pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}.Manifest(profile)
 	if err != nil || !ok {
 		t.Fatalf("profile %s has no pinned manifest (%v)", profile, err)
 	}
@@ -230,7 +230,7 @@ func TestAudioQARowsStoredClipsAndSentPairsAreChecked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	otherSum, _ := bundle.FileSHA256(other)
+	otherSum, _ := pinned.FileSHA256(other)
 	set, err := dataset.ReadASR(filepath.Join(root, "golden", "asr", "sphinx-an4-l0", "dataset.json"))
 	if err != nil {
 		t.Fatal(err)

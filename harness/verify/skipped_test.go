@@ -10,7 +10,8 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
-	"github.com/trtmc-qual/trtmc-qual/native/bundle"
+	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 )
 
@@ -56,7 +57,7 @@ var shortClips = []string{"sense_and_sensibility_01_austen_64kb-0880", "goforwar
 func TestAdmissionAcceptsAnHonestSkip(t *testing.T) {
 	runDir, ds, r := admissionRun(t, shortClips)
 	report, problems := collect()
-	checkAdmission(runDir, pins{root: repoRootForTest(t), trtmcRoot: envOptions().TRTMCRoot}, inputSource{datasetPath: ds}, "asr/short-3s", evidence.Stage{Stage: "asr"}, r, report)
+	checkAdmission(pins{Root: repoRootForTest(t), TRTMCRoot: envOptions().TRTMCRoot}, workload.StoredInputs{RunDir: runDir, Root: repoRootForTest(t), Where: "asr/short-3s", Source: workload.InputSource{DatasetPath: ds}, Result: r}, evidence.Stage{Stage: "asr"}, report)
 	if len(*problems) != 0 {
 		t.Fatalf("an honest row: %v", *problems)
 	}
@@ -93,7 +94,7 @@ func TestAdmissionCatchesDroppedAndInventedSkips(t *testing.T) {
 			tc.edit(&r)
 		}
 		report, problems := collect()
-		checkAdmission(runDir, pins{root: repoRootForTest(t), trtmcRoot: envOptions().TRTMCRoot}, inputSource{datasetPath: ds}, "asr/short-3s", evidence.Stage{Stage: "asr"}, r, report)
+		checkAdmission(pins{Root: repoRootForTest(t), TRTMCRoot: envOptions().TRTMCRoot}, workload.StoredInputs{RunDir: runDir, Root: repoRootForTest(t), Where: "asr/short-3s", Source: workload.InputSource{DatasetPath: ds}, Result: r}, evidence.Stage{Stage: "asr"}, report)
 		if !strings.Contains(strings.Join(*problems, "\n"), tc.want) {
 			t.Errorf("%s: problems %v, want one containing %q", name, *problems, tc.want)
 		}
@@ -106,7 +107,7 @@ func TestAdmissionRequiresAReferenceRowsPinnedLimits(t *testing.T) {
 	runDir, ds, r := admissionRun(t, shortClips)
 	r = asProfile(t, runDir, r, "sphinx-en-us")
 	report, problems := collect()
-	checkAdmission(runDir, pins{root: repoRootForTest(t), trtmcRoot: envOptions().TRTMCRoot}, inputSource{datasetPath: ds}, "asr/sphinx-en-us", evidence.Stage{Stage: "asr"}, r, report)
+	checkAdmission(pins{Root: repoRootForTest(t), TRTMCRoot: envOptions().TRTMCRoot}, workload.StoredInputs{RunDir: runDir, Root: repoRootForTest(t), Where: "asr/sphinx-en-us", Source: workload.InputSource{DatasetPath: ds}, Result: r}, evidence.Stage{Stage: "asr"}, report)
 	got := strings.Join(*problems, "\n")
 	for _, want := range []string{"are not the pinned manifest native/families/sphinx/manifests/sphinx-en-us.json's", "is recorded as skipped (\"beyond 3 s\") but breaks none of the limits that apply"} {
 		if !strings.Contains(got, want) {
@@ -136,7 +137,7 @@ func namesakeRun(t *testing.T) (string, evidence.Stage, evidence.Result) {
 	runDir, ds, r := admissionRun(t, shortClips)
 	r = asProfile(t, runDir, r, "sphinx-en-us")
 	writer(runDir)("asr/sphinx-en-us/server-records.jsonl", "")
-	sum, err := bundle.FileSHA256(ds)
+	sum, err := pinned.FileSHA256(ds)
 	if err != nil {
 		t.Fatal(err)
 	}

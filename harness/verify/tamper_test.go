@@ -28,7 +28,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
-	"github.com/trtmc-qual/trtmc-qual/native/bundle"
+	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
@@ -1042,7 +1042,7 @@ func copyForgeries() []tamper {
 				if err := os.WriteFile(f.path(r.Bundle.Path), data, 0o644); err != nil {
 					t.Fatal(err)
 				}
-				sha, _ := bundle.FileSHA256(f.path(r.Bundle.Path))
+				sha, _ := pinned.FileSHA256(f.path(r.Bundle.Path))
 				f.jsonl(r.Records, func(m map[string]any) map[string]any {
 					if m["bundle_sha256"] != nil {
 						m["bundle_sha256"] = sha

@@ -149,6 +149,25 @@ func (w asr) Request(p join.Pair, inputs []Input) (Request, error) {
 // UploadedClipSHA is a transcription payload's input identity as AIPerf sent it: the identity
 // (task.Audio.SHA256) of its file part, decoded; verify re-derives records' input_sha256 with it.
 func UploadedClipSHA(payload map[string]any) (string, error) {
+	a, err := uploadedClip(payload)
+	if err != nil {
+		return "", err
+	}
+	return a.SHA256(), nil
+}
+
+// UploadedClipSeconds is the length of the clip a transcription payload uploaded (verify compares
+// a record's audio_seconds with it); an error when the payload has no decodable clip.
+func UploadedClipSeconds(payload map[string]any) (float64, error) {
+	a, err := uploadedClip(payload)
+	if err != nil {
+		return 0, err
+	}
+	return a.Seconds(), nil
+}
+
+// uploadedClip decodes a transcription payload's file part as AIPerf sent it.
+func uploadedClip(payload map[string]any) (task.Audio, error) {
 	file, _ := payload["file"].(map[string]any)
 	b64, _ := file["b64_data"].(string)
 	wav, err := base64.StdEncoding.DecodeString(b64)
@@ -156,13 +175,13 @@ func UploadedClipSHA(payload map[string]any) (string, error) {
 		err = errors.New("no file.b64_data")
 	}
 	if err != nil {
-		return "", fmt.Errorf("raw payload audio: %w", err)
+		return task.Audio{}, fmt.Errorf("raw payload audio: %w", err)
 	}
 	a, err := audio.DecodeWAV(wav)
 	if err != nil {
-		return "", fmt.Errorf("raw payload audio: %w", err)
+		return task.Audio{}, fmt.Errorf("raw payload audio: %w", err)
 	}
-	return a.SHA256(), nil
+	return a, nil
 }
 
 func (asr) HTTPOutput(p join.Pair) (string, error) {

@@ -76,7 +76,7 @@ func TestShardsMergeIntoOneVerifiedRun(t *testing.T) {
 	if e.Stages[0].Status != "failed" && e.Stages[0].Status != "planned" {
 		t.Errorf("merged planned stage has status %s", e.Stages[0].Status)
 	}
-	problems, err := verify.Run(out, verify.Options{Root: root, RootFrom: "QUAL_ROOT"})
+	problems, err := verify.Problems(out, verify.Options{Root: root, RootFrom: "QUAL_ROOT"})
 	if err != nil || len(problems) != 0 {
 		t.Fatalf("verify on the merged run: %v %v", problems, err)
 	}

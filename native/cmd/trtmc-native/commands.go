@@ -14,8 +14,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
-	"github.com/trtmc-qual/trtmc-qual/native/families/sphinx"
-	"github.com/trtmc-qual/trtmc-qual/native/families/whisper"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/registry"
@@ -314,7 +312,9 @@ func runReference(_ context.Context, args []string, stdout io.Writer) error {
 	if *out == "" {
 		return usageError{"--out is required"}
 	}
-	if b.Header.Family != sphinx.Name && b.Header.Family != whisper.Name {
+	f, err := registry.Lookup(b.Header.Family)
+	upstream, ok := f.(family.UpstreamTranscriber)
+	if err != nil || !ok {
 		return fmt.Errorf("family %q generates its references in its test code, not with an upstream tool", b.Header.Family)
 	}
 	work, err := os.MkdirTemp("", "reference-")
@@ -330,13 +330,8 @@ func runReference(_ context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var refs any
 	n := len(clips)
-	if b.Header.Family == whisper.Name {
-		refs, err = whisper.GenerateReferences(b, clips, work)
-	} else {
-		refs, err = sphinx.GenerateReferences(b, clips, work)
-	}
+	refs, err := upstream.UpstreamTranscripts(b, clips, work)
 	if err != nil {
 		return err
 	}
@@ -361,19 +356,15 @@ func runExtract(_ context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if b.Header.Family == whisper.Name {
-		s, err := whisper.ExtractModel(b, pos[1])
-		if err != nil {
-			return err
-		}
-		return printJSON(stdout, map[string]any{"dir": pos[1], "settings": s})
-	}
-	if b.Header.Family != sphinx.Name {
+	f, err := registry.Lookup(b.Header.Family)
+	extractor, ok := f.(family.ModelExtractor)
+	if err != nil || !ok {
 		return fmt.Errorf("family %q has no extractable model files", b.Header.Family)
 	}
-	decoderArgs, err := sphinx.ExtractModel(b, pos[1])
+	out, err := extractor.ExtractModel(b, pos[1])
 	if err != nil {
 		return err
 	}
-	return printJSON(stdout, map[string]any{"dir": pos[1], "decoder_args": decoderArgs})
+	out["dir"] = pos[1]
+	return printJSON(stdout, out)
 }

@@ -144,6 +144,18 @@ func (Family) Load(b *bundle.Bundle, _ family.LoadOptions) (task.Model, error) {
 	return &model{name: b.Header.Profile, cfg: c, gen: &generator{w: w, half: c.Precision == "fp16"}}, nil
 }
 
+// ImageDefaults are the request defaults a stored bundle's server completes an image request
+// with (the loaded model's ImageSpec): the offline verifier re-derives input identities with
+// them (descriptor).
+func ImageDefaults(b *bundle.Bundle) (task.ImageSpec, error) {
+	m, err := Family{}.Load(b, family.LoadOptions{Lanes: 1})
+	if err != nil {
+		return task.ImageSpec{}, err
+	}
+	defer m.Close()
+	return m.(*model).ImageSpec(), nil
+}
+
 // model is a loaded procdiff bundle. It holds no mutable state: any number of calls may run
 // at once and each is deterministic.
 type model struct {

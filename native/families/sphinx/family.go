@@ -13,13 +13,14 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
+	"github.com/trtmc-qual/trtmc-qual/native/families/sphinx/descriptor"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
 // Name is the family's registry name.
-const Name = "sphinx"
+const Name = descriptor.Name
 
 // Family builds, loads and gates PocketSphinx bundles.
 type Family struct{}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/families/sphinx"
+	"github.com/trtmc-qual/trtmc-qual/native/families/sphinxqa/descriptor"
 	"github.com/trtmc-qual/trtmc-qual/native/families/sphinxqa/reader"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
@@ -20,7 +21,7 @@ import (
 )
 
 // Name is the family's registry name.
-const Name = "sphinxqa"
+const Name = descriptor.Name
 
 // Statement is what every manifest, bundle and report row of the family says it is.
 const Statement = "cascade reference: PocketSphinx + templated reader, not an audio-language model"

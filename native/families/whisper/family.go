@@ -20,13 +20,14 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
+	"github.com/trtmc-qual/trtmc-qual/native/families/whisper/descriptor"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
 // Name is the family's registry name.
-const Name = "whisper"
+const Name = descriptor.Name
 
 // PythonEnv names the interpreter that runs the worker; without it the server image's
 // /opt/whisper venv, then `make deps`' $QUAL_CACHE/whisper-venv, are used.

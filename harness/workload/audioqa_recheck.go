@@ -1,4 +1,4 @@
-package verify
+package workload
 
 // The stage-9 (audio question answering) gate, recomputed offline. The sphinxqa family's gate
 // (native/families/sphinxqa/gate.go) answers every pinned QA pair natively and requires the
@@ -9,17 +9,45 @@ package verify
 // served answer to the gate's answer for its pair.
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"maps"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
+	"github.com/trtmc-qual/trtmc-qual/native/families/descriptors"
 	"github.com/trtmc-qual/trtmc-qual/native/families/sphinxqa/reader"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
+	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
+
+// RecheckGate recomputes the sphinxqa gate from its stored answers (checkAudioQAGate).
+func (audioQA) RecheckGate(in GateRecheck) ([]string, []Finding) {
+	var found findings
+	fails := checkAudioQAGate(in.Root, in.Where, in.Testcase, in.Thresholds, in.Result, in.Pairs, found.add)
+	return fails, found
+}
+
+// CheckStoredInputs re-hashes the clips sent and ties AIPerf's inputs.json to the QA pairs
+// (checkAudioQAInputs).
+func (audioQA) CheckStoredInputs(in StoredInputs) []Finding {
+	var found findings
+	checkAudioQAInputs(in.RunDir, in.Root, in.Source, in.Where, in.Result, found.add)
+	return found
+}
+
+// InputSHA is an audio question's identity: the payload alone says it (qaInputSHA).
+func (audioQA) InputSHA(ImageDefaults) (func(map[string]any) (string, error), error) {
+	return qaInputSHA, nil
+}
 
 // qaExpected is what the pins say of one pair: the reader's answer on the upstream transcript
 // of its clip (the item's Reference) and the gold answer.
@@ -31,15 +59,15 @@ type qaExpected struct {
 // checkAudioQAGate recomputes the sphinxqa gate from its stored answers and the pins, reports
 // every stored reference, gold, figure or served answer that differs, and returns the
 // recomputed figures' failures against the pinned thresholds (checkGate compares the verdict).
-func checkAudioQAGate(p pins, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, _ []join.Pair, report reporter) []string {
-	// The recomputation is the sphinxqa family's rule (its templated reader). Another stage-9
-	// family's gate is not passed off as checked: verify must learn its rule first. The name is
-	// spelled here because the family's package (sphinxqa.Name) links the cgo decoder.
-	if r.Gate.Family != "sphinxqa" {
-		report(where, "gate of family %q: verify recomputes only the sphinxqa gate on stage 9, so this one cannot be checked", r.Gate.Family)
+func checkAudioQAGate(root string, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, _ []join.Pair, report reporter) []string {
+	// The recomputation is the templated reader's rule (sphinxqa's, by its descriptor). Another
+	// stage-9 family's gate is not passed off as checked: verify must learn its rule first.
+	if d, ok := descriptors.Lookup(r.Gate.Family); !ok || !d.QAGateIsTemplatedReader {
+		report(where, "gate of family %q: verify recomputes only the %s gate on stage 9, so this one cannot be checked", r.Gate.Family,
+			strings.Join(descriptors.With(descriptors.TemplatedQAGate), ", "))
 		return []string{"gate of a family verify cannot recompute"}
 	}
-	want, clips, err := qaPinned(p.root, tc)
+	want, clips, err := qaPinned(root, tc)
 	if err != nil {
 		report(where, "gate not recomputable: %v", err)
 		return []string{"pinned QA inputs unreadable"}
@@ -117,8 +145,8 @@ func qaClipCount(root string, pairs []reader.Pair) (int, error) {
 // qaGateItems requires exactly one stored item per pinned pair, with the pinned reference answer
 // and gold, and an item verdict that is its answer's; it returns the items by pair id (the first
 // of duplicates).
-func qaGateItems(where string, tc manifest.Testcase, want []qaExpected, stored []family.GateItem, report reporter) map[string]family.GateItem {
-	items := map[string]family.GateItem{}
+func qaGateItems(where string, tc manifest.Testcase, want []qaExpected, stored []evidence.GateItem, report reporter) map[string]evidence.GateItem {
+	items := map[string]evidence.GateItem{}
 	count := map[string]int{}
 	for _, it := range stored {
 		count[it.ID]++
@@ -161,7 +189,7 @@ func qaGateItems(where string, tc manifest.Testcase, want []qaExpected, stored [
 
 // qaFigures recomputes the gate's figures from the stored answers, over the pinned pairs: a pair
 // with no stored item counts as a wrong answer and a reference mismatch (it was not answered).
-func qaFigures(want []qaExpected, items map[string]family.GateItem, clips int) map[string]float64 {
+func qaFigures(want []qaExpected, items map[string]evidence.GateItem, clips int) map[string]float64 {
 	total, correct := map[reader.Kind]int{}, map[reader.Kind]int{}
 	mismatches, allCorrect := 0, 0
 	for _, w := range want {
@@ -211,7 +239,7 @@ func qaFails(where string, th manifest.Thresholds, got map[string]float64, repor
 // the same pinned clip and question, and the reader is deterministic, so a served answer other
 // than the gate's for that pair (or a gold other than the pinned one) means the gate or the
 // serving evidence is not what ran.
-func checkServedAnswers(where string, want []qaExpected, items map[string]family.GateItem, outputs []evidence.Output, report reporter) {
+func checkServedAnswers(where string, want []qaExpected, items map[string]evidence.GateItem, outputs []evidence.Output, report reporter) {
 	gold := map[string]string{}
 	for _, w := range want {
 		gold[w.pair.ID] = w.pair.Answer
@@ -224,4 +252,128 @@ func checkServedAnswers(where string, want []qaExpected, items map[string]family
 				o.RequestID, o.InputID, o.HTTPOutput, o.Gold, it.Output, pinnedGold)
 		}
 	}
+}
+
+// storedClip is the stored copy of a pinned clip a QA pair sends.
+type storedClip struct {
+	path string // where the run stored it
+	set  string // the ASR dataset pin holding it, repository-relative
+	clip dataset.ASRClip
+}
+
+// checkAudioQAInputs re-hashes the clips an audio-QA row sent (stored beside its server records)
+// against the ASR dataset pins its QA pairs name, and ties its AIPerf inputs.json to those pairs.
+func checkAudioQAInputs(runDir string, root string, src InputSource, where string, r evidence.Result, report reporter) {
+	pairs, dir, ok := pinnedAndStored(runDir, where, r, src.qaPairs, report)
+	if !ok {
+		return
+	}
+	clips, err := qaClips(root, dir, pairs)
+	if err != nil {
+		report(r.Dataset.Path, "%v", err)
+		return
+	}
+	heard := rehashClips(runDir, clips, report)
+	want := map[string]payloadCheck{}
+	for _, pr := range pairs {
+		want[pr.ID] = qaPayload(pr, clips[pr.ID], heard[clips[pr.ID].path])
+	}
+	checkSessions(runDir, where, r, want, "QA pair", report)
+}
+
+// qaClips is where the run stored each pair's clip: workload's audio-QA Inputs materializes each
+// ASR dataset the pairs name once, in pair order, under inputs/<clips materialized before it>.
+func qaClips(root, dir string, pairs []dataset.QAPair) (map[string]storedClip, error) {
+	out := map[string]storedClip{}
+	sets := map[string]map[string]storedClip{}
+	n := 0
+	for _, pr := range pairs {
+		set, ok := sets[pr.Dataset]
+		if !ok {
+			var err error
+			if set, err = storedSet(root, pr.Dataset, filepath.Join(dir, strconv.Itoa(n))); err != nil {
+				return nil, fmt.Errorf("QA pair %s: %w", pr.ID, err)
+			}
+			sets[pr.Dataset], n = set, n+len(set)
+		}
+		c, ok := set[pr.Clip]
+		if !ok {
+			return nil, fmt.Errorf("QA pair %s names clip %s, not in %s", pr.ID, pr.Clip, pr.Dataset)
+		}
+		out[pr.ID] = c
+	}
+	return out, nil
+}
+
+// storedSet is an ASR dataset pin's clips as stored under dir.
+func storedSet(root, setPath, dir string) (map[string]storedClip, error) {
+	path, err := InsideDir(root, "dataset", setPath)
+	if err != nil {
+		return nil, err
+	}
+	set, err := dataset.ReadASR(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]storedClip{}
+	for _, c := range set.Clips {
+		out[c.ID] = storedClip{path: filepath.Join(dir, c.ID+".wav"), set: setPath, clip: c}
+	}
+	return out, nil
+}
+
+// rehashClips re-hashes each stored clip (once) against its pin, and returns by path the decoded
+// audio's identity (task.Audio.SHA256, what the server hashes) of each that matches.
+func rehashClips(runDir string, clips map[string]storedClip, report reporter) map[string]string {
+	heard := map[string]string{}
+	for _, id := range slices.Sorted(maps.Keys(clips)) {
+		c := clips[id]
+		if _, done := heard[c.path]; done {
+			continue
+		}
+		heard[c.path] = ""
+		data, err := os.ReadFile(c.path)
+		if err != nil {
+			report(relSlash(runDir, c.path), "stored input pinned in %s cannot be read: %v", c.set, err)
+			continue
+		}
+		sum := sha256.Sum256(data)
+		if got := hex.EncodeToString(sum[:]); got != c.clip.SHA256 {
+			report(relSlash(runDir, c.path), "stored input sha256 %s, pinned %s in %s", got, c.clip.SHA256, c.set)
+			continue
+		}
+		if a, err := audio.DecodeWAV(data); err == nil {
+			heard[c.path] = a.SHA256()
+		}
+	}
+	return heard
+}
+
+// qaPayload: a chat request carries its pair's question and, as its one input_audio part, its
+// pair's clip (heard: the stored clip's decoded identity; "" when the stored clip is not the pin,
+// reported by rehashClips).
+func qaPayload(pr dataset.QAPair, c storedClip, heard string) payloadCheck {
+	return func(payload map[string]any) string {
+		question, sent, err := ChatInput(payload)
+		if err != nil {
+			return err.Error()
+		}
+		var diffs []string
+		if question != strings.TrimSpace(pr.Question) {
+			diffs = append(diffs, fmt.Sprintf("question %q, pinned %q", question, pr.Question))
+		}
+		if heard != "" && sent != heard {
+			diffs = append(diffs, fmt.Sprintf("clip (decoded %s) is not clip %s of %s (decoded %s)", sent, c.clip.ID, c.set, heard))
+		}
+		return strings.Join(diffs, "; ")
+	}
+}
+
+// qaInputSHA is an audio question's input identity: its clip, decoded, and its question.
+func qaInputSHA(payload map[string]any) (string, error) {
+	question, clipSHA, err := ChatInput(payload)
+	if err != nil {
+		return "", err
+	}
+	return task.AudioQuestionSHA256(clipSHA, question), nil
 }

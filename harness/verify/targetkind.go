@@ -1,0 +1,39 @@
+package verify
+
+import (
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/target"
+)
+
+// targetKindCheck: the run's target_kind is the kind of the target file it names.
+func targetKindCheck(r *Run) []Problem {
+	return problemsFrom(func(report reporter) { checkTargetKind(r.Pins, r.Evidence, report) })
+}
+
+// checkTargetKind ties the run's target_kind to the target file it names when that file is in
+// the repository (suites/targets/*.yaml): a run of reference.yaml cannot call itself trtmc to
+// have its gates read from JUnit reports, nor the reverse. A target file outside the repository
+// cannot be checked here.
+func checkTargetKind(p pins, e evidence.Evidence, report reporter) {
+	path, err := local(p.Root, "target", e.Target)
+	if err != nil {
+		if kindOf(e.TargetKind).Embedded() {
+			report("evidence.json", "target_kind reference, but %v", err)
+		}
+		return
+	}
+	t, err := target.Read(path, p.Root)
+	if err != nil {
+		if kindOf(e.TargetKind).Embedded() {
+			report("evidence.json", "target_kind reference, but target %s is not a readable target file in the repository: %v", e.Target, err)
+		}
+		return
+	}
+	if string(t.Kind) != e.TargetKind {
+		report("evidence.json", "target_kind %q, but the target file %s says kind %q", e.TargetKind, e.Target, t.Kind)
+	}
+}
+
+// kindOf is the target kind a run or stage records (evidence keeps it as a string): verify asks
+// it what differs by kind rather than comparing names.
+func kindOf(recorded string) target.Kind { return target.Kind(recorded) }

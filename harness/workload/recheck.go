@@ -1,0 +1,214 @@
+package workload
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
+	"github.com/trtmc-qual/trtmc-qual/native/manifest"
+	"github.com/trtmc-qual/trtmc-qual/native/task"
+)
+
+// What the offline verifier (harness/verify) re-checks of a published row that only some stages
+// have is an optional interface of the Workload, found by type assertion like the others
+// (optional.go): a gate recomputed from the stored outputs, the stored inputs re-hashed, the
+// clip limits re-applied, the records' input identities re-derived. Each takes plain values
+// (paths, the recorded row, the pinned testcase and thresholds) and returns what differs as
+// Findings, so verify asks no stage's name. Everything here reads files only: no model runs.
+
+// Finding is one thing a re-check found wrong: where (a row, a file) and what.
+type Finding struct {
+	Where string
+	What  string
+}
+
+// findings collects Findings through the reporter the re-checks call.
+type findings []Finding
+
+func (f *findings) add(where, format string, args ...any) {
+	*f = append(*f, Finding{Where: where, What: fmt.Sprintf(format, args...)})
+}
+
+// reporter is how a re-check says what differs.
+type reporter func(where, format string, args ...any)
+
+// GateRecheck is what a row's gate is recomputed from.
+type GateRecheck struct {
+	Root       string              // the repository root, where the pinned inputs are
+	Where      string              // the row, as findings name it
+	Testcase   manifest.Testcase   // the gate's testcase in the row's pinned manifest
+	Thresholds manifest.Thresholds // the pinned thresholds (verify checks them against their pin)
+	Result     evidence.Result     // the recorded row (its Gate is not nil)
+	Pairs      []join.Pair         // the row's joined requests; nil when it served nothing
+}
+
+// GateRechecker is a workload whose gate verify recomputes offline from the stored outputs and
+// the pins. A stage without it has its thresholds checked and nothing recomputed.
+type GateRechecker interface {
+	Workload
+	// RecheckGate recomputes the gate's figures, reports every stored figure, reference or
+	// served output that differs, and returns the recomputed figures' failures against the
+	// pinned thresholds (verify compares the recorded verdict with them).
+	RecheckGate(in GateRecheck) (fails []string, found []Finding)
+}
+
+// InputSource is what a row's stored inputs are checked against: its pinned dataset file (the
+// path in the repository, re-hashed by verify), or the one clip a TRTMC testcase carries itself
+// (test_input_audio), sent under the testcase's name, with the sha256 the evidence records for
+// it, or the one prompt a TRTMC testcase carries itself (test_prompt or prompt), read from its
+// manifest in the checkout.
+type InputSource struct {
+	DatasetPath string
+	OwnClip     *dataset.ASRClip
+	OwnPrompt   *dataset.Prompt
+}
+
+// StoredInputs is a row's stored inputs and what they must be.
+type StoredInputs struct {
+	RunDir string // the run directory; every recorded path is inside it
+	Root   string // the repository root, where the pinned inputs are
+	Where  string // the row, as findings name it
+	Source InputSource
+	Result evidence.Result
+}
+
+// StoredInputChecker is a workload whose stored inputs (beside the server records) and AIPerf
+// inputs.json verify ties to the pinned inputs, for a row that ran AIPerf.
+type StoredInputChecker interface {
+	Workload
+	CheckStoredInputs(in StoredInputs) []Finding
+}
+
+// Admission is a row's inputs with the clip limits that applied to it.
+type Admission struct {
+	StoredInputs
+	Stage  string               // the stage's directory in the run
+	Family string               // the row's family, which names the limit as the run's reason does
+	Limits evidence.InputLimits // the limits of the row's manifest (verify checks the recorded ones)
+}
+
+// Admitter is a workload whose inputs are admitted by clip limits (nothing is dropped silently):
+// every pinned clip was either sent or recorded as skipped, never both, and a skipped clip
+// really breaks a limit.
+type Admitter interface {
+	Workload
+	CheckAdmission(in Admission) []Finding
+}
+
+// ImageDefaults loads the request defaults of the family that served a row (read from its
+// stored bundle), for a workload whose payloads leave settings to the family.
+type ImageDefaults func() (task.ImageSpec, error)
+
+// InputHasher is a workload whose server records carry each request's input identity
+// (input_sha256), which verify re-derives from the payload AIPerf sent.
+type InputHasher interface {
+	Workload
+	// InputSHA prepares the row's derivation; it calls defaults only when its payloads need
+	// the family's defaults, and returns its error as is.
+	InputSHA(defaults ImageDefaults) (func(payload map[string]any) (string, error), error)
+}
+
+// InsideDir joins a path taken from the evidence to dir (the run directory or the repository),
+// refusing anything that would leave it (absolute paths, "..", empty): the evidence is the
+// forger's, the directory is the bound. field names the evidence field in the error.
+func InsideDir(dir, field, rel string) (string, error) {
+	if rel == "" || filepath.IsAbs(rel) || !filepath.IsLocal(filepath.FromSlash(rel)) {
+		return "", fmt.Errorf("%s %q is not a path inside the run directory", field, rel)
+	}
+	return filepath.Join(dir, filepath.FromSlash(rel)), nil
+}
+
+// asr is the source's clips: the pinned dataset's, or the testcase's own clip alone.
+func (s InputSource) asr() (dataset.ASRSet, error) {
+	if s.OwnClip != nil {
+		return dataset.ASRSet{Clips: []dataset.ASRClip{*s.OwnClip}}, nil
+	}
+	if s.OwnPrompt != nil {
+		return dataset.ASRSet{}, fmt.Errorf("the row's input is its testcase's prompt %s, not audio clips", s.OwnPrompt.ID)
+	}
+	return dataset.ReadASR(s.DatasetPath)
+}
+
+// prompts is the source's text-to-image prompts: the pinned dataset's, or the testcase's own.
+func (s InputSource) prompts() ([]dataset.Prompt, error) {
+	if s.OwnPrompt != nil {
+		return []dataset.Prompt{*s.OwnPrompt}, nil
+	}
+	if s.OwnClip != nil {
+		return nil, fmt.Errorf("the row's input is its testcase's clip %s, not prompts", s.OwnClip.ID)
+	}
+	return dataset.ReadPrompts(s.DatasetPath)
+}
+
+// qaPairs is the source's audio questions: the pinned QA pairs file's (a testcase carries none).
+func (s InputSource) qaPairs() ([]dataset.QAPair, error) {
+	if s.OwnClip != nil || s.OwnPrompt != nil {
+		return nil, fmt.Errorf("the row's input is its testcase's own, not a pinned QA pairs file")
+	}
+	return dataset.ReadQAPairs(s.DatasetPath)
+}
+
+// readReferences reads the upstream reference transcripts by clip id (the sphinx family's
+// reference file; read here rather than through the family, which needs cgo).
+func readReferences(path string) (map[string]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("pinned references: %w", err)
+	}
+	var refs struct {
+		Transcripts []struct {
+			ID   string `json:"id"`
+			Text string `json:"text"`
+		} `json:"transcripts"`
+	}
+	if err := json.Unmarshal(data, &refs); err != nil {
+		return nil, fmt.Errorf("pinned references %s: %w", path, err)
+	}
+	out := map[string]string{}
+	for _, t := range refs.Transcripts {
+		out[t.ID] = t.Text
+	}
+	return out, nil
+}
+
+func compareGateFigures(where string, got, rec map[string]float64, report reporter) {
+	for _, name := range sortedNames(got) {
+		if v, ok := rec[name]; !ok || !closeTo(v, got[name]) {
+			report(where, "gate figure %s recomputed %v from the stored outputs and pinned references, evidence says %v", name, got[name], v)
+		}
+	}
+}
+
+func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+// pinnedAndStored reads a row's pinned inputs (read) and finds the directory its stored inputs
+// are in; ok is false (reported) when either fails.
+func pinnedAndStored[T any](runDir, where string, r evidence.Result, read func() (T, error), report reporter) (pinned T, dir string, ok bool) {
+	pinned, err := read()
+	if err != nil {
+		report(r.Dataset.Path, "%v", err)
+		return pinned, "", false
+	}
+	dir, ok = storedInputsDir(runDir, where, r, report)
+	return pinned, dir, ok
+}
+
+// storedInputsDir is the row's inputs/ directory beside its server records, where the run keeps
+// the inputs it sent; false (reported) when the records path is not inside the run.
+func storedInputsDir(runDir, where string, r evidence.Result, report reporter) (string, bool) {
+	recordsPath, err := InsideDir(runDir, "records", r.Records)
+	if err != nil {
+		report(where, "%v", err)
+		return "", false
+	}
+	return filepath.Join(filepath.Dir(recordsPath), "inputs"), true
+}
+
+func sortedNames(m map[string]float64) []string { return slices.Sorted(maps.Keys(m)) }
