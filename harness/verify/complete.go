@@ -25,7 +25,7 @@ func backingCheck(r *Run) []Problem {
 
 // checkBacking requires every status to carry what it claims (like MLPerf's submission checker
 // requiring every result to have its logs): aiperf-qualified needs the AIPerf run, the join, the
-// identity comparison, meaningful outputs, timing and a passed gate; family-validated needs a
+// identity comparison, meaningful outputs, timing, a passed no-caching check and a passed gate; family-validated needs a
 // passed gate; planned claims nothing. A counted row must be a full model in the inventory.
 func checkBacking(where string, s evidence.Stage, r evidence.Result, report reporter) {
 	gatePassed := r.Gate != nil && r.Gate.Passed && len(r.Gate.Failures) == 0 && r.ThresholdPin != ""
@@ -44,6 +44,7 @@ func checkBacking(where string, s evidence.Stage, r evidence.Result, report repo
 		add(r.Identity != nil && r.Identity.Requests > 0 && r.Identity.Equal == r.Identity.Requests && len(r.Identity.Mismatches) == 0 && len(r.Outputs) == r.Identity.Requests, "native/HTTP identity for every request")
 		add(r.Meaning != nil && len(r.Meaning.Failures) == 0, "meaningful outputs")
 		add(r.Timing != nil && r.Timing.Requests > 0, "timing")
+		add(r.NoCache != nil && r.NoCache.Passed, "a passed no-caching check")
 		add(len(r.Failures) == 0, "no recorded failures")
 		if len(missing) > 0 {
 			report(where, "status %s without %s", r.Status, strings.Join(missing, ", "))

@@ -43,7 +43,9 @@ func TestStatusesNeedWhatTheyClaim(t *testing.T) {
 		want string
 	}{
 		{evidence.Result{Profile: "m", Kind: evidence.KindReduced, Status: evidence.StatusQualified},
-			"m: status aiperf-qualified without a passed gate with pinned thresholds, AIPerf artifacts, server records, a clean join, native/HTTP identity for every request, meaningful outputs, timing"},
+			"m: status aiperf-qualified without a passed gate with pinned thresholds, AIPerf artifacts, server records, a clean join, native/HTTP identity for every request, meaningful outputs, timing, a passed no-caching check"},
+		{evidence.Result{Profile: "m", Kind: evidence.KindReduced, Status: evidence.StatusQualified, NoCache: &evidence.NoCache{Passed: false}},
+			"timing, a passed no-caching check"},
 		{evidence.Result{Profile: "m", Kind: evidence.KindReduced, Status: evidence.StatusFamilyValidated, Gate: &family.GateResult{Passed: false}},
 			"m: status family-validated without a passed gate with pinned thresholds"},
 		{evidence.Result{Profile: "m", Kind: evidence.KindReduced, Status: evidence.StatusPlanned, Gate: &family.GateResult{Passed: true}},

@@ -43,6 +43,9 @@ func notRederived(e evidence.Evidence) []Recorded {
 			if r.Timing != nil {
 				add(false, "the server's trtmc_timing (compared with the response bodies, not measured again)")
 			}
+			if r.NoCache != nil {
+				add(false, "the no-caching check's response bodies (not kept): each repeat's output, and the native run's Task time on the input; its records, figures and verdict are judged again")
+			}
 		}
 	}
 	return out

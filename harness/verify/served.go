@@ -9,6 +9,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
+	"github.com/trtmc-qual/trtmc-qual/harness/verify/derived"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
@@ -85,7 +86,7 @@ func checkServed(runDir, where, stage, kind string, r evidence.Result, report fu
 			report(where, "timing not recomputable: %v", err)
 		}
 	}
-	checkRepeated(where, r, rep.Pairs, runs, report) // #19 statistics (repeated.go)
+	derived.Repeated(where, r, rep.Pairs, runs, derived.Report(report)) // repeated-run statistics
 	byID := map[string]join.Pair{}
 	for _, p := range rep.Pairs {
 		byID[p.ID] = p

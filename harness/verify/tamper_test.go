@@ -1016,6 +1016,40 @@ func copyForgeries() []tamper {
 				})
 				f.stage(asr, func(s *evidence.Stage) { f.recompute(&s.Results[i]) })
 			}},
+		{name: "E20 the no-caching repeats' Task times cut to 1% in the evidence and their records, the verdict left passed", forged: true,
+			want: []string{"no-caching check judged again differently", "may cache results"},
+			edit: func(t *testing.T, f *forger) {
+				i, r := f.result(asr, q, evidence.KindFull)
+				if r.NoCache == nil {
+					t.Fatalf("%s has no no-caching check", r.Profile)
+				}
+				cut := map[string]bool{}
+				f.stage(asr, func(s *evidence.Stage) {
+					n := s.Results[i].NoCache
+					for j := range n.Repeats {
+						n.Repeats[j].TaskMS /= 100
+						cut[n.Repeats[j].RequestID] = true
+					}
+				})
+				f.jsonl(r.NoCache.Records, func(m map[string]any) map[string]any {
+					if tm, ok := m["trtmc_timing"].(map[string]any); ok && cut[m["request_id"].(string)] {
+						tm["model_call_ms"] = tm["model_call_ms"].(float64) / 100
+					}
+					return m
+				})
+			}},
+		{name: "E21 a no-caching repeat's record deleted", forged: true,
+			want: []string{"no-caching request", "has 0 records"},
+			edit: func(t *testing.T, f *forger) {
+				_, r := f.result(asr, q, evidence.KindFull)
+				gone := r.NoCache.Repeats[0].RequestID
+				f.jsonl(r.NoCache.Records, func(m map[string]any) map[string]any {
+					if m["request_id"] == gone {
+						return nil
+					}
+					return m
+				})
+			}},
 		{name: "E04 audio_seconds doubled in the records, derived figures recomputed", forged: true,
 			want: []string{"server-records.jsonl", "audio_seconds", "the WAV AIPerf uploaded"},
 			edit: func(t *testing.T, f *forger) {

@@ -85,6 +85,7 @@ func checks() []func(*Run) []Problem {
 		scratchCheck,         // kept artifacts only where the target keeps them (scratch.go)
 		servedCheck,          // join, timing, outputs, copies recomputed (served.go)
 		inputHashCheck,       // each record's input_sha256 is the payload's (inputhash.go)
+		noCacheCheck,         // the no-caching check judged again from its records (nocache.go)
 		gateCheck,            // each gate recomputed or re-read (gateof.go)
 	}
 }
