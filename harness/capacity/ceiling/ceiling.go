@@ -29,7 +29,7 @@ var ErrRoute = errors.New("the instant server answers " + serving.PeerRoute + " 
 // Measure runs AIPerf at each of the sweep's levels (one run each) against the instant server
 // with row's inputs, in dir; it returns each level's figures (no objective: every answered
 // request counts).
-func Measure(ctx context.Context, env *checkpoint.Env, row inventory.Row, s target.Sweep, dir string) ([]capacity.Run, error) {
+func Measure(ctx context.Context, env *checkpoint.Env, row inventory.Row, s target.Sweep, dir string) (runs []capacity.Run, err error) {
 	w, err := workload.Get(row.Stage)
 	if err != nil {
 		return nil, err
@@ -56,13 +56,12 @@ func Measure(ctx context.Context, env *checkpoint.Env, row inventory.Row, s targ
 	if err != nil {
 		return nil, err
 	}
-	defer nw.Remove(context.WithoutCancel(ctx))
+	defer func() { err = errors.Join(err, nw.Remove(context.WithoutCancel(ctx))) }()
 	srv, err := nw.StartPeer(ctx, env.Images.AIPerf, filepath.Join(env.Root, "server", "peerbench", "peer.py"))
-	defer srv.Terminate(context.WithoutCancel(ctx))
+	defer func() { err = errors.Join(err, srv.Terminate(context.WithoutCancel(ctx))) }()
 	if err != nil {
 		return nil, fmt.Errorf("instant server: %w", err)
 	}
-	var runs []capacity.Run
 	for _, n := range s.Concurrency {
 		r, err := level(ctx, env, nw, w, m.Name, srv.InternalURL(), load, n, s, filepath.Join(dir, fmt.Sprintf("concurrency-%02d", n)))
 		if err != nil {
