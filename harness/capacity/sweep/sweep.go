@@ -298,10 +298,10 @@ func measureCeiling(ctx context.Context, env *checkpoint.Env, row inventory.Row,
 		return fmt.Errorf("%w: --ceiling needs a transcription stage: %w", ErrUsage, err)
 	}
 	fmt.Fprintf(w, "\nharness ceiling: AIPerf against server/peerbench/peer.py (a no-op Task), %s's inputs, one run per level\n\n", row.Profile)
-	fmt.Fprintln(w, "| concurrency | requests | throughput req/s | offered req/s | in flight | client p50/p95 ms | lateness p95 ms (bound) | client kept up | failures |")
+	fmt.Fprintln(w, "| concurrency | requests | throughput req/s | offered / achieved req/s | in flight | client p50/p95 ms | lateness p95 ms (bound) | client kept up | failures |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	for i, r := range runs {
-		fmt.Fprintf(w, "| %d | %d | %.1f | %.1f | %.2f | %.1f / %.1f | %.2f (%.1f) | %v | %d |\n", s.Concurrency[i], r.Requests, r.Throughput, r.OfferedRPS, r.InFlight,
+		fmt.Fprintf(w, "| %d | %d | %.1f | %.1f / %.1f | %.2f | %.1f / %.1f | %.2f (%.1f) | %v | %d |\n", s.Concurrency[i], r.Requests, r.Throughput, r.OfferedRPS, r.AchievedRPS, r.InFlight,
 			r.ClientP50MS, r.ClientP95MS, r.LatenessP95MS, r.LateBoundMS, r.ClientKeptUp, r.Failures)
 	}
 	return errors.Join(err, evidence.WriteJSON(filepath.Join(dir, "ceiling.json"), struct {
