@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"math"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -41,12 +42,12 @@ func (c Capacity) PNG(dpi int) ([]byte, error) {
 	if len(c.Points) == 0 {
 		return nil, fmt.Errorf("capacity plot %q has no levels", c.Title)
 	}
-	tp, err := c.panel("throughput (req/s, mean over runs, 95% interval)", taskColor,
+	tp, err := c.panel("throughput (req/s)", taskColor,
 		func(p Point) (float64, float64, float64) { return p.Throughput, p.TLo, p.THi }, c.BoundRPS, "lanes / Task time bound")
 	if err != nil {
 		return nil, err
 	}
-	tp.Title.Text = c.Title + "\nthroughput and client p95 against offered load (orange square: the client did not keep up, not the server's figure)"
+	tp.Title.Text = c.Title + "\nmean over runs with 95% interval; orange square: the client did not keep up"
 	lat, err := c.panel("client latency p95 (ms)", clientColor,
 		func(p Point) (float64, float64, float64) { return p.ClientP95, p.P95Lo, p.P95Hi }, c.ObjectiveMS, "objective")
 	if err != nil {
@@ -109,9 +110,9 @@ func (c Capacity) panel(label string, col color.Color, value func(Point) (float6
 		if err != nil {
 			return nil, err
 		}
-		refLine.Color, refLine.Dashes = boundColor, []vg.Length{vg.Points(5), vg.Points(3)}
+		refLine.Color, refLine.Dashes, refLine.Width = boundColor, []vg.Length{vg.Points(5), vg.Points(3)}, vg.Points(2)
 		p.Add(refLine)
-		p.Legend.Add(fmt.Sprintf("%s %s", refName, strconv.FormatFloat(ref, 'f', -1, 64)), refLine)
+		p.Legend.Add(refName+" "+strconv.FormatFloat(ref, 'f', max(0, 2-int(math.Floor(math.Log10(ref)))), 64), refLine) // three significant digits, no exponent
 	}
 	if len(late) > 0 {
 		s, err := plotter.NewScatter(late)
@@ -122,5 +123,8 @@ func (c Capacity) panel(label string, col color.Color, value func(Point) (float6
 		p.Add(s)
 	}
 	p.Y.Min = 0
+	if pad := 0.05 * (c.Points[len(c.Points)-1].Offered - c.Points[0].Offered); pad > 0 { // the end levels' bars off the axes
+		p.X.Min, p.X.Max = c.Points[0].Offered-pad, c.Points[len(c.Points)-1].Offered+pad
+	}
 	return p, nil
 }
