@@ -39,8 +39,7 @@ type Run struct {
 	Throughput    float64 `json:"throughput_rps"`     // answered requests per second (the achieved rate)
 	Goodput       float64 `json:"goodput_rps"`        // requests within the objective per second
 	AIPerfGoodput float64 `json:"aiperf_goodput_rps"` // AIPerf's own (--goodput), 0 when it reported none
-	OfferedRPS    float64 `json:"offered_rps"`        // credits AIPerf issued per second: (n−1) / their span
-	AchievedRPS   float64 `json:"achieved_rps"`       // answers per second, the same way: (n−1) / their span
+	OfferedRPS    float64 `json:"offered_rps"`        // credits AIPerf issued per second, first credit to last answer (achieved: Throughput)
 	ClientP50MS   float64 `json:"client_p50_ms"`
 	ClientP95MS   float64 `json:"client_p95_ms"`
 	TaskP50MS     float64 `json:"task_p50_ms"`
@@ -83,8 +82,7 @@ func Figures(reqs []Request, o target.Objective) (Run, error) {
 	}
 	var client, task, queue, late []float64
 	first, last := int64(math.MaxInt64), int64(math.MinInt64)
-	firstCredit, lastCredit := int64(math.MaxInt64), int64(math.MinInt64)
-	firstEnd, lastEnd := int64(math.MaxInt64), int64(math.MinInt64)
+	firstCredit := int64(math.MaxInt64)
 	nGood, taskSum, audio, clientSum := 0, 0.0, 0.0, 0.0
 	r := Run{Requests: len(reqs)}
 	for _, q := range reqs {
@@ -94,7 +92,7 @@ func Figures(reqs []Request, o target.Objective) (Run, error) {
 		first, last = min(first, q.StartNS), max(last, q.EndNS)
 		if q.CreditNS > 0 {
 			late = append(late, float64(q.StartNS-q.CreditNS)/1e6)
-			firstCredit, lastCredit = min(firstCredit, q.CreditNS), max(lastCredit, q.CreditNS)
+			firstCredit = min(firstCredit, q.CreditNS)
 		}
 		if q.Failed {
 			r.Failures++
@@ -102,7 +100,6 @@ func Figures(reqs []Request, o target.Objective) (Run, error) {
 		}
 		client, task, queue = append(client, q.ClientMS), append(task, q.TaskMS), append(queue, q.QueueMS)
 		clientSum, taskSum, audio = clientSum+q.ClientMS, taskSum+q.TaskMS, audio+q.AudioSeconds
-		firstEnd, lastEnd = min(firstEnd, q.EndNS), max(lastEnd, q.EndNS)
 		if good(o, q) {
 			nGood++
 		}
@@ -113,13 +110,10 @@ func Figures(reqs []Request, o target.Objective) (Run, error) {
 		r.Goodput = float64(nGood) / r.DurationS
 		r.InFlight = clientSum / 1e3 / r.DurationS
 	}
-	// n credits (answers) span n−1 intervals: the same estimator for both rates, so that a client
-	// keeping up shows them equal whatever the run's length.
-	if len(late) > 1 && lastCredit > firstCredit {
-		r.OfferedRPS = float64(len(late)-1) / (float64(lastCredit-firstCredit) / 1e9)
-	}
-	if len(client) > 1 && lastEnd > firstEnd {
-		r.AchievedRPS = float64(len(client)-1) / (float64(lastEnd-firstEnd) / 1e9)
+	// Over the run's whole window, not the credits' own span: in a closed loop the first N credits
+	// go out at once, and a run of N requests would otherwise offer an unbounded rate.
+	if len(late) > 0 && last > firstCredit {
+		r.OfferedRPS = float64(len(late)) / (float64(last-firstCredit) / 1e9)
 	}
 	if len(client) > 0 {
 		r.ClientP50MS, r.ClientP95MS = timing.Percentile(client, 50), timing.Percentile(client, 95)

@@ -20,7 +20,7 @@ func Write(w io.Writer, res Result) {
 	for _, l := range res.Levels {
 		m := meanRun(l.Runs)
 		fmt.Fprintf(w, "| %d | %d | %s | %s | %.3g | %.3g / %.3g | %.2f | %.0f / %.0f | %.0f / %.0f | %.0f / %.0f | %.3g | %d | %.1f (%.1f) | %s | %s | %s |\n",
-			l.Concurrency, len(l.Runs), Interval(l.Throughput), Interval(l.Goodput), m.AIPerfGoodput, m.OfferedRPS, m.AchievedRPS, m.InFlight,
+			l.Concurrency, len(l.Runs), Interval(l.Throughput), Interval(l.Goodput), m.AIPerfGoodput, m.OfferedRPS, m.Throughput, m.InFlight,
 			m.ClientP50MS, m.ClientP95MS, m.TaskP50MS, m.TaskP95MS, m.QueueP50MS, m.QueueP95MS, m.RTF, m.Failures, m.LatenessP95MS, m.LateBoundMS,
 			yes(l.ClientKeptUp), yes(l.Checked), yes(l.Meets))
 	}
@@ -45,7 +45,7 @@ func meanRun(runs []Run) Run {
 	}
 	for _, r := range runs {
 		m.AIPerfGoodput += r.AIPerfGoodput
-		m.OfferedRPS, m.AchievedRPS, m.InFlight = m.OfferedRPS+r.OfferedRPS, m.AchievedRPS+r.AchievedRPS, m.InFlight+r.InFlight
+		m.OfferedRPS, m.Throughput, m.InFlight = m.OfferedRPS+r.OfferedRPS, m.Throughput+r.Throughput, m.InFlight+r.InFlight
 		m.ClientP50MS, m.ClientP95MS = m.ClientP50MS+r.ClientP50MS, m.ClientP95MS+r.ClientP95MS
 		m.TaskP50MS, m.TaskP95MS = m.TaskP50MS+r.TaskP50MS, m.TaskP95MS+r.TaskP95MS
 		m.QueueP50MS, m.QueueP95MS, m.RTF = m.QueueP50MS+r.QueueP50MS, m.QueueP95MS+r.QueueP95MS, m.RTF+r.RTF
@@ -55,7 +55,7 @@ func meanRun(runs []Run) Run {
 		}
 	}
 	n := float64(len(runs))
-	for _, f := range []*float64{&m.AIPerfGoodput, &m.OfferedRPS, &m.AchievedRPS, &m.InFlight, &m.ClientP50MS, &m.ClientP95MS,
+	for _, f := range []*float64{&m.AIPerfGoodput, &m.OfferedRPS, &m.Throughput, &m.InFlight, &m.ClientP50MS, &m.ClientP95MS,
 		&m.TaskP50MS, &m.TaskP95MS, &m.QueueP50MS, &m.QueueP95MS, &m.RTF} {
 		*f /= n
 	}
