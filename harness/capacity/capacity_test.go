@@ -172,7 +172,7 @@ func TestGoodputDisagreementIsNoted(t *testing.T) {
 		t.Fatalf("goodputs within 10%% noted: %q", res.Notes)
 	}
 	r.AIPerfGoodput = 1.5
-	if res := Analyze("p", "s", o, 1, []Level{level(t, 1, "", r)}); !strings.Contains(strings.Join(res.Notes, "\n"), "2 req/s here, 1.5 by AIPerf") {
+	if res := Analyze("p", "s", o, 1, []Level{level(t, 1, "", r)}); !strings.Contains(strings.Join(res.Notes, "\n"), "2 req/s here, 1.5 by AIPerf: AIPerf divides") {
 		t.Fatalf("goodputs 2 and 1.5 not noted: %q", res.Notes)
 	}
 }

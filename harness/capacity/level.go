@@ -134,9 +134,13 @@ func notes(res Result) []string {
 		if res.Throughput != nil && l.Meets && l.Concurrency < res.Capacity && l.Throughput.Mean > res.Throughput.Mean {
 			out = append(out, fmt.Sprintf("concurrency %d served more (%.3g req/s) than the capacity level (%.3g req/s): beyond it, more concurrency bought latency, not throughput", l.Concurrency, l.Throughput.Mean, res.Throughput.Mean))
 		}
+		why := "AIPerf divides by its own benchmark duration"
+		if res.Objective.MaxRTF > 0 {
+			why = "AIPerf's SLO is request_latency only (no RTF), over its own benchmark duration"
+		}
 		for i, r := range l.Runs {
 			if r.AIPerfGoodput > 0 && math.Abs(r.AIPerfGoodput-r.Goodput) > GoodputTolerance*r.AIPerfGoodput {
-				out = append(out, fmt.Sprintf("concurrency %d run %d: goodput %.3g req/s here, %.3g by AIPerf: its SLO is request_latency only (no RTF) over its own benchmark duration", l.Concurrency, i+1, r.Goodput, r.AIPerfGoodput))
+				out = append(out, fmt.Sprintf("concurrency %d run %d: goodput %.3g req/s here, %.3g by AIPerf: %s", l.Concurrency, i+1, r.Goodput, r.AIPerfGoodput, why))
 			}
 		}
 	}

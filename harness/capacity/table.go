@@ -25,11 +25,15 @@ func Write(w io.Writer, res Result) {
 			yes(l.ClientKeptUp), yes(l.Checked), yes(l.Meets))
 	}
 	fmt.Fprintln(w)
+	knee := fmt.Sprintf("knee at concurrency %d", res.Knee)
+	if res.Knee == 0 {
+		knee = "no knee (no level the client kept up with)"
+	}
 	if res.Throughput != nil {
-		fmt.Fprintf(w, "capacity: concurrency %d, %s req/s; knee at concurrency %d; bound (%d lanes × 1/Task p50 at the lowest level) %.3g req/s: the capacity is %.0f%% of it\n",
-			res.Capacity, Interval(*res.Throughput), res.Knee, res.Lanes, res.Bound, 100*res.BoundShare)
+		fmt.Fprintf(w, "capacity: concurrency %d, %s req/s; %s; bound (%d lanes × 1/Task p50 at the lowest level) %.3g req/s: the capacity is %.0f%% of it\n",
+			res.Capacity, Interval(*res.Throughput), knee, res.Lanes, res.Bound, 100*res.BoundShare)
 	} else {
-		fmt.Fprintf(w, "capacity: none within the objective; knee at concurrency %d; bound %.3g req/s\n", res.Knee, res.Bound)
+		fmt.Fprintf(w, "capacity: none within the objective; %s; bound %.3g req/s\n", knee, res.Bound)
 	}
 	for _, n := range res.Notes {
 		fmt.Fprintf(w, "- note: %s\n", n)
