@@ -34,7 +34,7 @@ VERIFY_ENV = $(if $(TRTMC_ROOT),QUAL_TRTMC_ROOT=$(abspath $(TRTMC_ROOT)))
 TIMINGS = $(CURDIR)/build/timings/$(RUN_ID).tsv
 timed = { mkdir -p $(dir $(TIMINGS)); t0=$$(date +%s); rc=0; $(2) || rc=$$?; echo "$(1)	$$(( $$(date +%s) - t0 ))" >> $(TIMINGS); (exit $$rc); }
 
-.PHONY: help deps engine images test qualify qualify-all smoke qualify-trtmc-double inventory inventory-check verify bench fuzz load
+.PHONY: help deps engine images test qualify capacity qualify-all smoke qualify-trtmc-double inventory inventory-check verify bench fuzz load
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{n[NR]=$$1; d[NR]=$$2; if (length($$1) > w) w = length($$1)} \
 	  END {for (i = 1; i <= NR; i++) printf "  %-" w "s  %s\n", n[i], d[i]}'
@@ -61,6 +61,9 @@ test: ## run every test: unit, parity, integration, containers, the suites in re
 
 qualify: deps ## the main job: all stages against the reference target, evidence in reports/
 	@$(MAKE) --no-print-directory qualify-all TARGET=$(TARGET) RUN_ID=$(RUN_ID)
+
+capacity: ## per counted ASR and image row: the highest concurrency within the stage's latency objective (CAPACITY_FLAGS="--levels 1,2 --runs 2")
+	$(QUAL_ENV) QUAL_RUN_DIR=$(CURDIR)/reports/capacity-$(RUN_ID) go run ./harness/cmd/qual capacity $(CAPACITY_FLAGS)
 
 # qualify-all runs the suites against any target (TRTMC: TARGET=suites/targets/trtmc.yaml
 # TRTMC_ROOT=/path/to/checkout), optionally one shard (SHARD=i/n), then assembles and verifies.

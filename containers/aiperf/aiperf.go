@@ -55,6 +55,8 @@ type Profile struct {
 	// tokenizer options, which audio_transcription refuses ("Tokenizer options cannot be used with
 	// endpoint type 'audio_transcription'"), so run-profile.sh loops over `aiperf profile` itself.
 	Runs int
+	// Goodput is AIPerf's --goodput SLO ("request_latency:250": ms), empty for none.
+	Goodput string
 }
 
 // Args is the `aiperf profile` command line for the profile.
@@ -82,6 +84,9 @@ func (p Profile) Args() ([]string, error) {
 	}
 	if p.APIKey != "" {
 		args = append(args, "--api-key", p.APIKey)
+	}
+	if p.Goodput != "" {
+		args = append(args, "--goodput", p.Goodput)
 	}
 	return args, nil
 }

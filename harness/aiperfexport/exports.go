@@ -26,6 +26,7 @@ type Metadata struct {
 	ConversationID string `json:"conversation_id"`
 	TurnIndex      int    `json:"turn_index"`
 	SessionNum     int    `json:"session_num"`
+	CreditIssuedNS int64  `json:"credit_issued_ns"` // when AIPerf's scheduler released the request: sent late, the client fell behind
 	RequestStartNS int64  `json:"request_start_ns"`
 	RequestEndNS   int64  `json:"request_end_ns"`
 	Phase          string `json:"benchmark_phase"`

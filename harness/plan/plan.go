@@ -227,3 +227,10 @@ func ListControls(t *target.Target, rows []inventory.Row, stage workload.Stage) 
 		}
 	}
 }
+
+// Images builds or finds the images a run uses under root (`qual images`), streaming each build
+// step's output to log when verbose.
+func Images(ctx context.Context, cfg config.Config, root string, verbose bool, log io.Writer) (images.Set, error) {
+	b := &images.Builder{Log: log, BaseImage: cfg.BaseImage, CacheDir: cfg.Cache, Verbose: verbose}
+	return b.Ensure(ctx, root)
+}

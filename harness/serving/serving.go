@@ -119,7 +119,7 @@ func AIPerfProfile(t *target.Target, w workload.Workload, profile, url string, l
 	load := t.StageLoad(string(w.Stage()))
 	p := aiperf.Profile{Model: profile, URL: url, RequestCount: load.Requests, WarmupCount: load.Warmup, Concurrency: load.Concurrency,
 		Seed: load.Seed, TimeoutSeconds: load.TimeoutSeconds, Media: map[string]string{}, Runs: load.Runs,
-		EndpointType: w.EndpointType(), Inputs: l.Rows, ExtraInputs: l.ExtraInputs}
+		EndpointType: w.EndpointType(), Inputs: l.Rows, ExtraInputs: l.ExtraInputs, Goodput: load.Goodput}
 	maps.Copy(p.Media, l.Media)
 	return p
 }

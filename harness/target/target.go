@@ -26,6 +26,7 @@ type Target struct {
 	NativeRun    map[string][]string `yaml:"native_run"` // by task string; {bundle} {input} {prompt} ...
 	Server       Server              `yaml:"server"`
 	AIPerf       map[string]Load     `yaml:"aiperf"`       // by stage label
+	Capacity     map[string]Sweep    `yaml:"capacity"`     // by stage label: `qual capacity`'s objective and sweep (capacity.go)
 	Placeholders map[string]string   `yaml:"placeholders"` // defaults of target-specific placeholders; QUAL_TRTMC_<NAME> overrides
 
 	// TRTMC's own tooling differs from the reference CLI in where results land; these say where.
@@ -114,6 +115,8 @@ type Load struct {
 	// Runs repeats the measured requests in that many AIPerf runs (statistics over runs: an interval needs more than one run);
 	// 0 or 1 is one run.
 	Runs int `yaml:"runs"`
+	// Goodput is AIPerf's --goodput SLO ("request_latency:20000": ms); `qual capacity` sets it per level.
+	Goodput string `yaml:"goodput"`
 }
 
 // Read parses a target file. root is where its manifest globs resolve (the repository for the

@@ -7,8 +7,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/trtmc-qual/trtmc-qual/containers/images"
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
+	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 )
 
 func runImages(ctx context.Context, args []string, stdout io.Writer) error {
@@ -25,8 +25,7 @@ func runImages(ctx context.Context, args []string, stdout io.Writer) error {
 	if *root == "" {
 		*root = cfg.Root
 	}
-	b := &images.Builder{Log: os.Stderr, BaseImage: cfg.BaseImage, CacheDir: cfg.Cache, Verbose: *verbose}
-	set, err := b.Ensure(ctx, *root)
+	set, err := plan.Images(ctx, cfg, *root, *verbose, os.Stderr)
 	if err != nil {
 		return err
 	}

@@ -70,6 +70,9 @@ func commands() map[string]spec {
 		"compare": {runCompare, "[-o DIR] [--noise-floor A1,A2] reports/BASE reports/NEW", "compare two runs per checkpoint",
 			"Speedup lights, accuracy non-inferiority and changed outputs for every checkpoint in both runs. Exit 1 on a red light or an accuracy failure; exit 2 when the runs have no checkpoint in common.",
 			"qual compare -o build/cmp reports/last-release reports/latest", 2, 2},
+		"capacity": {runCapacity, "[--stage S] [--profile P] [--levels 1,2,4] [--runs N] [--requests N] [--ceiling]", "per counted row, the highest concurrency within the stage's latency objective",
+			"For each counted full row of each stage the target declares a capacity sweep for (capacity: in the target file), qualifies the row at each concurrency level on a fresh server (build, AIPerf, join, identity, meaning, timing) and prints per level throughput, goodput (ours and AIPerf's --goodput), client, Task and queue percentiles, failures, offered vs achieved rate and whether the client kept up; then the capacity (the highest level within the objective, its interval over runs), the knee and the lanes/Task-time bound. Writes capacity.json, capacity.md and capacity.png per row under QUAL_RUN_DIR (default reports/capacity-<time>). --ceiling measures the harness's own ceiling against server/peerbench/peer.py instead. Exit 1 when a level's checks fail or a row has no level within its objective (harness/capacity/README.md).",
+			"qual capacity --stage asr --profile sphinx-en-us --levels 1,2 --runs 2 --requests 4", 0, 0},
 	}
 }
 

@@ -1,0 +1,39 @@
+package sweep
+
+import (
+	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
+	"github.com/trtmc-qual/trtmc-qual/harness/target"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
+)
+
+// A level's load is the sweep's, with AIPerf's goodput at the objective; the run's target, which
+// every other level and row shares, is left as it was.
+func TestAtLevelReplacesTheStageLoadOnACopy(t *testing.T) {
+	const st = "stage-under-test"
+	shared := &target.Target{AIPerf: map[string]target.Load{st: {Warmup: 9, Requests: 9, Concurrency: 9, Runs: 9, Seed: 3, TimeoutSeconds: 60}}}
+	env := &checkpoint.Env{Target: shared, Stage: workload.Stage(st)}
+	s := target.Sweep{Objective: target.Objective{ClientP95MS: 2500}, Concurrency: []int{1, 4}, Warmup: 2, Requests: 5, Runs: 3}
+	got := atLevel(env, 4, s).Target.StageLoad(st)
+	want := target.Load{Warmup: 2, Requests: 5, Concurrency: 4, Runs: 3, Seed: 3, TimeoutSeconds: 60, Goodput: "request_latency:2500"}
+	if got != want {
+		t.Fatalf("level load %+v, want %+v", got, want)
+	}
+	if l := shared.AIPerf[st]; l.Concurrency != 9 || l.Goodput != "" {
+		t.Fatalf("the shared target changed: %+v", l)
+	}
+	if l := atLevel(&checkpoint.Env{Target: &target.Target{}, Stage: workload.Stage(st)}, 1, s).Target.StageLoad(st); l.Concurrency != 1 {
+		t.Fatalf("a target without loads: %+v", l)
+	}
+}
+
+func TestNarrowKeepsWhatTheCommandLineDoesNotSet(t *testing.T) {
+	s := target.Sweep{Concurrency: []int{1, 2, 4}, Requests: 6, Runs: 3, Warmup: 2}
+	if got := narrow(s, Options{}); got.Requests != 6 || got.Runs != 3 || len(got.Concurrency) != 3 {
+		t.Fatalf("no options: %+v", got)
+	}
+	if got := narrow(s, Options{Levels: []int{2}, Runs: 2, Requests: 4}); got.Requests != 4 || got.Runs != 2 || len(got.Concurrency) != 1 || got.Warmup != 2 {
+		t.Fatalf("options: %+v", got)
+	}
+}
