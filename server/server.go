@@ -33,6 +33,7 @@ type Config struct {
 	Bundles       []string      // bundle files to serve; each model is named by its profile
 	RecordsPath   string        // JSONL file, one record per request ("" = no records)
 	Lanes         int           // concurrent Task calls per model
+	Host          family.Host   // what the machine prepared for the families' tools (--cache, --python)
 	QueueDepth    int           // requests that may wait for a lane before 429
 	MaxBodyBytes  int64         // request body limit (413 beyond it)
 	MaxAudioBytes int64         // upload limit for the audio file part
@@ -145,7 +146,7 @@ func (s *Server) Load() error {
 	var order []string
 	for _, path := range s.cfg.Bundles {
 		start := time.Now()
-		l, err := registry.Load(path, family.LoadOptions{Lanes: s.cfg.Lanes})
+		l, err := registry.Load(path, family.LoadOptions{Lanes: s.cfg.Lanes, Host: s.cfg.Host})
 		if err != nil {
 			closeModels(models)
 			return fmt.Errorf("load %s: %w", path, err)

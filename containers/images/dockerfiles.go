@@ -20,10 +20,9 @@ RUN (dpkg -s libpocketsphinx3 >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_F
  && useradd --system --uid 10001 --create-home qual \
  && mkdir -p /bundles /data /records && chown qual /records /data
 COPY trtmc-server trtmc-native /usr/local/bin/
-ENV QUAL_WHISPER_PYTHON=/opt/whisper/bin/python
 USER qual
 EXPOSE 8000
-ENTRYPOINT ["/usr/local/bin/trtmc-server"]
+ENTRYPOINT ["/usr/local/bin/trtmc-server", "--python", "/opt/whisper/bin/python"]
 `
 
 // Server builds the trtmc-server image from binaries built on the host.

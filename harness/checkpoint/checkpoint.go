@@ -37,7 +37,12 @@ type Env struct {
 	Stage     workload.Stage // the suite's stage: the run directory's <stage>/
 	Images    serving.Images
 	NativeBin string // the reference target's trtmc-native on the host
-	Log       io.Writer
+	// Cache and Python are what `make deps` prepared on the host (harness/config): the cache
+	// that fetched clips and venvs are in, and the families' worker interpreter ("" = their
+	// default). The reference build and gate get them as flags; the workload reads clips from Cache.
+	Cache  string
+	Python string
+	Log    io.Writer
 }
 
 // Checkpoint is one inventory row being qualified.
@@ -76,7 +81,7 @@ func NewIn(env *Env, row inventory.Row, dir string) (*Checkpoint, error) {
 	if len(m.Testcases) == 0 {
 		return nil, fmt.Errorf("manifest %s has no testcase", m.Name)
 	}
-	c := &Checkpoint{Env: env, W: w, Row: row, Manifest: m, Testcase: m.Testcases[0], steps: map[string]bool{}, Dir: dir}
+	c := &Checkpoint{Env: env, W: workload.WithCache(w, env.Cache), Row: row, Manifest: m, Testcase: m.Testcases[0], steps: map[string]bool{}, Dir: dir}
 	if c.Dir == "" {
 		c.Dir = filepath.Join(env.RunDir, string(env.Stage), m.Name)
 	}
@@ -133,13 +138,31 @@ func (c *Checkpoint) placeholders() map[string]string {
 		"testcase": c.Testcase.Name, "root": c.Env.Root, "profile": c.Manifest.Name}
 }
 
+// nativeHostArgs expands a reference host command (build, gate) and appends what trtmc-native
+// needs to find on this host: it reads no environment, so the cache and the worker interpreter
+// harness/config resolved are flags. They are added here, not in the target file, because the
+// file's commands are also re-expanded by qual verify --rerun from the evidence alone.
+func (c *Checkpoint) nativeHostArgs(tmpl []string) ([]string, error) {
+	args, err := target.Expand(tmpl, c.placeholders())
+	if err != nil {
+		return nil, err
+	}
+	if c.Env.Cache != "" {
+		args = append(args, "--cache", c.Env.Cache)
+	}
+	if c.Env.Python != "" {
+		args = append(args, "--python", c.Env.Python)
+	}
+	return args, nil
+}
+
 // Build builds the bundle the target's way (kindSteps) and hashes it.
 func (c *Checkpoint) Build(ctx context.Context) error { return c.kind().build(ctx, c) }
 
 // build runs the reference target's build command and hashes the bundle.
 func (referenceSteps) build(ctx context.Context, c *Checkpoint) error {
 	c.bundlePath = filepath.Join(c.Dir, filepath.Base(c.Manifest.Bundle))
-	args, err := target.Expand(c.Env.Target.Build, c.placeholders())
+	args, err := c.nativeHostArgs(c.Env.Target.Build)
 	if err != nil {
 		return c.fail("build", err)
 	}
@@ -216,7 +239,7 @@ func (referenceSteps) gate(ctx context.Context, c *Checkpoint) error {
 	if err != nil || before != c.Result.Bundle.SHA256Built {
 		return c.fail("gate", fmt.Errorf("bundle changed between build and gate: %s vs %s (%v)", before, c.Result.Bundle.SHA256Built, err))
 	}
-	args, err := target.Expand(c.Env.Target.Gate, c.placeholders())
+	args, err := c.nativeHostArgs(c.Env.Target.Gate)
 	if err != nil {
 		return c.fail("gate", err)
 	}

@@ -41,7 +41,7 @@ func Vars() []Var {
 		{"QUAL_AIPERF_RUNS", "set inside the AIPerf container: how many profile runs run-profile.sh makes"},
 		{"QUAL_PEER_PYTHON", "make bench: python of the FastAPI peer server for the overhead comparison"},
 		{"QUAL_PARITY_PYTHON", "tests: python with jiwer and scikit-image for the parity tests"},
-		{"QUAL_WHISPER_PYTHON", "python of the whisper family's workers (default: /opt/whisper in the server image, else $QUAL_CACHE/whisper-venv from make deps)"},
+		{"QUAL_WHISPER_PYTHON", "python of the whisper family's workers on this host, passed to trtmc-native as --python (default: /opt/whisper/bin/python, which the server image's command line names, else $QUAL_CACHE/whisper-venv from make deps)"},
 		{"QUAL_LOAD_CONCURRENCY", "tests: concurrency of the server load test (make load)"},
 		{"QUAL_LOAD_SECONDS", "tests: duration of the server load test (make load)"},
 		{"QUAL_PLOT_OUT", "tests: directory to keep rendered plots and reports in, to look at them"},

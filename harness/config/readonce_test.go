@@ -15,9 +15,7 @@ import (
 // pendingReaders still read QUAL_* themselves, each with why; remove an entry when it takes its
 // value from Config.
 var pendingReaders = map[string]string{
-	"native/families/whisper": "the whisper family runs inside the server container (QUAL_WHISPER_PYTHON, QUAL_CACHE); it is being reworked on another branch and should take them as flags",
-	"harness/config":          "the one reader",
-	"native/dataset":          "a dataset clip fetched by make deps (librispeech-sel) resolves against QUAL_CACHE where it is read, below harness/config in the import graph; Materialize's callers should pass the cache",
+	"harness/config": "the one reader",
 }
 
 // TestQUALIsReadOnlyInConfig fails on an os.Getenv or os.LookupEnv of a QUAL_* name in a

@@ -102,7 +102,8 @@ func (p *Plan) Setup(ctx context.Context, log io.Writer) (*checkpoint.Env, error
 	if image != "" && image != "reference" {
 		env.Images.Server = image
 	}
-	env.NativeBin = filepath.Join(b.CacheDirPath(), "bin", "trtmc-native")
+	env.Cache, env.Python = b.CacheDirPath(), p.cfg.WhisperPython
+	env.NativeBin = filepath.Join(env.Cache, "bin", "trtmc-native")
 	return env, os.MkdirAll(filepath.Join(runDir, p.Stage), 0o755)
 }
 

@@ -19,7 +19,11 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-type asr struct{}
+// asr reads clips `make deps` fetched from cache ("" = the default cache; WithCache).
+type asr struct{ cache string }
+
+// WithCache implements CacheReader.
+func (asr) WithCache(dir string) Workload { return asr{cache: dir} }
 
 func (asr) Stage() Stage         { return stage.ASR }
 func (asr) Route() string        { return "/v1/audio/transcriptions" }
@@ -32,7 +36,7 @@ func (asr) IdentityRule() string {
 // Inputs materializes the pinned clips, or the one clip a TRTMC testcase carries itself
 // (test_input_audio, in the checkout, with no gold text); each is copied into the server
 // container under /data for the native runs.
-func (asr) Inputs(root string, m manifest.Manifest, tc manifest.Testcase, dir string) ([]Input, error) {
+func (a asr) Inputs(root string, m manifest.Manifest, tc manifest.Testcase, dir string) ([]Input, error) {
 	if wav, ok, err := m.InputAudioPath(tc); ok || err != nil {
 		if err != nil {
 			return nil, err
@@ -48,6 +52,7 @@ func (asr) Inputs(root string, m manifest.Manifest, tc manifest.Testcase, dir st
 	if err != nil {
 		return nil, err
 	}
+	set.Cache = a.cache
 	clips, err := set.Materialize(root, filepath.Join(dir, "inputs"))
 	if err != nil {
 		return nil, err

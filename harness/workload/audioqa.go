@@ -27,7 +27,11 @@ import (
 // On the reference target the capable family is the sphinxqa cascade (PocketSphinx +
 // templated reader, not an audio-language model); a target without a capable profile is
 
-type audioQA struct{}
+// audioQA reads clips `make deps` fetched from cache ("" = the default cache; WithCache).
+type audioQA struct{ cache string }
+
+// WithCache implements CacheReader.
+func (audioQA) WithCache(dir string) Workload { return audioQA{cache: dir} }
 
 func (audioQA) Stage() Stage         { return stage.AudioQA }
 func (audioQA) Route() string        { return "/v1/chat/completions" }
@@ -48,7 +52,7 @@ func (audioQA) ProbeStage() Stage { return stage.ASR }
 
 // ProbeRequest is the first free-form QA pair (PairsPath) as a chat request with its clip as an
 // input_audio part.
-func (audioQA) ProbeRequest(root, model, dir string) (string, []byte, error) {
+func (a audioQA) ProbeRequest(root, model, dir string) (string, []byte, error) {
 	pairs, err := dataset.ReadQAPairs(filepath.Join(root, PairsPath))
 	if err != nil {
 		return "", nil, err
@@ -56,7 +60,7 @@ func (audioQA) ProbeRequest(root, model, dir string) (string, []byte, error) {
 	if len(pairs) == 0 {
 		return "", nil, fmt.Errorf("%s holds no QA pair to probe with", PairsPath)
 	}
-	clip, _, err := QAClip(root, pairs[0], dir)
+	clip, _, err := QAClip(root, a.cache, pairs[0], dir)
 	if err != nil {
 		return "", nil, err
 	}
@@ -74,7 +78,7 @@ const PairsPath = "golden/audioqa/pairs.jsonl"
 
 // Inputs reads the testcase's QA pairs and materializes each pair's clip (each ASR dataset
 // once); the clip is copied into the server container for the native runs.
-func (audioQA) Inputs(root string, m manifest.Manifest, tc manifest.Testcase, dir string) ([]Input, error) {
+func (a audioQA) Inputs(root string, m manifest.Manifest, tc manifest.Testcase, dir string) ([]Input, error) {
 	datasetPath, err := datasetPath(m, tc)
 	if err != nil {
 		return nil, err
@@ -88,7 +92,7 @@ func (audioQA) Inputs(root string, m manifest.Manifest, tc manifest.Testcase, di
 	for _, p := range pairs {
 		c, ok := clips[p.Dataset+"\x00"+p.Clip]
 		if !ok {
-			if err := materializeSet(root, p.Dataset, filepath.Join(dir, "inputs", fmt.Sprint(len(clips))), clips); err != nil {
+			if err := materializeSet(root, a.cache, p.Dataset, filepath.Join(dir, "inputs", fmt.Sprint(len(clips))), clips); err != nil {
 				return nil, err
 			}
 			if c, ok = clips[p.Dataset+"\x00"+p.Clip]; !ok {
@@ -105,11 +109,12 @@ func (audioQA) Inputs(root string, m manifest.Manifest, tc manifest.Testcase, di
 	return out, nil
 }
 
-func materializeSet(root, setPath, dir string, into map[string]dataset.Materialized) error {
+func materializeSet(root, cache, setPath, dir string, into map[string]dataset.Materialized) error {
 	set, err := dataset.ReadASR(filepath.Join(root, setPath))
 	if err != nil {
 		return err
 	}
+	set.Cache = cache
 	mat, err := set.Materialize(root, dir)
 	if err != nil {
 		return err
@@ -120,10 +125,11 @@ func materializeSet(root, setPath, dir string, into map[string]dataset.Materiali
 	return nil
 }
 
-// QAClip materializes the clip a QA pair names from its ASR dataset pin, under dir.
-func QAClip(root string, p dataset.QAPair, dir string) (string, float64, error) {
+// QAClip materializes the clip a QA pair names from its ASR dataset pin, under dir (a clip
+// `make deps` fetched is read from cache, "" = the default cache).
+func QAClip(root, cache string, p dataset.QAPair, dir string) (string, float64, error) {
 	clips := map[string]dataset.Materialized{}
-	if err := materializeSet(root, p.Dataset, dir, clips); err != nil {
+	if err := materializeSet(root, cache, p.Dataset, dir, clips); err != nil {
 		return "", 0, err
 	}
 	c, ok := clips[p.Dataset+"\x00"+p.Clip]

@@ -43,3 +43,20 @@ type ImageWriter interface {
 	// as HTTPOutput hashes the served image.
 	ImageOutput(png []byte) (string, error)
 }
+
+// CacheReader is a workload whose pinned inputs may be files `make deps` fetched into the
+// machine's cache (dataset.CacheSource, e.g. the LibriSpeech clips): the checkpoint gives it
+// the cache harness/config resolved. Without one it reads the default cache.
+type CacheReader interface {
+	Workload
+	// WithCache returns the workload reading fetched inputs from dir.
+	WithCache(dir string) Workload
+}
+
+// WithCache is w reading its fetched inputs from dir when it reads any, else w unchanged.
+func WithCache(w Workload, dir string) Workload {
+	if c, ok := w.(CacheReader); ok {
+		return c.WithCache(dir)
+	}
+	return w
+}

@@ -49,8 +49,8 @@ type Origin struct {
 	Derivation   string `json:"derivation"`    // the command that made the WAV from it
 }
 
-// CacheSource prefixes a Source that `make deps` writes into the cache ($QUAL_CACHE, default
-// ~/.cache/trtmc-qual) rather than a Debian package path.
+// CacheSource prefixes a Source that `make deps` writes into the cache (the set's Cache: the
+// configured QUAL_CACHE, default ~/.cache/trtmc-qual) rather than a Debian package path.
 const CacheSource = "$QUAL_CACHE/"
 
 // ASRSet is a checkpoint's pinned selection. Include names other pinned sets (paths relative to
@@ -62,6 +62,9 @@ type ASRSet struct {
 	Include    []Include `json:"include,omitempty"`
 	Clips      []ASRClip `json:"clips"`
 	Path       string    `json:"-"`
+	// Cache is the machine's cache that CacheSource-prefixed sources resolve against (the
+	// caller's configuration passes it down); "" = DefaultCache.
+	Cache string `json:"-"`
 }
 
 // Include is one included pinned set.
@@ -155,7 +158,7 @@ func (s ASRSet) Materialize(root, dir string) ([]Materialized, error) {
 	}
 	out := make([]Materialized, 0, len(s.Clips))
 	for _, c := range s.Clips {
-		wav, err := c.wavBytes(root)
+		wav, err := c.wavBytes(root, s.Cache)
 		if err != nil {
 			return nil, fmt.Errorf("dataset %s clip %s: %w", s.Name, c.ID, err)
 		}
@@ -171,11 +174,11 @@ func (s ASRSet) Materialize(root, dir string) ([]Materialized, error) {
 	return out, nil
 }
 
-func (c ASRClip) wavBytes(root string) ([]byte, error) {
+func (c ASRClip) wavBytes(root, cache string) ([]byte, error) {
 	if c.File != "" && c.Synthetic {
 		return os.ReadFile(filepath.Join(root, c.File))
 	}
-	src, err := os.ReadFile(sourcePath(c.Source))
+	src, err := os.ReadFile(sourcePath(c.Source, cache))
 	if err != nil {
 		return nil, fmt.Errorf("source recording missing (is its Debian package installed? run `make deps`): %w", err)
 	}
@@ -198,22 +201,31 @@ func (c ASRClip) wavBytes(root string) ([]byte, error) {
 	return nil, fmt.Errorf("unknown source format %q", c.SourceFormat)
 }
 
-// sourcePath resolves a CacheSource-prefixed Source against $QUAL_CACHE (default
-// ~/.cache/trtmc-qual, where `make deps` writes); other sources are used as they are.
-func sourcePath(src string) string {
+// sourcePath resolves a CacheSource-prefixed Source against cache (DefaultCache when empty,
+// where `make deps` writes); other sources are used as they are.
+func sourcePath(src, cache string) string {
 	rest, ok := strings.CutPrefix(src, CacheSource)
 	if !ok {
 		return src
 	}
-	cache := os.Getenv("QUAL_CACHE")
-	if cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return src // unresolvable: the read fails and names the source
-		}
-		cache = filepath.Join(home, ".cache", "trtmc-qual")
+	dir, err := DefaultCache(cache)
+	if err != nil {
+		return src // unresolvable: the read fails and names the source
 	}
-	return filepath.Join(cache, filepath.FromSlash(rest))
+	return filepath.Join(dir, filepath.FromSlash(rest))
+}
+
+// DefaultCache is cache, or ~/.cache/trtmc-qual when it is empty: the directory `make deps`
+// fills when QUAL_CACHE is not set (harness/config resolves the same default on the host).
+func DefaultCache(cache string) (string, error) {
+	if cache != "" {
+		return cache, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory given and no home directory for the default: %w", err)
+	}
+	return filepath.Join(home, ".cache", "trtmc-qual"), nil
 }
 
 func sha256Hex(b []byte) string {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/native/audio"
 )
 
 func golden(parts ...string) string {
@@ -84,14 +86,40 @@ func TestIncludedSetsArePinned(t *testing.T) {
 	}
 }
 
-// A cache source resolves under $QUAL_CACHE; other sources stay as they are.
-func TestCacheSourceResolvesUnderQualCache(t *testing.T) {
-	t.Setenv("QUAL_CACHE", "/tmp/qc")
-	if got := sourcePath(CacheSource + "librispeech-sel/wav/a.wav"); got != "/tmp/qc/librispeech-sel/wav/a.wav" {
-		t.Errorf("cache source: %s", got)
+// A cache source resolves under the cache the caller passes, else under ~/.cache/trtmc-qual;
+// the environment (QUAL_CACHE) is not read here: harness/config reads it and passes it down.
+func TestCacheSourceResolvesUnderGivenCache(t *testing.T) {
+	t.Setenv("QUAL_CACHE", "/tmp/from-env")
+	t.Setenv("HOME", "/tmp/home")
+	if got := sourcePath(CacheSource+"librispeech-sel/wav/a.wav", "/tmp/qc"); got != "/tmp/qc/librispeech-sel/wav/a.wav" {
+		t.Errorf("cache source with a cache: %s", got)
 	}
-	if got := sourcePath("/usr/share/x.wav"); got != "/usr/share/x.wav" {
+	if got := sourcePath(CacheSource+"librispeech-sel/wav/a.wav", ""); got != "/tmp/home/.cache/trtmc-qual/librispeech-sel/wav/a.wav" {
+		t.Errorf("cache source without one: %s, want the default under $HOME", got)
+	}
+	if got := sourcePath("/usr/share/x.wav", "/tmp/qc"); got != "/usr/share/x.wav" {
 		t.Errorf("package source: %s", got)
+	}
+}
+
+// Materialize reads a cache-sourced clip from the set's Cache.
+func TestMaterializeReadsTheSetsCache(t *testing.T) {
+	t.Setenv("HOME", t.TempDir()) // the default cache holds no such clip
+	cache := t.TempDir()
+	raw := []byte{1, 0, 2, 0, 0xff, 0xff}
+	if err := os.WriteFile(filepath.Join(cache, "a.raw"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wav := audio.EncodePCM16([]int16{1, 2, -1}, 1, 16000)
+	set := ASRSet{Name: "t", Clips: []ASRClip{{ID: "a", Source: CacheSource + "a.raw", SourceSHA256: sha256Hex(raw),
+		SourceFormat: "raw-s16le", SampleRate: 16000, SHA256: sha256Hex(wav)}}}
+	if _, err := set.Materialize(t.TempDir(), t.TempDir()); err == nil {
+		t.Fatal("a cache-sourced clip was found without the set's cache")
+	}
+	set.Cache = cache
+	got, err := set.Materialize(t.TempDir(), t.TempDir())
+	if err != nil || len(got) != 1 {
+		t.Fatalf("materialize from the set's cache: %v %v", got, err)
 	}
 }
 

@@ -4,6 +4,7 @@ package family
 
 import (
 	"context"
+	"flag"
 
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
@@ -26,13 +27,46 @@ type Family interface {
 
 // LoadOptions tune a loaded model.
 type LoadOptions struct {
-	Lanes int // concurrent calls the model serves (decoder instances, worker slots)
+	Lanes int  // concurrent calls the model serves (decoder instances, worker slots)
+	Host  Host // what the machine prepared for the family's tools
 }
 
 // GateEnv says where the gate finds the repository's golden data.
 type GateEnv struct {
 	Root    string // repository root: dataset and reference paths in manifests are relative to it
 	WorkDir string // scratch space
+	Cache   string // the machine's cache, where clips fetched by make deps are ("" = dataset.DefaultCache)
+}
+
+// Host is what `make deps` prepared on the machine a family runs on. The binaries take it as
+// flags (--cache, --python): harness/config supplies them on the host, the server image's
+// command line in its container. A family reads no environment for it.
+type Host struct {
+	Cache  string // the cache make deps fills (venvs, fetched clips); "" = dataset.DefaultCache
+	Python string // interpreter of a family's Python workers; "" = the family's own default
+}
+
+// HostFlags adds --cache and --python to a binary's flags and returns the Host they fill.
+func HostFlags(fs *flag.FlagSet) *Host {
+	h := &Host{}
+	fs.StringVar(&h.Cache, "cache", "", "the cache `make deps` fills: venvs and fetched clips (default ~/.cache/trtmc-qual)")
+	fs.StringVar(&h.Python, "python", "", "interpreter of the families' Python workers (default: the family's, e.g. the image's venv, then the cache's)")
+	return h
+}
+
+// HostUser is a family that runs tools `make deps` prepared (a venv, a fetched model): the
+// binaries bind it to their Host after looking it up (OnHost).
+type HostUser interface {
+	Family
+	OnHost(h Host) Family
+}
+
+// OnHost returns f bound to h when f uses the host's tools, else f unchanged.
+func OnHost(f Family, h Host) Family {
+	if u, ok := f.(HostUser); ok {
+		return u.OnHost(h)
+	}
+	return f
 }
 
 // GateResult is a gate's verdict with every figure it computed.

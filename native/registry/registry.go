@@ -40,12 +40,19 @@ func Lookup(name string) (family.Family, error) {
 	return f, nil
 }
 
-// Build builds the bundle a manifest describes and writes it to out.
+// Build builds the bundle a manifest describes and writes it to out, with the families' tools
+// where they are by default.
 func Build(m manifest.Manifest, out string) (*bundle.Bundle, error) {
+	return BuildOn(m, out, family.Host{})
+}
+
+// BuildOn is Build with the family bound to host's tools (family.OnHost).
+func BuildOn(m manifest.Manifest, out string, host family.Host) (*bundle.Bundle, error) {
 	f, err := Lookup(m.Family)
 	if err != nil {
 		return nil, fmt.Errorf("build %s: %w", m.Name, err)
 	}
+	f = family.OnHost(f, host)
 	h, sections, err := f.Build(m)
 	if err != nil {
 		return nil, fmt.Errorf("build %s: %w", m.Name, err)
@@ -63,7 +70,7 @@ type Loaded struct {
 	Model  task.Model
 }
 
-// Load opens a bundle file and loads it through its family.
+// Load opens a bundle file and loads it through its family, bound to opts.Host.
 func Load(path string, opts family.LoadOptions) (*Loaded, error) {
 	b, err := bundle.Open(path)
 	if err != nil {
@@ -73,6 +80,7 @@ func Load(path string, opts family.LoadOptions) (*Loaded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", path, err)
 	}
+	f = family.OnHost(f, opts.Host)
 	m, err := f.Load(b, opts)
 	if err != nil {
 		return nil, err

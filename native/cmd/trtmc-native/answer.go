@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
+	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
@@ -27,6 +28,7 @@ type AnswerOutput struct {
 // clip fails with the Task's stable code in the message (exit 1), as the server answers 400.
 func runAnswer(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("answer", flag.ContinueOnError)
+	host := family.HostFlags(fs)
 	input := fs.String("input", "", "WAV clip (PCM16 or float32)")
 	question := fs.String("question", "", "the question about the clip")
 	asJSON := fs.Bool("json", false, "print JSON with public_task_call_wall_ms")
@@ -38,7 +40,7 @@ func runAnswer(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	l, qa, err := loadTask[task.AudioAnswerer](pos[0], task.AudioTextToText)
+	l, qa, err := loadTask[task.AudioAnswerer](pos[0], *host, task.AudioTextToText)
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,7 @@ func runBuild(_ context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
 	mpath := fs.String("manifest", "", "family manifest (JSON)")
 	out := fs.String("o", "", "output bundle path")
+	host := family.HostFlags(fs)
 	if _, err := parse(fs, args, 0); err != nil {
 		return err
 	}
@@ -35,7 +36,7 @@ func runBuild(_ context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	start := time.Now()
-	b, err := registry.Build(m, *out)
+	b, err := registry.BuildOn(m, *out, *host)
 	if err != nil {
 		return err
 	}
@@ -54,11 +55,12 @@ type Inspection struct {
 
 func runInspect(_ context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	host := family.HostFlags(fs)
 	pos, err := parse(fs, args, 1)
 	if err != nil {
 		return err
 	}
-	l, err := registry.Load(pos[0], family.LoadOptions{Lanes: 1})
+	l, err := registry.Load(pos[0], family.LoadOptions{Lanes: 1, Host: *host})
 	if err != nil {
 		return err
 	}
@@ -78,6 +80,7 @@ type TranscribeOutput struct {
 
 func runTranscribe(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("transcribe", flag.ContinueOnError)
+	host := family.HostFlags(fs)
 	input := fs.String("input", "", "WAV clip (PCM16 or float32)")
 	language := fs.String("language", "", "source language (default: the model's)")
 	asJSON := fs.Bool("json", false, "print JSON with public_task_call_wall_ms")
@@ -89,7 +92,7 @@ func runTranscribe(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	l, tr, err := loadTask[task.Transcriber](pos[0], task.SpeechTranscription)
+	l, tr, err := loadTask[task.Transcriber](pos[0], *host, task.SpeechTranscription)
 	if err != nil {
 		return err
 	}
@@ -127,6 +130,7 @@ type ImageOutput struct {
 
 func runGenerateImage(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("generate-image", flag.ContinueOnError)
+	host := family.HostFlags(fs)
 	prompt := fs.String("prompt", "", "text prompt")
 	negative := fs.String("negative-prompt", "", "negative prompt")
 	output := fs.String("output", "", "PNG file to write")
@@ -143,7 +147,7 @@ func runGenerateImage(ctx context.Context, args []string, stdout io.Writer) erro
 	if *prompt == "" || *output == "" {
 		return usageError{"--prompt and --output are required"}
 	}
-	l, gen, err := loadTask[task.ImageGenerator](pos[0], task.TextToImage)
+	l, gen, err := loadTask[task.ImageGenerator](pos[0], *host, task.TextToImage)
 	if err != nil {
 		return err
 	}
@@ -193,9 +197,9 @@ func readClip(path string) (task.Audio, error) {
 }
 
 // loadTask loads a bundle and asks it for one Task by capability; on error nothing stays loaded.
-func loadTask[T any](path string, name task.Name) (*registry.Loaded, T, error) {
+func loadTask[T any](path string, host family.Host, name task.Name) (*registry.Loaded, T, error) {
 	var zero T
-	l, err := registry.Load(path, family.LoadOptions{Lanes: 1})
+	l, err := registry.Load(path, family.LoadOptions{Lanes: 1, Host: host})
 	if err != nil {
 		return nil, zero, err
 	}
@@ -259,7 +263,11 @@ func gateInputs(args []string, name string, extra func(fs *flag.FlagSet)) (*bund
 
 func runGate(ctx context.Context, args []string, stdout io.Writer) error {
 	var asJSON *bool
-	b, m, tc, root, err := gateInputs(args, "gate", func(fs *flag.FlagSet) { asJSON = fs.Bool("json", false, "print the result as JSON") })
+	var host *family.Host
+	b, m, tc, root, err := gateInputs(args, "gate", func(fs *flag.FlagSet) {
+		asJSON = fs.Bool("json", false, "print the result as JSON")
+		host = family.HostFlags(fs)
+	})
 	if err != nil {
 		return err
 	}
@@ -267,12 +275,13 @@ func runGate(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	f = family.OnHost(f, *host)
 	work, err := os.MkdirTemp("", "gate-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(work)
-	res, err := f.Gate(ctx, b, m, tc, family.GateEnv{Root: root, WorkDir: work})
+	res, err := f.Gate(ctx, b, m, tc, family.GateEnv{Root: root, WorkDir: work, Cache: host.Cache})
 	if err != nil {
 		return err
 	}
@@ -305,7 +314,11 @@ func printGate(w io.Writer, res family.GateResult) {
 
 func runReference(_ context.Context, args []string, stdout io.Writer) error {
 	var out *string
-	b, _, tc, root, err := gateInputs(args, "reference", func(fs *flag.FlagSet) { out = fs.String("out", "", "reference file to write") })
+	var host *family.Host
+	b, _, tc, root, err := gateInputs(args, "reference", func(fs *flag.FlagSet) {
+		out = fs.String("out", "", "reference file to write")
+		host = family.HostFlags(fs)
+	})
 	if err != nil {
 		return err
 	}
@@ -313,7 +326,7 @@ func runReference(_ context.Context, args []string, stdout io.Writer) error {
 		return usageError{"--out is required"}
 	}
 	f, err := registry.Lookup(b.Header.Family)
-	upstream, ok := f.(family.UpstreamTranscriber)
+	upstream, ok := family.OnHost(f, *host).(family.UpstreamTranscriber)
 	if err != nil || !ok {
 		return fmt.Errorf("family %q generates its references in its test code, not with an upstream tool", b.Header.Family)
 	}
@@ -326,6 +339,7 @@ func runReference(_ context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	set.Cache = host.Cache
 	clips, err := set.Materialize(root, filepath.Join(work, "clips"))
 	if err != nil {
 		return err

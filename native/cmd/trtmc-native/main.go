@@ -29,7 +29,9 @@ Usage:
   trtmc-native reference X.bundle --testcase T --out F.json [--root DIR]
   trtmc-native extract X.bundle DIR
 
-Run 'trtmc-native COMMAND --help' for a command's flags. Exit status: 0 success, 1 failure
+Every command that runs a model also takes --cache DIR (the cache make deps fills; default
+~/.cache/trtmc-qual) and --python PY (the families' worker interpreter): it reads no
+environment for them. Run 'trtmc-native COMMAND --help' for a command's flags. Exit status: 0 success, 1 failure
 (including a failed gate), 2 bad usage.
 `
 

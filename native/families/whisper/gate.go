@@ -45,7 +45,7 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 		vsRef = append(vsRef, metrics.Pair{ID: c.ID, Reference: in.References[i], Hyp: native[i]})
 		vsGold = append(vsGold, metrics.Pair{ID: c.ID, Reference: c.Gold, Hyp: native[i]})
 	}
-	normGold, err := normalizedPairs(vsGold, env.WorkDir)
+	normGold, err := f.normalizedPairs(vsGold, env.WorkDir)
 	if err != nil {
 		return res, err
 	}
@@ -88,7 +88,7 @@ func ratio(a, b int) float64 {
 // transcribeClips runs every clip through the public Task on one lane, as the native CLI does;
 // it also returns the kernel pins and what CTranslate2 reported selecting in that worker.
 func (f Family) transcribeClips(ctx context.Context, b *bundle.Bundle, clips []dataset.Materialized) ([]string, float64, map[string]string, error) {
-	mdl, err := f.Load(b, family.LoadOptions{Lanes: 1})
+	mdl, err := f.Load(b, family.LoadOptions{Lanes: 1, Host: f.Host})
 	if err != nil {
 		return nil, 0, nil, err
 	}
@@ -102,12 +102,12 @@ func (f Family) transcribeClips(ctx context.Context, b *bundle.Bundle, clips []d
 }
 
 // normalizedPairs applies Whisper's English normalizer to both sides of every pair.
-func normalizedPairs(pairs []metrics.Pair, workDir string) ([]metrics.Pair, error) {
+func (f Family) normalizedPairs(pairs []metrics.Pair, workDir string) ([]metrics.Pair, error) {
 	texts := make([]string, 0, 2*len(pairs))
 	for _, p := range pairs {
 		texts = append(texts, p.Reference, p.Hyp)
 	}
-	norm, _, err := NormalizeEnglish(texts, workDir)
+	norm, _, err := NormalizeEnglish(f.Host, texts, workDir)
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,7 @@ type slot struct {
 type model struct {
 	name     string
 	dir      string
+	python   string // the interpreter every worker runs in
 	settings Settings
 	pool     chan *slot
 	slots    []*slot
@@ -34,8 +35,8 @@ type model struct {
 	lastLoad []reply // each lane's ready frame, in lane order
 }
 
-func newModel(name, dir string, s Settings, lanes int) *model {
-	m := &model{name: name, dir: dir, settings: s, pool: make(chan *slot, lanes), lastLoad: make([]reply, lanes)}
+func newModel(name, dir, python string, s Settings, lanes int) *model {
+	m := &model{name: name, dir: dir, python: python, settings: s, pool: make(chan *slot, lanes), lastLoad: make([]reply, lanes)}
 	for i := range lanes {
 		m.slots = append(m.slots, &slot{lane: i})
 	}
@@ -68,7 +69,7 @@ func (m *model) kernelFacts() map[string]string {
 }
 
 func (m *model) start(sl *slot) error {
-	w, err := startWorker(sl.lane, m.dir, m.settings)
+	w, err := startWorker(sl.lane, m.dir, m.python, m.settings)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
+	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/family/asrgate"
 )
 
@@ -31,8 +32,8 @@ const ReferenceTool = "faster_whisper.WhisperModel.transcribe"
 
 // GenerateReferences runs the upstream reference (reference.py in the whisper venv) on the
 // bundle's own model files, extracted into workDir, with the bundle's settings, over the clips.
-func GenerateReferences(b *bundle.Bundle, clips []dataset.Materialized, workDir string) (References, error) {
-	py, err := Python()
+func GenerateReferences(h family.Host, b *bundle.Bundle, clips []dataset.Materialized, workDir string) (References, error) {
+	py, err := Python(h)
 	if err != nil {
 		return References{}, err
 	}
@@ -98,8 +99,8 @@ func GenerateReferences(b *bundle.Bundle, clips []dataset.Materialized, workDir 
 
 // NormalizeEnglish applies Whisper's EnglishTextNormalizer (PyPI whisper-normalizer, in the
 // whisper venv) to texts; it returns the normalized texts and the package version.
-func NormalizeEnglish(texts []string, workDir string) ([]string, string, error) {
-	py, err := Python()
+func NormalizeEnglish(h family.Host, texts []string, workDir string) ([]string, string, error) {
+	py, err := Python(h)
 	if err != nil {
 		return nil, "", err
 	}

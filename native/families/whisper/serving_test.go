@@ -19,6 +19,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/families/whisper"
+	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/family/familytest"
 	"github.com/trtmc-qual/trtmc-qual/server"
 )
@@ -161,8 +162,7 @@ func TestServerSurvivesAWorkerKilledMidRequest(t *testing.T) {
 // load with the reason; the server never turns ready.
 func TestServerNotReadyWhenWorkersCannotStart(t *testing.T) {
 	b, _ := familytest.Build(t, whisper.Family{}, "whisper-tiny-en")
-	t.Setenv(whisper.PythonEnv, "/usr/bin/python3")
-	s, err := server.New(server.Config{Bundles: []string{b.Path}, Lanes: 1})
+	s, err := server.New(server.Config{Bundles: []string{b.Path}, Lanes: 1, Host: family.Host{Python: "/usr/bin/python3"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 
 // UpstreamTranscripts implements family.UpstreamTranscriber: faster-whisper's transcripts of the
 // clips (GenerateReferences).
-func (Family) UpstreamTranscripts(b *bundle.Bundle, clips []dataset.Materialized, workDir string) (any, error) {
-	return GenerateReferences(b, clips, workDir)
+func (f Family) UpstreamTranscripts(b *bundle.Bundle, clips []dataset.Materialized, workDir string) (any, error) {
+	return GenerateReferences(f.Host, b, clips, workDir)
 }
 
 // ExtractModel implements family.ModelExtractor: the model files and the settings they were

@@ -175,7 +175,7 @@ func TestReferencesReproduceWithUpstream(t *testing.T) {
 		t.Run(profile, func(t *testing.T) {
 			b, m := familytest.Build(t, Family{}, profile)
 			clips, _ := clipsOf(t, m)
-			got, err := GenerateReferences(b, clips, t.TempDir())
+			got, err := GenerateReferences(family.Host{}, b, clips, t.TempDir())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -290,8 +290,7 @@ func TestBadInputIsRefusedWithItsCode(t *testing.T) {
 func TestLoadFailsClearly(t *testing.T) {
 	b, _ := familytest.Build(t, Family{}, "whisper-tiny-en")
 	t.Run("missing package", func(t *testing.T) {
-		t.Setenv(PythonEnv, "/usr/bin/python3")
-		_, err := Family{}.Load(b, family.LoadOptions{Lanes: 1})
+		_, err := Family{}.Load(b, family.LoadOptions{Lanes: 1, Host: family.Host{Python: "/usr/bin/python3"}})
 		var start *WorkerStartError
 		if !errors.As(err, &start) || !strings.Contains(err.Error(), "ModuleNotFoundError") {
 			t.Fatalf("load without faster-whisper: err = %v", err)
@@ -360,7 +359,7 @@ func TestBuildRefusesAWrongPin(t *testing.T) {
 // TestEnglishNormalizerOnTheGoldSet: the normalized figure folds exactly what Whisper's
 // EnglishTextNormalizer folds: on the gold set, "Mr."/"mister", "10"/"ten" and hyphenation.
 func TestEnglishNormalizerOnTheGoldSet(t *testing.T) {
-	got, version, err := NormalizeEnglish([]string{"And Mr. John Dashwood", "and mister john dashwood", "Go forward 10 meters.", "go forward ten meters", "cold-hearted", "cold hearted"}, t.TempDir())
+	got, version, err := NormalizeEnglish(family.Host{}, []string{"And Mr. John Dashwood", "and mister john dashwood", "Go forward 10 meters.", "go forward ten meters", "cold-hearted", "cold hearted"}, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

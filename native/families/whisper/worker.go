@@ -141,15 +141,12 @@ type worker struct {
 
 // startWorker runs the worker script, sends the load request and waits for "ready", checking
 // the versions it reports against the bundle's pins.
-func startWorker(lane int, dir string, s Settings) (*worker, error) {
-	py, err := Python()
-	if err != nil {
-		return nil, &WorkerStartError{Lane: lane, Reason: err.Error()}
-	}
-	cmd := exec.Command(py, "-u", filepath.Join(dir, "worker.py"))
+func startWorker(lane int, dir, python string, s Settings) (*worker, error) {
+	cmd := exec.Command(python, "-u", filepath.Join(dir, "worker.py"))
 	w := &worker{lane: lane, cmd: cmd, stderr: &tailWriter{}, exited: make(chan struct{})}
 	cmd.Stderr = w.stderr
 	cmd.Env = processEnv(s)
+	var err error
 	if w.in, err = cmd.StdinPipe(); err != nil {
 		return nil, &WorkerStartError{Lane: lane, Reason: err.Error()}
 	}
@@ -159,7 +156,7 @@ func startWorker(lane int, dir string, s Settings) (*worker, error) {
 	}
 	w.out = bufio.NewReader(stdout)
 	if err := cmd.Start(); err != nil {
-		return nil, &WorkerStartError{Lane: lane, Reason: fmt.Sprintf("%s: %v", py, err)}
+		return nil, &WorkerStartError{Lane: lane, Reason: fmt.Sprintf("%s: %v", python, err)}
 	}
 	go func() { w.exit = cmd.Wait(); close(w.exited) }()
 	load := loadRequest{Op: "load", ModelDir: filepath.Join(dir, "model"),

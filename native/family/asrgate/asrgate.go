@@ -109,6 +109,7 @@ func clips(m manifest.Manifest, tc manifest.Testcase, env family.GateEnv) ([]dat
 	if err != nil {
 		return nil, err
 	}
+	set.Cache = env.Cache
 	return set.Materialize(env.Root, filepath.Join(env.WorkDir, "clips"))
 }
 

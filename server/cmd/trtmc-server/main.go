@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/server"
 )
 
@@ -77,6 +78,7 @@ func run(args []string) error {
 	idleTimeout := fs.Duration("idle-timeout", 30*time.Second, "how long an idle keep-alive connection is kept open")
 	idMemory := fs.Int("request-id-memory", server.DefaultRequestIDMemory, "client X-Request-IDs remembered to refuse reuse (oldest forgotten past it)")
 	gcPercent := fs.Int("gc-percent", server.DefaultGCPercent, "Go GC target percent (GOGC in the environment wins)")
+	host := family.HostFlags(fs)
 	memLimitMB := fs.Int("memory-limit-mb", server.DefaultMemoryLimitMB, "soft limit of the Go heap in MiB, 0 = none (GOMEMLIMIT wins)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -94,7 +96,7 @@ func run(args []string) error {
 		MaxBodyBytes: int64(*maxBodyMB) << 20, MaxAudioBytes: int64(*maxAudioMB) << 20, APIKey: key,
 		ArtifactDir: *artifactDir, ArtifactTTL: *artifactTTL, PublicURL: *publicURL, Logger: log,
 		ArtifactMaxBytes: int64(*artifactMaxMB) << 20, ArtifactMaxFiles: *artifactMaxFiles,
-		BodyTimeout: *bodyTimeout, RequestIDMemory: *idMemory, BodyMemoryBytes: int64(*bodyMemoryMB) << 20})
+		BodyTimeout: *bodyTimeout, RequestIDMemory: *idMemory, BodyMemoryBytes: int64(*bodyMemoryMB) << 20, Host: *host})
 	if err != nil {
 		return err
 	}
