@@ -147,13 +147,7 @@ func (c *Checkpoint) nativeHostArgs(tmpl []string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.Env.Cache != "" {
-		args = append(args, "--cache", c.Env.Cache)
-	}
-	if c.Env.Python != "" {
-		args = append(args, "--python", c.Env.Python)
-	}
-	return args, nil
+	return append(args, family.Host{Cache: c.Env.Cache, Python: c.Env.Python}.Args()...), nil
 }
 
 // Build builds the bundle the target's way (kindSteps) and hashes it.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
+	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
 // Rerun is the outcome of re-executing a run's reference rows.
@@ -55,7 +56,7 @@ func RerunGates(ctx context.Context, runDir, nativeBin string, opts Options) (Re
 			}
 			where := s.Stage + "/" + r.Profile
 			start := time.Now()
-			n, problems := rerunGate(ctx, runDir, p, t, nativeBin, where, r)
+			n, problems := rerunGate(ctx, runDir, p, t, nativeBin, family.Host{Cache: opts.Cache, Python: opts.Python}, where, r)
 			out.Problems = append(out.Problems, problems...)
 			if len(problems) == 0 {
 				out.Rows = append(out.Rows, fmt.Sprintf("%s: %d gate outputs re-executed, identical (%.1f s)", where, n, time.Since(start).Seconds()))
@@ -65,7 +66,7 @@ func RerunGates(ctx context.Context, runDir, nativeBin string, opts Options) (Re
 	return out, nil
 }
 
-func rerunGate(ctx context.Context, runDir string, p pins, t *target.Target, nativeBin, where string, r evidence.Result) (int, []Problem) {
+func rerunGate(ctx context.Context, runDir string, p pins, t *target.Target, nativeBin string, host family.Host, where string, r evidence.Result) (int, []Problem) {
 	fail := func(format string, args ...any) (int, []Problem) {
 		return 0, []Problem{{where, "--rerun: " + fmt.Sprintf(format, args...)}}
 	}
@@ -82,6 +83,7 @@ func rerunGate(ctx context.Context, runDir string, p pins, t *target.Target, nat
 	if err != nil {
 		return fail("%v", err)
 	}
+	args = append(args, host.Args()...) // as the checkpoint ran it (nativeHostArgs)
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Dir = p.Root
 	var stdout, stderr bytes.Buffer

@@ -46,6 +46,18 @@ type Host struct {
 	Python string // interpreter of a family's Python workers; "" = the family's own default
 }
 
+// Args are h as the binaries' flags (HostFlags), for a command line that runs one of them.
+func (h Host) Args() []string {
+	var args []string
+	if h.Cache != "" {
+		args = append(args, "--cache", h.Cache)
+	}
+	if h.Python != "" {
+		args = append(args, "--python", h.Python)
+	}
+	return args
+}
+
 // HostFlags adds --cache and --python to a binary's flags and returns the Host they fill.
 func HostFlags(fs *flag.FlagSet) *Host {
 	h := &Host{}

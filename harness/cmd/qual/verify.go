@@ -227,5 +227,6 @@ func verifyOptions() (verify.Options, error) {
 	if err != nil {
 		return verify.Options{}, usageError{err}
 	}
-	return verify.Options{Root: cfg.Root, RootFrom: cfg.RootFrom, TRTMCRoot: cfg.TRTMCRoot}, nil
+	return verify.Options{Root: cfg.Root, RootFrom: cfg.RootFrom, TRTMCRoot: cfg.TRTMCRoot,
+		Cache: cfg.Cache, Python: cfg.WhisperPython}, nil
 }
