@@ -6,18 +6,17 @@ import (
 	"sort"
 
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
-	"github.com/trtmc-qual/trtmc-qual/native/families/procdiff"
-	"github.com/trtmc-qual/trtmc-qual/native/families/sphinx"
-	"github.com/trtmc-qual/trtmc-qual/native/families/sphinxqa"
-	"github.com/trtmc-qual/trtmc-qual/native/families/whisper"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-// Families returns every family the reference runtime ships, by name.
+//go:generate go run ./internal/famgen/cmd ../..
+
+// Families returns every family the reference runtime ships, by name: one runtime per
+// descriptor registered in native/families/descriptors (families_gen.go is generated from it).
 func Families() map[string]family.Family {
-	fams := []family.Family{sphinx.Family{}, procdiff.Family{}, sphinxqa.Family{}, whisper.Family{}}
+	fams := runtimes()
 	out := make(map[string]family.Family, len(fams))
 	for _, f := range fams {
 		out[f.Name()] = f
