@@ -19,7 +19,7 @@ func steady(n int, clientMS, taskMS, lateMS float64) []Request {
 		credit := t
 		start := credit + int64(lateMS*float64(ms))
 		end := start + int64(clientMS*float64(ms))
-		out = append(out, Request{ClientMS: clientMS, TaskMS: taskMS, QueueMS: 1, CreditNS: credit, StartNS: start, EndNS: end, AudioSeconds: 2})
+		out = append(out, Request{ClientMS: clientMS, TaskMS: taskMS, CreditNS: credit, StartNS: start, EndNS: end, AudioSeconds: 2})
 		t = end
 	}
 	return out
@@ -92,6 +92,24 @@ func TestClientKeptUp(t *testing.T) {
 		}
 		if r.ClientKeptUp != tc.kept || !near(r.LatenessP95MS, tc.late) {
 			t.Errorf("%s: kept up %v (lateness p95 %.3g, bound %.3g), want %v", tc.name, r.ClientKeptUp, r.LatenessP95MS, r.LateBoundMS, tc.kept)
+		}
+	}
+	// Late sends with every lane busy anyway: the median request waited for a lane (here 40 ms
+	// against a 100 ms Task), so the server set the pace; a wait of 5 ms (5%) does not saturate.
+	for _, tc := range []struct {
+		queueMS float64
+		kept    bool
+	}{{40, true}, {10, true}, {5, false}, {0, false}} {
+		reqs := steady(5, 200, 100, 30)
+		for i := range reqs {
+			reqs[i].QueueMS = tc.queueMS
+		}
+		r, err := Figures(reqs, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.ClientKeptUp != tc.kept || r.Saturated != tc.kept {
+			t.Errorf("late by 30 ms, queue %v ms on a 100 ms Task: kept up %v, saturated %v, want %v", tc.queueMS, r.ClientKeptUp, r.Saturated, tc.kept)
 		}
 	}
 	reqs := steady(3, 500, 1, 0)

@@ -79,7 +79,7 @@ type Result struct {
 
 // Rule states how Analyze decides.
 const Rule = "capacity: the highest concurrency whose every run has client p95 ≤ objective (and RTF ≤ max_rtf when set) and failures ≤ max_failures, " +
-	"with every request joined, identity-checked and meaningful and the client keeping up (p95 of AIPerf credit→send ≤ max(late_ms 5 ms, late_share 5% of client p50)); " +
+	"with every request joined, identity-checked and meaningful and the client keeping up (p95 of AIPerf credit→send ≤ max(late_ms 5 ms, late_share 5% of client p50), or the server saturated anyway: queue p50 ≥ 10% of Task p50); " +
 	"its throughput is the mean over runs with a Student-t 95% interval; knee: the lowest kept-up level reaching 90% of the highest kept-up mean throughput; " +
 	"bound: lanes × 1000 / Task p50 at the lowest level"
 
@@ -129,7 +129,7 @@ func notes(res Result) []string {
 		case l.Failure != "":
 			out = append(out, fmt.Sprintf("concurrency %d: checks failed (%s): never counted", l.Concurrency, l.Failure))
 		case !l.ClientKeptUp:
-			out = append(out, fmt.Sprintf("concurrency %d: the client did not keep up (lateness p95 above its bound in some run): its figures are the client's, not the server's", l.Concurrency))
+			out = append(out, fmt.Sprintf("concurrency %d: the client did not keep up (lateness p95 above its bound in some run, with the server's lanes not saturated): its figures are the client's, not the server's", l.Concurrency))
 		}
 		if res.Throughput != nil && l.Meets && l.Concurrency < res.Capacity && l.Throughput.Mean > res.Throughput.Mean {
 			out = append(out, fmt.Sprintf("concurrency %d served more (%.3g req/s) than the capacity level (%.3g req/s): beyond it, more concurrency bought latency, not throughput", l.Concurrency, l.Throughput.Mean, res.Throughput.Mean))
