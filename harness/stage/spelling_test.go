@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/internal/spelling"
 )
 
 // registries are the packages that may spell a stage: this one (the vocabulary) and the
@@ -113,32 +115,7 @@ func spellings(t *testing.T, path, rel string) []string {
 			out = append(out, fmt.Sprintf("%s:%d: %s %s", rel, fset.Position(e.Pos()).Line, how, name))
 		}
 	}
-	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.CaseClause:
-			for _, e := range n.List {
-				report(e, "switch case")
-			}
-		case *ast.BinaryExpr:
-			if n.Op == token.EQL || n.Op == token.NEQ {
-				report(n.X, "comparison with")
-				report(n.Y, "comparison with")
-			}
-		case *ast.ValueSpec: // const StageASR = "asr": a second spelling others would then use
-			for _, v := range n.Values {
-				report(v, "constant or variable of")
-			}
-		case *ast.CompositeLit:
-			for _, e := range n.Elts {
-				if kv, ok := e.(*ast.KeyValueExpr); ok {
-					report(kv.Key, "map key")
-					continue
-				}
-				report(e, "list item")
-			}
-		}
-		return true
-	})
+	spelling.Walk(f, spelling.All, report)
 	return out
 }
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/internal/spelling"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/native/families/descriptors"
 )
@@ -31,7 +32,7 @@ func TestNoTargetKindIsComparedByName(t *testing.T) {
 	}
 	rule := nameRule{
 		names:    names,
-		forms:    comparisons,
+		forms:    spelling.Comparisons,
 		registry: []string{"harness/target"},
 		allowed: map[string]string{
 			"harness/contract/refusal.go": "RefusalOf is the registry of each kind's documented refusal; contract sits below " +
@@ -56,7 +57,7 @@ func TestNoFamilyIsSpelledOutsideTheRegistries(t *testing.T) {
 	for _, d := range descriptors.All() {
 		names = append(names, d.Name)
 	}
-	rule := nameRule{names: names, forms: allForms, familyPackages: true, registry: []string{"native/families", "native/registry"}}
+	rule := nameRule{names: names, forms: spelling.All, familyPackages: true, registry: []string{"native/families", "native/registry"}}
 	for _, f := range rule.find(t) {
 		t.Errorf("family spelled outside the registries: %s", f)
 	}
@@ -81,26 +82,20 @@ const W = "whisper"`
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	families := nameRule{names: []string{"sphinx", "whisper", "procdiff", "sphinxqa"}, forms: allForms, familyPackages: true}
+	families := nameRule{names: []string{"sphinx", "whisper", "procdiff", "sphinxqa"}, forms: spelling.All, familyPackages: true}
 	if got := families.spellings(t, path, "p.go"); len(got) != 7 {
 		t.Fatalf("found %d family spellings, want 7 (a package's Name, case, ==, map key, two list items, constant):\n%s", len(got), strings.Join(got, "\n"))
 	}
-	kinds := nameRule{names: []string{"trtmc", "sphinx"}, forms: comparisons}
+	kinds := nameRule{names: []string{"trtmc", "sphinx"}, forms: spelling.Comparisons}
 	if got := kinds.spellings(t, path, "p.go"); len(got) != 2 {
 		t.Fatalf("found %d comparisons, want 2 (a case and a comparison; not the map key, list or constant):\n%s", len(got), strings.Join(got, "\n"))
 	}
 }
 
-// The forms a name may be decided on in.
-const (
-	comparisons = iota // switch cases, == and !=
-	allForms           // those, map keys, list items, constants and variables
-)
-
 // nameRule is where names one registry owns may not be spelled.
 type nameRule struct {
 	names          []string
-	forms          int
+	forms          spelling.Forms
 	familyPackages bool              // a family package's Name constant counts as its name
 	registry       []string          // directories that may spell them
 	allowed        map[string]string // files that may, each with why
@@ -183,36 +178,6 @@ func (n nameRule) spellings(t *testing.T, path, rel string) []string {
 			}
 		}
 	}
-	ast.Inspect(f, func(node ast.Node) bool {
-		switch node := node.(type) {
-		case *ast.CaseClause:
-			for _, e := range node.List {
-				report(e, "switch case")
-			}
-		case *ast.BinaryExpr:
-			if node.Op == token.EQL || node.Op == token.NEQ {
-				report(node.X, "comparison with")
-				report(node.Y, "comparison with")
-			}
-		case *ast.ValueSpec:
-			if n.forms == allForms {
-				for _, v := range node.Values {
-					report(v, "constant or variable of")
-				}
-			}
-		case *ast.CompositeLit:
-			if n.forms != allForms {
-				return true
-			}
-			for _, e := range node.Elts {
-				if kv, ok := e.(*ast.KeyValueExpr); ok {
-					report(kv.Key, "map key")
-					continue
-				}
-				report(e, "list item")
-			}
-		}
-		return true
-	})
+	spelling.Walk(f, n.forms, report)
 	return out
 }
