@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -96,6 +97,15 @@ type jsonLevel struct {
 	parentKey string // the key this object is the value of
 }
 
+// maxNesting is encoding/json's own nesting limit (decode.go, maxNestingDepth): a deeper body
+// is invalid JSON to the strict decode anyway, and the scanner, which runs first, must not grow
+// its stack with the body's bytes (an 8 MiB body of "[" allocated ~2 GiB, outside the body
+// memory bound).
+const maxNesting = 10000
+
+// errTooDeep is a body nested deeper than maxNesting.
+var errTooDeep = fmt.Errorf("JSON nested deeper than %d levels", maxNesting)
+
 // maxKeyBytes bounds a key the scanner remembers: "input_audio" with every byte escaped is 66.
 const maxKeyBytes = 96
 
@@ -135,6 +145,9 @@ func (sc *chatScanner) scan(p []byte) error {
 			p = sc.scanString(p)
 		default:
 			p = sc.scanStructure(p)
+			if len(sc.stack) > maxNesting {
+				return errTooDeep
+			}
 		}
 		if err != nil {
 			return err
@@ -143,9 +156,13 @@ func (sc *chatScanner) scan(p []byte) error {
 	return sc.accountText()
 }
 
-// scanStructure copies bytes between strings and follows objects, arrays and keys.
+// scanStructure copies bytes between strings and follows objects, arrays and keys. It stops
+// once the nesting passes maxNesting (scan refuses the body).
 func (sc *chatScanner) scanStructure(p []byte) []byte {
 	for i, c := range p {
+		if len(sc.stack) > maxNesting {
+			return nil
+		}
 		top := sc.top()
 		switch c {
 		case '{':
