@@ -175,6 +175,13 @@ func TestAnalyze(t *testing.T) {
 	if none.Capacity != 0 || none.Throughput != nil || !strings.Contains(strings.Join(none.Notes, "\n"), "no level met") {
 		t.Fatalf("no level meets: %+v", none)
 	}
+	// A level whose checks failed (answers wrong, fast) sets neither the knee nor the bound.
+	failed := level(t, 1, "identity: 3 of 6 outputs differ", run(50, true, true))
+	failed.TaskP50MS.Mean = 1 // a Task that answers garbage at once
+	withFailed := Analyze("p", "s", o, 2, append([]Level{failed}, levels[:3]...))
+	if withFailed.Knee != 2 || !near(withFailed.Bound, 2) {
+		t.Fatalf("a failed level at 50 req/s: knee %d bound %.3g, want 2 and 2 (from the checked levels)", withFailed.Knee, withFailed.Bound)
+	}
 	// The highest meeting level is the capacity even when a lower one served more.
 	dip := Analyze("p", "s", o, 1, []Level{level(t, 1, "", run(3, true, true)), level(t, 2, "", run(2, true, true))})
 	if dip.Capacity != 2 || !strings.Contains(strings.Join(dip.Notes, "\n"), "concurrency 1 served more") {

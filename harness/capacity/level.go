@@ -3,6 +3,7 @@ package capacity
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
@@ -80,8 +81,8 @@ type Result struct {
 // Rule states how Analyze decides.
 const Rule = "capacity: the highest concurrency whose every run has client p95 ≤ objective (and RTF ≤ max_rtf when set) and failures ≤ max_failures, " +
 	"with every request joined, identity-checked and meaningful and the client keeping up (p95 of AIPerf credit→send ≤ max(late_ms 5 ms, late_share 5% of client p50), or the server saturated anyway: queue p50 ≥ 10% of Task p50); " +
-	"its throughput is the mean over runs with a Student-t 95% interval; knee: the lowest kept-up level reaching 90% of the highest kept-up mean throughput; " +
-	"bound: lanes × 1000 / Task p50 at the lowest level"
+	"its throughput is the mean over runs with a Student-t 95% interval; knee: the lowest checked, kept-up level reaching 90% of the highest such mean throughput; " +
+	"bound: lanes × 1000 / Task p50 at the lowest checked level"
 
 // Analyze finds the capacity, the knee and the bound over a row's levels (ascending).
 func Analyze(profile, stage string, o target.Objective, lanes int, levels []Level) Result {
@@ -95,8 +96,8 @@ func Analyze(profile, stage string, o target.Objective, lanes int, levels []Leve
 		}
 	}
 	res.Knee = knee(levels)
-	if len(levels) > 0 && levels[0].TaskP50MS.Mean > 0 {
-		res.Bound = float64(res.Lanes) * 1000 / levels[0].TaskP50MS.Mean
+	if i := slices.IndexFunc(levels, func(l Level) bool { return l.Checked }); i >= 0 && levels[i].TaskP50MS.Mean > 0 {
+		res.Bound = float64(res.Lanes) * 1000 / levels[i].TaskP50MS.Mean
 		if res.Throughput != nil {
 			res.BoundShare = res.Throughput.Mean / res.Bound
 		}
@@ -105,16 +106,19 @@ func Analyze(profile, stage string, o target.Objective, lanes int, levels []Leve
 	return res
 }
 
-// knee is the lowest kept-up level reaching KneeShare of the highest kept-up mean throughput.
+// knee is the lowest counted level (checked, client kept up) reaching KneeShare of the highest
+// counted mean throughput: a level whose checks failed (a server answering wrongly, fast) never
+// sets it.
 func knee(levels []Level) int {
+	counted := func(l Level) bool { return l.Checked && l.ClientKeptUp }
 	best := 0.0
 	for _, l := range levels {
-		if l.ClientKeptUp {
+		if counted(l) {
 			best = max(best, l.Throughput.Mean)
 		}
 	}
 	for _, l := range levels {
-		if l.ClientKeptUp && best > 0 && l.Throughput.Mean >= KneeShare*best {
+		if counted(l) && best > 0 && l.Throughput.Mean >= KneeShare*best {
 			return l.Concurrency
 		}
 	}
