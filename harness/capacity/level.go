@@ -79,7 +79,7 @@ type Result struct {
 }
 
 // Rule states how Analyze decides.
-const Rule = "capacity: the highest concurrency whose every run has client p95 ≤ objective (and RTF ≤ max_rtf when set) and failures ≤ max_failures, " +
+const Rule = "capacity: the highest concurrency whose every run has client p95 (over its answered requests; failures count against max_failures) ≤ objective (and RTF ≤ max_rtf when set) and failures ≤ max_failures, " +
 	"with every request joined, identity-checked and meaningful and the client keeping up (p95 of AIPerf credit→send ≤ max(late_ms 5 ms, late_share 5% of client p50), or the server saturated anyway: queue p50 ≥ 10% of Task p50); " +
 	"its throughput is the mean over runs with a Student-t 95% interval; knee: the lowest checked, kept-up level reaching 90% of the highest such mean throughput; " +
 	"bound: lanes × 1000 / Task p50 at the lowest checked level"

@@ -144,6 +144,19 @@ func TestCollectNamesAMissingRecord(t *testing.T) {
 	}
 }
 
+// A server that writes two records for one answer fails the check, and both records are kept
+// for verify to see.
+func TestCollectRefusesTwoRecordsForOneAnswer(t *testing.T) {
+	rec := contract.Record{RequestID: "a", Status: 200}
+	lines, err := Collect(&evidence.NoCache{}, []Answer{{Planned: Planned{RequestID: "a", Repeat: true}, Status: 200}}, []contract.Record{rec, rec}, nil)
+	if err == nil || !strings.Contains(err.Error(), "2 server records") {
+		t.Fatalf("err %v", err)
+	}
+	if got := strings.Count(string(lines), "\n"); got != 2 {
+		t.Fatalf("kept %d record lines, want both", got)
+	}
+}
+
 func TestPlanInterleavesRepeatsAndFreshVariants(t *testing.T) {
 	x := map[string]any{"seed": 1.0}
 	plan, err := Plan(x, func(i int) (map[string]any, error) { return map[string]any{"seed": 2.0 + float64(i)}, nil }, "p", 3)

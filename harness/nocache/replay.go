@@ -210,24 +210,31 @@ type Output func(a Answer, rec contract.Record) (string, error)
 // evidence) and an error naming a request that failed to arrive or has no record: as in a
 // qualification, an unjoined request fails the row.
 func Collect(n *evidence.NoCache, answers []Answer, records []contract.Record, output Output) ([]byte, error) {
-	byID := map[string]contract.Record{}
+	byID := map[string][]contract.Record{}
 	for _, r := range records {
-		byID[r.RequestID] = r
+		byID[r.RequestID] = append(byID[r.RequestID], r)
 	}
 	var lines []byte
 	for _, a := range answers {
 		if a.Err != nil {
 			return lines, a.Err
 		}
-		rec, ok := byID[a.RequestID]
-		if !ok {
+		recs := byID[a.RequestID]
+		for _, rec := range recs { // every record is kept, so that verify sees a second one too
+			line, err := json.Marshal(rec)
+			if err != nil {
+				return lines, err
+			}
+			lines = append(append(lines, line...), '\n')
+		}
+		switch len(recs) {
+		case 0:
 			return lines, fmt.Errorf("request %s (HTTP %d) has no server record", a.RequestID, a.Status)
+		case 1:
+		default:
+			return lines, fmt.Errorf("request %s (HTTP %d) has %d server records, want exactly one", a.RequestID, a.Status, len(recs))
 		}
-		line, err := json.Marshal(rec)
-		if err != nil {
-			return lines, err
-		}
-		lines = append(append(lines, line...), '\n')
+		rec := recs[0]
 		r := evidence.NoCacheRequest{RequestID: a.RequestID, Status: a.Status, TaskMS: rec.Timing.ModelCallMS, InputSHA256: rec.InputSHA256}
 		if rec.Status != 200 {
 			r.Status = rec.Status
@@ -237,6 +244,7 @@ func Collect(n *evidence.NoCache, answers []Answer, records []contract.Record, o
 			continue
 		}
 		if r.Status == http.StatusOK {
+			var err error
 			if r.Output, err = output(a, rec); err != nil {
 				return lines, fmt.Errorf("repeat %s: %w", a.RequestID, err)
 			}

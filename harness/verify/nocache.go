@@ -3,8 +3,10 @@ package verify
 import (
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify/derived"
 )
 
@@ -16,8 +18,8 @@ func noCacheCheck(r *Run) []Problem {
 		if n == nil {
 			return
 		}
-		if len(row.Pairs) > 0 && !measuredRequest(row, n.FirstRequestID) {
-			report(row.Where, "no-caching check repeats the input of %s, which is no measured request of the row's join", n.FirstRequestID)
+		if len(row.Pairs) > 0 {
+			checkRepeatedInput(row, report)
 		}
 		data, err := os.ReadFile(filepath.Join(r.Dir, n.Records))
 		if n.Records == "" || err != nil {
@@ -33,12 +35,20 @@ func noCacheCheck(r *Run) []Problem {
 	})
 }
 
-// measuredRequest says whether id is a measured (profiling) request of the row's recomputed join.
-func measuredRequest(row *Row, id string) bool {
-	for _, p := range row.Pairs {
-		if p.ID == id {
-			return p.Client.Metadata.Phase == "profiling"
+// checkRepeatedInput ties the check's repeats to the input it names: X is a measured request of
+// the row's recomputed join, and where the server records input hashes every repeat reached it
+// as X's bytes.
+func checkRepeatedInput(row *Row, report reporter) {
+	n := row.Result.NoCache
+	i := slices.IndexFunc(row.Pairs, func(p join.Pair) bool { return p.ID == n.FirstRequestID })
+	if i < 0 || row.Pairs[i].Client.Metadata.Phase != "profiling" {
+		report(row.Where, "no-caching check repeats the input of %s, which is no measured request of the row's join", n.FirstRequestID)
+		return
+	}
+	x := row.Pairs[i].Server.InputSHA256
+	for _, r := range n.Repeats {
+		if x != "" && r.InputSHA256 != "" && r.InputSHA256 != x {
+			report(row.Where, "no-caching repeat %s reached the server as input %s, not the input of %s (%s)", r.RequestID, r.InputSHA256, n.FirstRequestID, x)
 		}
 	}
-	return false
 }

@@ -1,7 +1,6 @@
 package derived
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
@@ -60,16 +59,4 @@ func rejudged(n evidence.NoCache) evidence.NoCache {
 		K: n.K, Concurrency: n.Concurrency, Repeats: n.Repeats, Fresh: n.Fresh, NativeTaskMS: n.NativeTaskMS, Records: n.Records}
 	nocache.Judge(&again)
 	return again
-}
-
-// NoCacheMissing names a served row that claims qualification without a passed no-caching
-// check.
-func NoCacheMissing(n *evidence.NoCache) string {
-	switch {
-	case n == nil:
-		return "no no-caching check"
-	case !n.Passed:
-		return fmt.Sprintf("its no-caching check failed: %v", n.Failures)
-	}
-	return ""
 }
