@@ -46,20 +46,25 @@ func (d *transcriptionDouble) ServeHTTP(w http.ResponseWriter, r *http.Request) 
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	id := r.Header.Get("X-Request-ID")
+	// Refusals are recorded too, as the real server records every answer (server/README.md).
+	refuse := func(code string) {
+		d.records = append(d.records, contract.Record{RequestID: id, Method: r.Method, Route: r.URL.Path, Status: http.StatusBadRequest})
+		http.Error(w, `{"error":{"code":"`+code+`"}}`, http.StatusBadRequest)
+	}
 	if !requestIDPattern.MatchString(id) || d.seenIDs[id] {
-		http.Error(w, `{"error":{"code":"invalid_request_id"}}`, http.StatusBadRequest)
+		refuse("invalid_request_id")
 		return
 	}
 	d.seenIDs[id] = true
 	f, _, err := r.FormFile("file")
 	if err != nil || r.FormValue("model") == "" {
-		http.Error(w, `{"error":{"code":"invalid_request"}}`, http.StatusBadRequest)
+		refuse("invalid_request")
 		return
 	}
 	wav, _ := io.ReadAll(f)
 	clip, err := audio.DecodeWAV(wav)
 	if err != nil {
-		http.Error(w, `{"error":{"code":"invalid_audio"}}`, http.StatusBadRequest)
+		refuse("invalid_audio")
 		return
 	}
 	sha := clip.SHA256()
