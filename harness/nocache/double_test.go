@@ -51,7 +51,9 @@ func (d *transcriptionDouble) ServeHTTP(w http.ResponseWriter, r *http.Request) 
 		d.records = append(d.records, contract.Record{RequestID: id, Method: r.Method, Route: r.URL.Path, Status: http.StatusBadRequest})
 		http.Error(w, `{"error":{"code":"`+code+`"}}`, http.StatusBadRequest)
 	}
-	if !requestIDPattern.MatchString(id) || d.seenIDs[id] {
+	// As the real server (server/requestid.go): its pattern, no id seen before, none with the
+	// server's own "srv-" prefix, and one X-Request-ID header.
+	if !requestIDPattern.MatchString(id) || d.seenIDs[id] || strings.HasPrefix(id, "srv-") || len(r.Header.Values("X-Request-ID")) != 1 {
 		refuse("invalid_request_id")
 		return
 	}
