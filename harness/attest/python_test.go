@@ -7,7 +7,7 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
-	"github.com/trtmc-qual/trtmc-qual/harness/parity"
+	"github.com/trtmc-qual/trtmc-qual/harness/config/machine"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,7 +28,7 @@ type pythonVerdict struct {
 
 func parityPython(t *testing.T) string {
 	t.Helper()
-	py, err := parity.Python(os.Getenv)
+	py, err := machine.ParityFromEnv(os.Getenv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func (c *Checkpoint) trtmcStep() (*target.Step, error) {
 		c.Result.Commands = append(c.Result.Commands, args)
 		return target.ExecRunner(ctx, args, env, dir)
 	}
-	c.step, err = c.Env.Target.NewStep(os.Getenv, c.Env.Target.CheckpointValues(&c.Manifest, c.Testcase, work), run)
+	c.step, err = c.Env.Target.NewStep(c.Env.Target.CheckpointValues(&c.Manifest, c.Testcase, work), run)
 	return c.step, err
 }
 

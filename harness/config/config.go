@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/config/machine"
 	"github.com/trtmc-qual/trtmc-qual/harness/shard"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
@@ -96,15 +97,16 @@ type Config struct {
 	TRTMCRoot  string // absolute, "" for the reference target
 	RunDir     string // absolute, "" = a fresh reports/dev-<time>
 	BaseImage  string
-	Cache      string
 	Shard      shard.Shard
 	Loads      map[workload.Stage]Override
 	FailOn     FailOn
 	// WhisperPython is the python of the whisper family's workers on this host ("" = the venv
 	// make deps builds under Cache); the server container is given its own by the image.
 	WhisperPython string
-	// SigningKey is the PKCS#8 PEM signing key ("" = qual sign's local key).
-	SigningKey string
+	// TargetValues override the target file's values: QUAL_TRTMC_PYTHON=x is {"python": "x"}.
+	TargetValues map[string]string
+	// Machine is the cache (defaulted), the signing key and the parity venv.
+	machine.Machine
 }
 
 // FailOn is the verdict level at which a run's report exits 1.
@@ -134,8 +136,13 @@ func FromEnv(getenv func(string) string, environ []string, wd string) (Config, e
 	if err := unknownVars(environ); err != nil {
 		errs = append(errs, err)
 	}
-	c := Config{BaseImage: getenv("QUAL_BASE_IMAGE"), Cache: getenv("QUAL_CACHE"), Loads: map[workload.Stage]Override{},
-		WhisperPython: getenv("QUAL_WHISPER_PYTHON"), SigningKey: getenv("QUAL_SIGNING_KEY")}
+	c := Config{BaseImage: getenv("QUAL_BASE_IMAGE"), Loads: map[workload.Stage]Override{},
+		WhisperPython: getenv("QUAL_WHISPER_PYTHON"), TargetValues: targetValues(environ)}
+	m, err := machine.FromEnv(getenv)
+	if err != nil {
+		return c, err
+	}
+	c.Machine = m
 	root, err := repoRoot(getenv("QUAL_ROOT"), wd)
 	if err != nil {
 		return c, err // nothing else resolves without the root
@@ -200,6 +207,19 @@ func readOverride(getenv func(string) string, s workload.Stage) (Override, []err
 		}
 	}
 	return o, errs
+}
+
+// targetValues are the QUAL_TRTMC_<NAME> variables, keyed by the target file's lower-case name.
+// An empty value is unset, as make passes unset variables empty.
+func targetValues(environ []string) map[string]string {
+	out := map[string]string{}
+	for _, kv := range environ {
+		name, v, _ := strings.Cut(kv, "=")
+		if k, ok := strings.CutPrefix(name, TargetValuePrefix); ok && v != "" {
+			out[strings.ToLower(k)] = v
+		}
+	}
+	return out
 }
 
 // lookup treats an empty value as unset: `make` passes QUAL_SHARD= when SHARD is not given.
@@ -273,6 +293,7 @@ func (c Config) Target() (*target.Target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("target file %s: %v", c.TargetPath, oneLine(err))
 	}
+	t.Overrides = c.TargetValues
 	if t.Kind.InCheckout() && c.TRTMCRoot == "" {
 		return nil, fmt.Errorf("target %s (%s) resolves its manifests in a TRTMC checkout: set QUAL_TRTMC_ROOT (make TRTMC_ROOT=/path/to/TensorRT-Model-Connect)", t.Name, c.TargetPath)
 	}
@@ -306,25 +327,4 @@ func (c Config) Target() (*target.Target, error) {
 
 func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
-}
-
-// Machine is the configuration of this machine rather than of a checkout: the cache (keys,
-// built binaries, venvs) and the signing key. `qual sign` and `qual verify` read it outside a
-// repository too, so it does not need the repository root FromEnv needs.
-type Machine struct {
-	Cache      string // $QUAL_CACHE, else ~/.cache/trtmc-qual
-	SigningKey string // $QUAL_SIGNING_KEY: the PEM itself ("" = the local key)
-}
-
-// MachineFromEnv reads the machine's configuration; getenv is os.Getenv (tests pass their own).
-func MachineFromEnv(getenv func(string) string) (Machine, error) {
-	m := Machine{Cache: getenv("QUAL_CACHE"), SigningKey: getenv("QUAL_SIGNING_KEY")}
-	if m.Cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return m, fmt.Errorf("no QUAL_CACHE and no home directory for the cache (signing key, binaries): %w", err)
-		}
-		m.Cache = filepath.Join(home, ".cache", "trtmc-qual")
-	}
-	return m, nil
 }

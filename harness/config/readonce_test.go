@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -12,32 +13,73 @@ import (
 	"testing"
 )
 
-// pendingReaders still read QUAL_* themselves, each with why; remove an entry when it takes its
-// value from Config.
-var pendingReaders = map[string]string{
-	"harness/config": "the one reader",
+// readers may read QUAL_* themselves, each with why.
+var readers = map[string]string{
+	"harness/config": "the one reader (harness/config/machine included: qual sign and the leaf tests read it without a checkout)",
+	"harness/shard":  "reads QUAL_SHARD and the CI engines' index variables through the getenv harness/config passes it; its only caller is harness/config",
 }
 
-// TestQUALIsReadOnlyInConfig fails on an os.Getenv or os.LookupEnv of a QUAL_* name in a
-// non-test file outside harness/config: configuration is read once and passed down as a value.
+// TestQUALIsReadOnlyInConfig fails on a read of a QUAL_* name in a non-test file outside
+// harness/config: os.Getenv, os.LookupEnv, or any getenv-like function given a QUAL_* literal
+// (or a concatenation starting with one), and any function that takes a getenv parameter,
+// since that is how a package reads the environment while looking as if it did not.
 func TestQUALIsReadOnlyInConfig(t *testing.T) {
+	walkNonTestGo(t, func(rel, path string) {
+		if reader(rel) {
+			return
+		}
+		for _, line := range qualReads(t, path) {
+			t.Errorf("%s:%d reads a QUAL_* variable outside harness/config", rel, line)
+		}
+	})
+}
+
+// TestTheReadCheckCatchesEveryShape runs the check on the shapes a read can take, so that it
+// is known to fail on each.
+func TestTheReadCheckCatchesEveryShape(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"osgetenv":  `package p; import "os"; var v = os.Getenv("QUAL_X")`,
+		"lookupenv": `package p; import "os"; func f() { os.LookupEnv("QUAL_X") }`,
+		"param":     `package p; func f(getenv func(string) string) string { return getenv("QUAL_X") }`,
+		"concat":    `package p; import "os"; func f(k string) string { return os.Getenv("QUAL_TRTMC_" + k) }`,
+		"paramonly": `package p; func f(getenv func(string) string) {}`,
+		"method":    `package p; type T struct{}; func (T) Values(lookupEnv func(string) (string, bool)) {}`,
+	} {
+		path := filepath.Join(dir, name+".go")
+		if err := writeFile(path, src); err != nil {
+			t.Fatal(err)
+		}
+		if got := qualReads(t, path); len(got) == 0 {
+			t.Errorf("%s: the check found no read in %s", name, src)
+		}
+	}
+	path := filepath.Join(dir, "clean.go")
+	if err := writeFile(path, `package p; import "os"; var v = os.Getenv("HOME") + "QUAL_X"`); err != nil {
+		t.Fatal(err)
+	}
+	if got := qualReads(t, path); len(got) != 0 {
+		t.Errorf("a clean file was flagged at lines %v", got)
+	}
+}
+
+func writeFile(path, src string) error { return os.WriteFile(path, []byte(src), 0o644) }
+
+func walkNonTestGo(t *testing.T, visit func(rel, path string)) {
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..")
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
 		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
 			return filepath.SkipDir
 		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || pendingReader(rel) {
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
-		for _, line := range qualReads(t, path) {
-			t.Errorf("%s:%d reads a QUAL_* variable outside harness/config", rel, line)
-		}
+		rel, _ := filepath.Rel(root, path)
+		visit(filepath.ToSlash(rel), path)
 		return nil
 	})
 	if err != nil {
@@ -45,8 +87,8 @@ func TestQUALIsReadOnlyInConfig(t *testing.T) {
 	}
 }
 
-func pendingReader(rel string) bool {
-	for p := range pendingReaders {
+func reader(rel string) bool {
+	for p := range readers {
 		if rel == p || strings.HasPrefix(rel, p+"/") {
 			return true
 		}
@@ -54,7 +96,7 @@ func pendingReader(rel string) bool {
 	return false
 }
 
-// qualReads lists the lines of os.Getenv("QUAL_...") and os.LookupEnv("QUAL_...") in a file.
+// qualReads lists the lines of QUAL_* reads in a file (see TestQUALIsReadOnlyInConfig).
 func qualReads(t *testing.T, path string) []int {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, path, nil, 0)
@@ -63,20 +105,54 @@ func qualReads(t *testing.T, path string) []int {
 	}
 	var lines []int
 	ast.Inspect(f, func(n ast.Node) bool {
-		call, ok := n.(*ast.CallExpr)
-		if !ok || len(call.Args) != 1 {
-			return true
-		}
-		sel, ok := call.Fun.(*ast.SelectorExpr)
-		if !ok || (sel.Sel.Name != "Getenv" && sel.Sel.Name != "LookupEnv") {
-			return true
-		}
-		if lit, ok := call.Args[0].(*ast.BasicLit); ok {
-			if v, err := strconv.Unquote(lit.Value); err == nil && strings.HasPrefix(v, "QUAL_") {
-				lines = append(lines, fset.Position(call.Pos()).Line)
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			if envReader(calleeName(n.Fun)) && len(n.Args) == 1 && startsWithQUAL(n.Args[0]) {
+				lines = append(lines, fset.Position(n.Pos()).Line)
+			}
+		case *ast.FuncType:
+			for _, p := range n.Params.List {
+				for _, name := range p.Names {
+					if envReader(name.Name) {
+						lines = append(lines, fset.Position(name.Pos()).Line)
+					}
+				}
 			}
 		}
 		return true
 	})
 	return lines
+}
+
+func calleeName(fun ast.Expr) string {
+	switch f := fun.(type) {
+	case *ast.Ident:
+		return f.Name
+	case *ast.SelectorExpr:
+		return f.Sel.Name
+	}
+	return ""
+}
+
+// envReader is a name that reads the environment: Getenv, getenv, LookupEnv, lookupEnv.
+func envReader(name string) bool {
+	n := strings.ToLower(name)
+	return n == "getenv" || n == "lookupenv"
+}
+
+// startsWithQUAL is a QUAL_* string literal, or a concatenation whose first operand is one.
+func startsWithQUAL(e ast.Expr) bool {
+	for {
+		b, ok := e.(*ast.BinaryExpr)
+		if !ok || b.Op != token.ADD {
+			break
+		}
+		e = b.X
+	}
+	lit, ok := e.(*ast.BasicLit)
+	if !ok {
+		return false
+	}
+	v, err := strconv.Unquote(lit.Value)
+	return err == nil && strings.HasPrefix(v, "QUAL_")
 }

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/parity"
+	"github.com/trtmc-qual/trtmc-qual/harness/config/machine"
 )
 
 func noise(w, h int, seed uint64) *image.NRGBA {
@@ -34,7 +34,7 @@ func TestThumbnailMatchesPillow(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skips the Pillow parity run (make test runs it)")
 	}
-	py, err := parity.Python(os.Getenv)
+	py, err := machine.ParityFromEnv(os.Getenv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/trtmc-qual/trtmc-qual/harness/parity"
+	"github.com/trtmc-qual/trtmc-qual/harness/config/machine"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -29,7 +29,7 @@ func requireTool(t *testing.T, name string) string {
 
 func parityPython(t *testing.T) string {
 	t.Helper()
-	py, err := parity.Python(os.Getenv)
+	py, err := machine.ParityFromEnv(os.Getenv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,7 @@ package metrics
 
 import (
 	"fmt"
-	"github.com/trtmc-qual/trtmc-qual/harness/parity"
+	"github.com/trtmc-qual/trtmc-qual/harness/config/machine"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -55,7 +55,7 @@ func BenchmarkWERVersusSCLITE(b *testing.B) {
 // BenchmarkSSIMVersusScikitImage times scikit-image's SSIM in-process on a 1024×1024 RGB pair
 // against ours on the same PNGs, and reports the ratio. Run by bench.sh.
 func BenchmarkSSIMVersusScikitImage(b *testing.B) {
-	py, err := parity.Python(os.Getenv)
+	py, err := machine.ParityFromEnv(os.Getenv)
 	if err != nil {
 		b.Fatal(err)
 	}

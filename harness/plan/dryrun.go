@@ -86,7 +86,7 @@ func planRow(t *target.Target, w workload.Workload, r inventory.Row, runDir stri
 	}
 	tc := m.Testcases[0]
 	work := filepath.Join(runDir, string(w.Stage()), m.Name, "work") // checkpoint: RunDir/<stage>/<profile>/work
-	step, err := t.NewStep(os.Getenv, t.CheckpointValues(&m, tc, work), nil)
+	step, err := t.NewStep(t.CheckpointValues(&m, tc, work), nil)
 	if err != nil {
 		return nil, err
 	}

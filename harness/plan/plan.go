@@ -90,7 +90,7 @@ func (p *Plan) Setup(ctx context.Context, log io.Writer) (*checkpoint.Env, error
 	env.Images = serving.Images{Server: set.Server, AIPerf: set.AIPerf}
 	image := p.Target.Server.Image
 	if p.Target.Kind.InCheckout() { // "{image}": named by QUAL_TRTMC_IMAGE ("reference" = the image built here)
-		if x, err := target.Expand([]string{image}, p.Target.Values(os.Getenv)); err == nil {
+		if x, err := target.Expand([]string{image}, p.Target.Values()); err == nil {
 			image = x[0]
 		}
 		if image == "" && p.Target.Server.ImageBuild != nil && len(p.Target.Server.Command) > 0 {
@@ -111,7 +111,7 @@ func (p *Plan) Setup(ctx context.Context, log io.Writer) (*checkpoint.Env, error
 // names it. A value may say {reference_server_image}, the reference server image built here (the
 // contract double's Dockerfile is based on it, as TRTMC's is on its CUDA image).
 func (p *Plan) buildServing(ctx context.Context, b *images.Builder, referenceServer string) (string, error) {
-	values := p.Target.Values(os.Getenv)
+	values := p.Target.Values()
 	for k, v := range values {
 		values[k] = strings.ReplaceAll(v, "{reference_server_image}", referenceServer)
 	}
@@ -164,10 +164,10 @@ func versionsAndHardware(ctx context.Context, env *checkpoint.Env, results []evi
 func missingStack(t *target.Target) string {
 	gpuMode := t.Server.GPU
 	if t.Kind.InCheckout() { // its commands name placeholders: ask the target what is missing (trtmc hook)
-		if why := t.Missing(os.Getenv); why != "" {
+		if why := t.Missing(); why != "" {
 			return why
 		}
-		if g, err := target.Expand([]string{gpuMode}, t.Values(os.Getenv)); err == nil {
+		if g, err := target.Expand([]string{gpuMode}, t.Values()); err == nil {
 			gpuMode = g[0]
 		}
 	} else if _, err := exec.LookPath(t.Build[0]); err != nil {

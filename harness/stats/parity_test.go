@@ -3,7 +3,7 @@ package stats
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/trtmc-qual/trtmc-qual/harness/parity"
+	"github.com/trtmc-qual/trtmc-qual/harness/config/machine"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -34,7 +34,7 @@ func runScipy(t *testing.T, script string, cases any) []byte {
 
 func parityPython(t *testing.T) string {
 	t.Helper()
-	py, err := parity.Python(os.Getenv)
+	py, err := machine.ParityFromEnv(os.Getenv)
 	if err != nil {
 		t.Fatal(err)
 	}

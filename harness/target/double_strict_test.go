@@ -53,7 +53,7 @@ func (b *doubleBed) step(family, profile string) (*Step, *manifest.Manifest) {
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	s, err := b.tg.NewStep(func(string) string { return "" }, b.tg.CheckpointValues(&m, m.Testcases[0], b.work), nil)
+	s, err := b.tg.NewStep(b.tg.CheckpointValues(&m, m.Testcases[0], b.work), nil)
 	if err != nil {
 		b.t.Fatal(err)
 	}

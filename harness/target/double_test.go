@@ -41,20 +41,20 @@ func TestContractDoubleRunsTheTRTMCTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{"QUAL_TRTMC_PYTHON": python, "QUAL_TRTMC_TRTMC_BINARY": filepath.Join(double, "bin", "trtmc"),
-		"QUAL_TRTMC_SERVE_PYTHON": servingPython(t, python, double)}
+	tg.Overrides = map[string]string{"python": python, "trtmc_binary": filepath.Join(double, "bin", "trtmc"),
+		"serve_python": servingPython(t, python, double)}
 	extra := []string{"TRTMC_DOUBLE_NATIVE=" + filepath.Join(bin, "trtmc-native"), "TRTMC_DOUBLE_SERVER=" + filepath.Join(bin, "trtmc-server")}
 	for _, c := range []struct{ profile, family, testcase, task string }{
 		{"procdiff-small", "procdiff", "", "image_generation"},
 		{"sphinx-en-us", "sphinx", "", "transcription"},
 	} {
 		t.Run(c.profile, func(t *testing.T) {
-			runDouble(t, tg, env, extra, double, c.profile, c.family, c.task)
+			runDouble(t, tg, extra, double, c.profile, c.family, c.task)
 		})
 	}
 }
 
-func runDouble(t *testing.T, tg *Target, base map[string]string, extra []string, double, profile, family, taskString string) {
+func runDouble(t *testing.T, tg *Target, extra []string, double, profile, family, taskString string) {
 	var m struct {
 		Bundle    string `json:"bundle"`
 		Testcases []struct {
@@ -72,7 +72,7 @@ func runDouble(t *testing.T, tg *Target, base map[string]string, extra []string,
 	if err != nil {
 		t.Fatal(err)
 	}
-	step, err := tg.NewStep(func(k string) string { return base[k] }, tg.CheckpointValues(&read, read.Testcases[0], work), labelled(t))
+	step, err := tg.NewStep(tg.CheckpointValues(&read, read.Testcases[0], work), labelled(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,8 +42,8 @@ type Step struct {
 
 // NewStep fills the target's own values (defaults, QUAL_TRTMC_* overrides) and the checkpoint's:
 // profile, testcase, family_dir, bundle_name and work.
-func (t *Target) NewStep(getenv func(string) string, checkpoint map[string]string, run Runner) (*Step, error) {
-	v := t.Values(getenv)
+func (t *Target) NewStep(checkpoint map[string]string, run Runner) (*Step, error) {
+	v := t.Values()
 	for k, x := range checkpoint {
 		v[k] = x
 	}
@@ -171,8 +171,8 @@ func (s *Step) Gate(ctx context.Context, cases []string) (GateReport, string, er
 // interpreter and native CLI its commands name, and a serving image (named, or a Dockerfile in
 // the checkout, which the harness builds). A target without serving (older TRTMC) needs no image. The
 // harness keeps every row planned with this reason: nothing is claimed from a machine that lacks them.
-func (t *Target) Missing(getenv func(string) string) string {
-	v := t.Values(getenv)
+func (t *Target) Missing() string {
+	v := t.Values()
 	if py := v["python"]; py != "" {
 		if _, err := exec.LookPath(py); err != nil {
 			return fmt.Sprintf("planned: the target's Python %q is not on this machine (set QUAL_TRTMC_PYTHON)", py)

@@ -45,6 +45,9 @@ type Target struct {
 
 	Root string `yaml:"-"` // directory manifests resolve against
 	Path string `yaml:"-"`
+	// Overrides replace Placeholders' defaults by name; harness/config fills them from
+	// QUAL_TRTMC_<NAME> (QUAL_TRTMC_PYTHON for {python}).
+	Overrides map[string]string `yaml:"-"`
 }
 
 // Server is the serving side.
@@ -159,13 +162,13 @@ func (t *Target) ManifestPaths() ([]string, error) {
 	return out, nil
 }
 
-// Values are the target's own placeholders: the defaults in the file, each overridden by
-// QUAL_TRTMC_<NAME> from getenv (e.g. QUAL_TRTMC_PYTHON for {python}), plus {root}.
-func (t *Target) Values(getenv func(string) string) map[string]string {
+// Values are the target's own placeholders: the defaults in the file, each replaced by its
+// override (QUAL_TRTMC_<NAME>, read by harness/config), plus {root}.
+func (t *Target) Values() map[string]string {
 	out := map[string]string{"root": t.Root}
 	for k, v := range t.Placeholders {
-		if env := getenv("QUAL_TRTMC_" + strings.ToUpper(k)); env != "" {
-			v = env
+		if o := t.Overrides[k]; o != "" {
+			v = o
 		}
 		out[k] = strings.ReplaceAll(v, "{root}", t.Root) // defaults may name paths in the checkout
 	}

@@ -47,10 +47,10 @@ func TestTRTMCTargetsCiteTheirSources(t *testing.T) {
 	}
 }
 
-func TestValuesTakeEnvironmentOverrides(t *testing.T) {
+func TestValuesTakeOverrides(t *testing.T) {
 	tg := &Target{Root: "/r", Placeholders: map[string]string{"python": "python3", "image": ""}}
-	env := map[string]string{"QUAL_TRTMC_PYTHON": "/venv/bin/python"}
-	v := tg.Values(func(k string) string { return env[k] })
+	tg.Overrides = map[string]string{"python": "/venv/bin/python"}
+	v := tg.Values()
 	if v["python"] != "/venv/bin/python" || v["image"] != "" || v["root"] != "/r" {
 		t.Fatalf("values %v", v)
 	}
@@ -158,7 +158,8 @@ func TestImageBuildExpandsPlaceholdersUnderTheCheckout(t *testing.T) {
 	if err != nil || tg.Server.ImageBuild == nil {
 		t.Fatalf("trtmc.yaml names no image_build: %v", err)
 	}
-	v := tg.Values(func(k string) string { return map[string]string{"QUAL_TRTMC_CUDA_IMAGE": "base:1"}[k] })
+	tg.Overrides = map[string]string{"cuda_image": "base:1"}
+	v := tg.Values()
 	b, err := tg.Server.ImageBuild.Expanded(tg.Root, v)
 	if err != nil || b.Dockerfile != "/co/Dockerfile" || b.Context != "/co" || b.Args["CUDA_IMAGE"] != "base:1" {
 		t.Fatalf("%+v %v", b, err)
@@ -175,48 +176,49 @@ func TestMissingNamesWhatTheMachineLacks(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := map[string]string{}
-	get := func(k string) string { return env[k] }
-	if why := tg.Missing(get); !strings.Contains(why, "build/trtmc is not built") {
+	tg.Overrides = env
+	if why := tg.Missing(); !strings.Contains(why, "build/trtmc is not built") {
 		t.Errorf("no checkout built: %q", why)
 	}
 	bin := filepath.Join(dir, "trtmc")
 	os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755)
-	env["QUAL_TRTMC_TRTMC_BINARY"] = bin
-	env["QUAL_TRTMC_PYTHON"] = "no-such-python-here"
-	if why := tg.Missing(get); !strings.Contains(why, "no-such-python-here") {
+	env["trtmc_binary"] = bin
+	env["python"] = "no-such-python-here"
+	if why := tg.Missing(); !strings.Contains(why, "no-such-python-here") {
 		t.Errorf("missing python: %q", why)
 	}
-	env["QUAL_TRTMC_PYTHON"] = "sh"
-	if why := tg.Missing(get); !strings.Contains(why, "no serving image") {
+	env["python"] = "sh"
+	if why := tg.Missing(); !strings.Contains(why, "no serving image") {
 		t.Errorf("no image and no Dockerfile: %q", why)
 	}
 	os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte("FROM scratch\n"), 0o644)
-	if why := tg.Missing(get); !strings.Contains(why, "no apps/perf_serving/requirements.txt") || !strings.Contains(why, "QUAL_TRTMC_IMAGE") {
+	if why := tg.Missing(); !strings.Contains(why, "no apps/perf_serving/requirements.txt") || !strings.Contains(why, "QUAL_TRTMC_IMAGE") {
 		t.Errorf("a Dockerfile but no serving requirements to install on its image: %q", why)
 	}
 	os.MkdirAll(filepath.Join(dir, "apps", "perf_serving"), 0o755)
 	os.WriteFile(filepath.Join(dir, "apps", "perf_serving", "requirements.txt"), []byte("fastapi\n"), 0o644)
-	if why := tg.Missing(get); why != "" {
+	if why := tg.Missing(); why != "" {
 		t.Errorf("the checkout's Dockerfile is built by the harness: %q", why)
 	}
-	env["QUAL_TRTMC_CUDA_IMAGE"] = "{reference_server_image}" // a build arg the plan fills in (make qualify-trtmc-double)
-	if why := tg.Missing(get); why != "" {
+	env["cuda_image"] = "{reference_server_image}" // a build arg the plan fills in (make qualify-trtmc-double)
+	if why := tg.Missing(); why != "" {
 		t.Errorf("a build arg the plan expands later: %q", why)
 	}
-	delete(env, "QUAL_TRTMC_CUDA_IMAGE")
-	env["QUAL_TRTMC_DOCKERFILE"] = "Dockerfile.dev.x86"
-	if why := tg.Missing(get); !strings.Contains(why, "no Dockerfile.dev.x86") {
+	delete(env, "cuda_image")
+	env["dockerfile"] = "Dockerfile.dev.x86"
+	if why := tg.Missing(); !strings.Contains(why, "no Dockerfile.dev.x86") {
 		t.Errorf("a chosen Dockerfile the checkout lacks: %q", why)
 	}
-	delete(env, "QUAL_TRTMC_DOCKERFILE")
+	delete(env, "dockerfile")
 	os.Remove(filepath.Join(dir, "Dockerfile"))
-	env["QUAL_TRTMC_IMAGE"] = "registry.example/trtmc-serving:abc"
-	if why := tg.Missing(get); why != "" {
+	env["image"] = "registry.example/trtmc-serving:abc"
+	if why := tg.Missing(); why != "" {
 		t.Errorf("everything present: %q", why)
 	}
 	older, _ := Read(filepath.Join(repoRoot(), "suites", "targets", "trtmc-older.yaml"), dir)
-	delete(env, "QUAL_TRTMC_IMAGE")
-	if why := older.Missing(get); why != "" {
+	older.Overrides = env
+	delete(env, "image")
+	if why := older.Missing(); why != "" {
 		t.Errorf("the older target has no serving and needs no image: %q", why)
 	}
 }

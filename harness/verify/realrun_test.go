@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/attest"
-	"github.com/trtmc-qual/trtmc-qual/harness/parity"
+	"github.com/trtmc-qual/trtmc-qual/harness/config/machine"
 	"github.com/trtmc-qual/trtmc-qual/harness/report"
 )
 
@@ -146,7 +146,7 @@ func containsAll(problems []string, parts ...string) bool {
 // second implementation, as the attest tests do on a small run.
 func TestPythonVerifiesTheRealRun(t *testing.T) {
 	run := realRun(t)
-	py, err := parity.Python(os.Getenv)
+	py, err := machine.ParityFromEnv(os.Getenv)
 	if err != nil {
 		t.Fatal(err)
 	}

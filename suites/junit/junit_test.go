@@ -14,7 +14,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/parity"
+	"github.com/trtmc-qual/trtmc-qual/harness/config/machine"
 )
 
 var stageLabels = []string{"asr", "t2i", "audioqa"}
@@ -99,7 +99,7 @@ func TestFailedSetupIsAnError(t *testing.T) {
 }
 
 func TestJUnitReadByRealConsumers(t *testing.T) {
-	py, err := parity.Python(os.Getenv)
+	py, err := machine.ParityFromEnv(os.Getenv)
 	if err != nil {
 		t.Fatal(err)
 	}

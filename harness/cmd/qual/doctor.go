@@ -50,11 +50,7 @@ func runDoctor(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cache := cfg.Cache
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "trtmc-qual")
-	}
+	cache := cfg.Cache // harness/config defaults it
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	dockerRoot, findings := dockerFindings(ctx)
@@ -64,7 +60,7 @@ func runDoctor(ctx context.Context, args []string, stdout io.Writer) error {
 	findings = append(findings, whisperFindings(ctx, cfg.Root, cache, cfg.WhisperPython)...)
 	findings = append(findings, signingKeyFinding(cache, cfg.SigningKey != ""))
 	if t.Kind.InCheckout() {
-		values := t.Values(os.Getenv)
+		values := t.Values()
 		findings = append(findings, trtmcFindings(values)...)
 		if g := values["gpu"]; g != "" && g != "none" {
 			*gpu = true

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"io"
 	"io/fs"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/attest"
+	"github.com/trtmc-qual/trtmc-qual/harness/config/machine"
 )
 
 // localKeyName is the pair `qual sign` creates under the cache directory on first use when no
@@ -51,11 +51,11 @@ func signingKey(keyFile string, stdout io.Writer) ([]byte, string, error) {
 		}
 		return key, "key file " + keyFile, nil
 	}
-	machine, err := config.MachineFromEnv(os.Getenv)
+	m, err := machine.FromEnv(os.Getenv)
 	if err != nil {
 		return nil, "", err
 	}
-	if env := machine.SigningKey; env != "" {
+	if env := m.SigningKey; env != "" {
 		if !strings.Contains(env, "-----BEGIN") {
 			return nil, "", errors.New("QUAL_SIGNING_KEY must hold a PEM private key, not a path (use --key for a path)")
 		}
@@ -90,6 +90,6 @@ func localKeyPath() (string, error) {
 
 // cacheDir is the machine's cache (harness/config): keys, the built binaries, venvs.
 func cacheDir() (string, error) {
-	m, err := config.MachineFromEnv(os.Getenv)
+	m, err := machine.FromEnv(os.Getenv)
 	return m.Cache, err
 }
