@@ -123,7 +123,7 @@ func corpusValue(units []stats.Unit) float64 {
 func GoldWERUnits(items []family.GateItem) ([]stats.Unit, error) {
 	var units []stats.Unit
 	for _, it := range items {
-		u := metrics.ScoreUtterance(metrics.Pair{ID: it.ID, Reference: it.Gold, Hyp: it.Output}, metrics.GoldWER(), metrics.UnitCosts())
+		u := metrics.ScoreUtterance(metrics.Pair{ID: it.ID, Expected: it.Gold, Hyp: it.Output}, metrics.GoldWER(), metrics.UnitCosts())
 		if u.Words.RefWords() == 0 {
 			return nil, fmt.Errorf("clip %s has no gold words", it.ID)
 		}

@@ -32,7 +32,7 @@ var ErrNothingInCommon = errors.New("no checkpoint in common")
 var ErrUsage = errors.New("usage")
 
 // Declared accuracy margins. WER follows TRTMC's ASR margin, max(0.3 points, 5% of the base).
-// Images are judged on mean SSIM against the family's reference PNGs, not mean PSNR: identical
+// Images are judged on mean SSIM against the family's expected PNGs, not mean PSNR: identical
 // images (the reference target's normal case) have PSNR +Inf, so a mean PSNR is undefined.
 const (
 	werMarginPoints   = 0.003

@@ -177,6 +177,12 @@ func FromEnv(getenv func(string) string, environ []string, wd string) (Config, e
 	return c, errors.Join(errs...)
 }
 
+// MachineFromEnv is the machine's part of the configuration alone (the cache, the signing key),
+// for the commands that run outside a checkout: qual sign, and qual verify's key lookup.
+func MachineFromEnv(getenv func(string) string) (machine.Machine, error) {
+	return machine.FromEnv(getenv)
+}
+
 // Load reads the configuration from this process's environment.
 func Load() (Config, error) {
 	wd, err := os.Getwd()

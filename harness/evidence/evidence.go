@@ -24,8 +24,10 @@ import (
 // does, so that older runs are refused by name ("schema 1, this qual reads 2") rather than
 // failing later as a confusing mismatch. 2: task.Audio.SHA256 (records' input_sha256, the
 // workload's AudioSHA) hashes a clip whose samples are all 16-bit values as its PCM16 bytes
-// ("pcm-s16le:..."); schema 1 hashed every clip's float32 samples ("pcm-f32le:...").
-const SchemaVersion = 2
+// ("pcm-s16le:..."); schema 1 hashed every clip's float32 samples ("pcm-f32le:..."). 3: a gate
+// item's comparison output is "expected" and the upstream figures are "wer_vs_upstream" and
+// "upstream_mismatches"; schema 2 called all three "reference", which also names the target.
+const SchemaVersion = 3
 
 // Evidence is one run.
 type Evidence struct {
@@ -276,7 +278,7 @@ func Assemble(runDir string) (Evidence, error) {
 func GoldPairs(outputs []Output) []metrics.Pair {
 	pairs := make([]metrics.Pair, 0, len(outputs))
 	for _, o := range outputs {
-		pairs = append(pairs, metrics.Pair{ID: o.RequestID, Reference: o.Gold, Hyp: o.HTTPOutput})
+		pairs = append(pairs, metrics.Pair{ID: o.RequestID, Expected: o.Gold, Hyp: o.HTTPOutput})
 	}
 	return pairs
 }

@@ -43,8 +43,8 @@ func TestSCLITECostsPreferDeleteInsertOverTwoSubs(t *testing.T) {
 
 func TestCorpusWERIsSummedNotAveraged(t *testing.T) {
 	pairs := []Pair{
-		{ID: "long", Reference: "a b c d e f g h i j", Hyp: "a b c d e f g h i j"},
-		{ID: "short", Reference: "k", Hyp: "z"},
+		{ID: "long", Expected: "a b c d e f g h i j", Hyp: "a b c d e f g h i j"},
+		{ID: "short", Expected: "k", Hyp: "z"},
 	}
 	s := Score(pairs, Identity(), UnitCosts())
 	wer, err := s.WER()
@@ -57,11 +57,11 @@ func TestCorpusWERIsSummedNotAveraged(t *testing.T) {
 }
 
 func TestEmptyReferenceRule(t *testing.T) {
-	both := Score([]Pair{{Reference: "", Hyp: ""}}, Identity(), UnitCosts())
+	both := Score([]Pair{{Expected: "", Hyp: ""}}, Identity(), UnitCosts())
 	if wer, err := both.WER(); err != nil || wer != 0 {
 		t.Errorf("empty vs empty: WER=%v err=%v, want 0 <nil>", wer, err)
 	}
-	ins := Score([]Pair{{Reference: "", Hyp: "spurious words"}}, Identity(), UnitCosts())
+	ins := Score([]Pair{{Expected: "", Hyp: "spurious words"}}, Identity(), UnitCosts())
 	if _, err := ins.WER(); !errors.Is(err, ErrEmptyReference) {
 		t.Errorf("empty reference with insertions: err=%v, want ErrEmptyReference", err)
 	}
@@ -69,14 +69,14 @@ func TestEmptyReferenceRule(t *testing.T) {
 		t.Errorf("empty reference CER: err=%v, want ErrEmptyReference", err)
 	}
 	// An empty reference inside a non-empty corpus contributes its insertions only.
-	mixed := Score([]Pair{{Reference: "", Hyp: "x"}, {Reference: "a b", Hyp: "a b"}}, Identity(), UnitCosts())
+	mixed := Score([]Pair{{Expected: "", Hyp: "x"}, {Expected: "a b", Hyp: "a b"}}, Identity(), UnitCosts())
 	if wer, err := mixed.WER(); err != nil || wer != 0.5 {
 		t.Errorf("mixed corpus: WER=%v err=%v, want 0.5", wer, err)
 	}
 }
 
 func TestCERAndNED(t *testing.T) {
-	u := ScoreUtterance(Pair{Reference: "Hello World", Hyp: "hello word"}, TRTMCFamily(), UnitCosts())
+	u := ScoreUtterance(Pair{Expected: "Hello World", Hyp: "hello word"}, TRTMCFamily(), UnitCosts())
 	if u.CharDistance != 1 || u.RefChars != 11 {
 		t.Fatalf("char distance %d over %d, want 1 over 11", u.CharDistance, u.RefChars)
 	}
@@ -98,7 +98,7 @@ func TestCERAndNED(t *testing.T) {
 }
 
 func TestMaxNEDIsTheWorstUtterance(t *testing.T) {
-	s := Score([]Pair{{Reference: "same", Hyp: "same"}, {Reference: "abcd", Hyp: "abcx"}}, Identity(), UnitCosts())
+	s := Score([]Pair{{Expected: "same", Hyp: "same"}, {Expected: "abcd", Hyp: "abcx"}}, Identity(), UnitCosts())
 	if s.MaxNED() != 0.25 {
 		t.Fatalf("MaxNED = %v, want 0.25", s.MaxNED())
 	}

@@ -34,9 +34,9 @@ func BenchmarkSSIM1024RGB(b *testing.B) {
 func benchPairs(n int) []Pair {
 	pairs := randomPairs(n, 42, false)
 	for i := range pairs { // trim to ~20 words, the size the goal names
-		ref := Identity().Tokens(pairs[i].Reference)
+		ref := Identity().Tokens(pairs[i].Expected)
 		hyp := Identity().Tokens(pairs[i].Hyp)
-		pairs[i].Reference = joinFirst(ref, 20)
+		pairs[i].Expected = joinFirst(ref, 20)
 		pairs[i].Hyp = joinFirst(hyp, 20)
 	}
 	return pairs

@@ -66,7 +66,7 @@ func randomPairs(n int, seed uint64, allowEmptyRef bool) []Pair {
 		default:
 			hyp = perturb(rng, ref, shared, disjoint)
 		}
-		pairs[i] = Pair{ID: fmt.Sprintf("spk%03d_u%05d", i%50, i), Reference: strings.Join(ref, " "), Hyp: strings.Join(hyp, " ")}
+		pairs[i] = Pair{ID: fmt.Sprintf("spk%03d_u%05d", i%50, i), Expected: strings.Join(ref, " "), Hyp: strings.Join(hyp, " ")}
 	}
 	return pairs
 }
@@ -99,7 +99,7 @@ func scliteCounts(t *testing.T, pairs []Pair) map[string]Counts {
 	dir := t.TempDir()
 	var ref, hyp strings.Builder
 	for _, p := range pairs {
-		fmt.Fprintf(&ref, "%s (%s)\n", p.Reference, p.ID)
+		fmt.Fprintf(&ref, "%s (%s)\n", p.Expected, p.ID)
 		fmt.Fprintf(&hyp, "%s (%s)\n", p.Hyp, p.ID)
 	}
 	refPath, hypPath := filepath.Join(dir, "ref.trn"), filepath.Join(dir, "hyp.trn")
@@ -134,11 +134,11 @@ func TestSCLITEParity(t *testing.T) {
 	var ours, theirs Counts
 	mismatched := 0
 	for _, p := range pairs {
-		got := AlignWords(Identity().Tokens(p.Reference), Identity().Tokens(p.Hyp), SCLITECosts())
+		got := AlignWords(Identity().Tokens(p.Expected), Identity().Tokens(p.Hyp), SCLITECosts())
 		ours, theirs = ours.Add(got), theirs.Add(want[p.ID])
 		if got != want[p.ID] && mismatched < 5 {
 			mismatched++
-			t.Errorf("%s: ours %+v, sclite %+v\nREF: %s\nHYP: %s", p.ID, got, want[p.ID], p.Reference, p.Hyp)
+			t.Errorf("%s: ours %+v, sclite %+v\nREF: %s\nHYP: %s", p.ID, got, want[p.ID], p.Expected, p.Hyp)
 		}
 	}
 	if ours != theirs {
@@ -153,7 +153,7 @@ func TestJiwerParity(t *testing.T) {
 	var in bytes.Buffer
 	enc := json.NewEncoder(&in)
 	for _, p := range pairs {
-		must(t, enc.Encode(map[string]string{"ref": p.Reference, "hyp": p.Hyp}))
+		must(t, enc.Encode(map[string]string{"ref": p.Expected, "hyp": p.Hyp}))
 	}
 	cmd := exec.Command(py, "testdata/jiwer_counts.py")
 	cmd.Stdin = &in
@@ -174,7 +174,7 @@ func TestJiwerParity(t *testing.T) {
 	for i, p := range pairs {
 		var want Counts
 		fmt.Sscan(lines[i], &want.Hits, &want.Subs, &want.Dels, &want.Ins)
-		got := AlignWords(Identity().Tokens(p.Reference), Identity().Tokens(p.Hyp), UnitCosts())
+		got := AlignWords(Identity().Tokens(p.Expected), Identity().Tokens(p.Hyp), UnitCosts())
 		ours, theirs = ours.Add(got), theirs.Add(want)
 		if got.Errors() != want.Errors() || got.RefWords() != want.RefWords() {
 			t.Errorf("%s: ours %+v (errors %d), jiwer %+v (errors %d)", p.ID, got, got.Errors(), want, want.Errors())

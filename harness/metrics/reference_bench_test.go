@@ -26,7 +26,7 @@ func BenchmarkWERVersusSCLITE(b *testing.B) {
 	dir := b.TempDir()
 	var ref, hyp strings.Builder
 	for _, p := range pairs {
-		fmt.Fprintf(&ref, "%s (%s)\n", p.Reference, p.ID)
+		fmt.Fprintf(&ref, "%s (%s)\n", p.Expected, p.ID)
 		fmt.Fprintf(&hyp, "%s (%s)\n", p.Hyp, p.ID)
 	}
 	refPath, hypPath := filepath.Join(dir, "ref.trn"), filepath.Join(dir, "hyp.trn")

@@ -7,11 +7,13 @@ import (
 	"github.com/agnivade/levenshtein"
 )
 
-// Pair is one utterance: the reference and the hypothesis transcript, as raw text.
+// Pair is one utterance as raw text: the hypothesis and the transcript it is scored against
+// (jiwer's "reference": a gold text or an upstream transcript, so named Expected here, where
+// "reference" would also name the reference target).
 type Pair struct {
-	ID        string
-	Reference string
-	Hyp       string
+	ID       string
+	Expected string
+	Hyp      string
 }
 
 // UtteranceScore is one utterance's alignment and character distance after normalization.
@@ -67,9 +69,9 @@ func Score(pairs []Pair, norm Normalizer, model CostModel) CorpusScore {
 
 // ScoreUtterance aligns one pair after normalizing both sides with norm.
 func ScoreUtterance(p Pair, norm Normalizer, model CostModel) UtteranceScore {
-	ref, hyp := norm.Tokens(p.Reference), norm.Tokens(p.Hyp)
+	ref, hyp := norm.Tokens(p.Expected), norm.Tokens(p.Hyp)
 	u := UtteranceScore{ID: p.ID, Words: AlignWords(ref, hyp, model)}
-	u.RefNormalized, u.HypNormalized = norm.Text(p.Reference), norm.Text(p.Hyp)
+	u.RefNormalized, u.HypNormalized = norm.Text(p.Expected), norm.Text(p.Hyp)
 	u.CharDistance = levenshtein.ComputeDistance(u.RefNormalized, u.HypNormalized)
 	u.RefChars = len([]rune(u.RefNormalized))
 	u.NED = NED(u.RefNormalized, u.HypNormalized)

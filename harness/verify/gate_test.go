@@ -28,7 +28,7 @@ func pinnedRoot(t *testing.T) string {
 // pinned prompt (a path, a made-up id) fails the row naming it.
 func TestT2IInputIDMustBeAPinnedPrompt(t *testing.T) {
 	root := pinnedRoot(t)
-	tc := manifest.Testcase{Name: "c", Dataset: "golden/t2i/prompts.jsonl", Reference: "golden/t2i/ref"}
+	tc := manifest.Testcase{Name: "c", Dataset: "golden/t2i/prompts.jsonl", Expected: "golden/t2i/ref"}
 	for _, id := range []string{"../../../etc/x", "p99"} {
 		r := evidence.Result{
 			Gate:    &family.GateResult{Items: []family.GateItem{{ID: id, Output: "sha"}}, Figures: map[string]float64{}},
@@ -50,7 +50,7 @@ func TestManifestIsThePinnedOneForTheProfile(t *testing.T) {
 	dir := filepath.Join(root, "native", "families", "procdiff", "manifests")
 	os.MkdirAll(dir, 0o755)
 	pinned := `{"name": "pd", "bundle": "pd.bundle", "family": "procdiff", "task": "image_generation", "precision": "fp32",
-		"testcases": [{"name": "c", "dataset": "golden/t2i/prompts.jsonl", "reference": "golden/t2i/pd"}]}`
+		"testcases": [{"name": "c", "dataset": "golden/t2i/prompts.jsonl", "expected": "golden/t2i/pd"}]}`
 	os.WriteFile(filepath.Join(dir, "pd.json"), []byte(pinned), 0o644)
 	forged := filepath.Join(t.TempDir(), "pd.json")
 	os.WriteFile(forged, []byte(pinned), 0o644)
@@ -84,7 +84,7 @@ func TestDatasetIsThePinnedManifests(t *testing.T) {
 	dir := filepath.Join(root, "native", "families", "procdiff", "manifests")
 	os.MkdirAll(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, "pd.json"), []byte(`{"name": "pd", "bundle": "pd.bundle", "family": "procdiff", "task": "image_generation", "precision": "fp32",
-		"testcases": [{"name": "c", "dataset": "golden/t2i/prompts.jsonl", "reference": "golden/t2i/pd"}]}`), 0o644)
+		"testcases": [{"name": "c", "dataset": "golden/t2i/prompts.jsonl", "expected": "golden/t2i/pd"}]}`), 0o644)
 	os.WriteFile(filepath.Join(root, "golden", "t2i", "easy.jsonl"), []byte(`{"id": "p01", "prompt": "x", "seed": 1}`+"\n"), 0o644)
 	sum := func(rel string) string {
 		s, err := pinned.FileSHA256(filepath.Join(root, rel))
@@ -124,7 +124,7 @@ func TestPinnedProfileIsAReferenceRow(t *testing.T) {
 	dir := filepath.Join(root, "native", "families", "procdiff", "manifests")
 	os.MkdirAll(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, "pd.json"), []byte(`{"name": "pd", "bundle": "pd.bundle", "family": "procdiff", "task": "image_generation", "precision": "fp32",
-		"testcases": [{"name": "c", "dataset": "golden/t2i/prompts.jsonl", "reference": "golden/t2i/pd"}]}`), 0o644)
+		"testcases": [{"name": "c", "dataset": "golden/t2i/prompts.jsonl", "expected": "golden/t2i/pd"}]}`), 0o644)
 	run := t.TempDir()
 	wd := filepath.Join(run, "t2i", "pd", "work")
 	os.MkdirAll(wd, 0o755)
@@ -169,7 +169,7 @@ func asrRoot(t *testing.T, gold string) (pins, manifest.Testcase) {
 	os.MkdirAll(filepath.Join(root, "golden", "asr"), 0o755)
 	os.WriteFile(filepath.Join(root, "golden", "asr", "d.json"), []byte(`{"clips": [{"id": "c1", "gold": "`+gold+`"}]}`), 0o644)
 	os.WriteFile(filepath.Join(root, "golden", "asr", "ref.json"), []byte(`{"transcripts": [{"id": "c1", "text": "`+gold+`"}]}`), 0o644)
-	return pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, manifest.Testcase{Name: "c", Dataset: "golden/asr/d.json", Reference: "golden/asr/ref.json"}
+	return pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, manifest.Testcase{Name: "c", Dataset: "golden/asr/d.json", Expected: "golden/asr/ref.json"}
 }
 
 // TestASRGateBoundsNeedTheirFigures: a pinned bound whose figure is neither recomputed nor
@@ -178,7 +178,7 @@ func asrRoot(t *testing.T, gold string) (pins, manifest.Testcase) {
 func TestASRGateBoundsNeedTheirFigures(t *testing.T) {
 	p, tc := asrRoot(t, "hello")
 	r := evidence.Result{Gate: &family.GateResult{Family: "other",
-		Items:   []family.GateItem{{ID: "c1", Output: "hello", Reference: "hello", Gold: "hello"}},
+		Items:   []family.GateItem{{ID: "c1", Output: "hello", Expected: "hello", Gold: "hello"}},
 		Figures: map[string]float64{"gold_wer": 0, "gold_cer": 0, "clips": 1}}}
 	report, got := collect()
 	fails := checkASRGate(p, "asr/p", tc, manifest.Thresholds{Overrides: map[string]float64{"gold_wer": 0.1, "own_wer": 0.2}}, r, report)
@@ -192,7 +192,7 @@ func TestASRGateBoundsNeedTheirFigures(t *testing.T) {
 	}
 
 	p, tc = asrRoot(t, "")
-	r.Gate.Items[0].Reference, r.Gate.Items[0].Gold = "", ""
+	r.Gate.Items[0].Expected, r.Gate.Items[0].Gold = "", ""
 	report, got = collect()
 	fails = checkASRGate(p, "asr/p", tc, manifest.Thresholds{Overrides: map[string]float64{"gold_wer": 0.1}}, r, report)
 	if !containsAll(*got, "gate figure gold_wer not computable from the stored transcripts") || !containsAll(fails, "gold_wer not computable") {
@@ -204,7 +204,7 @@ func TestASRGateBoundsNeedTheirFigures(t *testing.T) {
 // recomputes fails; a family-validated row (gate only, by design) does not.
 func TestT2IQualifiedRowNeedsServedImages(t *testing.T) {
 	root := pinnedRoot(t)
-	tc := manifest.Testcase{Name: "c", Dataset: "golden/t2i/prompts.jsonl", Reference: "golden/t2i/ref"}
+	tc := manifest.Testcase{Name: "c", Dataset: "golden/t2i/prompts.jsonl", Expected: "golden/t2i/ref"}
 	r := evidence.Result{Status: evidence.StatusQualified,
 		Gate: &family.GateResult{Passed: true, Items: []family.GateItem{{ID: "p01", Output: "sha"}}, Figures: map[string]float64{"psnr_min_db": 99, "ssim_min": 1}}}
 	report, got := collect()

@@ -59,7 +59,7 @@ type qaGateCase struct {
 }
 
 // TestAudioQAGateIsRecomputed: verify recomputes the stage-9 gate from its stored answers and
-// the pins (golden/audioqa pairs, the upstream transcripts of tc.Reference, the pinned
+// the pins (golden/audioqa pairs, the upstream transcripts of tc.Expected, the pinned
 // thresholds): the real gate passes; a gate figure or verdict it did not earn, an item missing,
 // extra, duplicated, or with another reference or gold, and a served answer other than the
 // gate's for its pair are each reported.
@@ -70,36 +70,36 @@ func TestAudioQAGateIsRecomputed(t *testing.T) {
 		t.Fatalf("the real sphinxqa-an4-l0 gate is refused: %v", got)
 	}
 	// Pair cards-002-word_count (item 4, not served; kind word_count, 5 of the 20 pairs) was
-	// answered "4", its reference answer and its gold: a wrong answer there costs one pair of 20
-	// overall and one of 5 of its kind, and is one reference mismatch.
+	// answered "4", its expected answer and its gold: a wrong answer there costs one pair of 20
+	// overall and one of 5 of its kind, and is one upstream mismatch.
 	wrongAnswer := func(r *evidence.Result) { r.Gate.Items[4].Output, r.Gate.Items[4].Passed = "5", false }
 	for _, c := range []qaGateCase{
 		{"the gate said to be another family's", func(r *evidence.Result) { r.Gate.Family = "whisperqa" },
 			[]string{where + `gate of family "whisperqa": verify recomputes only the sphinxqa gate on stage 9`}, false},
 		{"a figure raised", func(r *evidence.Result) { r.Gate.Figures["answer_accuracy"] = 0.85 },
-			[]string{where + "gate figure answer_accuracy recomputed 0.8 from the stored outputs and pinned references, evidence says 0.85"}, true},
+			[]string{where + "gate figure answer_accuracy recomputed 0.8 from the stored outputs and pinned upstream transcripts, evidence says 0.85"}, true},
 		{"a figure the gate does not compute recorded", func(r *evidence.Result) { r.Gate.Figures["accuracy_weather"] = 1 },
 			[]string{where + "gate figure accuracy_weather = 1 is recorded, but the audio-QA gate computes no such figure"}, true},
 		{"the verdict kept passed over a failing figure", func(r *evidence.Result) {
 			wrongAnswer(r)
 			f := r.Gate.Figures // recomputed as the family would, so only the verdict is forged
-			f["reference_mismatches"], f["answer_accuracy"], f["accuracy_word_count"] = 1, 0.75, 0.6
-		}, []string{where + "gate recorded as passed=true; recomputed figures against the pinned thresholds say fail: answer_accuracy 0.7500 < 0.8; reference_mismatches 1 > 0"}, true},
+			f["upstream_mismatches"], f["answer_accuracy"], f["accuracy_word_count"] = 1, 0.75, 0.6
+		}, []string{where + "gate recorded as passed=true; recomputed figures against the pinned thresholds say fail: answer_accuracy 0.7500 < 0.8; upstream_mismatches 1 > 0"}, true},
 		{"an item's answer changed, figures kept", wrongAnswer,
-			[]string{where + "gate figure reference_mismatches recomputed 1 from the stored outputs and pinned references, evidence says 0"}, false},
+			[]string{where + "gate figure upstream_mismatches recomputed 1 from the stored outputs and pinned upstream transcripts, evidence says 0"}, false},
 		{"an item's answer changed, its verdict kept", func(r *evidence.Result) { r.Gate.Items[4].Output = "5" },
-			[]string{where + `gate pair cards-002-word_count: item recorded as passed=true, but its answer "5" vs the reference answer "4" says false`}, false},
+			[]string{where + `gate pair cards-002-word_count: item recorded as passed=true, but its answer "5" vs the expected answer "4" says false`}, false},
 		{"an item removed", func(r *evidence.Result) { r.Gate.Items = r.Gate.Items[1:] },
 			[]string{where + "gate has no item for pinned pair cards-001-word_count of " + pairs}, false},
 		{"an item duplicated", func(r *evidence.Result) { r.Gate.Items = append(r.Gate.Items, r.Gate.Items[0]) },
 			[]string{where + "gate has 2 items for pair cards-001-word_count, one expected"}, true},
 		{"an item for no pinned pair", func(r *evidence.Result) {
-			r.Gate.Items = append(r.Gate.Items, family.GateItem{ID: "forged", Output: "yes", Reference: "yes", Passed: true})
+			r.Gate.Items = append(r.Gate.Items, family.GateItem{ID: "forged", Output: "yes", Expected: "yes", Passed: true})
 		}, []string{where + "gate item forged is not a pair pinned in " + pairs}, true},
-		{"an item's reference answer changed", func(r *evidence.Result) { r.Gate.Items[0].Reference = "4" },
-			[]string{where + `gate pair cards-001-word_count: stored reference answer "4" / gold "3" are not the reader's "3" on the pinned golden/asr/sphinx-an4-l0/reference.json transcript of clip cards-001 / the pinned ` + pairs + ` gold "3"`}, true},
+		{"an item's expected answer changed", func(r *evidence.Result) { r.Gate.Items[0].Expected = "4" },
+			[]string{where + `gate pair cards-001-word_count: stored expected answer "4" / gold "3" are not the reader's "3" on the pinned golden/asr/sphinx-an4-l0/upstream.json transcript of clip cards-001 / the pinned ` + pairs + ` gold "3"`}, true},
 		{"an item's gold changed", func(r *evidence.Result) { r.Gate.Items[0].Gold = "4" },
-			[]string{where + `gate pair cards-001-word_count: stored reference answer "3" / gold "4" are not the reader's "3"`}, true},
+			[]string{where + `gate pair cards-001-word_count: stored expected answer "3" / gold "4" are not the reader's "3"`}, true},
 		{"a served answer other than the gate's", func(r *evidence.Result) { r.Outputs[0].HTTPOutput, r.Outputs[0].Native = "4", "4" },
 			[]string{where + `request r1 (pair cards-001-word_count): served answer "4" with gold "3"; the gate's answer for that pair is "3" and the pinned gold "3"`}, true},
 		{"a served answer for no gate pair", func(r *evidence.Result) { r.Outputs[1].InputID = "forged" },

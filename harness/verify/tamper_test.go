@@ -394,13 +394,13 @@ func tampers() []tamper {
 					rescoreASRGate(g)
 				})
 			}},
-		{name: "gate reference transcript replaced in the evidence", forged: true,
+		{name: "gate upstream transcript replaced in the evidence", forged: true,
 			want: []string{"gate clip", "are not the pinned"},
 			edit: func(t *testing.T, f *forger) {
 				i, _ := f.result(asr, q, "")
 				f.stage(asr, func(s *evidence.Stage) {
 					it := &s.Results[i].Gate.Items[0]
-					it.Reference = it.Output + " extra"
+					it.Expected = it.Output + " extra"
 				})
 			}},
 		{name: "T2I gate figure PSNR raised", forged: true,
@@ -838,8 +838,8 @@ func copyForgeries() []tamper {
 					g := s.Results[i].Gate
 					it := &g.Items[0] // "the model gave the upstream text" (or the gold text)
 					switch {
-					case it.Reference != it.Output:
-						it.Output = it.Reference
+					case it.Expected != it.Output:
+						it.Output = it.Expected
 					case it.Gold != it.Output:
 						it.Output = it.Gold
 					default:
@@ -1286,13 +1286,13 @@ func checkRerun(t *testing.T, dir string, c tamper) string {
 func rescoreASRGate(g *family.GateResult) {
 	var vsRef, vsGold []metrics.Pair
 	for _, it := range g.Items {
-		vsRef = append(vsRef, metrics.Pair{ID: it.ID, Reference: it.Reference, Hyp: it.Output})
-		vsGold = append(vsGold, metrics.Pair{ID: it.ID, Reference: it.Gold, Hyp: it.Output})
+		vsRef = append(vsRef, metrics.Pair{ID: it.ID, Expected: it.Expected, Hyp: it.Output})
+		vsGold = append(vsGold, metrics.Pair{ID: it.ID, Expected: it.Gold, Hyp: it.Output})
 	}
 	ref := metrics.Score(vsRef, metrics.TRTMCFamily(), metrics.UnitCosts())
 	gold := metrics.Score(vsGold, metrics.GoldWER(), metrics.UnitCosts())
 	g.Figures["ned_max"] = ref.MaxNED()
-	g.Figures["wer_vs_reference"], _ = ref.WER()
+	g.Figures["wer_vs_upstream"], _ = ref.WER()
 	g.Figures["gold_wer"], _ = gold.WER()
 	g.Figures["gold_cer"], _ = gold.CER()
 }

@@ -14,10 +14,10 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
-// referenceNormalizer is how a family compares its transcript with the upstream reference (its
+// upstreamNormalizer is how a family compares its transcript with the upstream transcript (its
 // descriptor's; sphinx after TRTMC's family normalizer, whisper exactly); a family without one
 // gets only the gold-text figures recomputed.
-func referenceNormalizer(name string) (metrics.Normalizer, bool) {
+func upstreamNormalizer(name string) (metrics.Normalizer, bool) {
 	d, ok := descriptors.Lookup(name)
 	if !ok || d.UpstreamNormalizer == nil {
 		return metrics.Normalizer{}, false
@@ -51,8 +51,8 @@ func (asr) InputSHA(ImageDefaults) (func(map[string]any) (string, error), error)
 	return UploadedClipSHA, nil
 }
 
-// checkASRGate recomputes NED to the upstream reference and WER/CER to the gold text from the
-// gate's stored transcripts, requires those references to be the pinned ones, and ties every
+// checkASRGate recomputes NED to the upstream transcript and WER/CER to the gold text from the
+// gate's stored transcripts, requires those upstream transcripts to be the pinned ones, and ties every
 // served transcript to the gate's transcript of the same clip.
 func checkASRGate(root string, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, report reporter) []string {
 	g := r.Gate
@@ -61,10 +61,10 @@ func checkASRGate(root string, where string, tc manifest.Testcase, th manifest.T
 		report(where, "gate not recomputable: %v", err)
 		return []string{"dataset unreadable"}
 	}
-	refs, err := readReferences(filepath.Join(root, tc.Reference))
+	refs, err := readUpstream(filepath.Join(root, tc.Expected))
 	if err != nil {
-		report(tc.Reference, "%v", err)
-		return []string{"references unreadable"}
+		report(tc.Expected, "%v", err)
+		return []string{"upstream transcripts unreadable"}
 	}
 	gold := map[string]string{}
 	for _, c := range set.Clips {
@@ -73,12 +73,12 @@ func checkASRGate(root string, where string, tc manifest.Testcase, th manifest.T
 	native := map[string]string{}
 	var vsRef, vsGold []metrics.Pair
 	for _, it := range g.Items {
-		if refs[it.ID] != it.Reference || gold[it.ID] != it.Gold {
-			report(where, "gate clip %s: stored reference %q / gold %q are not the pinned %s %q / %s %q", it.ID, it.Reference, it.Gold, tc.Reference, refs[it.ID], tc.Dataset, gold[it.ID])
+		if refs[it.ID] != it.Expected || gold[it.ID] != it.Gold {
+			report(where, "gate clip %s: stored upstream %q / gold %q are not the pinned %s %q / %s %q", it.ID, it.Expected, it.Gold, tc.Expected, refs[it.ID], tc.Dataset, gold[it.ID])
 		}
 		native[it.ID] = it.Output
-		vsRef = append(vsRef, metrics.Pair{ID: it.ID, Reference: refs[it.ID], Hyp: it.Output})
-		vsGold = append(vsGold, metrics.Pair{ID: it.ID, Reference: gold[it.ID], Hyp: it.Output})
+		vsRef = append(vsRef, metrics.Pair{ID: it.ID, Expected: refs[it.ID], Hyp: it.Output})
+		vsGold = append(vsGold, metrics.Pair{ID: it.ID, Expected: gold[it.ID], Hyp: it.Output})
 	}
 	if len(g.Items) != len(set.Clips) {
 		report(where, "gate has %d clips, the pinned dataset %s has %d", len(g.Items), tc.Dataset, len(set.Clips))
@@ -100,11 +100,11 @@ func checkASRGate(root string, where string, tc manifest.Testcase, th manifest.T
 	figure("gold_wer", goldWER, err)
 	goldCER, err := goldScore.CER()
 	figure("gold_cer", goldCER, err)
-	if norm, ok := referenceNormalizer(g.Family); ok {
+	if norm, ok := upstreamNormalizer(g.Family); ok {
 		refScore := metrics.Score(vsRef, norm, metrics.UnitCosts())
 		got["ned_max"] = refScore.MaxNED()
 		refWER, err := refScore.WER()
-		figure("wer_vs_reference", refWER, err)
+		figure("wer_vs_upstream", refWER, err)
 	}
 	compareGateFigures(where, got, g.Figures, report)
 	// Every ASR bound is an upper bound on a figure ("ned" bounds ned_max); a figure this

@@ -4,7 +4,7 @@ package workload
 // (native/families/sphinxqa/gate.go) answers every pinned QA pair natively and requires the
 // answer to be the templated reader's on the upstream pocketsphinx_batch transcript of the clip;
 // its accuracy to the pinned gold answers is bounded. The reader is pure Go, so verify re-derives
-// every reference answer and gold from the pins, every figure from the stored answers
+// every expected answer and gold from the pins, every figure from the stored answers
 // (r.Gate.Items), the verdict from those figures and the pinned thresholds, and ties every
 // served answer to the gate's answer for its pair.
 
@@ -49,11 +49,11 @@ func (audioQA) InputSHA(ImageDefaults) (func(map[string]any) (string, error), er
 	return qaInputSHA, nil
 }
 
-// qaExpected is what the pins say of one pair: the reader's answer on the upstream transcript
-// of its clip (the item's Reference) and the gold answer.
-type qaExpected struct {
-	pair      reader.Pair
-	reference string
+// qaWant is what the pins say of one pair: the reader's answer on the upstream transcript
+// of its clip (the item's Expected) and the gold answer.
+type qaWant struct {
+	pair   reader.Pair
+	answer string
 }
 
 // checkAudioQAGate recomputes the sphinxqa gate from its stored answers and the pins, reports
@@ -86,15 +86,15 @@ func checkAudioQAGate(root string, where string, tc manifest.Testcase, th manife
 }
 
 // qaPinned reads the testcase's pinned pairs with the reader and answers each on the upstream
-// transcript of its clip (tc.Reference, the stage-3 references file, read by readReferences: the
+// transcript of its clip (tc.Expected, the stage-3 upstream transcripts file, read by readUpstream: the
 // sphinx family's reader needs cgo), in pair order. clips is the number of clips the gate
 // decodes: every clip of each ASR dataset the pairs name, as its materialize does.
-func qaPinned(root string, tc manifest.Testcase) (want []qaExpected, clips int, err error) {
+func qaPinned(root string, tc manifest.Testcase) (want []qaWant, clips int, err error) {
 	pairs, err := reader.ReadPairs(filepath.Join(root, tc.Dataset))
 	if err != nil {
 		return nil, 0, fmt.Errorf("pinned QA pairs: %w", err)
 	}
-	upstream, err := readReferences(filepath.Join(root, tc.Reference))
+	upstream, err := readUpstream(filepath.Join(root, tc.Expected))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -104,13 +104,13 @@ func qaPinned(root string, tc manifest.Testcase) (want []qaExpected, clips int, 
 	for _, pr := range pairs {
 		transcript, ok := upstream[pr.Clip]
 		if !ok {
-			return nil, 0, fmt.Errorf("references %s have no transcript for clip %s (pair %s)", tc.Reference, pr.Clip, pr.ID)
+			return nil, 0, fmt.Errorf("upstream transcripts %s have none for clip %s (pair %s)", tc.Expected, pr.Clip, pr.ID)
 		}
 		answer, err := reader.AnswerText(pr.Question, transcript)
 		if err != nil {
 			return nil, 0, fmt.Errorf("pair %s: %w", pr.ID, err)
 		}
-		want = append(want, qaExpected{pair: pr, reference: answer})
+		want = append(want, qaWant{pair: pr, answer: answer})
 	}
 	return want, clips, nil
 }
@@ -142,10 +142,10 @@ func qaClipCount(root string, pairs []reader.Pair) (int, error) {
 	return n, nil
 }
 
-// qaGateItems requires exactly one stored item per pinned pair, with the pinned reference answer
+// qaGateItems requires exactly one stored item per pinned pair, with the pinned expected answer
 // and gold, and an item verdict that is its answer's; it returns the items by pair id (the first
 // of duplicates).
-func qaGateItems(where string, tc manifest.Testcase, want []qaExpected, stored []evidence.GateItem, report reporter) map[string]evidence.GateItem {
+func qaGateItems(where string, tc manifest.Testcase, want []qaWant, stored []evidence.GateItem, report reporter) map[string]evidence.GateItem {
 	items := map[string]evidence.GateItem{}
 	count := map[string]int{}
 	for _, it := range stored {
@@ -166,12 +166,12 @@ func qaGateItems(where string, tc manifest.Testcase, want []qaExpected, stored [
 		case count[id] > 1:
 			report(where, "gate has %d items for pair %s, one expected", count[id], id)
 		}
-		if it.Reference != w.reference || it.Gold != w.pair.Answer {
-			report(where, "gate pair %s: stored reference answer %q / gold %q are not the reader's %q on the pinned %s transcript of clip %s / the pinned %s gold %q",
-				id, it.Reference, it.Gold, w.reference, tc.Reference, w.pair.Clip, tc.Dataset, w.pair.Answer)
+		if it.Expected != w.answer || it.Gold != w.pair.Answer {
+			report(where, "gate pair %s: stored expected answer %q / gold %q are not the reader's %q on the pinned %s transcript of clip %s / the pinned %s gold %q",
+				id, it.Expected, it.Gold, w.answer, tc.Expected, w.pair.Clip, tc.Dataset, w.pair.Answer)
 		}
-		if it.Passed != (it.Output == w.reference) {
-			report(where, "gate pair %s: item recorded as passed=%v, but its answer %q vs the reference answer %q says %v", id, it.Passed, it.Output, w.reference, !it.Passed)
+		if it.Passed != (it.Output == w.answer) {
+			report(where, "gate pair %s: item recorded as passed=%v, but its answer %q vs the expected answer %q says %v", id, it.Passed, it.Output, w.answer, !it.Passed)
 		}
 	}
 	var extra []string
@@ -188,13 +188,13 @@ func qaGateItems(where string, tc manifest.Testcase, want []qaExpected, stored [
 }
 
 // qaFigures recomputes the gate's figures from the stored answers, over the pinned pairs: a pair
-// with no stored item counts as a wrong answer and a reference mismatch (it was not answered).
-func qaFigures(want []qaExpected, items map[string]evidence.GateItem, clips int) map[string]float64 {
+// with no stored item counts as a wrong answer and a upstream mismatch (it was not answered).
+func qaFigures(want []qaWant, items map[string]evidence.GateItem, clips int) map[string]float64 {
 	total, correct := map[reader.Kind]int{}, map[reader.Kind]int{}
 	mismatches, allCorrect := 0, 0
 	for _, w := range want {
 		it, ok := items[w.pair.ID]
-		if !ok || it.Output != w.reference {
+		if !ok || it.Output != w.answer {
 			mismatches++
 		}
 		total[w.pair.Kind]++
@@ -204,10 +204,10 @@ func qaFigures(want []qaExpected, items map[string]evidence.GateItem, clips int)
 		}
 	}
 	got := map[string]float64{
-		"pairs":                float64(len(want)),
-		"clips":                float64(clips),
-		"reference_mismatches": float64(mismatches),
-		"answer_accuracy":      float64(allCorrect) / float64(len(want)),
+		"pairs":               float64(len(want)),
+		"clips":               float64(clips),
+		"upstream_mismatches": float64(mismatches),
+		"answer_accuracy":     float64(allCorrect) / float64(len(want)),
 	}
 	for k, n := range total {
 		got["accuracy_"+string(k)] = float64(correct[k]) / float64(n)
@@ -225,12 +225,12 @@ func qaFails(where string, th manifest.Thresholds, got map[string]float64, repor
 	} else if acc := got["answer_accuracy"]; acc < accMin {
 		fails = append(fails, fmt.Sprintf("answer_accuracy %.4f < %v", acc, accMin))
 	}
-	mismatchMax, err := th.Limit("reference_mismatches")
+	mismatchMax, err := th.Limit("upstream_mismatches")
 	if err != nil {
 		report(where, "%v", err)
-		fails = append(fails, "reference_mismatches missing")
-	} else if n := got["reference_mismatches"]; n > mismatchMax {
-		fails = append(fails, fmt.Sprintf("reference_mismatches %v > %v", n, mismatchMax))
+		fails = append(fails, "upstream_mismatches missing")
+	} else if n := got["upstream_mismatches"]; n > mismatchMax {
+		fails = append(fails, fmt.Sprintf("upstream_mismatches %v > %v", n, mismatchMax))
 	}
 	return fails
 }
@@ -239,7 +239,7 @@ func qaFails(where string, th manifest.Thresholds, got map[string]float64, repor
 // the same pinned clip and question, and the reader is deterministic, so a served answer other
 // than the gate's for that pair (or a gold other than the pinned one) means the gate or the
 // serving evidence is not what ran.
-func checkServedAnswers(where string, want []qaExpected, items map[string]evidence.GateItem, outputs []evidence.Output, report reporter) {
+func checkServedAnswers(where string, want []qaWant, items map[string]evidence.GateItem, outputs []evidence.Output, report reporter) {
 	gold := map[string]string{}
 	for _, w := range want {
 		gold[w.pair.ID] = w.pair.Answer

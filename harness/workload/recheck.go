@@ -155,12 +155,12 @@ func (s InputSource) qaPairs() ([]dataset.QAPair, error) {
 	return dataset.ReadQAPairs(s.DatasetPath)
 }
 
-// readReferences reads the upstream reference transcripts by clip id (the sphinx family's
-// reference file; read here rather than through the family, which needs cgo).
-func readReferences(path string) (map[string]string, error) {
+// readUpstream reads the upstream transcripts by clip id (the sphinx family's
+// upstream transcripts file; read here rather than through the family, which needs cgo).
+func readUpstream(path string) (map[string]string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("pinned references: %w", err)
+		return nil, fmt.Errorf("pinned upstream transcripts: %w", err)
 	}
 	var refs struct {
 		Transcripts []struct {
@@ -169,7 +169,7 @@ func readReferences(path string) (map[string]string, error) {
 		} `json:"transcripts"`
 	}
 	if err := json.Unmarshal(data, &refs); err != nil {
-		return nil, fmt.Errorf("pinned references %s: %w", path, err)
+		return nil, fmt.Errorf("pinned upstream transcripts %s: %w", path, err)
 	}
 	out := map[string]string{}
 	for _, t := range refs.Transcripts {
@@ -181,7 +181,7 @@ func readReferences(path string) (map[string]string, error) {
 func compareGateFigures(where string, got, rec map[string]float64, report reporter) {
 	for _, name := range sortedNames(got) {
 		if v, ok := rec[name]; !ok || !closeTo(v, got[name]) {
-			report(where, "gate figure %s recomputed %v from the stored outputs and pinned references, evidence says %v", name, got[name], v)
+			report(where, "gate figure %s recomputed %v from the stored outputs and pinned upstream transcripts, evidence says %v", name, got[name], v)
 		}
 	}
 }

@@ -76,7 +76,7 @@ func checkT2IGate(root string, where string, tc manifest.Testcase, th manifest.T
 			report(where, "request %s (prompt %s): served image %s is not the gate's image %s of that prompt", o.RequestID, o.InputID, o.HTTPOutput, itemSHA[o.InputID])
 			continue
 		}
-		golden := filepath.Join(tc.Reference, o.InputID+".png")
+		golden := filepath.Join(tc.Expected, o.InputID+".png")
 		img, ref, err := imageAndGolden(byID[o.RequestID], filepath.Join(root, golden))
 		var psnr, ssim float64
 		if err == nil {

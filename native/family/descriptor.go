@@ -16,7 +16,7 @@ type Descriptor struct {
 	// Name is the family's wire identity: the bundle header's family, a gate result's family.
 	Name string
 	// UpstreamNormalizer is how the family compares its transcripts with the transcripts its
-	// upstream tool makes (the gate's reference); nil when it has none.
+	// upstream tool makes (the gate's expected outputs); nil when it has none.
 	UpstreamNormalizer *metrics.Normalizer
 	// QAGateIsTemplatedReader says the family's audio-QA gate answers with the pure-Go templated
 	// reader (native/families/sphinxqa/reader), which the verifier can re-run.
@@ -26,12 +26,12 @@ type Descriptor struct {
 	ImageDefaults func(b *bundle.Bundle) (task.ImageSpec, error)
 }
 
-// UpstreamTranscriber is a family whose gate's references are transcripts its upstream tool
-// makes of the pinned clips (trtmc-native reference).
+// UpstreamTranscriber is a family whose gate's expected outputs are transcripts its upstream
+// tool makes of the pinned clips (trtmc-native upstream).
 type UpstreamTranscriber interface {
 	Family
 	// UpstreamTranscripts runs the upstream tool on clips (materialized WAVs) with the bundle's
-	// model and returns the references file's content.
+	// model and returns the upstream transcripts file's content.
 	UpstreamTranscripts(b *bundle.Bundle, clips []dataset.Materialized, workDir string) (any, error)
 }
 

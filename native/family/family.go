@@ -33,7 +33,7 @@ type LoadOptions struct {
 
 // GateEnv says where the gate finds the repository's golden data.
 type GateEnv struct {
-	Root    string // repository root: dataset and reference paths in manifests are relative to it
+	Root    string // repository root: dataset and expected-output paths in manifests are relative to it
 	WorkDir string // scratch space
 	Cache   string // the machine's cache, where clips fetched by make deps are ("" = dataset.DefaultCache)
 }
@@ -97,11 +97,11 @@ type GateResult struct {
 
 // GateItem is one input's outcome.
 type GateItem struct {
-	ID        string  `json:"id"`
-	Output    string  `json:"output"`
-	Reference string  `json:"reference"`
-	Gold      string  `json:"gold,omitempty"`
-	Distance  float64 `json:"distance"`
-	Passed    bool    `json:"passed"`
-	Detail    string  `json:"detail,omitempty"`
+	ID       string  `json:"id"`
+	Output   string  `json:"output"`
+	Expected string  `json:"expected"` // what Output is compared with: the upstream transcript, answer or image path
+	Gold     string  `json:"gold,omitempty"`
+	Distance float64 `json:"distance"`
+	Passed   bool    `json:"passed"`
+	Detail   string  `json:"detail,omitempty"`
 }

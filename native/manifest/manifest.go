@@ -56,9 +56,12 @@ type Manifest struct {
 
 // Testcase names a gate's inputs and settings.
 type Testcase struct {
-	Name               string         `json:"name"`
-	Dataset            string         `json:"dataset,omitempty"`   // path relative to the repository root
-	Reference          string         `json:"reference,omitempty"` // reference outputs, relative to the repository root
+	Name    string `json:"name"`
+	Dataset string `json:"dataset,omitempty"` // path relative to the repository root
+	// Expected is what the gate compares the native output with (upstream transcripts, or a
+	// directory of the float64 implementation's images), relative to the repository root.
+	Expected string `json:"expected,omitempty"`
+	// ReferencePrecision is TRTMC's key for the precision of its comparison model; kept verbatim.
 	ReferencePrecision string         `json:"reference_precision,omitempty"`
 	Premerge           bool           `json:"premerge,omitempty"`
 	Settings           map[string]any `json:"settings,omitempty"`

@@ -63,6 +63,7 @@ func runInventory(_ context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	t.Overrides = cfg.TargetValues
 	if err := t.CheckLayout(); err != nil {
 		return usageError{err}
 	}

@@ -104,3 +104,26 @@ func TestPlanRefusesTheOtherLayout(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// qual plan renders the commands a run would make, so it takes the target's values from the
+// same configuration: QUAL_TRTMC_PYTHON replaces {python} in the build and gate commands.
+func TestPlanUsesTheConfiguredTargetValues(t *testing.T) {
+	repo := filepath.Join("..", "..", "..")
+	t.Setenv("QUAL_TRTMC_PYTHON", "/opt/custom/bin/python")
+	var out bytes.Buffer
+	err := runPlan(context.Background(), []string{"--target", filepath.Join(repo, "suites", "targets", "trtmc.yaml"),
+		"--trtmc-root", filepath.Join(repo, "suites", "targets", "testdata", "trtmc-double"), "--stage", "asr", "--json"}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep plan.DryRun
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil || len(rep.Rows) == 0 {
+		t.Fatalf("plan JSON: %v %s", err, out.String())
+	}
+	for _, step := range []string{"build", "gate"} {
+		c, ok := commandOf(rep.Rows[0], step)
+		if !ok || len(c.Args) == 0 || c.Args[0] != "/opt/custom/bin/python" {
+			t.Errorf("%s runs %q, not QUAL_TRTMC_PYTHON's python", step, c.Args)
+		}
+	}
+}

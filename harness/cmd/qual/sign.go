@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/attest"
-	"github.com/trtmc-qual/trtmc-qual/harness/config/machine"
+	"github.com/trtmc-qual/trtmc-qual/harness/config"
 )
 
 // localKeyName is the pair `qual sign` creates under the cache directory on first use when no
@@ -51,7 +51,7 @@ func signingKey(keyFile string, stdout io.Writer) ([]byte, string, error) {
 		}
 		return key, "key file " + keyFile, nil
 	}
-	m, err := machine.FromEnv(os.Getenv)
+	m, err := config.MachineFromEnv(os.Getenv)
 	if err != nil {
 		return nil, "", err
 	}
@@ -90,6 +90,6 @@ func localKeyPath() (string, error) {
 
 // cacheDir is the machine's cache (harness/config): keys, the built binaries, venvs.
 func cacheDir() (string, error) {
-	m, err := machine.FromEnv(os.Getenv)
+	m, err := config.MachineFromEnv(os.Getenv)
 	return m.Cache, err
 }

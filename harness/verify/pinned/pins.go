@@ -24,7 +24,7 @@ import (
 )
 
 // Pins are the repository's pinned inputs a run is checked against: manifests, threshold files
-// (with golden/thresholds.sha256), datasets, reference transcripts and golden images.
+// (with golden/thresholds.sha256), datasets, upstream transcripts and golden images.
 type Pins struct {
 	Root      string
 	TRTMCRoot string // the TRTMC checkout the run used ("" unknown)

@@ -312,11 +312,11 @@ func printGate(w io.Writer, res family.GateResult) {
 	}
 }
 
-func runReference(_ context.Context, args []string, stdout io.Writer) error {
+func runUpstream(_ context.Context, args []string, stdout io.Writer) error {
 	var out *string
 	var host *family.Host
-	b, _, tc, root, err := gateInputs(args, "reference", func(fs *flag.FlagSet) {
-		out = fs.String("out", "", "reference file to write")
+	b, _, tc, root, err := gateInputs(args, "upstream", func(fs *flag.FlagSet) {
+		out = fs.String("out", "", "upstream transcripts file to write")
 		host = family.HostFlags(fs)
 	})
 	if err != nil {
@@ -328,9 +328,9 @@ func runReference(_ context.Context, args []string, stdout io.Writer) error {
 	f, err := registry.Lookup(b.Header.Family)
 	upstream, ok := family.OnHost(f, *host).(family.UpstreamTranscriber)
 	if err != nil || !ok {
-		return fmt.Errorf("family %q generates its references in its test code, not with an upstream tool", b.Header.Family)
+		return fmt.Errorf("family %q makes its expected outputs in its test code, not with an upstream tool", b.Header.Family)
 	}
-	work, err := os.MkdirTemp("", "reference-")
+	work, err := os.MkdirTemp("", "upstream-")
 	if err != nil {
 		return err
 	}
@@ -356,7 +356,7 @@ func runReference(_ context.Context, args []string, stdout io.Writer) error {
 	if err := os.WriteFile(*out, append(data, '\n'), 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %d reference transcripts to %s\n", n, *out)
+	fmt.Fprintf(stdout, "wrote %d upstream transcripts to %s\n", n, *out)
 	return nil
 }
 

@@ -26,7 +26,7 @@ Usage:
                  --steps S --guidance G --seed N --negative-prompt P] [--json]
   trtmc-native answer X.bundle --input clip.wav --question Q [--json]
   trtmc-native gate X.bundle --testcase T [--manifest M.json] [--root DIR] [--json]
-  trtmc-native reference X.bundle --testcase T --out F.json [--root DIR]
+  trtmc-native upstream X.bundle --testcase T --out F.json [--root DIR]
   trtmc-native extract X.bundle DIR
 
 Every command that runs a model also takes --cache DIR (the cache make deps fills; default
@@ -48,7 +48,7 @@ func commands() map[string]command {
 		"generate-image": {runGenerateImage, "generate one image through text_to_image"},
 		"answer":         {runAnswer, "answer one question about one WAV clip through audio_text_to_text"},
 		"gate":           {runGate, "run the family's correctness gate on this exact bundle"},
-		"reference":      {runReference, "regenerate a testcase's upstream reference outputs"},
+		"upstream":       {runUpstream, "regenerate a testcase's upstream transcripts (the gate's expected outputs)"},
 		"extract":        {runExtract, "write a bundle's model files into a directory"},
 	}
 }
@@ -113,7 +113,7 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// repoRoot is where manifests, datasets and references resolve: --root (the harness passes its
+// repoRoot is where manifests, datasets and expected outputs resolve: --root (the harness passes its
 // configured root, harness/config, as {root}), else the nearest parent directory holding golden/.
 // It reads no environment: a process in a container is given what it needs as flags.
 func repoRoot(flagValue string) (string, error) {

@@ -14,8 +14,8 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-// Gate is the family's "native vs reference" contract: for every pinned prompt, the native
-// image is compared with the float64 reference implementation's image in golden/ (PSNR and
+// Gate is the family's "native vs expected" contract: for every pinned prompt, the native
+// image is compared with the float64 implementation's image in golden/ (PSNR and
 // SSIM bounds from the thresholds file: tight for fp32 profiles, looser for the fp16 variant),
 // and must pass TRTMC's diffusion sanity bounds (pixel mean, pixel std, std ratio).
 func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest, tc manifest.Testcase, env family.GateEnv) (family.GateResult, error) {
@@ -56,7 +56,7 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 		if err != nil {
 			return res, fmt.Errorf("prompt %s: %w", p.ID, err)
 		}
-		item, psnr, ssim := checkImage(metrics.FromImage(imgs[0]), filepath.Join(env.Root, tc.Reference, p.ID+".png"), limits)
+		item, psnr, ssim := checkImage(metrics.FromImage(imgs[0]), filepath.Join(env.Root, tc.Expected, p.ID+".png"), limits)
 		item.ID, item.Output = p.ID, task.ImageSHA256(imgs[0])
 		worstPSNR, worstSSIM = math.Min(worstPSNR, psnr), math.Min(worstSSIM, ssim)
 		if !item.Passed {
@@ -74,12 +74,12 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 	return res, nil
 }
 
-// checkImage compares one native image with its reference PNG and the sanity bounds.
+// checkImage compares one native image with its expected PNG and the sanity bounds.
 func checkImage(got metrics.Planes, refPath string, lim map[string]float64) (family.GateItem, float64, float64) {
-	item := family.GateItem{Reference: refPath}
+	item := family.GateItem{Expected: refPath}
 	data, err := os.ReadFile(refPath)
 	if err != nil {
-		item.Detail = fmt.Sprintf("reference image missing: %v", err)
+		item.Detail = fmt.Sprintf("expected image missing: %v", err)
 		return item, 0, 0
 	}
 	ref, err := metrics.DecodePNG(data)

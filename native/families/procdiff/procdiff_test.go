@@ -24,8 +24,8 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-// -update rewrites golden/t2i/<profile>/*.png from the float64 reference implementation.
-var update = flag.Bool("update", false, "rewrite the golden reference PNGs from the float64 reference")
+// -update rewrites golden/t2i/<profile>/*.png from the float64 implementation.
+var update = flag.Bool("update", false, "rewrite the golden PNGs from the float64 implementation")
 
 var profiles = []string{"procdiff-small", "procdiff-base", "procdiff-base-fp16", "procdiff-small-l0"}
 
@@ -56,14 +56,14 @@ func pinnedRequests(t testing.TB, m manifest.Manifest, mdl *model) ([]dataset.Pr
 	return prompts, reqs
 }
 
-// TestGoldenImagesAreTheReferenceOutput regenerates every golden PNG with the float64 reference
+// TestGoldenImagesAreTheExpectedOutput regenerates every golden PNG with the float64 implementation
 // and requires identical pixels (or rewrites them with -update).
-func TestGoldenImagesAreTheReferenceOutput(t *testing.T) {
+func TestGoldenImagesAreTheExpectedOutput(t *testing.T) {
 	for _, name := range profiles {
 		t.Run(name, func(t *testing.T) {
 			_, m, mdl := loadProfile(t, name)
 			prompts, reqs := pinnedRequests(t, m, mdl)
-			dir := filepath.Join(repoRoot(), m.Testcases[0].Reference)
+			dir := filepath.Join(repoRoot(), m.Testcases[0].Expected)
 			for i, p := range prompts {
 				ref := referenceGenerate(mdl.gen.w, reqs[i], 0)
 				path := filepath.Join(dir, p.ID+".png")
@@ -90,7 +90,7 @@ func TestGatePassesForEveryProfile(t *testing.T) {
 }
 
 // TestGateCatchesASkippedStepOrIgnoredGuidance perturbs the native path and requires the
-// reference comparison to fail: a check that could not catch these would prove nothing.
+// expected-output comparison to fail: a check that could not catch these would prove nothing.
 func TestGateCatchesASkippedStepOrIgnoredGuidance(t *testing.T) {
 	_, m, mdl := loadProfile(t, "procdiff-small")
 	prompts, reqs := pinnedRequests(t, m, mdl)
@@ -99,7 +99,7 @@ func TestGateCatchesASkippedStepOrIgnoredGuidance(t *testing.T) {
 		t.Fatal(err)
 	}
 	limits := th.Overrides
-	refPath := filepath.Join(repoRoot(), m.Testcases[0].Reference, prompts[0].ID+".png")
+	refPath := filepath.Join(repoRoot(), m.Testcases[0].Expected, prompts[0].ID+".png")
 	skipped := reqs[0]
 	skipped.Steps-- // one denoising step fewer
 	noGuidance := reqs[0]
@@ -238,7 +238,7 @@ func highFrequency(p metrics.Planes) float64 {
 
 // doubleManifest is the TRTMC contract double's procdiff-small manifest: the same build as the
 // reference profile, but a TRTMC-style testcase carrying its one prompt (test_prompt, seed,
-// num_inference_steps, guidance_scale) instead of a dataset, and its own golden reference.
+// num_inference_steps, guidance_scale) instead of a dataset, and its own golden PNG.
 func doubleManifest(t *testing.T) manifest.Manifest {
 	t.Helper()
 	m, err := manifest.Read(filepath.Join(repoRoot(), "suites", "targets", "testdata", "trtmc-double", "families", "procdiff", "tests", "manifests", "procdiff-small.json"))
@@ -249,7 +249,7 @@ func doubleManifest(t *testing.T) manifest.Manifest {
 }
 
 // TestInlinePromptGoldenAndGate: the double's test_prompt testcase is gated on exactly one
-// prompt, its golden PNG is the float64 reference's output (rewritten with -update), and its
+// prompt, its golden PNG is the float64 implementation's output (rewritten with -update), and its
 // gate passes on the reference profile's bundle (the same build).
 func TestInlinePromptGoldenAndGate(t *testing.T) {
 	b, _, mdl := loadProfile(t, "procdiff-small")
@@ -266,7 +266,7 @@ func TestInlinePromptGoldenAndGate(t *testing.T) {
 	req := task.FillImageDefaults(mdl.ImageSpec(), task.ImageRequest{Prompt: prompts[0].Prompt, Seed: prompts[0].Seed,
 		Steps: settingInt(settings, "num_inference_steps"), Guidance: settingFloat(settings, "guidance_scale")})
 	ref := referenceGenerate(mdl.gen.w, req, 0)
-	path := filepath.Join(repoRoot(), tc.Reference, tc.Name+".png")
+	path := filepath.Join(repoRoot(), tc.Expected, tc.Name+".png")
 	checkGolden(t, path, ref, "InlinePrompt")
 	res, err := Family{}.Gate(context.Background(), b, m, tc, family.GateEnv{Root: repoRoot(), WorkDir: t.TempDir()})
 	if err != nil || !res.Passed || len(res.Items) != 1 || res.Items[0].ID != tc.Name || res.Figures["steps"] != 20 {
@@ -303,6 +303,6 @@ func checkGolden(t *testing.T, path string, ref image.Image, run string) {
 		t.Fatal(err)
 	}
 	if mse, _ := metrics.MSE(golden, metrics.FromImage(ref)); mse != 0 {
-		t.Errorf("%s: golden PNG differs from the reference output (MSE %v)", filepath.Base(path), mse)
+		t.Errorf("%s: golden PNG differs from the float64 implementation's output (MSE %v)", filepath.Base(path), mse)
 	}
 }

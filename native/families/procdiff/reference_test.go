@@ -7,7 +7,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-// referenceGenerate is the family's straightforward float64 reference implementation: the
+// referenceGenerate is the family's straightforward float64 implementation: the
 // same pipeline as the native generator, written for clarity rather than speed, with every
 // value in float64 and no fp16 rounding. The gate's golden PNGs are its output.
 func referenceGenerate(w weights, req task.ImageRequest, index int) *image.NRGBA {

@@ -172,7 +172,7 @@ func checkSourceVersion(m manifest.Manifest) error {
 }
 
 // ExtractModel writes the bundle's model files into dir and returns the decoder arguments that
-// load them: the same arguments for the native Task and the upstream reference tool.
+// load them: the same arguments for the native Task and the upstream tool.
 func ExtractModel(b *bundle.Bundle, dir string) ([]string, error) {
 	s, err := settingsOf(b.Header)
 	if err != nil {

@@ -13,16 +13,16 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-// References are the upstream tool's transcripts for a dataset, with the command that made them.
-type References = asrgate.References
+// Upstream are the upstream tool's transcripts for a dataset, with the command that made them.
+type Upstream = asrgate.Upstream
 
-// Reference is one clip's upstream transcript.
-type Reference = asrgate.Reference
+// Transcript is one clip's upstream transcript.
+type Transcript = asrgate.Transcript
 
-// ReadReferences reads a reference file.
-func ReadReferences(path string) (References, error) { return asrgate.ReadReferences(path) }
+// ReadUpstream reads an upstream transcripts file.
+func ReadUpstream(path string) (Upstream, error) { return asrgate.ReadUpstream(path) }
 
-// Gate is the family's correctness contract, like TRTMC's "native vs upstream reference": on
+// Gate is the family's correctness contract, like TRTMC's "native vs reference backend": on
 // every clip of the pinned selection the native transcript must equal the upstream
 // pocketsphinx_batch transcript after the family normalizer (NED ≤ the "ned" bound, 0 for every
 // reference profile); WER and CER to the human gold text are reported and bounded by
@@ -50,24 +50,24 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 	}
 	var vsRef, vsGold []metrics.Pair
 	for i, c := range in.Clips {
-		vsRef = append(vsRef, metrics.Pair{ID: c.ID, Reference: in.References[i], Hyp: texts[i]})
-		vsGold = append(vsGold, metrics.Pair{ID: c.ID, Reference: c.Gold, Hyp: texts[i]})
+		vsRef = append(vsRef, metrics.Pair{ID: c.ID, Expected: in.Upstream[i], Hyp: texts[i]})
+		vsGold = append(vsGold, metrics.Pair{ID: c.ID, Expected: c.Gold, Hyp: texts[i]})
 	}
 	refScore := metrics.Score(vsRef, metrics.TRTMCFamily(), metrics.UnitCosts())
 	goldScore := metrics.Score(vsGold, metrics.GoldWER(), metrics.UnitCosts())
 	for i, u := range refScore.Utterances {
-		item := family.GateItem{ID: u.ID, Output: vsRef[i].Hyp, Reference: vsRef[i].Reference, Gold: vsGold[i].Reference, Distance: u.NED, Passed: u.NED <= nedMax}
+		item := family.GateItem{ID: u.ID, Output: vsRef[i].Hyp, Expected: vsRef[i].Expected, Gold: vsGold[i].Expected, Distance: u.NED, Passed: u.NED <= nedMax}
 		if !item.Passed {
-			res.Failures = append(res.Failures, fmt.Sprintf("clip %s: NED %.4f > %v: native %q, reference %q", u.ID, u.NED, nedMax, item.Output, item.Reference))
+			res.Failures = append(res.Failures, fmt.Sprintf("clip %s: NED %.4f > %v: native %q, upstream %q", u.ID, u.NED, nedMax, item.Output, item.Expected))
 		}
 		res.Items = append(res.Items, item)
 	}
 	werRef, _ := refScore.WER()
 	res.Figures = map[string]float64{"clips": float64(len(in.Clips)), "audio_seconds": seconds, "ned_max": refScore.MaxNED(),
-		"wer_vs_reference": werRef}
+		"wer_vs_upstream": werRef}
 	if !anyGold(in.Clips) {
 		// A TRTMC testcase's own clip (test_input_audio) has no gold text: the gate is the
-		// reference comparison alone, and no gold WER is claimed.
+		// upstream comparison alone, and no gold WER is claimed.
 		res.Passed = len(res.Failures) == 0
 		return res, nil
 	}

@@ -157,7 +157,7 @@ func TestProbeClipsAreRejectedWithTheirReason(t *testing.T) {
 	}
 }
 
-func TestGatePassesOnEveryProfileAndFailsOnAWrongReference(t *testing.T) {
+func TestGatePassesOnEveryProfileAndFailsOnAWrongUpstreamTranscript(t *testing.T) {
 	for _, profile := range []string{"sphinx-en-us", "sphinx-en-us-fast", "sphinx-tidigits", "sphinx-an4-l0"} {
 		t.Run(profile, func(t *testing.T) {
 			b, m := buildProfile(t, profile)
@@ -171,22 +171,22 @@ func TestGatePassesOnEveryProfileAndFailsOnAWrongReference(t *testing.T) {
 			t.Logf("%s: %v", profile, res.Figures)
 		})
 	}
-	// The same gate with one reference word changed must fail on that clip.
+	// The same gate with one upstream word changed must fail on that clip.
 	b, m := buildProfile(t, "sphinx-an4-l0")
-	refs, err := ReadReferences(filepath.Join(repoRoot(t), m.Testcases[0].Reference))
+	refs, err := ReadUpstream(filepath.Join(repoRoot(t), m.Testcases[0].Expected))
 	if err != nil {
 		t.Fatal(err)
 	}
 	refs.Transcripts[1].Text += " clubs"
-	res := familytest.GateWithReferences(t, Family{}, b, m, refs)
+	res := familytest.GateWithUpstream(t, Family{}, b, m, refs)
 	if res.Passed || len(res.Failures) != 1 || res.Items[1].Passed {
 		t.Fatalf("gate with a wrong reference: passed=%v failures=%v", res.Passed, res.Failures)
 	}
 }
 
-// TestReferencesReproduceWithUpstreamTool regenerates every committed reference with
+// TestUpstreamTranscriptsReproduceWithTheTool regenerates every committed upstream transcripts with
 // pocketsphinx_batch on the bundle's own model files: the pins are what the upstream tool says.
-func TestReferencesReproduceWithUpstreamTool(t *testing.T) {
+func TestUpstreamTranscriptsReproduceWithTheTool(t *testing.T) {
 	for _, profile := range []string{"sphinx-en-us", "sphinx-en-us-fast", "sphinx-tidigits", "sphinx-an4-l0"} {
 		t.Run(profile, func(t *testing.T) {
 			b, m := buildProfile(t, profile)
@@ -198,16 +198,16 @@ func TestReferencesReproduceWithUpstreamTool(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := GenerateReferences(b, clips, t.TempDir())
+			got, err := TranscribeUpstream(b, clips, t.TempDir())
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := ReadReferences(filepath.Join(repoRoot(t), m.Testcases[0].Reference))
+			want, err := ReadUpstream(filepath.Join(repoRoot(t), m.Testcases[0].Expected))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got.Transcripts, want.Transcripts) || got.Command != want.Command {
-				t.Fatalf("regenerated references differ:\n got %+v\nwant %+v", got, want)
+				t.Fatalf("regenerated upstream transcripts differ:\n got %+v\nwant %+v", got, want)
 			}
 		})
 	}

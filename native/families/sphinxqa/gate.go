@@ -19,8 +19,8 @@ import (
 
 // Gate is the family's contract, in the sphinx family's style. For every pinned pair:
 //   - the native answer (the public Task on this bundle) must equal the reader applied to the
-//     upstream pocketsphinx_batch transcript of the clip — the same reference file stage 3
-//     gates the sphinx bundles against ("reference_mismatches" ≤ its bound, 0);
+//     upstream pocketsphinx_batch transcript of the clip — the same upstream transcripts stage 3
+//     gates the sphinx bundles against ("upstream_mismatches" ≤ its bound, 0);
 //   - accuracy of the native answers to the gold answers (the reader on the human gold
 //     transcripts, pinned in golden/audioqa/) is reported overall and per question kind, and
 //     the overall figure must reach "answer_accuracy_min": ASR errors propagate, and the bound
@@ -35,7 +35,7 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 	if err != nil {
 		return res, err
 	}
-	mismatchMax, err := th.Limit("reference_mismatches")
+	mismatchMax, err := th.Limit("upstream_mismatches")
 	if err != nil {
 		return res, err
 	}
@@ -48,7 +48,7 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 	if err != nil {
 		return res, err
 	}
-	refs, err := sphinx.ReadReferences(filepath.Join(env.Root, tc.Reference))
+	refs, err := sphinx.ReadUpstream(filepath.Join(env.Root, tc.Expected))
 	if err != nil {
 		return res, err
 	}
@@ -70,7 +70,7 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 	for _, p := range pairs {
 		ref, ok := upstream[p.Clip]
 		if !ok {
-			return res, fmt.Errorf("references %s have no transcript for clip %s (pair %s)", tc.Reference, p.Clip, p.ID)
+			return res, fmt.Errorf("upstream transcripts %s have none for clip %s (pair %s)", tc.Expected, p.Clip, p.ID)
 		}
 		refAnswer, err := reader.AnswerText(p.Question, ref)
 		if err != nil {
@@ -80,7 +80,7 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 		if err != nil {
 			return res, fmt.Errorf("pair %s: %w", p.ID, err)
 		}
-		item := family.GateItem{ID: p.ID, Output: got, Reference: refAnswer, Gold: p.Answer, Passed: got == refAnswer,
+		item := family.GateItem{ID: p.ID, Output: got, Expected: refAnswer, Gold: p.Answer, Passed: got == refAnswer,
 			Detail: fmt.Sprintf("%s | upstream transcript %q", p.Question, ref)}
 		if !item.Passed {
 			mismatches++
@@ -96,7 +96,7 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 	}
 	res.Figures["pairs"] = float64(len(pairs))
 	res.Figures["clips"] = float64(len(clips))
-	res.Figures["reference_mismatches"] = float64(mismatches)
+	res.Figures["upstream_mismatches"] = float64(mismatches)
 	res.Figures["answer_accuracy"] = float64(allCorrect) / float64(len(pairs))
 	kinds := make([]string, 0, len(total))
 	for k := range total {

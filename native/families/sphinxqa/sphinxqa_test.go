@@ -51,12 +51,12 @@ func TestGatePassesOnEveryProfile(t *testing.T) {
 		t.Run(profile, func(t *testing.T) {
 			b, m := familytest.Build(t, Family{}, profile)
 			res := gate(t, b, m, familytest.RepoRoot())
-			if !res.Passed || res.Figures["reference_mismatches"] != 0 || res.BundleSHA != b.SHA256 || len(res.Items) == 0 {
+			if !res.Passed || res.Figures["upstream_mismatches"] != 0 || res.BundleSHA != b.SHA256 || len(res.Items) == 0 {
 				t.Fatalf("gate: passed=%v figures=%v failures=%v", res.Passed, res.Figures, res.Failures)
 			}
 			for _, it := range res.Items {
-				if it.Output != it.Reference {
-					t.Errorf("%s: native %q, upstream %q", it.ID, it.Output, it.Reference)
+				if it.Output != it.Expected {
+					t.Errorf("%s: native %q, upstream %q", it.ID, it.Output, it.Expected)
 				}
 			}
 			figs, _ := json.Marshal(res.Figures)
@@ -73,8 +73,8 @@ func TestGateFailsWhenTheUpstreamTranscriptDiffers(t *testing.T) {
 	if err := os.CopyFS(filepath.Join(root, "golden"), os.DirFS(filepath.Join(familytest.RepoRoot(), "golden"))); err != nil {
 		t.Fatal(err)
 	}
-	refPath := filepath.Join(root, m.Testcases[0].Reference)
-	refs, err := sphinx.ReadReferences(refPath)
+	refPath := filepath.Join(root, m.Testcases[0].Expected)
+	refs, err := sphinx.ReadUpstream(refPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,16 +91,16 @@ func TestGateFailsWhenTheUpstreamTranscriptDiffers(t *testing.T) {
 		}
 	}
 	want := []string{"cards-004-word_count", "cards-004-last_word", "cards-004-digit_count"}
-	if res.Passed || !reflect.DeepEqual(failed, want) || res.Figures["reference_mismatches"] != float64(len(want)) {
+	if res.Passed || !reflect.DeepEqual(failed, want) || res.Figures["upstream_mismatches"] != float64(len(want)) {
 		t.Fatalf("gate with a changed upstream transcript: passed=%v failed=%v figures=%v", res.Passed, failed, res.Figures)
 	}
 }
 
-// TestUpstreamReferenceAppliesToThisBundle regenerates the stage 3 reference transcripts with
-// pocketsphinx_batch on the sphinxqa bundle's own model files: the pinned reference the gate
+// TestUpstreamTranscriptsApplyToThisBundle regenerates the stage 3 upstream transcripts with
+// pocketsphinx_batch on the sphinxqa bundle's own model files: the pinned upstream transcripts the gate
 // reads is what the upstream tool says for exactly these files, clip by clip (the stage-3
 // reference covers more clips than the QA pairs use: every QA clip must be in it, unchanged).
-func TestUpstreamReferenceAppliesToThisBundle(t *testing.T) {
+func TestUpstreamTranscriptsApplyToThisBundle(t *testing.T) {
 	for _, profile := range profiles {
 		t.Run(profile, func(t *testing.T) {
 			b, m := familytest.Build(t, Family{}, profile)
@@ -116,11 +116,11 @@ func TestUpstreamReferenceAppliesToThisBundle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := sphinx.GenerateReferences(b, clips, t.TempDir())
+			got, err := sphinx.TranscribeUpstream(b, clips, t.TempDir())
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := sphinx.ReadReferences(filepath.Join(familytest.RepoRoot(), m.Testcases[0].Reference))
+			want, err := sphinx.ReadUpstream(filepath.Join(familytest.RepoRoot(), m.Testcases[0].Expected))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,11 +130,11 @@ func TestUpstreamReferenceAppliesToThisBundle(t *testing.T) {
 			}
 			for _, tr := range got.Transcripts {
 				if text, ok := pinned[tr.ID]; !ok || text != tr.Text {
-					t.Errorf("clip %s: upstream on the sphinxqa bundle says %q, the stage 3 reference %q (present %v)", tr.ID, tr.Text, text, ok)
+					t.Errorf("clip %s: upstream on the sphinxqa bundle says %q, the stage 3 upstream transcript %q (present %v)", tr.ID, tr.Text, text, ok)
 				}
 			}
 			if len(got.Transcripts) != len(clips) || got.Command != want.Command {
-				t.Fatalf("upstream ran on %d of %d clips, command %q vs the reference's %q", len(got.Transcripts), len(clips), got.Command, want.Command)
+				t.Fatalf("upstream ran on %d of %d clips, command %q vs the stage 3 file's %q", len(got.Transcripts), len(clips), got.Command, want.Command)
 			}
 		})
 	}

@@ -37,8 +37,8 @@ const ImagePython = "/opt/whisper/bin/python"
 //go:embed worker.py
 var workerScript []byte
 
-//go:embed reference.py
-var referenceScript []byte
+//go:embed upstream.py
+var upstreamScript []byte
 
 //go:embed normalize.py
 var normalizeScript []byte
@@ -59,7 +59,7 @@ func (Family) Name() string { return Name }
 func (Family) Capabilities() []task.Name { return []task.Name{task.SpeechTranscription} }
 
 // Settings are what a whisper bundle header records: the model and transcribe() options passed
-// unchanged to faster-whisper (by the worker and by the upstream reference), the pins, and the
+// unchanged to faster-whisper (by the worker and by upstream.py), the pins, and the
 // audio limits. max_seconds is Whisper's one 30 s window: longer audio would be cut into
 // windows that condition on each other, which this family does not do.
 type Settings struct {
@@ -75,7 +75,7 @@ type Settings struct {
 }
 
 // workerOptions is what the worker and the reference both receive (the kernel settings are
-// their processes' environment, recorded here so that a reference file says what it ran with).
+// their processes' environment, recorded here so that a upstream transcripts file says what it ran with).
 type workerOptions struct {
 	ModelOptions      map[string]any    `json:"model_options"`
 	TranscribeOptions map[string]any    `json:"transcribe_options"`

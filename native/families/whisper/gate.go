@@ -15,12 +15,12 @@ import (
 
 // Gate is the family's correctness contract: on every clip of the pinned selection the native
 // transcript must be byte-for-byte the transcript faster-whisper's own transcribe() gives
-// standalone on the same files with the same settings (the committed references; "ned" bounds
+// standalone on the same files with the same settings (the committed upstream transcripts; "ned" bounds
 // the word-level distance too, 0 for every profile). The claim holds on any x86-64 CPU
 // because both sides run with the same pinned kernels, not the CPU's best ones: the bundle's
 // kernel_env (pinnedKernelEnv: CTranslate2's GENERIC instruction set over oneDNN capped at
-// SSE4.1) is the environment of the references' process and of every worker, and a worker
-// whose CTranslate2 reports another selection is refused. One reference per profile, made
+// SSE4.1) is the environment of the upstream transcription's process and of every worker, and a worker
+// whose CTranslate2 reports another selection is refused. One upstream transcripts file per profile, made
 // under those pins; the gate's settings record the pins and the CPU and instruction set
 // CTranslate2 reported. Against the human gold text it bounds
 // WER twice: "gold_wer" after gold-wer-v1 (lowercase, punctuation dropped except apostrophes:
@@ -42,8 +42,8 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 	res.Settings = kernels
 	var vsRef, vsGold []metrics.Pair
 	for i, c := range in.Clips {
-		vsRef = append(vsRef, metrics.Pair{ID: c.ID, Reference: in.References[i], Hyp: native[i]})
-		vsGold = append(vsGold, metrics.Pair{ID: c.ID, Reference: c.Gold, Hyp: native[i]})
+		vsRef = append(vsRef, metrics.Pair{ID: c.ID, Expected: in.Upstream[i], Hyp: native[i]})
+		vsGold = append(vsGold, metrics.Pair{ID: c.ID, Expected: c.Gold, Hyp: native[i]})
 	}
 	normGold, err := f.normalizedPairs(vsGold, env.WorkDir)
 	if err != nil {
@@ -54,11 +54,11 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 	normScore := metrics.Score(normGold, metrics.Identity(), metrics.UnitCosts())
 	for i, u := range refScore.Utterances {
 		raw, norm := goldScore.Utterances[i], normScore.Utterances[i]
-		item := family.GateItem{ID: u.ID, Output: vsRef[i].Hyp, Reference: vsRef[i].Reference, Gold: vsGold[i].Reference, Distance: u.NED,
-			Passed: u.NED <= limits["ned"] && vsRef[i].Hyp == vsRef[i].Reference,
+		item := family.GateItem{ID: u.ID, Output: vsRef[i].Hyp, Expected: vsRef[i].Expected, Gold: vsGold[i].Expected, Distance: u.NED,
+			Passed: u.NED <= limits["ned"] && vsRef[i].Hyp == vsRef[i].Expected,
 			Detail: fmt.Sprintf("gold WER raw %.4f (%d/%d), normalized %.4f (%d/%d)", ratio(raw.Words.Errors(), raw.Words.RefWords()), raw.Words.Errors(), raw.Words.RefWords(), ratio(norm.Words.Errors(), norm.Words.RefWords()), norm.Words.Errors(), norm.Words.RefWords())}
 		if !item.Passed {
-			res.Failures = append(res.Failures, fmt.Sprintf("clip %s: native %q != upstream transcribe() %q", u.ID, item.Output, item.Reference))
+			res.Failures = append(res.Failures, fmt.Sprintf("clip %s: native %q != upstream transcribe() %q", u.ID, item.Output, item.Expected))
 		}
 		res.Items = append(res.Items, item)
 	}
@@ -67,7 +67,7 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 	goldCER, _ := goldScore.CER()
 	normWER, errNorm := normScore.WER()
 	res.Figures = map[string]float64{"clips": float64(len(in.Clips)), "audio_seconds": seconds, "ned_max": refScore.MaxNED(),
-		"wer_vs_reference": werRef, "gold_wer": goldWER, "gold_cer": goldCER, "gold_wer_normalized": normWER}
+		"wer_vs_upstream": werRef, "gold_wer": goldWER, "gold_cer": goldCER, "gold_wer_normalized": normWER}
 	if errRaw != nil || goldWER > limits["gold_wer"] {
 		res.Failures = append(res.Failures, fmt.Sprintf("gold WER %.4f above the family bound %v (err %v)", goldWER, limits["gold_wer"], errRaw))
 	}
@@ -105,7 +105,7 @@ func (f Family) transcribeClips(ctx context.Context, b *bundle.Bundle, clips []d
 func (f Family) normalizedPairs(pairs []metrics.Pair, workDir string) ([]metrics.Pair, error) {
 	texts := make([]string, 0, 2*len(pairs))
 	for _, p := range pairs {
-		texts = append(texts, p.Reference, p.Hyp)
+		texts = append(texts, p.Expected, p.Hyp)
 	}
 	norm, _, err := NormalizeEnglish(f.Host, texts, workDir)
 	if err != nil {
@@ -113,7 +113,7 @@ func (f Family) normalizedPairs(pairs []metrics.Pair, workDir string) ([]metrics
 	}
 	out := make([]metrics.Pair, len(pairs))
 	for i, p := range pairs {
-		out[i] = metrics.Pair{ID: p.ID, Reference: norm[2*i], Hyp: norm[2*i+1]}
+		out[i] = metrics.Pair{ID: p.ID, Expected: norm[2*i], Hyp: norm[2*i+1]}
 	}
 	return out, nil
 }

@@ -12,12 +12,12 @@ import (
 var kernelsScript []byte
 
 // pinnedKernelEnv is the CTranslate2 kernel selection every whisper process runs with: the
-// served worker, the gate's worker and the upstream reference alike. Without it the kernels
+// served worker, the gate's worker and upstream.py alike. Without it the kernels
 // depend on the CPU: CTranslate2 uses Intel MKL on GenuineIntel only (oneDNN elsewhere), picks
 // its own vectorized kernels by instruction set, and oneDNN dispatches by instruction set
 // again; measured on one CPU, these choices alone turn "…ill-disposed." into "…old-sposed."
 // and "Go forward" into "go forward" (int8). Pinned to values every x86-64 CPU CTranslate2
-// runs on can execute, the transcripts — and so the committed references — are the same on
+// runs on can execute, the transcripts — and so the committed upstream transcripts — are the same on
 // any such CPU:
 //   - CT2_USE_MKL=0: oneDNN, the backend CTranslate2 already uses on every non-Intel CPU;
 //   - CT2_FORCE_CPU_ISA=GENERIC: CTranslate2's portable kernels, no AVX;

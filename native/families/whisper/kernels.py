@@ -1,4 +1,4 @@
-"""What CTranslate2 says it runs on: the worker and the upstream reference both load the model
+"""What CTranslate2 says it runs on: the worker and upstream.py both load the model
 through load_model(), which captures CTranslate2's own start-up log (the process runs with
 CT2_VERBOSE=1) and reads the CPU line, the selected instruction set and the GEMM backends from
 it. The log is printed to stderr unchanged afterwards; the Go side checks the selection against

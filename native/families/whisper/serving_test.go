@@ -105,7 +105,7 @@ func readRecords(t *testing.T, path string) []record {
 
 // TestServerSurvivesAWorkerKilledMidRequest: through the real server, a worker killed during a
 // request gives a coded 500 and one record; the worker is restarted and the next request is
-// served with the reference transcript. Audio over one window is refused with its code.
+// served with the upstream transcript. Audio over one window is refused with its code.
 func TestServerSurvivesAWorkerKilledMidRequest(t *testing.T) {
 	ts, records, _ := serve(t)
 	set, err := dataset.ReadASR(filepath.Join(familytest.RepoRoot(), "golden/asr/sphinx-en-us/dataset.json"))
@@ -136,7 +136,7 @@ func TestServerSurvivesAWorkerKilledMidRequest(t *testing.T) {
 	if status != http.StatusInternalServerError || !strings.Contains(body, `"code":"internal_error"`) || !strings.Contains(body, "crashed mid-request") {
 		t.Fatalf("killed worker: %d %s", status, body)
 	}
-	ref, err := whisper.ReadReferences(filepath.Join(familytest.RepoRoot(), "golden/asr/whisper-tiny-en/reference-float32.json"))
+	ref, err := whisper.ReadUpstream(filepath.Join(familytest.RepoRoot(), "golden/asr/whisper-tiny-en/upstream-float32.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

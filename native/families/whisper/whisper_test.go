@@ -46,7 +46,7 @@ func clipsOf(t testing.TB, m manifest.Manifest) ([]dataset.Materialized, []task.
 
 func references(t testing.TB, m manifest.Manifest) []string {
 	t.Helper()
-	refs, err := ReadReferences(filepath.Join(familytest.RepoRoot(), m.Testcases[0].Reference))
+	refs, err := ReadUpstream(filepath.Join(familytest.RepoRoot(), m.Testcases[0].Expected))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,9 +96,9 @@ func TestWorkerRefusesABadRequestAndStaysUp(t *testing.T) {
 	}
 }
 
-// TestGatePassesOnEveryProfileAndFailsOnAWrongReference: native == faster-whisper's own
-// transcribe() on every clip, and one changed reference word fails exactly that clip.
-func TestGatePassesOnEveryProfileAndFailsOnAWrongReference(t *testing.T) {
+// TestGatePassesOnEveryProfileAndFailsOnAWrongUpstreamTranscript: native == faster-whisper's own
+// transcribe() on every clip, and one changed upstream word fails exactly that clip.
+func TestGatePassesOnEveryProfileAndFailsOnAWrongUpstreamTranscript(t *testing.T) {
 	for _, profile := range profiles {
 		t.Run(profile, func(t *testing.T) {
 			b, m := familytest.Build(t, Family{}, profile)
@@ -116,12 +116,12 @@ func TestGatePassesOnEveryProfileAndFailsOnAWrongReference(t *testing.T) {
 		})
 	}
 	b, m := familytest.Build(t, Family{}, "whisper-tiny-en")
-	refs, err := ReadReferences(filepath.Join(familytest.RepoRoot(), m.Testcases[0].Reference))
+	refs, err := ReadUpstream(filepath.Join(familytest.RepoRoot(), m.Testcases[0].Expected))
 	if err != nil {
 		t.Fatal(err)
 	}
 	refs.Transcripts[1].Text = strings.Replace(refs.Transcripts[1].Text, "young", "old", 1)
-	res := familytest.GateWithReferences(t, Family{}, b, m, refs)
+	res := familytest.GateWithUpstream(t, Family{}, b, m, refs)
 	if res.Passed || len(res.Failures) != 1 || res.Items[1].Passed {
 		t.Fatalf("gate with a wrong reference: passed=%v failures=%v", res.Passed, res.Failures)
 	}
@@ -129,9 +129,9 @@ func TestGatePassesOnEveryProfileAndFailsOnAWrongReference(t *testing.T) {
 
 // TestGateHoldsWhateverKernelsTheCallerForces runs the int8 gate in a process that asks
 // CTranslate2 for other kernels (oneDNN instead of MKL, the AVX instruction set: on an AVX-512
-// Intel CPU these give "…ill-disposed." where the pinned reference says "…old-sposed."): the
+// Intel CPU these give "…ill-disposed." where the pinned upstream transcript says "…old-sposed."): the
 // worker still runs the bundle's pinned kernels, reports them in the gate's settings, and
-// matches the references made with the same pins.
+// matches the upstream transcripts made with the same pins.
 func TestGateHoldsWhateverKernelsTheCallerForces(t *testing.T) {
 	t.Setenv("CT2_USE_MKL", "0")
 	t.Setenv("CT2_FORCE_CPU_ISA", "AVX")
@@ -168,23 +168,23 @@ func TestCheckKernelsRefusesOtherKernelsThanPinned(t *testing.T) {
 	}
 }
 
-// TestReferencesReproduceWithUpstream reruns faster-whisper's transcribe() standalone on the
-// bundle's own model files: the committed references are what upstream says.
-func TestReferencesReproduceWithUpstream(t *testing.T) {
+// TestUpstreamTranscriptsReproduce reruns faster-whisper's transcribe() standalone on the
+// bundle's own model files: the committed upstream transcripts are what upstream says.
+func TestUpstreamTranscriptsReproduce(t *testing.T) {
 	for _, profile := range profiles {
 		t.Run(profile, func(t *testing.T) {
 			b, m := familytest.Build(t, Family{}, profile)
 			clips, _ := clipsOf(t, m)
-			got, err := GenerateReferences(family.Host{}, b, clips, t.TempDir())
+			got, err := TranscribeUpstream(family.Host{}, b, clips, t.TempDir())
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := ReadReferences(filepath.Join(familytest.RepoRoot(), m.Testcases[0].Reference))
+			want, err := ReadUpstream(filepath.Join(familytest.RepoRoot(), m.Testcases[0].Expected))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got.Transcripts, want.Transcripts) || got.Command != want.Command || !bytes.Equal(got.Settings, compact(t, want.Settings)) {
-				t.Fatalf("regenerated references differ:\n got %+v\nwant %+v", got, want)
+				t.Fatalf("regenerated upstream transcripts differ:\n got %+v\nwant %+v", got, want)
 			}
 		})
 	}
@@ -236,7 +236,7 @@ func TestWorkerKilledMidRequestIsRestarted(t *testing.T) {
 	}
 }
 
-func TestConcurrentLanesMatchReferences(t *testing.T) {
+func TestConcurrentLanesMatchUpstream(t *testing.T) {
 	b, m := familytest.Build(t, Family{}, "whisper-tiny-en")
 	_, tr := load(t, b, 2)
 	_, clips := clipsOf(t, m)

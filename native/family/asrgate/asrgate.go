@@ -1,5 +1,5 @@
 // Package asrgate holds what every speech_transcription family's gate reads the same way: the
-// testcase's bounds, the pinned clips and the committed upstream references, and the run of
+// testcase's bounds, the pinned clips and the committed upstream transcripts, and the run of
 // every clip through the public Task.
 package asrgate
 
@@ -17,9 +17,10 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-// References are an upstream tool's transcripts for a dataset, with the command that made them
-// (and, where the tool takes them, its versions and settings).
-type References struct {
+// Upstream is an upstream tool's transcripts of a dataset's clips, with the command that made
+// them (and, where the tool takes them, its versions and settings): what a gate compares the
+// native Task's transcripts with.
+type Upstream struct {
 	Tool        string            `json:"tool"`
 	ToolPackage string            `json:"tool_package"`
 	ToolVersion string            `json:"tool_version"`
@@ -27,38 +28,38 @@ type References struct {
 	Command     string            `json:"command"`
 	Settings    json.RawMessage   `json:"settings,omitempty"`
 	Note        string            `json:"note"`
-	Transcripts []Reference       `json:"transcripts"`
+	Transcripts []Transcript      `json:"transcripts"`
 }
 
-// Reference is one clip's upstream transcript.
-type Reference struct {
+// Transcript is one clip's upstream transcript.
+type Transcript struct {
 	ID   string `json:"id"`
 	Text string `json:"text"`
 }
 
-// ReadReferences reads a reference file.
-func ReadReferences(path string) (References, error) {
+// ReadUpstream reads an upstream transcripts file.
+func ReadUpstream(path string) (Upstream, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return References{}, fmt.Errorf("read references: %w", err)
+		return Upstream{}, fmt.Errorf("read upstream transcripts: %w", err)
 	}
-	var r References
+	var r Upstream
 	if err := json.Unmarshal(data, &r); err != nil {
-		return References{}, fmt.Errorf("references %s: %w", path, err)
+		return Upstream{}, fmt.Errorf("upstream transcripts %s: %w", path, err)
 	}
 	return r, nil
 }
 
-// Inputs are a gate's bounds, clips and references.
+// Inputs are a gate's bounds, clips and upstream transcripts.
 type Inputs struct {
 	Thresholds manifest.Thresholds
 	Limits     map[string]float64 // the named bounds; a missing one is an error, never a default
 	Clips      []dataset.Materialized
-	References []string // in clip order
+	Upstream   []string // in clip order
 }
 
 // Read loads the thresholds (requiring every named limit), materializes the testcase's clips
-// under env.WorkDir and lines the references up with them.
+// under env.WorkDir and lines the upstream transcripts up with them.
 func Read(m manifest.Manifest, tc manifest.Testcase, env family.GateEnv, limits ...string) (Inputs, error) {
 	var in Inputs
 	th, err := manifest.ReadThresholds(manifest.ThresholdsPath(m, tc.Name))
@@ -74,7 +75,7 @@ func Read(m manifest.Manifest, tc manifest.Testcase, env family.GateEnv, limits 
 	if in.Clips, err = clips(m, tc, env); err != nil {
 		return in, err
 	}
-	refs, err := ReadReferences(filepath.Join(env.Root, tc.Reference))
+	refs, err := ReadUpstream(filepath.Join(env.Root, tc.Expected))
 	if err != nil {
 		return in, err
 	}
@@ -85,9 +86,9 @@ func Read(m manifest.Manifest, tc manifest.Testcase, env family.GateEnv, limits 
 	for _, c := range in.Clips {
 		ref, ok := byID[c.ID]
 		if !ok {
-			return in, fmt.Errorf("references %s have no transcript for clip %s", tc.Reference, c.ID)
+			return in, fmt.Errorf("upstream transcripts %s have none for clip %s", tc.Expected, c.ID)
 		}
-		in.References = append(in.References, ref)
+		in.Upstream = append(in.Upstream, ref)
 	}
 	return in, nil
 }

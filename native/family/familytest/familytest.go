@@ -46,19 +46,19 @@ func Build(tb testing.TB, f family.Family, profile string) (*bundle.Bundle, mani
 	return b, m
 }
 
-// GateWithReferences runs f's gate on b with refs written as the testcase's reference, in a
-// scratch root holding a copy of golden/: how a family test proves its gate fails on a wrong
-// reference.
-func GateWithReferences(tb testing.TB, f family.Family, b *bundle.Bundle, m manifest.Manifest, refs any) family.GateResult {
+// GateWithUpstream runs f's gate on b with upstream written as the testcase's expected outputs,
+// in a scratch root holding a copy of golden/: how a family test proves its gate fails on a
+// wrong upstream transcript.
+func GateWithUpstream(tb testing.TB, f family.Family, b *bundle.Bundle, m manifest.Manifest, upstream any) family.GateResult {
 	tb.Helper()
 	root := tb.TempDir()
-	data, err := json.Marshal(refs)
+	data, err := json.Marshal(upstream)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tc := m.Testcases[0]
-	tc.Reference = "reference.json"
-	if err := os.WriteFile(filepath.Join(root, tc.Reference), data, 0o644); err != nil {
+	tc.Expected = "upstream.json"
+	if err := os.WriteFile(filepath.Join(root, tc.Expected), data, 0o644); err != nil {
 		tb.Fatal(err)
 	}
 	if err := os.CopyFS(filepath.Join(root, "golden"), os.DirFS(filepath.Join(RepoRoot(), "golden"))); err != nil {

@@ -1,9 +1,9 @@
-"""Upstream reference for the whisper family: faster-whisper's own transcribe() on the clip
+"""Upstream transcription for the whisper family: faster-whisper's own transcribe() on the clip
 files, standalone (faster-whisper decodes the WAVs itself), with the model and transcribe()
 settings the bundle records, in a process with the kernel settings the bundle pins. Prints one
 JSON object: versions, the kernels CTranslate2 selected, and {clip id: transcript}.
 
-usage: python reference.py MODEL_DIR SETTINGS_JSON CLIP.wav...
+usage: python upstream.py MODEL_DIR SETTINGS_JSON CLIP.wav...
 """
 
 import importlib.metadata
