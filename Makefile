@@ -51,7 +51,7 @@ images: ## build or find the base, trtmc-server and AIPerf images (cached by inp
 
 # The suites run in a reduced form here (fewer AIPerf requests) so that CI proves the whole
 # path; `make qualify` runs the full counts.
-test: ## run every test: unit, parity, integration, containers, the suites in reduced form, and the TRTMC target on its contract double
+test: deps ## run every test (after deps, as qualify): unit, parity, integration, containers, the suites in reduced form, and the TRTMC target on its contract double
 	go vet ./...
 	QUAL_RUN_DIR=$(CURDIR)/build/test-run/$(RUN_ID) QUAL_ASR_WARMUP=2 QUAL_ASR_REQUESTS=8 \
 	  QUAL_T2I_WARMUP=1 QUAL_T2I_REQUESTS=4 QUAL_ASR_RUNS=2 QUAL_T2I_RUNS=2 $(GOTEST) -count=1 -timeout 60m ./...

@@ -125,3 +125,19 @@ func TestQualifyAllPicksTheTargetOfTheCheckoutsLayout(t *testing.T) {
 		}
 	}
 }
+
+// Both README commands work on a fresh machine (no Docker engine running, nothing built):
+// `make test` runs deps first, as `make qualify` does, so neither stops at the engine step.
+func TestBothReadmeCommandsInstallWhatTheyNeed(t *testing.T) {
+	for _, target := range []string{"qualify", "test"} {
+		out, err := exec.Command("make", "-C", repoRoot(), "-n", target).CombinedOutput()
+		if err != nil {
+			t.Fatalf("make -n %s: %v\n%s", target, err, out)
+		}
+		for _, step := range []string{"harness/scripts/deps.sh", "containers/engine/ensure-docker.sh", "qual images"} {
+			if !strings.Contains(string(out), step) {
+				t.Errorf("make %s does not run %s first", target, step)
+			}
+		}
+	}
+}
