@@ -72,8 +72,8 @@ func (req chatRequest) checkOptions() error {
 }
 
 // checkPositive refuses a token bound that is not a positive integer. A positive bound is
-// passed to the Task, which applies it where it generates tokens (a expected answer is a few
-// words, under any bound a client sends).
+// passed to the Task, which applies it where it generates tokens (the reference family's answer is a
+// few words, under any bound a client sends).
 func checkPositive(param string, v *int) error {
 	if v != nil && *v <= 0 {
 		return badParam(contract.CodeInvalidValue, param, "%s must be positive, got %d", param, *v)

@@ -21,7 +21,7 @@ type corpusFigure struct {
 	units       func(items []family.GateItem) ([]stats.Unit, error)
 }
 
-// corpusFigures: gold WER for transcripts (bound gold_wer); mean SSIM to the reference images for
+// corpusFigures: gold WER for transcripts (bound gold_wer); mean SSIM to the expected images for
 // images (bound ssim_min). Mean PSNR is not one of them: identical images have PSNR +Inf.
 func corpusFigures(g *family.GateResult) []corpusFigure {
 	if _, asr := g.Figures["gold_wer"]; asr {
@@ -134,7 +134,7 @@ func GoldWERUnits(items []family.GateItem) ([]stats.Unit, error) {
 }
 
 // SSIMUnits are the gate's images as mean-SSIM units (the gate stores each image's SSIM to its
-// reference as the item's distance).
+// expected image as the item's distance).
 func SSIMUnits(items []family.GateItem) ([]stats.Unit, error) {
 	var units []stats.Unit
 	for _, it := range items {

@@ -140,7 +140,7 @@ func FromEnv(getenv func(string) string, environ []string, wd string) (Config, e
 		WhisperPython: getenv("QUAL_WHISPER_PYTHON"), TargetValues: targetValues(environ)}
 	m, err := machine.FromEnv(getenv)
 	if err != nil {
-		return c, err
+		errs = append(errs, err)
 	}
 	c.Machine = m
 	root, err := repoRoot(getenv("QUAL_ROOT"), wd)
@@ -177,10 +177,11 @@ func FromEnv(getenv func(string) string, environ []string, wd string) (Config, e
 	return c, errors.Join(errs...)
 }
 
-// MachineFromEnv is the machine's part of the configuration alone (the cache, the signing key),
-// for the commands that run outside a checkout: qual sign, and qual verify's key lookup.
-func MachineFromEnv(getenv func(string) string) (machine.Machine, error) {
-	return machine.FromEnv(getenv)
+// LoadMachine reads the machine's part of the configuration alone (the cache, the signing key)
+// from this process's environment, for the commands that run outside a checkout: qual sign,
+// and qual verify's key lookup.
+func LoadMachine() (machine.Machine, error) {
+	return machine.FromEnv(os.Getenv)
 }
 
 // Load reads the configuration from this process's environment.

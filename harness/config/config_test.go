@@ -72,6 +72,28 @@ func TestOverridesApplyToTheTarget(t *testing.T) {
 	}
 }
 
+// QUAL_TRTMC_<NAME> replaces the target file's value NAME in every command the target renders;
+// an empty one is unset (make passes unset variables empty), and the file's default stays.
+func TestTargetValuesComeFromTheEnvironment(t *testing.T) {
+	trtmcRoot := filepath.Join(checkout(), "suites", "targets", "testdata", "trtmc-double")
+	c, err := read(t, map[string]string{"QUAL_TARGET": "suites/targets/trtmc.yaml", "QUAL_TRTMC_ROOT": trtmcRoot,
+		"QUAL_TRTMC_PYTHON": "/opt/py/bin/python", "QUAL_TRTMC_GPU": ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := c.Target()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := tg.Values()
+	if v["python"] != "/opt/py/bin/python" {
+		t.Errorf("{python} = %q, want QUAL_TRTMC_PYTHON's", v["python"])
+	}
+	if v["gpu"] != tg.Placeholders["gpu"] {
+		t.Errorf("an empty QUAL_TRTMC_GPU replaced the file's default %q with %q", tg.Placeholders["gpu"], v["gpu"])
+	}
+}
+
 // A missing target file and the trtmc target without its checkout are one line naming the fix.
 func TestTargetErrorsNameTheFix(t *testing.T) {
 	c, err := read(t, map[string]string{"QUAL_TARGET": "nope.yaml"})

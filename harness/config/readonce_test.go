@@ -21,8 +21,10 @@ var readers = map[string]string{
 
 // TestQUALIsReadOnlyInConfig fails on a read of a QUAL_* name in a non-test file outside
 // harness/config: os.Getenv, os.LookupEnv, or any getenv-like function given a QUAL_* literal
-// (or a concatenation starting with one), and any function that takes a getenv parameter,
-// since that is how a package reads the environment while looking as if it did not.
+// (or a concatenation starting with one); os.Getenv or os.LookupEnv handed on as a value; and
+// any function taking an environment-reading parameter (named getenv or lookupEnv, or a
+// func(string) string named for the environment), since that is how a package reads the
+// environment while looking as if it did not.
 func TestQUALIsReadOnlyInConfig(t *testing.T) {
 	walkNonTestGo(t, func(rel, path string) {
 		if reader(rel) {
@@ -39,12 +41,14 @@ func TestQUALIsReadOnlyInConfig(t *testing.T) {
 func TestTheReadCheckCatchesEveryShape(t *testing.T) {
 	dir := t.TempDir()
 	for name, src := range map[string]string{
-		"osgetenv":  `package p; import "os"; var v = os.Getenv("QUAL_X")`,
-		"lookupenv": `package p; import "os"; func f() { os.LookupEnv("QUAL_X") }`,
-		"param":     `package p; func f(getenv func(string) string) string { return getenv("QUAL_X") }`,
-		"concat":    `package p; import "os"; func f(k string) string { return os.Getenv("QUAL_TRTMC_" + k) }`,
-		"paramonly": `package p; func f(getenv func(string) string) {}`,
-		"method":    `package p; type T struct{}; func (T) Values(lookupEnv func(string) (string, bool)) {}`,
+		"osgetenv":   `package p; import "os"; var v = os.Getenv("QUAL_X")`,
+		"lookupenv":  `package p; import "os"; func f() { os.LookupEnv("QUAL_X") }`,
+		"param":      `package p; func f(getenv func(string) string) string { return getenv("QUAL_X") }`,
+		"concat":     `package p; import "os"; func f(k string) string { return os.Getenv("QUAL_TRTMC_" + k) }`,
+		"paramonly":  `package p; func f(getenv func(string) string) {}`,
+		"method":     `package p; type T struct{}; func (T) Values(lookupEnv func(string) (string, bool)) {}`,
+		"otherparam": `package p; func f(env func(string) string) {}`,
+		"asvalue":    `package p; import "os"; func f(g func(func(string) string)) { g(os.Getenv) }`,
 	} {
 		path := filepath.Join(dir, name+".go")
 		if err := writeFile(path, src); err != nil {
@@ -55,7 +59,7 @@ func TestTheReadCheckCatchesEveryShape(t *testing.T) {
 		}
 	}
 	path := filepath.Join(dir, "clean.go")
-	if err := writeFile(path, `package p; import "os"; var v = os.Getenv("HOME") + "QUAL_X"`); err != nil {
+	if err := writeFile(path, `package p; import ("os"; "strings"); var v = os.Getenv("HOME") + "QUAL_X"; func f(norm func(string) string) string { return norm(strings.ToLower(v)) }`); err != nil {
 		t.Fatal(err)
 	}
 	if got := qualReads(t, path); len(got) != 0 {
@@ -104,16 +108,22 @@ func qualReads(t *testing.T, path string) []int {
 		t.Fatalf("parse %s: %v", path, err)
 	}
 	var lines []int
+	called := map[ast.Expr]bool{}
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
+			called[n.Fun] = true
 			if envReader(calleeName(n.Fun)) && len(n.Args) == 1 && startsWithQUAL(n.Args[0]) {
+				lines = append(lines, fset.Position(n.Pos()).Line)
+			}
+		case *ast.SelectorExpr:
+			if x, ok := n.X.(*ast.Ident); ok && x.Name == "os" && envReader(n.Sel.Name) && !called[n] {
 				lines = append(lines, fset.Position(n.Pos()).Line)
 			}
 		case *ast.FuncType:
 			for _, p := range n.Params.List {
 				for _, name := range p.Names {
-					if envReader(name.Name) {
+					if envReader(name.Name) || strings.Contains(strings.ToLower(name.Name), "env") && stringLookup(p.Type) {
 						lines = append(lines, fset.Position(name.Pos()).Line)
 					}
 				}
@@ -122,6 +132,17 @@ func qualReads(t *testing.T, path string) []int {
 		return true
 	})
 	return lines
+}
+
+// stringLookup is a func(string) string or func(string) (string, bool) type.
+func stringLookup(t ast.Expr) bool {
+	ft, ok := t.(*ast.FuncType)
+	if !ok || ft.Params == nil || len(ft.Params.List) != 1 || ft.Results == nil || len(ft.Results.List) == 0 {
+		return false
+	}
+	in, ok1 := ft.Params.List[0].Type.(*ast.Ident)
+	out, ok2 := ft.Results.List[0].Type.(*ast.Ident)
+	return ok1 && ok2 && in.Name == "string" && out.Name == "string"
 }
 
 func calleeName(fun ast.Expr) string {

@@ -28,7 +28,7 @@ func pinnedRoot(t *testing.T) string {
 // pinned prompt (a path, a made-up id) fails the row naming it.
 func TestT2IInputIDMustBeAPinnedPrompt(t *testing.T) {
 	root := pinnedRoot(t)
-	tc := manifest.Testcase{Name: "c", Dataset: "golden/t2i/prompts.jsonl", Expected: "golden/t2i/ref"}
+	tc := manifest.Testcase{Name: "c", Dataset: "golden/t2i/prompts.jsonl", Expected: "golden/t2i/expected"}
 	for _, id := range []string{"../../../etc/x", "p99"} {
 		r := evidence.Result{
 			Gate:    &family.GateResult{Items: []family.GateItem{{ID: id, Output: "sha"}}, Figures: map[string]float64{}},
@@ -162,14 +162,14 @@ func TestPinnedProfileIsAReferenceRow(t *testing.T) {
 	}
 }
 
-// asrRoot writes a pinned one-clip ASR dataset (gold text gold) and its references.
+// asrRoot writes a pinned one-clip ASR dataset (gold text gold) and its upstream transcripts.
 func asrRoot(t *testing.T, gold string) (pins, manifest.Testcase) {
 	t.Helper()
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, "golden", "asr"), 0o755)
 	os.WriteFile(filepath.Join(root, "golden", "asr", "d.json"), []byte(`{"clips": [{"id": "c1", "gold": "`+gold+`"}]}`), 0o644)
-	os.WriteFile(filepath.Join(root, "golden", "asr", "ref.json"), []byte(`{"transcripts": [{"id": "c1", "text": "`+gold+`"}]}`), 0o644)
-	return pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, manifest.Testcase{Name: "c", Dataset: "golden/asr/d.json", Expected: "golden/asr/ref.json"}
+	os.WriteFile(filepath.Join(root, "golden", "asr", "upstream.json"), []byte(`{"transcripts": [{"id": "c1", "text": "`+gold+`"}]}`), 0o644)
+	return pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, manifest.Testcase{Name: "c", Dataset: "golden/asr/d.json", Expected: "golden/asr/upstream.json"}
 }
 
 // TestASRGateBoundsNeedTheirFigures: a pinned bound whose figure is neither recomputed nor
@@ -196,7 +196,7 @@ func TestASRGateBoundsNeedTheirFigures(t *testing.T) {
 	report, got = collect()
 	fails = checkASRGate(p, "asr/p", tc, manifest.Thresholds{Overrides: map[string]float64{"gold_wer": 0.1}}, r, report)
 	if !containsAll(*got, "gate figure gold_wer not computable from the stored transcripts") || !containsAll(fails, "gold_wer not computable") {
-		t.Errorf("WER over an empty reference: problems %v, fails %v", *got, fails)
+		t.Errorf("WER over an empty gold text: problems %v, fails %v", *got, fails)
 	}
 }
 
@@ -204,7 +204,7 @@ func TestASRGateBoundsNeedTheirFigures(t *testing.T) {
 // recomputes fails; a family-validated row (gate only, by design) does not.
 func TestT2IQualifiedRowNeedsServedImages(t *testing.T) {
 	root := pinnedRoot(t)
-	tc := manifest.Testcase{Name: "c", Dataset: "golden/t2i/prompts.jsonl", Expected: "golden/t2i/ref"}
+	tc := manifest.Testcase{Name: "c", Dataset: "golden/t2i/prompts.jsonl", Expected: "golden/t2i/expected"}
 	r := evidence.Result{Status: evidence.StatusQualified,
 		Gate: &family.GateResult{Passed: true, Items: []family.GateItem{{ID: "p01", Output: "sha"}}, Figures: map[string]float64{"psnr_min_db": 99, "ssim_min": 1}}}
 	report, got := collect()

@@ -61,7 +61,7 @@ type qaGateCase struct {
 // TestAudioQAGateIsRecomputed: verify recomputes the stage-9 gate from its stored answers and
 // the pins (golden/audioqa pairs, the upstream transcripts of tc.Expected, the pinned
 // thresholds): the real gate passes; a gate figure or verdict it did not earn, an item missing,
-// extra, duplicated, or with another reference or gold, and a served answer other than the
+// extra, duplicated, or with another expected answer or gold, and a served answer other than the
 // gate's for its pair are each reported.
 func TestAudioQAGateIsRecomputed(t *testing.T) {
 	const where, pairs = "audioqa/sphinxqa-an4-l0: ", "golden/audioqa/sphinxqa-an4-l0.jsonl"

@@ -240,7 +240,7 @@ func (asr) Meaning(th manifest.Thresholds, outputs []evidence.Output, _ []join.P
 }
 
 // noGold: there are outputs and none carries a gold text. A mix is not this case: the gold WER
-// then fails on the missing upstream transcripts, as it should.
+// then fails on the missing gold texts, as it should.
 func noGold(outputs []evidence.Output) bool {
 	for _, o := range outputs {
 		if o.Gold != "" {

@@ -61,7 +61,7 @@ func checkASRGate(root string, where string, tc manifest.Testcase, th manifest.T
 		report(where, "gate not recomputable: %v", err)
 		return []string{"dataset unreadable"}
 	}
-	refs, err := readUpstream(filepath.Join(root, tc.Expected))
+	upstream, err := readUpstream(filepath.Join(root, tc.Expected))
 	if err != nil {
 		report(tc.Expected, "%v", err)
 		return []string{"upstream transcripts unreadable"}
@@ -71,13 +71,13 @@ func checkASRGate(root string, where string, tc manifest.Testcase, th manifest.T
 		gold[c.ID] = c.Gold
 	}
 	native := map[string]string{}
-	var vsRef, vsGold []metrics.Pair
+	var vsUpstream, vsGold []metrics.Pair
 	for _, it := range g.Items {
-		if refs[it.ID] != it.Expected || gold[it.ID] != it.Gold {
-			report(where, "gate clip %s: stored upstream %q / gold %q are not the pinned %s %q / %s %q", it.ID, it.Expected, it.Gold, tc.Expected, refs[it.ID], tc.Dataset, gold[it.ID])
+		if upstream[it.ID] != it.Expected || gold[it.ID] != it.Gold {
+			report(where, "gate clip %s: stored upstream %q / gold %q are not the pinned %s %q / %s %q", it.ID, it.Expected, it.Gold, tc.Expected, upstream[it.ID], tc.Dataset, gold[it.ID])
 		}
 		native[it.ID] = it.Output
-		vsRef = append(vsRef, metrics.Pair{ID: it.ID, Expected: refs[it.ID], Hyp: it.Output})
+		vsUpstream = append(vsUpstream, metrics.Pair{ID: it.ID, Expected: upstream[it.ID], Hyp: it.Output})
 		vsGold = append(vsGold, metrics.Pair{ID: it.ID, Expected: gold[it.ID], Hyp: it.Output})
 	}
 	if len(g.Items) != len(set.Clips) {
@@ -101,10 +101,10 @@ func checkASRGate(root string, where string, tc manifest.Testcase, th manifest.T
 	goldCER, err := goldScore.CER()
 	figure("gold_cer", goldCER, err)
 	if norm, ok := upstreamNormalizer(g.Family); ok {
-		refScore := metrics.Score(vsRef, norm, metrics.UnitCosts())
-		got["ned_max"] = refScore.MaxNED()
-		refWER, err := refScore.WER()
-		figure("wer_vs_upstream", refWER, err)
+		upstreamScore := metrics.Score(vsUpstream, norm, metrics.UnitCosts())
+		got["ned_max"] = upstreamScore.MaxNED()
+		upstreamWER, err := upstreamScore.WER()
+		figure("wer_vs_upstream", upstreamWER, err)
 	}
 	compareGateFigures(where, got, g.Figures, report)
 	// Every ASR bound is an upper bound on a figure ("ned" bounds ned_max); a figure this

@@ -57,7 +57,7 @@ type qaWant struct {
 }
 
 // checkAudioQAGate recomputes the sphinxqa gate from its stored answers and the pins, reports
-// every stored reference, gold, figure or served answer that differs, and returns the
+// every stored expected answer, gold, figure or served answer that differs, and returns the
 // recomputed figures' failures against the pinned thresholds (checkGate compares the verdict).
 func checkAudioQAGate(root string, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, _ []join.Pair, report reporter) []string {
 	// The recomputation is the templated reader's rule (sphinxqa's, by its descriptor). Another
@@ -188,7 +188,7 @@ func qaGateItems(where string, tc manifest.Testcase, want []qaWant, stored []evi
 }
 
 // qaFigures recomputes the gate's figures from the stored answers, over the pinned pairs: a pair
-// with no stored item counts as a wrong answer and a upstream mismatch (it was not answered).
+// with no stored item counts as a wrong answer and an upstream mismatch (it was not answered).
 func qaFigures(want []qaWant, items map[string]evidence.GateItem, clips int) map[string]float64 {
 	total, correct := map[reader.Kind]int{}, map[reader.Kind]int{}
 	mismatches, allCorrect := 0, 0

@@ -53,7 +53,7 @@ type GateRecheck struct {
 // the pins. A stage without it has its thresholds checked and nothing recomputed.
 type GateRechecker interface {
 	Workload
-	// RecheckGate recomputes the gate's figures, reports every stored figure, reference or
+	// RecheckGate recomputes the gate's figures, reports every stored figure, expected output or
 	// served output that differs, and returns the recomputed figures' failures against the
 	// pinned thresholds (verify compares the recorded verdict with them).
 	RecheckGate(in GateRecheck) (fails []string, found []Finding)
@@ -162,17 +162,17 @@ func readUpstream(path string) (map[string]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pinned upstream transcripts: %w", err)
 	}
-	var refs struct {
+	var upstream struct {
 		Transcripts []struct {
 			ID   string `json:"id"`
 			Text string `json:"text"`
 		} `json:"transcripts"`
 	}
-	if err := json.Unmarshal(data, &refs); err != nil {
+	if err := json.Unmarshal(data, &upstream); err != nil {
 		return nil, fmt.Errorf("pinned upstream transcripts %s: %w", path, err)
 	}
 	out := map[string]string{}
-	for _, t := range refs.Transcripts {
+	for _, t := range upstream.Transcripts {
 		out[t.ID] = t.Text
 	}
 	return out, nil

@@ -132,7 +132,7 @@ type Input struct {
 	ID            string
 	HostPath      string // a file copied into the server container ("" when none)
 	ContainerPath string
-	Gold          string // the human reference (ASR) or the expected answer (audio QA)
+	Gold          string // the human transcript (ASR) or answer (audio QA): the gold text
 	Seconds       float64
 	SampleRate    int    // an audio input's decoded rate (0: not checked against the family's limits)
 	AudioSHA      string // task.Audio.SHA256 of the decoded clip
@@ -151,7 +151,7 @@ type Load struct {
 type Request struct {
 	Key    string            // requests with the same key have the same native output
 	Input  string            // the pinned input's id ("" when the request matches none)
-	Gold   string            // the input's reference, for the meaning check
+	Gold   string            // the input's gold text, for the meaning check
 	Output string            // the HTTP output in comparable form
 	Native map[string]string // native_run placeholder values, bundle excepted
 }

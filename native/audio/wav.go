@@ -187,7 +187,7 @@ func float32FromLE(dst []float32, raw []byte) int {
 	return -1
 }
 
-// EncodePCM16 writes a canonical 44-byte-header PCM16 WAV (the form the reference tool reads
+// EncodePCM16 writes a canonical 44-byte-header PCM16 WAV (the form the upstream tool reads
 // with -adchdr 44).
 func EncodePCM16(pcm []int16, channels, rate int) []byte {
 	out := make([]byte, 44+2*len(pcm))

@@ -51,7 +51,7 @@ func signingKey(keyFile string, stdout io.Writer) ([]byte, string, error) {
 		}
 		return key, "key file " + keyFile, nil
 	}
-	m, err := config.MachineFromEnv(os.Getenv)
+	m, err := config.LoadMachine()
 	if err != nil {
 		return nil, "", err
 	}
@@ -90,6 +90,6 @@ func localKeyPath() (string, error) {
 
 // cacheDir is the machine's cache (harness/config): keys, the built binaries, venvs.
 func cacheDir() (string, error) {
-	m, err := config.MachineFromEnv(os.Getenv)
+	m, err := config.LoadMachine()
 	return m.Cache, err
 }

@@ -75,9 +75,9 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 }
 
 // checkImage compares one native image with its expected PNG and the sanity bounds.
-func checkImage(got metrics.Planes, refPath string, lim map[string]float64) (family.GateItem, float64, float64) {
-	item := family.GateItem{Expected: refPath}
-	data, err := os.ReadFile(refPath)
+func checkImage(got metrics.Planes, expectedPath string, lim map[string]float64) (family.GateItem, float64, float64) {
+	item := family.GateItem{Expected: expectedPath}
+	data, err := os.ReadFile(expectedPath)
 	if err != nil {
 		item.Detail = fmt.Sprintf("expected image missing: %v", err)
 		return item, 0, 0
@@ -93,7 +93,7 @@ func checkImage(got metrics.Planes, refPath string, lim map[string]float64) (fam
 		return item, 0, 0
 	}
 	ssim, _ := metrics.SSIM(got, ref)
-	stats, refStats := metrics.PixelStats(got), metrics.PixelStats(ref)
+	stats, expectedStats := metrics.PixelStats(got), metrics.PixelStats(ref)
 	ratio := metrics.StdRatio(got, ref)
 	var fails []string
 	if psnr < lim["psnr_min_db"] {
@@ -108,7 +108,7 @@ func checkImage(got metrics.Planes, refPath string, lim map[string]float64) (fam
 	if stats.Std < lim["pixel_std_min"] {
 		fails = append(fails, fmt.Sprintf("pixel std %.3f < %v", stats.Std, lim["pixel_std_min"]))
 	}
-	if refStats.Std >= lim["std_ratio_applies_above"] && ratio < lim["std_ratio_min"] {
+	if expectedStats.Std >= lim["std_ratio_applies_above"] && ratio < lim["std_ratio_min"] {
 		fails = append(fails, fmt.Sprintf("std ratio %.3f < %v", ratio, lim["std_ratio_min"]))
 	}
 	item.Passed = len(fails) == 0

@@ -65,7 +65,7 @@ func TestGoldenImagesAreTheExpectedOutput(t *testing.T) {
 			prompts, reqs := pinnedRequests(t, m, mdl)
 			dir := filepath.Join(repoRoot(), m.Testcases[0].Expected)
 			for i, p := range prompts {
-				ref := referenceGenerate(mdl.gen.w, reqs[i], 0)
+				ref := float64Generate(mdl.gen.w, reqs[i], 0)
 				path := filepath.Join(dir, p.ID+".png")
 				checkGolden(t, path, ref, "Golden")
 			}
@@ -265,7 +265,7 @@ func TestInlinePromptGoldenAndGate(t *testing.T) {
 	}
 	req := task.FillImageDefaults(mdl.ImageSpec(), task.ImageRequest{Prompt: prompts[0].Prompt, Seed: prompts[0].Seed,
 		Steps: settingInt(settings, "num_inference_steps"), Guidance: settingFloat(settings, "guidance_scale")})
-	ref := referenceGenerate(mdl.gen.w, req, 0)
+	ref := float64Generate(mdl.gen.w, req, 0)
 	path := filepath.Join(repoRoot(), tc.Expected, tc.Name+".png")
 	checkGolden(t, path, ref, "InlinePrompt")
 	res, err := Family{}.Gate(context.Background(), b, m, tc, family.GateEnv{Root: repoRoot(), WorkDir: t.TempDir()})

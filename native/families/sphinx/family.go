@@ -64,7 +64,7 @@ func settingsOf(h bundle.Header) (settings, error) {
 
 // Build packs the acoustic model directory, the dictionary and the language model or grammar
 // into sections, applying the manifest's feat.params overrides (the packed file is what both
-// the native Task and the reference tool read).
+// the native Task and the upstream tool read).
 func (Family) Build(m manifest.Manifest) (bundle.Header, map[string][]byte, error) {
 	if err := checkSourceVersion(m); err != nil {
 		return bundle.Header{}, nil, err

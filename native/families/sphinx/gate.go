@@ -48,23 +48,23 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 	if err != nil {
 		return res, err
 	}
-	var vsRef, vsGold []metrics.Pair
+	var vsUpstream, vsGold []metrics.Pair
 	for i, c := range in.Clips {
-		vsRef = append(vsRef, metrics.Pair{ID: c.ID, Expected: in.Upstream[i], Hyp: texts[i]})
+		vsUpstream = append(vsUpstream, metrics.Pair{ID: c.ID, Expected: in.Upstream[i], Hyp: texts[i]})
 		vsGold = append(vsGold, metrics.Pair{ID: c.ID, Expected: c.Gold, Hyp: texts[i]})
 	}
-	refScore := metrics.Score(vsRef, metrics.TRTMCFamily(), metrics.UnitCosts())
+	upstreamScore := metrics.Score(vsUpstream, metrics.TRTMCFamily(), metrics.UnitCosts())
 	goldScore := metrics.Score(vsGold, metrics.GoldWER(), metrics.UnitCosts())
-	for i, u := range refScore.Utterances {
-		item := family.GateItem{ID: u.ID, Output: vsRef[i].Hyp, Expected: vsRef[i].Expected, Gold: vsGold[i].Expected, Distance: u.NED, Passed: u.NED <= nedMax}
+	for i, u := range upstreamScore.Utterances {
+		item := family.GateItem{ID: u.ID, Output: vsUpstream[i].Hyp, Expected: vsUpstream[i].Expected, Gold: vsGold[i].Expected, Distance: u.NED, Passed: u.NED <= nedMax}
 		if !item.Passed {
 			res.Failures = append(res.Failures, fmt.Sprintf("clip %s: NED %.4f > %v: native %q, upstream %q", u.ID, u.NED, nedMax, item.Output, item.Expected))
 		}
 		res.Items = append(res.Items, item)
 	}
-	werRef, _ := refScore.WER()
-	res.Figures = map[string]float64{"clips": float64(len(in.Clips)), "audio_seconds": seconds, "ned_max": refScore.MaxNED(),
-		"wer_vs_upstream": werRef}
+	werUpstream, _ := upstreamScore.WER()
+	res.Figures = map[string]float64{"clips": float64(len(in.Clips)), "audio_seconds": seconds, "ned_max": upstreamScore.MaxNED(),
+		"wer_vs_upstream": werUpstream}
 	if !anyGold(in.Clips) {
 		// A TRTMC testcase's own clip (test_input_audio) has no gold text: the gate is the
 		// upstream comparison alone, and no gold WER is claimed.

@@ -173,14 +173,14 @@ func TestGatePassesOnEveryProfileAndFailsOnAWrongUpstreamTranscript(t *testing.T
 	}
 	// The same gate with one upstream word changed must fail on that clip.
 	b, m := buildProfile(t, "sphinx-an4-l0")
-	refs, err := ReadUpstream(filepath.Join(repoRoot(t), m.Testcases[0].Expected))
+	upstream, err := ReadUpstream(filepath.Join(repoRoot(t), m.Testcases[0].Expected))
 	if err != nil {
 		t.Fatal(err)
 	}
-	refs.Transcripts[1].Text += " clubs"
-	res := familytest.GateWithUpstream(t, Family{}, b, m, refs)
+	upstream.Transcripts[1].Text += " clubs"
+	res := familytest.GateWithUpstream(t, Family{}, b, m, upstream)
 	if res.Passed || len(res.Failures) != 1 || res.Items[1].Passed {
-		t.Fatalf("gate with a wrong reference: passed=%v failures=%v", res.Passed, res.Failures)
+		t.Fatalf("gate with a wrong upstream transcript: passed=%v failures=%v", res.Passed, res.Failures)
 	}
 }
 

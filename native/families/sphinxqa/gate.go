@@ -48,12 +48,12 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 	if err != nil {
 		return res, err
 	}
-	refs, err := sphinx.ReadUpstream(filepath.Join(env.Root, tc.Expected))
+	file, err := sphinx.ReadUpstream(filepath.Join(env.Root, tc.Expected))
 	if err != nil {
 		return res, err
 	}
 	upstream := map[string]string{}
-	for _, r := range refs.Transcripts {
+	for _, r := range file.Transcripts {
 		upstream[r.ID] = r.Text
 	}
 	mdl, err := f.Load(b, family.LoadOptions{Lanes: 1})
@@ -72,7 +72,7 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 		if !ok {
 			return res, fmt.Errorf("upstream transcripts %s have none for clip %s (pair %s)", tc.Expected, p.Clip, p.ID)
 		}
-		refAnswer, err := reader.AnswerText(p.Question, ref)
+		wantAnswer, err := reader.AnswerText(p.Question, ref)
 		if err != nil {
 			return res, fmt.Errorf("pair %s: %w", p.ID, err)
 		}
@@ -80,12 +80,12 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 		if err != nil {
 			return res, fmt.Errorf("pair %s: %w", p.ID, err)
 		}
-		item := family.GateItem{ID: p.ID, Output: got, Expected: refAnswer, Gold: p.Answer, Passed: got == refAnswer,
+		item := family.GateItem{ID: p.ID, Output: got, Expected: wantAnswer, Gold: p.Answer, Passed: got == wantAnswer,
 			Detail: fmt.Sprintf("%s | upstream transcript %q", p.Question, ref)}
 		if !item.Passed {
 			mismatches++
 			item.Distance = 1
-			res.Failures = append(res.Failures, fmt.Sprintf("pair %s: native answer %q, reader on the upstream transcript %q", p.ID, got, refAnswer))
+			res.Failures = append(res.Failures, fmt.Sprintf("pair %s: native answer %q, reader on the upstream transcript %q", p.ID, got, wantAnswer))
 		}
 		total[p.Kind]++
 		if got == p.Answer {

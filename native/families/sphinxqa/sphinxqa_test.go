@@ -73,14 +73,14 @@ func TestGateFailsWhenTheUpstreamTranscriptDiffers(t *testing.T) {
 	if err := os.CopyFS(filepath.Join(root, "golden"), os.DirFS(filepath.Join(familytest.RepoRoot(), "golden"))); err != nil {
 		t.Fatal(err)
 	}
-	refPath := filepath.Join(root, m.Testcases[0].Expected)
-	refs, err := sphinx.ReadUpstream(refPath)
+	expectedPath := filepath.Join(root, m.Testcases[0].Expected)
+	upstream, err := sphinx.ReadUpstream(expectedPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	refs.Transcripts[3].Text += " seven" // cards-004: "five five" → "five five seven"
-	data, _ := json.Marshal(refs)
-	if err := os.WriteFile(refPath, data, 0o644); err != nil {
+	upstream.Transcripts[3].Text += " seven" // cards-004: "five five" → "five five seven"
+	data, _ := json.Marshal(upstream)
+	if err := os.WriteFile(expectedPath, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	res := gate(t, b, m, root)
@@ -99,7 +99,7 @@ func TestGateFailsWhenTheUpstreamTranscriptDiffers(t *testing.T) {
 // TestUpstreamTranscriptsApplyToThisBundle regenerates the stage 3 upstream transcripts with
 // pocketsphinx_batch on the sphinxqa bundle's own model files: the pinned upstream transcripts the gate
 // reads is what the upstream tool says for exactly these files, clip by clip (the stage-3
-// reference covers more clips than the QA pairs use: every QA clip must be in it, unchanged).
+// upstream transcripts cover more clips than the QA pairs use: every QA clip must be in it, unchanged).
 func TestUpstreamTranscriptsApplyToThisBundle(t *testing.T) {
 	for _, profile := range profiles {
 		t.Run(profile, func(t *testing.T) {

@@ -74,8 +74,9 @@ type Settings struct {
 	KernelEnv         map[string]string `json:"kernel_env"`
 }
 
-// workerOptions is what the worker and the reference both receive (the kernel settings are
-// their processes' environment, recorded here so that a upstream transcripts file says what it ran with).
+// workerOptions is what the worker and upstream.py both receive (the kernel settings are
+// their processes' environment, recorded here so that an upstream
+// transcripts file says what it ran with).
 type workerOptions struct {
 	ModelOptions      map[string]any    `json:"model_options"`
 	TranscribeOptions map[string]any    `json:"transcribe_options"`
@@ -213,7 +214,7 @@ func probeEnv(h family.Host) (pyEnv, error) {
 	return env, nil
 }
 
-// Python finds the interpreter that runs the worker and the reference: the host's Python when
+// Python finds the interpreter that runs the worker and upstream.py: the host's Python when
 // given, else the server image's venv, else the whisper-venv `make deps` makes in the host's
 // cache (its default when the host names none).
 func Python(h family.Host) (string, error) {

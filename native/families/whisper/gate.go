@@ -40,34 +40,34 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 		return res, err
 	}
 	res.Settings = kernels
-	var vsRef, vsGold []metrics.Pair
+	var vsUpstream, vsGold []metrics.Pair
 	for i, c := range in.Clips {
-		vsRef = append(vsRef, metrics.Pair{ID: c.ID, Expected: in.Upstream[i], Hyp: native[i]})
+		vsUpstream = append(vsUpstream, metrics.Pair{ID: c.ID, Expected: in.Upstream[i], Hyp: native[i]})
 		vsGold = append(vsGold, metrics.Pair{ID: c.ID, Expected: c.Gold, Hyp: native[i]})
 	}
 	normGold, err := f.normalizedPairs(vsGold, env.WorkDir)
 	if err != nil {
 		return res, err
 	}
-	refScore := metrics.Score(vsRef, metrics.Identity(), metrics.UnitCosts())
+	upstreamScore := metrics.Score(vsUpstream, metrics.Identity(), metrics.UnitCosts())
 	goldScore := metrics.Score(vsGold, metrics.GoldWER(), metrics.UnitCosts())
 	normScore := metrics.Score(normGold, metrics.Identity(), metrics.UnitCosts())
-	for i, u := range refScore.Utterances {
+	for i, u := range upstreamScore.Utterances {
 		raw, norm := goldScore.Utterances[i], normScore.Utterances[i]
-		item := family.GateItem{ID: u.ID, Output: vsRef[i].Hyp, Expected: vsRef[i].Expected, Gold: vsGold[i].Expected, Distance: u.NED,
-			Passed: u.NED <= limits["ned"] && vsRef[i].Hyp == vsRef[i].Expected,
+		item := family.GateItem{ID: u.ID, Output: vsUpstream[i].Hyp, Expected: vsUpstream[i].Expected, Gold: vsGold[i].Expected, Distance: u.NED,
+			Passed: u.NED <= limits["ned"] && vsUpstream[i].Hyp == vsUpstream[i].Expected,
 			Detail: fmt.Sprintf("gold WER raw %.4f (%d/%d), normalized %.4f (%d/%d)", ratio(raw.Words.Errors(), raw.Words.RefWords()), raw.Words.Errors(), raw.Words.RefWords(), ratio(norm.Words.Errors(), norm.Words.RefWords()), norm.Words.Errors(), norm.Words.RefWords())}
 		if !item.Passed {
 			res.Failures = append(res.Failures, fmt.Sprintf("clip %s: native %q != upstream transcribe() %q", u.ID, item.Output, item.Expected))
 		}
 		res.Items = append(res.Items, item)
 	}
-	werRef, _ := refScore.WER()
+	werUpstream, _ := upstreamScore.WER()
 	goldWER, errRaw := goldScore.WER()
 	goldCER, _ := goldScore.CER()
 	normWER, errNorm := normScore.WER()
-	res.Figures = map[string]float64{"clips": float64(len(in.Clips)), "audio_seconds": seconds, "ned_max": refScore.MaxNED(),
-		"wer_vs_upstream": werRef, "gold_wer": goldWER, "gold_cer": goldCER, "gold_wer_normalized": normWER}
+	res.Figures = map[string]float64{"clips": float64(len(in.Clips)), "audio_seconds": seconds, "ned_max": upstreamScore.MaxNED(),
+		"wer_vs_upstream": werUpstream, "gold_wer": goldWER, "gold_cer": goldCER, "gold_wer_normalized": normWER}
 	if errRaw != nil || goldWER > limits["gold_wer"] {
 		res.Failures = append(res.Failures, fmt.Sprintf("gold WER %.4f above the family bound %v (err %v)", goldWER, limits["gold_wer"], errRaw))
 	}

@@ -30,8 +30,8 @@ func ReadUpstream(path string) (Upstream, error) { return asrgate.ReadUpstream(p
 // called on the WAV files (faster-whisper decodes them itself), outside this family's code.
 const UpstreamTool = "faster_whisper.WhisperModel.transcribe"
 
-// TranscribeUpstream runs upstream.py in the whisper venv on the
-// bundle's own model files, extracted into workDir, with the bundle's settings, over the clips.
+// TranscribeUpstream runs upstream.py in the whisper venv on the bundle's own model files,
+// extracted into workDir, with the bundle's settings, over the clips.
 func TranscribeUpstream(h family.Host, b *bundle.Bundle, clips []dataset.Materialized, workDir string) (Upstream, error) {
 	py, err := Python(h)
 	if err != nil {

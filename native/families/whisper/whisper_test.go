@@ -44,14 +44,14 @@ func clipsOf(t testing.TB, m manifest.Manifest) ([]dataset.Materialized, []task.
 	return familytest.Clips(t, m)
 }
 
-func references(t testing.TB, m manifest.Manifest) []string {
+func upstreamTexts(t testing.TB, m manifest.Manifest) []string {
 	t.Helper()
-	refs, err := ReadUpstream(filepath.Join(familytest.RepoRoot(), m.Testcases[0].Expected))
+	upstream, err := ReadUpstream(filepath.Join(familytest.RepoRoot(), m.Testcases[0].Expected))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := make([]string, len(refs.Transcripts))
-	for i, r := range refs.Transcripts {
+	out := make([]string, len(upstream.Transcripts))
+	for i, r := range upstream.Transcripts {
 		out[i] = r.Text
 	}
 	return out
@@ -91,7 +91,7 @@ func TestWorkerRefusesABadRequestAndStaysUp(t *testing.T) {
 		t.Fatalf("bad request: reply %+v, err %v", rep, err)
 	}
 	text, inWorker, err := w.transcribe("whisper-tiny-en", clips[4].Samples)
-	if err != nil || text != references(t, m)[4] || inWorker <= 0 {
+	if err != nil || text != upstreamTexts(t, m)[4] || inWorker <= 0 {
 		t.Fatalf("after the refusal: %q, %v", text, err)
 	}
 }
@@ -116,14 +116,14 @@ func TestGatePassesOnEveryProfileAndFailsOnAWrongUpstreamTranscript(t *testing.T
 		})
 	}
 	b, m := familytest.Build(t, Family{}, "whisper-tiny-en")
-	refs, err := ReadUpstream(filepath.Join(familytest.RepoRoot(), m.Testcases[0].Expected))
+	upstream, err := ReadUpstream(filepath.Join(familytest.RepoRoot(), m.Testcases[0].Expected))
 	if err != nil {
 		t.Fatal(err)
 	}
-	refs.Transcripts[1].Text = strings.Replace(refs.Transcripts[1].Text, "young", "old", 1)
-	res := familytest.GateWithUpstream(t, Family{}, b, m, refs)
+	upstream.Transcripts[1].Text = strings.Replace(upstream.Transcripts[1].Text, "young", "old", 1)
+	res := familytest.GateWithUpstream(t, Family{}, b, m, upstream)
 	if res.Passed || len(res.Failures) != 1 || res.Items[1].Passed {
-		t.Fatalf("gate with a wrong reference: passed=%v failures=%v", res.Passed, res.Failures)
+		t.Fatalf("gate with a wrong upstream transcript: passed=%v failures=%v", res.Passed, res.Failures)
 	}
 }
 
@@ -228,7 +228,7 @@ func TestWorkerKilledMidRequestIsRestarted(t *testing.T) {
 		t.Fatalf("killed mid-request: err = %v, want a WorkerCrashError naming pid %d", err, pid)
 	}
 	out, err := tr.Transcribe(context.Background(), clips[4], task.TranscribeConfig{})
-	if err != nil || out.Text != references(t, m)[4] {
+	if err != nil || out.Text != upstreamTexts(t, m)[4] {
 		t.Fatalf("next request after the crash: %q, %v", out.Text, err)
 	}
 	if mdl.Crashes() != 1 || mdl.WorkerPIDs()[0] == pid {
@@ -240,7 +240,7 @@ func TestConcurrentLanesMatchUpstream(t *testing.T) {
 	b, m := familytest.Build(t, Family{}, "whisper-tiny-en")
 	_, tr := load(t, b, 2)
 	_, clips := clipsOf(t, m)
-	want := references(t, m)
+	want := upstreamTexts(t, m)
 	var wg sync.WaitGroup
 	errs := make(chan string, 4*len(clips))
 	for g := range 3 {

@@ -8,7 +8,7 @@ backends CTranslate2 logged that it selected). Then {"op": "transcribe", "id": n
 the worker cannot serve gets {"ok": false, "id": n, "error": ...}; EOF on stdin ends it.
 
 The model and transcribe() settings come from the bundle header, unchanged: the upstream
-reference (upstream.py) passes the same dictionaries to the same calls.
+transcription (upstream.py) passes the same dictionaries to the same calls.
 """
 
 import base64

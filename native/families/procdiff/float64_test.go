@@ -7,10 +7,10 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-// referenceGenerate is the family's straightforward float64 implementation: the
+// float64Generate is the family's straightforward float64 implementation: the
 // same pipeline as the native generator, written for clarity rather than speed, with every
 // value in float64 and no fp16 rounding. The gate's golden PNGs are its output.
-func referenceGenerate(w weights, req task.ImageRequest, index int) *image.NRGBA {
+func float64Generate(w weights, req task.ImageRequest, index int) *image.NRGBA {
 	lw, lh := req.Width/latentScale, req.Height/latentScale
 	at := func(c, x, y int) int { return c*lw*lh + y*lw + x }
 	cond, uncond := embed(req.Prompt), embed(req.NegativePrompt)

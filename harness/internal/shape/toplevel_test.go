@@ -1,0 +1,35 @@
+package shape
+
+import (
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// topLevel is the repository's fixed top level; anything else tracked there (a built binary, a
+// scratch file) is a mistake.
+var topLevel = map[string]bool{
+	"suites": true, "harness": true, "server": true, "native": true, "golden": true, "containers": true,
+	"go.mod": true, "go.sum": true, "Makefile": true, "README.md": true, ".ci": true, ".github": true, ".gitignore": true,
+}
+
+// TestTopLevelIsFixed fails on a tracked file or folder at the top level outside the fixed set.
+func TestTopLevelIsFixed(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	cmd := exec.Command("git", "ls-files")
+	cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..", "..")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, path := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		first, _, _ := strings.Cut(path, "/")
+		if !topLevel[first] && !seen[first] {
+			seen[first] = true
+			t.Errorf("%s is tracked at the top level, which holds only the fixed set", first)
+		}
+	}
+}
