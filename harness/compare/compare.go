@@ -318,7 +318,7 @@ func brief(v any) string {
 }
 
 // compareAccuracy pairs the gate items of both runs by input id and bootstraps the difference of
-// the corpus figure: gold WER for transcripts, mean SSIM against the reference images for images.
+// the corpus figure: gold WER for transcripts, mean SSIM against the expected images for images.
 // Clips are resampled by the speaker/recording groups the base run's dataset declared (recorded
 // with its accuracy interval; a different dataset makes the work differ anyway).
 func compareAccuracy(br, nr evidence.Result) *Accuracy {
@@ -330,7 +330,7 @@ func compareAccuracy(br, nr evidence.Result) *Accuracy {
 	if _, images := b.Thresholds["ssim_min"]; !asr && !images {
 		return nil // no corpus figure (e.g. audio QA's answer accuracy): nothing to bootstrap
 	}
-	acc := &Accuracy{Metric: "mean SSIM vs the reference images, base − new", Margin: ssimMargin,
+	acc := &Accuracy{Metric: "mean SSIM vs the expected images, base − new", Margin: ssimMargin,
 		Why: "0.01 SSIM (declared here; PSNR is +Inf for identical images, so a mean PSNR is undefined)"}
 	unitsOf := accuracy.SSIMUnits
 	if asr {

@@ -15,7 +15,7 @@ const (
 )
 
 // Ratio is one unit's share of a corpus figure: the figure is ΣNum/ΣDen over the units
-// (WER: errors / reference words; a mean: value / 1).
+// (WER: errors / gold words; a mean: value / 1).
 type Ratio struct {
 	Num float64 `json:"num"`
 	Den float64 `json:"den"`

@@ -156,7 +156,7 @@ func sampleBytes(format uint16, bits int) int {
 // pcm16ToFloatGeneric converts len(dst) little-endian PCM16 samples of raw to v/32768, four
 // samples per 8-byte load (one bounds check per four instead of one per sample). It is
 // pcm16ToFloat where there is no assembly version (pcm16_other.go) or the CPU lacks AVX2, and
-// the reference the assembly is tested against.
+// the plain version the assembly is tested against.
 func pcm16ToFloatGeneric(dst []float32, raw []byte) {
 	raw = raw[:2*len(dst)]
 	i := 0
