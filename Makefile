@@ -128,7 +128,7 @@ qualify-trtmc-double: images ## run suites/targets/trtmc.yaml against the CPU co
 	@$(MAKE) --no-print-directory qualify-all TARGET=suites/targets/trtmc.yaml TRTMC_ROOT=$(TRTMC_DOUBLE) RUN_ID=$(RUN_ID) FAIL_ON=failed \
 	  SUITES="./suites/asr ./suites/t2i ./suites/audioqa" \
 	  QUAL_TRTMC_TRTMC_BINARY=$(TRTMC_DOUBLE)/bin/trtmc QUAL_TRTMC_CUDA_IMAGE='{reference_server_image}' QUAL_TRTMC_GPU=none QUAL_TRTMC_PYTHON=python3 \
-	  TRTMC_DOUBLE_NATIVE=$(QUAL_CACHE)/bin/trtmc-native TRTMC_DOUBLE_SERVER=$(QUAL_CACHE)/bin/trtmc-server
+	  TRTMC_DOUBLE_NATIVE=$(CURDIR)/build/bin/trtmc-native TRTMC_DOUBLE_SERVER=$(CURDIR)/build/bin/trtmc-server
 
 # Without RUN_DIR on the command line, verify checks the newest run (reports/latest).
 verify: ## re-check a published run offline (default reports/latest): make verify [RUN_DIR=reports/<run>] [KEY=signer.pub] [TRTMC_ROOT=<checkout>]

@@ -3,6 +3,7 @@ package containers_test
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -41,7 +42,7 @@ func TestKilledServerFailsTheCheckpointWithEveryLostRequestNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := &checkpoint.Env{Root: st.RepoRoot(), Target: pl.Target, RunDir: t.TempDir(), Stage: stage.ASR,
-		Images: serving.Images{Server: set.Server, AIPerf: set.AIPerf}, NativeBin: b.CacheDirPath() + "/bin/trtmc-native", Log: testLog{t}}
+		Images: serving.Images{Server: set.Server, AIPerf: set.AIPerf}, NativeBin: filepath.Join(images.HostBinDir(st.RepoRoot()), "trtmc-native"), Log: testLog{t}}
 	c, err := checkpoint.New(env, row)
 	if err != nil {
 		t.Fatal(err)

@@ -127,7 +127,7 @@ func (b *Builder) Base(ctx context.Context) (string, error) {
 	return tag, nil
 }
 
-// CacheDirPath is where the wheelhouse and the host binaries live.
+// CacheDirPath is where the wheelhouses and image inputs live (host binaries: HostBinDir).
 func (b *Builder) CacheDirPath() string { return b.cacheDir() }
 
 func (b *Builder) cacheDir() string {

@@ -37,7 +37,7 @@ func Vars() []Var {
 		{shard.EnvShard, "shard i/n of the checkpoints (make SHARD=i/n)"},
 		{shard.EnvTotal, "shard count when the engine gives only an index (Kubernetes Indexed Job)"},
 		{"QUAL_BASE_IMAGE", "base image to build the server and AIPerf images on (default: debootstrap)"},
-		{"QUAL_CACHE", "cache of wheels, host binaries and image inputs (default ~/.cache/trtmc-qual)"},
+		{"QUAL_CACHE", "cache of wheels, venvs, fetched clips and image inputs (default ~/.cache/trtmc-qual); host binaries are built into the checkout's build/bin"},
 		{"QUAL_AIPERF_VERSION", "set inside the AIPerf container: the version it must find installed"},
 		{"QUAL_AIPERF_RUNS", "set inside the AIPerf container: how many profile runs run-profile.sh makes"},
 		{"QUAL_PEER_PYTHON", "make bench: python of the FastAPI peer server for the overhead comparison"},

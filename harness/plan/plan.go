@@ -103,9 +103,12 @@ func (p *Plan) Setup(ctx context.Context, log io.Writer) (*checkpoint.Env, error
 		env.Images.Server = image
 	}
 	env.Cache, env.Python = b.CacheDirPath(), p.cfg.WhisperPython
-	env.NativeBin = filepath.Join(env.Cache, "bin", "trtmc-native")
+	env.NativeBin = NativeBin(p.Root)
 	return env, os.MkdirAll(filepath.Join(runDir, p.Stage), 0o755)
 }
+
+// NativeBin is the trtmc-native `qual images` builds from the checkout at root.
+func NativeBin(root string) string { return filepath.Join(images.HostBinDir(root), "trtmc-native") }
 
 // buildServing builds the serving image from the checkout's own Dockerfile, as the target file
 // names it. A value may say {reference_server_image}, the reference server image built here (the

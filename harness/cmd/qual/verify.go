@@ -14,6 +14,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/attest"
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify"
 )
 
@@ -174,21 +175,17 @@ func checkSignature(ctx context.Context, runDir string, pinned []byte, withoutBu
 
 // rerunGates runs verify.RerunGates with the reference binary and prints each re-executed row.
 func rerunGates(ctx context.Context, runDir, native string, stdout io.Writer) ([]string, error) {
-	if native == "" {
-		cache, err := cacheDir()
-		if err != nil {
-			return nil, err
-		}
-		native = filepath.Join(cache, "bin", "trtmc-native")
-	}
-	if _, err := os.Stat(native); err != nil {
-		return nil, usageError{fmt.Errorf("--rerun needs trtmc-native (`qual images` builds it, or pass --native): %w", err)}
-	}
-	start := time.Now()
 	opts, err := verifyOptions()
 	if err != nil {
 		return nil, err
 	}
+	if native == "" {
+		native = plan.NativeBin(opts.Root)
+	}
+	if _, err := os.Stat(native); err != nil {
+		return nil, usageError{fmt.Errorf("--rerun needs trtmc-native (`qual images` in this checkout builds it, or pass --native): %w", err)}
+	}
+	start := time.Now()
 	res, err := verify.RerunGates(ctx, runDir, native, opts)
 	if err != nil {
 		return nil, err
