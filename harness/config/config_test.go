@@ -85,6 +85,9 @@ func TestTargetValuesComeFromTheEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, set := c.TargetValues["gpu"]; set {
+		t.Errorf("an empty QUAL_TRTMC_GPU is set: %q", c.TargetValues)
+	}
 	v := tg.Values()
 	if v["python"] != "/opt/py/bin/python" {
 		t.Errorf("{python} = %q, want QUAL_TRTMC_PYTHON's", v["python"])

@@ -88,7 +88,7 @@ func localKeyPath() (string, error) {
 	return filepath.Join(cache, filepath.FromSlash(localKeyName)), nil
 }
 
-// cacheDir is the machine's cache (harness/config): keys, the built binaries, venvs.
+// cacheDir is the machine's cache (harness/config): keys, wheels, venvs.
 func cacheDir() (string, error) {
 	m, err := config.LoadMachine()
 	return m.Cache, err

@@ -1,5 +1,5 @@
 // Package machine is the configuration of this machine rather than of a checkout: the cache
-// `make deps` fills (keys, built binaries, venvs), the signing key, and the parity venv the
+// `make deps` fills (keys, wheels, venvs), the signing key, and the parity venv the
 // tests check this project against. It is a leaf under harness/config, so that `qual sign` and
 // `qual verify` read it outside a repository, and the tests of leaf packages (metrics, stats,
 // mediadigest) read it without importing the harness.
@@ -27,7 +27,7 @@ func FromEnv(getenv func(string) string) (Machine, error) {
 	if m.Cache == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return m, fmt.Errorf("no QUAL_CACHE and no home directory for the cache (signing key, binaries): %w", err)
+			return m, fmt.Errorf("no QUAL_CACHE and no home directory for the cache (signing key, wheels, venvs): %w", err)
 		}
 		m.Cache = filepath.Join(home, ".cache", "trtmc-qual")
 	}

@@ -22,7 +22,11 @@ func TestTopLevelIsFixed(t *testing.T) {
 	cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..", "..")
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("git ls-files: %v", err)
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("git ls-files (this test reads the checkout's tracked files): %v: %s", err, stderr)
 	}
 	seen := map[string]bool{}
 	for _, path := range strings.Split(strings.TrimSpace(string(out)), "\n") {
