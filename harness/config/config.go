@@ -219,10 +219,14 @@ func readOverride(getenv func(string) string, s workload.Stage) (Override, []err
 // targetValues are the QUAL_TRTMC_<NAME> variables, keyed by the target file's lower-case name.
 // An empty value is unset, as make passes unset variables empty.
 func targetValues(environ []string) map[string]string {
+	known := map[string]bool{}
+	for _, v := range Vars() {
+		known[v.Name] = true // QUAL_TRTMC_ROOT is the checkout, not a target value
+	}
 	out := map[string]string{}
 	for _, kv := range environ {
 		name, v, _ := strings.Cut(kv, "=")
-		if k, ok := strings.CutPrefix(name, TargetValuePrefix); ok && v != "" {
+		if k, ok := strings.CutPrefix(name, TargetValuePrefix); ok && v != "" && !known[name] {
 			out[strings.ToLower(k)] = v
 		}
 	}

@@ -88,6 +88,9 @@ func TestTargetValuesComeFromTheEnvironment(t *testing.T) {
 	if _, set := c.TargetValues["gpu"]; set {
 		t.Errorf("an empty QUAL_TRTMC_GPU is set: %q", c.TargetValues)
 	}
+	if _, set := c.TargetValues["root"]; set {
+		t.Errorf("QUAL_TRTMC_ROOT (the checkout) was taken as a target value: %q", c.TargetValues)
+	}
 	v := tg.Values()
 	if v["python"] != "/opt/py/bin/python" {
 		t.Errorf("{python} = %q, want QUAL_TRTMC_PYTHON's", v["python"])
