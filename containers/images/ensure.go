@@ -21,6 +21,13 @@ type Set struct {
 func (b *Builder) Ensure(ctx context.Context, repoRoot string) (Set, error) {
 	start := time.Now()
 	var set Set
+	if b.Root == "" {
+		abs, err := filepath.Abs(repoRoot)
+		if err != nil {
+			return set, err
+		}
+		b.Root = abs
+	}
 	if err := CheckEngine(ctx); err != nil {
 		return set, err
 	}

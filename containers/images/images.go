@@ -33,7 +33,14 @@ type Builder struct {
 	// Verbose streams each long step's output (debootstrap, pip download, docker build) to Log
 	// as it comes; otherwise only a failing step's tail is shown.
 	Verbose bool
+	// Root is the checkout the images are built for (Ensure sets it): each build is labelled
+	// with it, and only its own earlier builds (or those of a checkout that no longer exists)
+	// are pruned, never those of another checkout building at the same time.
+	Root string
 }
+
+// rootLabel labels an image with the checkout it was built for.
+const rootLabel = "org.trtmc-qual.checkout"
 
 func (b *Builder) step(format string, args ...any) {
 	fmt.Fprintf(b.Log, "[images] "+format+"\n", args...)
@@ -206,7 +213,7 @@ func (b *Builder) build(ctx context.Context, repo string, bc buildContext) (stri
 	}
 	b.step("%s: docker build %s ...", repo, tag)
 	// Context via tar with -h, so the wheelhouse symlink is followed rather than copied twice.
-	cmd := exec.CommandContext(ctx, "bash", "-c", fmt.Sprintf("tar -C %q -ch . | docker build -t %s -", dir, tag))
+	cmd := exec.CommandContext(ctx, "bash", "-c", fmt.Sprintf("tar -C %q -ch . | docker build --label %q -t %s -", dir, rootLabel+"="+b.Root, tag))
 	cmd.Env = append(os.Environ(), "DOCKER_BUILDKIT=0")
 	if err := b.output(cmd); err != nil {
 		return "", fmt.Errorf("docker build %s: %w", tag, err)
@@ -217,17 +224,36 @@ func (b *Builder) build(ctx context.Context, repo string, bc buildContext) (stri
 }
 
 // pruneOlder removes earlier builds of repo so that the cache does not grow with every code
-// change; an image still used by a container is left alone (docker refuses, and so do we).
+// change: this checkout's own, unlabelled ones, and those of a checkout that no longer exists.
+// Another live checkout's build is left alone (it may be about to start it), and so is an image
+// a container still uses (docker refuses).
 func (b *Builder) pruneOlder(ctx context.Context, repo, keep string) {
 	out, err := exec.CommandContext(ctx, "docker", "images", "--format", "{{.Repository}}:{{.Tag}}", repo).Output()
 	if err != nil {
 		return
 	}
 	for _, ref := range strings.Fields(string(out)) {
-		if ref != keep && exec.CommandContext(ctx, "docker", "rmi", ref).Run() == nil {
+		if ref == keep || !b.prunable(ctx, ref) {
+			continue
+		}
+		if exec.CommandContext(ctx, "docker", "rmi", ref).Run() == nil {
 			b.step("%s: removed the earlier build %s", repo, ref)
 		}
 	}
+}
+
+// prunable says whether an earlier build belongs to no other live checkout.
+func (b *Builder) prunable(ctx context.Context, ref string) bool {
+	out, err := exec.CommandContext(ctx, "docker", "image", "inspect", "--format", "{{index .Config.Labels \""+rootLabel+"\"}}", ref).Output()
+	if err != nil {
+		return false
+	}
+	root := strings.TrimSpace(string(out))
+	if root == "" || root == "<no value>" || root == b.Root {
+		return true
+	}
+	_, err = os.Stat(root)
+	return err != nil
 }
 
 func copyFile(src, dst string) error {
