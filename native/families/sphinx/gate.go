@@ -13,15 +13,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-// Upstream are the upstream tool's transcripts for a dataset, with the command that made them.
-type Upstream = asrgate.Upstream
-
-// Transcript is one clip's upstream transcript.
-type Transcript = asrgate.Transcript
-
-// ReadUpstream reads an upstream transcripts file.
-func ReadUpstream(path string) (Upstream, error) { return asrgate.ReadUpstream(path) }
-
 // Gate is the family's correctness contract, like TRTMC's "native vs reference backend": on
 // every clip of the pinned selection the native transcript must equal the upstream
 // pocketsphinx_batch transcript after the family normalizer (NED ≤ the "ned" bound, 0 for every

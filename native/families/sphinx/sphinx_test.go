@@ -15,6 +15,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
+	"github.com/trtmc-qual/trtmc-qual/native/family/asrgate"
 	"github.com/trtmc-qual/trtmc-qual/native/family/familytest"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
@@ -173,7 +174,7 @@ func TestGatePassesOnEveryProfileAndFailsOnAWrongUpstreamTranscript(t *testing.T
 	}
 	// The same gate with one upstream word changed must fail on that clip.
 	b, m := buildProfile(t, "sphinx-an4-l0")
-	upstream, err := ReadUpstream(filepath.Join(repoRoot(t), m.Testcases[0].Expected))
+	upstream, err := asrgate.ReadUpstream(filepath.Join(repoRoot(t), m.Testcases[0].Expected))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +203,7 @@ func TestUpstreamTranscriptsReproduceWithTheTool(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := ReadUpstream(filepath.Join(repoRoot(t), m.Testcases[0].Expected))
+			want, err := asrgate.ReadUpstream(filepath.Join(repoRoot(t), m.Testcases[0].Expected))
 			if err != nil {
 				t.Fatal(err)
 			}

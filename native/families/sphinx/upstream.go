@@ -10,6 +10,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
+	"github.com/trtmc-qual/trtmc-qual/native/family/asrgate"
 )
 
 // UpstreamTool is the upstream program whose transcripts the gate compares against. It does a
@@ -20,42 +21,42 @@ const UpstreamTool = "pocketsphinx_batch"
 // TranscribeUpstream runs the upstream tool on the bundle's own model files (extracted into
 // workDir) over the materialized clips. The clips are canonical 44-byte-header WAVs, so
 // `-adchdr 44` skips exactly the header; without it the header is decoded as audio.
-func TranscribeUpstream(b *bundle.Bundle, clips []dataset.Materialized, workDir string) (Upstream, error) {
+func TranscribeUpstream(b *bundle.Bundle, clips []dataset.Materialized, workDir string) (asrgate.Upstream, error) {
 	tool, err := exec.LookPath(UpstreamTool)
 	if err != nil {
-		return Upstream{}, fmt.Errorf("%s not installed (Debian package pocketsphinx; run `make deps`): %w", UpstreamTool, err)
+		return asrgate.Upstream{}, fmt.Errorf("%s not installed (Debian package pocketsphinx; run `make deps`): %w", UpstreamTool, err)
 	}
 	modelDir := filepath.Join(workDir, "model")
 	args, err := ExtractModel(b, modelDir)
 	if err != nil {
-		return Upstream{}, err
+		return asrgate.Upstream{}, err
 	}
 	if len(clips) == 0 {
-		return Upstream{}, fmt.Errorf("no clips to transcribe")
+		return asrgate.Upstream{}, fmt.Errorf("no clips to transcribe")
 	}
 	clipDir := filepath.Dir(clips[0].Path)
 	ctl, hyp := filepath.Join(workDir, "clips.ctl"), filepath.Join(workDir, "clips.hyp")
 	var ids strings.Builder
 	for _, c := range clips {
 		if filepath.Dir(c.Path) != clipDir {
-			return Upstream{}, fmt.Errorf("clips must share one directory")
+			return asrgate.Upstream{}, fmt.Errorf("clips must share one directory")
 		}
 		fmt.Fprintln(&ids, c.ID)
 	}
 	if err := os.WriteFile(ctl, []byte(ids.String()), 0o644); err != nil {
-		return Upstream{}, fmt.Errorf("write control file: %w", err)
+		return asrgate.Upstream{}, fmt.Errorf("write control file: %w", err)
 	}
 	batch := append([]string{"-adcin", "yes", "-adchdr", "44", "-cepdir", clipDir, "-cepext", ".wav", "-ctl", ctl}, args...)
 	batch = append(batch, "-hyp", hyp)
 	cmd := exec.Command(tool, append(batch, "-logfn", filepath.Join(workDir, "batch.log"))...)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return Upstream{}, fmt.Errorf("%s failed: %w\n%s (log: %s)", UpstreamTool, err, out, filepath.Join(workDir, "batch.log"))
+		return asrgate.Upstream{}, fmt.Errorf("%s failed: %w\n%s (log: %s)", UpstreamTool, err, out, filepath.Join(workDir, "batch.log"))
 	}
 	texts, err := readHyp(hyp)
 	if err != nil {
-		return Upstream{}, err
+		return asrgate.Upstream{}, err
 	}
-	refs := Upstream{
+	refs := asrgate.Upstream{
 		Tool: UpstreamTool, ToolPackage: "pocketsphinx", ToolVersion: packageVersion("pocketsphinx"),
 		Command: strings.Join(append([]string{UpstreamTool}, redact(batch, workDir, clipDir)...), " "),
 		Note:    "model files extracted from the bundle (`trtmc-native extract`); clips are 44-byte-header PCM16 WAVs, so -adchdr 44 skips exactly the header",
@@ -63,9 +64,9 @@ func TranscribeUpstream(b *bundle.Bundle, clips []dataset.Materialized, workDir 
 	for _, c := range clips {
 		text, ok := texts[c.ID]
 		if !ok {
-			return Upstream{}, fmt.Errorf("%s printed no hypothesis for %s", UpstreamTool, c.ID)
+			return asrgate.Upstream{}, fmt.Errorf("%s printed no hypothesis for %s", UpstreamTool, c.ID)
 		}
-		refs.Transcripts = append(refs.Transcripts, Transcript{ID: c.ID, Text: text})
+		refs.Transcripts = append(refs.Transcripts, asrgate.Transcript{ID: c.ID, Text: text})
 	}
 	return refs, nil
 }

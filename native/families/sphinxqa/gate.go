@@ -10,9 +10,9 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
-	"github.com/trtmc-qual/trtmc-qual/native/families/sphinx"
 	"github.com/trtmc-qual/trtmc-qual/native/families/sphinxqa/reader"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
+	"github.com/trtmc-qual/trtmc-qual/native/family/asrgate"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
@@ -48,7 +48,7 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 	if err != nil {
 		return res, err
 	}
-	file, err := sphinx.ReadUpstream(filepath.Join(env.Root, tc.Expected))
+	file, err := asrgate.ReadUpstream(filepath.Join(env.Root, tc.Expected))
 	if err != nil {
 		return res, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/families/sphinx"
 	"github.com/trtmc-qual/trtmc-qual/native/families/sphinxqa/reader"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
+	"github.com/trtmc-qual/trtmc-qual/native/family/asrgate"
 	"github.com/trtmc-qual/trtmc-qual/native/family/familytest"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
@@ -74,7 +75,7 @@ func TestGateFailsWhenTheUpstreamTranscriptDiffers(t *testing.T) {
 		t.Fatal(err)
 	}
 	expectedPath := filepath.Join(root, m.Testcases[0].Expected)
-	upstream, err := sphinx.ReadUpstream(expectedPath)
+	upstream, err := asrgate.ReadUpstream(expectedPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestUpstreamTranscriptsApplyToThisBundle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := sphinx.ReadUpstream(filepath.Join(familytest.RepoRoot(), m.Testcases[0].Expected))
+			want, err := asrgate.ReadUpstream(filepath.Join(familytest.RepoRoot(), m.Testcases[0].Expected))
 			if err != nil {
 				t.Fatal(err)
 			}

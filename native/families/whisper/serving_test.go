@@ -20,6 +20,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/families/whisper"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
+	"github.com/trtmc-qual/trtmc-qual/native/family/asrgate"
 	"github.com/trtmc-qual/trtmc-qual/native/family/familytest"
 	"github.com/trtmc-qual/trtmc-qual/server"
 )
@@ -136,7 +137,7 @@ func TestServerSurvivesAWorkerKilledMidRequest(t *testing.T) {
 	if status != http.StatusInternalServerError || !strings.Contains(body, `"code":"internal_error"`) || !strings.Contains(body, "crashed mid-request") {
 		t.Fatalf("killed worker: %d %s", status, body)
 	}
-	ref, err := whisper.ReadUpstream(filepath.Join(familytest.RepoRoot(), "golden/asr/whisper-tiny-en/upstream-float32.json"))
+	ref, err := asrgate.ReadUpstream(filepath.Join(familytest.RepoRoot(), "golden/asr/whisper-tiny-en/upstream-float32.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

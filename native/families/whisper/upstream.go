@@ -16,42 +16,32 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/family/asrgate"
 )
 
-// Upstream are faster-whisper's own transcripts for a dataset, with the command that made
-// them and the settings it ran with.
-type Upstream = asrgate.Upstream
-
-// Transcript is one clip's upstream transcript.
-type Transcript = asrgate.Transcript
-
-// ReadUpstream reads an upstream transcripts file.
-func ReadUpstream(path string) (Upstream, error) { return asrgate.ReadUpstream(path) }
-
 // UpstreamTool is what the upstream transcripts come from: faster-whisper's WhisperModel.transcribe()
 // called on the WAV files (faster-whisper decodes them itself), outside this family's code.
 const UpstreamTool = "faster_whisper.WhisperModel.transcribe"
 
 // TranscribeUpstream runs upstream.py in the whisper venv on the bundle's own model files,
 // extracted into workDir, with the bundle's settings, over the clips.
-func TranscribeUpstream(h family.Host, b *bundle.Bundle, clips []dataset.Materialized, workDir string) (Upstream, error) {
+func TranscribeUpstream(h family.Host, b *bundle.Bundle, clips []dataset.Materialized, workDir string) (asrgate.Upstream, error) {
 	py, err := Python(h)
 	if err != nil {
-		return Upstream{}, err
+		return asrgate.Upstream{}, err
 	}
 	modelDir := filepath.Join(workDir, "model")
 	s, err := ExtractModel(b, modelDir)
 	if err != nil {
-		return Upstream{}, err
+		return asrgate.Upstream{}, err
 	}
 	if len(clips) == 0 {
-		return Upstream{}, fmt.Errorf("no clips to transcribe")
+		return asrgate.Upstream{}, fmt.Errorf("no clips to transcribe")
 	}
 	script := filepath.Join(workDir, "upstream.py")
 	if err := writeScripts(workDir, map[string][]byte{"upstream.py": upstreamScript}); err != nil {
-		return Upstream{}, err
+		return asrgate.Upstream{}, err
 	}
 	opts, err := json.Marshal(optionsOf(s))
 	if err != nil {
-		return Upstream{}, err
+		return asrgate.Upstream{}, err
 	}
 	args := []string{script, modelDir, string(opts)}
 	var redacted []string
@@ -67,7 +57,7 @@ func TranscribeUpstream(h family.Host, b *bundle.Bundle, clips []dataset.Materia
 	cmd.Env = processEnv(s)
 	out, err := cmd.Output()
 	if err != nil {
-		return Upstream{}, fmt.Errorf("upstream transcription (%s upstream.py) failed: %w%s", py, err, stderrOf(err))
+		return asrgate.Upstream{}, fmt.Errorf("upstream transcription (%s upstream.py) failed: %w%s", py, err, stderrOf(err))
 	}
 	var res struct {
 		Versions    map[string]string `json:"versions"`
@@ -75,12 +65,12 @@ func TranscribeUpstream(h family.Host, b *bundle.Bundle, clips []dataset.Materia
 		Transcripts map[string]string `json:"transcripts"`
 	}
 	if err := json.Unmarshal(out, &res); err != nil {
-		return Upstream{}, fmt.Errorf("upstream transcription output %q: %w", tailString(string(out), 500), err)
+		return asrgate.Upstream{}, fmt.Errorf("upstream transcription output %q: %w", tailString(string(out), 500), err)
 	}
 	if err := checkKernels(res.Kernels, s); err != nil {
-		return Upstream{}, fmt.Errorf("upstream transcription: %w", err)
+		return asrgate.Upstream{}, fmt.Errorf("upstream transcription: %w", err)
 	}
-	refs := Upstream{
+	refs := asrgate.Upstream{
 		Tool: UpstreamTool, ToolPackage: "faster-whisper", ToolVersion: res.Versions["faster-whisper"], Versions: res.Versions,
 		Command:  strings.Join(redacted, " "),
 		Settings: opts,
@@ -90,9 +80,9 @@ func TranscribeUpstream(h family.Host, b *bundle.Bundle, clips []dataset.Materia
 	for _, c := range clips {
 		text, ok := res.Transcripts[c.ID]
 		if !ok {
-			return Upstream{}, fmt.Errorf("upstream transcription printed no transcript for %s", c.ID)
+			return asrgate.Upstream{}, fmt.Errorf("upstream transcription printed no transcript for %s", c.ID)
 		}
-		refs.Transcripts = append(refs.Transcripts, Transcript{ID: c.ID, Text: text})
+		refs.Transcripts = append(refs.Transcripts, asrgate.Transcript{ID: c.ID, Text: text})
 	}
 	return refs, nil
 }

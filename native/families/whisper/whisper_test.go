@@ -18,6 +18,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
+	"github.com/trtmc-qual/trtmc-qual/native/family/asrgate"
 	"github.com/trtmc-qual/trtmc-qual/native/family/familytest"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
@@ -46,7 +47,7 @@ func clipsOf(t testing.TB, m manifest.Manifest) ([]dataset.Materialized, []task.
 
 func upstreamTexts(t testing.TB, m manifest.Manifest) []string {
 	t.Helper()
-	upstream, err := ReadUpstream(filepath.Join(familytest.RepoRoot(), m.Testcases[0].Expected))
+	upstream, err := asrgate.ReadUpstream(filepath.Join(familytest.RepoRoot(), m.Testcases[0].Expected))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestGatePassesOnEveryProfileAndFailsOnAWrongUpstreamTranscript(t *testing.T
 		})
 	}
 	b, m := familytest.Build(t, Family{}, "whisper-tiny-en")
-	upstream, err := ReadUpstream(filepath.Join(familytest.RepoRoot(), m.Testcases[0].Expected))
+	upstream, err := asrgate.ReadUpstream(filepath.Join(familytest.RepoRoot(), m.Testcases[0].Expected))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +180,7 @@ func TestUpstreamTranscriptsReproduce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := ReadUpstream(filepath.Join(familytest.RepoRoot(), m.Testcases[0].Expected))
+			want, err := asrgate.ReadUpstream(filepath.Join(familytest.RepoRoot(), m.Testcases[0].Expected))
 			if err != nil {
 				t.Fatal(err)
 			}
