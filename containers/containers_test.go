@@ -15,6 +15,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/containers/aiperf"
 	"github.com/trtmc-qual/trtmc-qual/containers/engine"
 	"github.com/trtmc-qual/trtmc-qual/containers/images"
+	"github.com/trtmc-qual/trtmc-qual/containers/spec"
 	"github.com/trtmc-qual/trtmc-qual/containers/trtmcserver"
 	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
@@ -44,7 +45,7 @@ func TestAIPerfAgainstTheServerOnAnInternalNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := aiperf.Profile{Model: "sphinx-en-us", URL: srv.InternalURL(), EndpointType: aiperf.AudioTranscription,
+	p := spec.Profile{Model: "sphinx-en-us", URL: srv.InternalURL(), EndpointType: spec.AudioTranscription,
 		RequestCount: len(clips), WarmupCount: 2, Concurrency: 2, Seed: 1, TimeoutSeconds: 120, Media: map[string]string{}}
 	for _, c := range clips {
 		dst := "/data/" + c.ID + ".wav"
@@ -122,7 +123,7 @@ func TestAIPerfSendsTheAPIKey(t *testing.T) {
 		t.Fatalf("serving info without the key: %v", err)
 	}
 	clip := "/usr/share/pocketsphinx/test/data/cards/001.wav"
-	p := aiperf.Profile{Model: "sphinx-an4-l0", URL: srv.InternalURL(), EndpointType: aiperf.AudioTranscription, RequestCount: 3, WarmupCount: 1,
+	p := spec.Profile{Model: "sphinx-an4-l0", URL: srv.InternalURL(), EndpointType: spec.AudioTranscription, RequestCount: 3, WarmupCount: 1,
 		Concurrency: 1, TimeoutSeconds: 60, APIKey: "qual-secret", Inputs: []map[string]any{{"session_id": "c1", "audio": "/data/c1.wav"}},
 		Media: map[string]string{"/data/c1.wav": clip}}
 	res, err := aiperf.Run(ctx, set.AIPerf, p, t.TempDir(), aiperf.WithNetwork(nw))

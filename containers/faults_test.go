@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/containers/images"
+	"github.com/trtmc-qual/trtmc-qual/containers/spec"
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
@@ -42,7 +43,7 @@ func TestKilledServerFailsTheCheckpointWithEveryLostRequestNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := &checkpoint.Env{Root: st.RepoRoot(), Target: pl.Target, RunDir: t.TempDir(), Stage: stage.ASR,
-		Images: serving.Images{Server: set.Server, AIPerf: set.AIPerf}, NativeBin: filepath.Join(images.HostBinDir(st.RepoRoot()), "trtmc-native"), Log: testLog{t}}
+		Images: serving.Images{Server: set.Server, AIPerf: set.AIPerf}, NativeBin: filepath.Join(spec.HostBinDir(st.RepoRoot()), "trtmc-native"), Log: testLog{t}}
 	c, err := checkpoint.New(env, row)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"github.com/trtmc-qual/trtmc-qual/containers/spec"
 )
 
 // Set names the images one qualification run uses.
@@ -31,7 +33,7 @@ func (b *Builder) Ensure(ctx context.Context, repoRoot string) (Set, error) {
 	if err := CheckEngine(ctx); err != nil {
 		return set, err
 	}
-	binDir := HostBinDir(repoRoot)
+	binDir := spec.HostBinDir(repoRoot)
 	bins := map[string]string{}
 	for _, pkg := range []string{"server/cmd/trtmc-server", "native/cmd/trtmc-native"} {
 		out := filepath.Join(binDir, filepath.Base(pkg))
@@ -69,11 +71,6 @@ func (b *Builder) Ensure(ctx context.Context, repoRoot string) (Set, error) {
 	b.step("all images ready in %.1fs: base=%s server=%s aiperf=%s", time.Since(start).Seconds(), set.Base, set.Server, set.AIPerf)
 	return set, nil
 }
-
-// HostBinDir is where Ensure builds the host binaries (trtmc-server, trtmc-native) of the
-// checkout at repoRoot: inside it (build/bin, ignored by git), never in the shared cache, so
-// that two checkouts qualifying at once each run and package their own sources.
-func HostBinDir(repoRoot string) string { return filepath.Join(repoRoot, "build", "bin") }
 
 // CheckEngine fails early, with the fix, when no Docker engine answers.
 func CheckEngine(ctx context.Context) error {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/containers/spec"
 )
 
 // Image tags are a hash of their inputs: the parts are length-prefixed, so moving a byte from
@@ -58,7 +60,7 @@ func TestWheelhouseMarkerIgnoresTheCheckoutPath(t *testing.T) {
 // other's trtmc-native, while the cache stays shared.
 func TestHostBinariesStayInTheirCheckout(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
-	da, db := HostBinDir(a), HostBinDir(b)
+	da, db := spec.HostBinDir(a), spec.HostBinDir(b)
 	if da == db || !strings.HasPrefix(da, a+string(filepath.Separator)) || !strings.HasPrefix(db, b+string(filepath.Separator)) {
 		t.Errorf("host binaries of %s and %s go to %s and %s", a, b, da, db)
 	}

@@ -23,12 +23,12 @@ import (
 	"github.com/testcontainers/testcontainers-go/wait"
 
 	"github.com/trtmc-qual/trtmc-qual/containers/gpu"
+	"github.com/trtmc-qual/trtmc-qual/containers/spec"
 )
 
 // Paths inside the container.
 const (
 	Port        = "8000/tcp"
-	BundleDir   = "/bundles"
 	DataDir     = "/data"
 	RecordsPath = "/records/records.jsonl"
 	apiKeyPath  = "/tmp/qual-api-key"
@@ -84,7 +84,7 @@ func (o options) commandLine() (args []string, files []testcontainers.ContainerF
 	bundles = map[string]string{}
 	args = []string{"--addr", "0.0.0.0:8000", "--records", RecordsPath, "--lanes", fmt.Sprint(o.lanes), "--queue", fmt.Sprint(o.queue)}
 	for _, b := range o.bundles {
-		dst := path.Join(BundleDir, path.Base(b))
+		dst := path.Join(spec.BundleDir, path.Base(b))
 		bundles[b] = dst
 		files = append(files, testcontainers.ContainerFile{HostFilePath: b, ContainerFilePath: dst, FileMode: 0o644})
 		args = append(args, "--bundle", dst)

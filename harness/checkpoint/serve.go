@@ -11,6 +11,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	"github.com/trtmc-qual/trtmc-qual/harness/serving"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
@@ -184,7 +185,7 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 	if err != nil {
 		return c.fail("aiperf", err)
 	}
-	p := serving.AIPerfProfile(c.Env.Target, c.W, c.Manifest.Name, c.serving.server.InternalURL(), l)
+	p := plan.AIPerfProfile(c.Env.Target, c.W, c.Manifest.Name, c.serving.server.InternalURL(), l)
 	c.serving.route = c.W.Route()
 	c.Result.Endpoint = c.serving.route
 	c.Result.Settings = map[string]any{"warmup": load.Warmup, "requests": load.Requests, "concurrency": load.Concurrency,

@@ -16,8 +16,8 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/config/machine"
 	"github.com/trtmc-qual/trtmc-qual/harness/shard"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
-	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // Var is one QUAL_* variable: its name and what it means.
@@ -52,7 +52,7 @@ func Vars() []Var {
 		{"QUAL_DOCKER_WAIT", "containers/engine/ensure-docker.sh: seconds to wait for DOCKER_HOST to answer"},
 		{TargetValuePrefix + "<NAME>", "overrides the target file's value NAME (QUAL_TRTMC_PYTHON for {python}, ...)"},
 	}
-	for _, s := range workload.Stages() {
+	for _, s := range stage.Names() {
 		for _, f := range loadFields() {
 			vars = append(vars, Var{LoadVar(s, f.suffix), fmt.Sprintf("stage %s: AIPerf %s (overrides the target file; %s)", s, f.meaning, f.rule)})
 		}
@@ -80,8 +80,8 @@ func loadFields() []loadField {
 }
 
 // LoadVar is the variable overriding one AIPerf setting of a stage: QUAL_ASR_REQUESTS.
-func LoadVar(stage workload.Stage, suffix string) string {
-	return "QUAL_" + strings.ToUpper(string(stage)) + "_" + suffix
+func LoadVar(s stage.Name, suffix string) string {
+	return "QUAL_" + strings.ToUpper(string(s)) + "_" + suffix
 }
 
 // Override is a stage's AIPerf settings from the environment; nil means "the target's".
@@ -98,7 +98,7 @@ type Config struct {
 	RunDir     string // absolute, "" = a fresh reports/dev-<time>
 	BaseImage  string
 	Shard      shard.Shard
-	Loads      map[workload.Stage]Override
+	Loads      map[stage.Name]Override
 	FailOn     FailOn
 	// WhisperPython is the python of the whisper family's workers on this host ("" = the venv
 	// make deps builds under Cache); the server container is given its own by the image.
@@ -136,7 +136,7 @@ func FromEnv(getenv func(string) string, environ []string, wd string) (Config, e
 	if err := unknownVars(environ); err != nil {
 		errs = append(errs, err)
 	}
-	c := Config{BaseImage: getenv("QUAL_BASE_IMAGE"), Loads: map[workload.Stage]Override{},
+	c := Config{BaseImage: getenv("QUAL_BASE_IMAGE"), Loads: map[stage.Name]Override{},
 		WhisperPython: getenv("QUAL_WHISPER_PYTHON"), TargetValues: targetValues(environ)}
 	m, err := machine.FromEnv(getenv)
 	if err != nil {
@@ -169,7 +169,7 @@ func FromEnv(getenv func(string) string, environ []string, wd string) (Config, e
 	if c.Shard, err = shard.FromEnv(getenv); err != nil {
 		errs = append(errs, err)
 	}
-	for _, s := range workload.Stages() {
+	for _, s := range stage.Names() {
 		o, err := readOverride(getenv, s)
 		errs = append(errs, err...)
 		c.Loads[s] = o
@@ -193,7 +193,7 @@ func Load() (Config, error) {
 	return FromEnv(os.Getenv, os.Environ(), wd)
 }
 
-func readOverride(getenv func(string) string, s workload.Stage) (Override, []error) {
+func readOverride(getenv func(string) string, s stage.Name) (Override, []error) {
 	var o Override
 	var errs []error
 	dst := map[string]**int{"REQUESTS": &o.Requests, "WARMUP": &o.Warmup, "CONCURRENCY": &o.Concurrency, "RUNS": &o.Runs}

@@ -3,13 +3,14 @@ package plan
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 
+	"github.com/trtmc-qual/trtmc-qual/containers/spec"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
-	"github.com/trtmc-qual/trtmc-qual/harness/serving"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
@@ -145,7 +146,7 @@ func planRow(t *target.Target, w workload.Workload, r inventory.Row, runDir stri
 		if err != nil {
 			return out, err
 		}
-		request["bundle"] = path.Join(serving.BundleDir, m.Bundle)
+		request["bundle"] = path.Join(spec.BundleDir, m.Bundle)
 		native, err := step.NativeArgs(tmpl, request)
 		if err != nil {
 			return out, fmt.Errorf("native: %w", err)
@@ -153,7 +154,7 @@ func planRow(t *target.Target, w workload.Workload, r inventory.Row, runDir stri
 		out = append(out, DryRunCommand{Step: "native", Where: "server container", Args: native,
 			Note: fmt.Sprintf("once per distinct request; shown for input %s", inputs[0].ID)})
 	}
-	profile := serving.AIPerfProfile(t, w, m.Name, "http://trtmc-server:8000", load)
+	profile := AIPerfProfile(t, w, m.Name, "http://trtmc-server:8000", load)
 	aiperfArgs, err := profile.Args()
 	if err != nil {
 		return out, fmt.Errorf("aiperf: %w", err)
@@ -214,4 +215,15 @@ func firstOf(args []string, err error) string {
 		return "?"
 	}
 	return args[0]
+}
+
+// AIPerfProfile is the AIPerf profile a checkpoint of profile sends to url: the stage's load
+// and the workload's rows and extra inputs (qual plan renders it with Profile.Args, as serving's RunAIPerf does).
+func AIPerfProfile(t *target.Target, w workload.Workload, profile, url string, l workload.Load) spec.Profile {
+	load := t.StageLoad(string(w.Stage()))
+	p := spec.Profile{Model: profile, URL: url, RequestCount: load.Requests, WarmupCount: load.Warmup, Concurrency: load.Concurrency,
+		Seed: load.Seed, TimeoutSeconds: load.TimeoutSeconds, Media: map[string]string{}, Runs: load.Runs,
+		EndpointType: w.EndpointType(), Inputs: l.Rows, ExtraInputs: l.ExtraInputs, Goodput: load.Goodput}
+	maps.Copy(p.Media, l.Media)
+	return p
 }

@@ -7,7 +7,6 @@ package serving
 import (
 	"context"
 	"fmt"
-	"maps"
 	"time"
 
 	"github.com/testcontainers/testcontainers-go"
@@ -15,17 +14,13 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/containers/aiperf"
 	"github.com/trtmc-qual/trtmc-qual/containers/gpu"
+	"github.com/trtmc-qual/trtmc-qual/containers/spec"
 	"github.com/trtmc-qual/trtmc-qual/containers/trtmcserver"
 	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
-	"github.com/trtmc-qual/trtmc-qual/harness/target"
-	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // Alias is the server's name on the run's network.
 const Alias = "trtmc-server"
-
-// BundleDir is where the server container holds its bundles.
-const BundleDir = trtmcserver.BundleDir
 
 // Images are the image references a run serves and measures with (containers/images builds
 // them; a TRTMC target may name its own server image).
@@ -113,17 +108,6 @@ func (s *Server) Terminate(ctx context.Context) error {
 // Running says whether a container was started.
 func (s *Server) Running() bool { return s != nil && s.Container != nil && s.DockerContainer != nil }
 
-// AIPerfProfile is the AIPerf profile a checkpoint of profile sends to url: the stage's load
-// and the workload's rows and extra inputs (qual plan renders it with Profile.Args, as Run does).
-func AIPerfProfile(t *target.Target, w workload.Workload, profile, url string, l workload.Load) aiperf.Profile {
-	load := t.StageLoad(string(w.Stage()))
-	p := aiperf.Profile{Model: profile, URL: url, RequestCount: load.Requests, WarmupCount: load.Warmup, Concurrency: load.Concurrency,
-		Seed: load.Seed, TimeoutSeconds: load.TimeoutSeconds, Media: map[string]string{}, Runs: load.Runs,
-		EndpointType: w.EndpointType(), Inputs: l.Rows, ExtraInputs: l.ExtraInputs, Goodput: load.Goodput}
-	maps.Copy(p.Media, l.Media)
-	return p
-}
-
 // AIPerfRun is one AIPerf container's outcome: what ran, and, when it exited 0, every run's
 // exports on their own (for statistics over runs) and together (for the join).
 type AIPerfRun struct {
@@ -134,7 +118,7 @@ type AIPerfRun struct {
 
 // RunAIPerf runs profile p on n from image, writing its artifacts under dir; done counts the
 // requests answered so far (progress every few seconds through logf, out of total).
-func (n *Network) RunAIPerf(ctx context.Context, image string, p aiperf.Profile, dir string, total int,
+func (n *Network) RunAIPerf(ctx context.Context, image string, p spec.Profile, dir string, total int,
 	done func(context.Context) (int, error), logf func(string, ...any)) (*AIPerfRun, error) {
 	res, err := aiperf.Run(ctx, image, p, dir, aiperf.WithNetwork(n.nw), aiperf.WithProgress(aiperf.Progress{Total: total, Done: done, Logf: logf}))
 	if res == nil {

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/trtmc-qual/trtmc-qual/containers/images"
+	containerspec "github.com/trtmc-qual/trtmc-qual/containers/spec"
 	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/attest"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
@@ -804,7 +804,7 @@ func latencyOf(m map[string]any) map[string]any {
 // nativeBin is the trtmc-native `qual images` built for the real run.
 func nativeBin(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(images.HostBinDir(repoRootForTest(t)), "trtmc-native")
+	bin := filepath.Join(containerspec.HostBinDir(repoRootForTest(t)), "trtmc-native")
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("the real run's trtmc-native: %v", err)
 	}

@@ -15,6 +15,9 @@ import (
 type Descriptor struct {
 	// Name is the family's wire identity: the bundle header's family, a gate result's family.
 	Name string
+	// Capabilities are the public Tasks the family implements (its runtime's Capabilities
+	// answers with these), so an inventory can be read without linking the runtime.
+	Capabilities []task.Name
 	// UpstreamNormalizer is how the family compares its transcripts with the transcripts its
 	// upstream tool makes (the gate's expected outputs); nil when it has none.
 	UpstreamNormalizer *metrics.Normalizer

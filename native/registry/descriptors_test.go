@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/native/families/descriptors"
@@ -19,6 +20,20 @@ func TestEveryFamilyHasADescriptor(t *testing.T) {
 	for _, d := range descriptors.All() {
 		if _, ok := fams[d.Name]; !ok {
 			t.Errorf("descriptor %s has no runtime in native/registry", d.Name)
+		}
+	}
+}
+
+// TestDescriptorCapabilitiesAreTheRuntimes: an inventory read without the runtime (qual, the
+// descriptors) counts a row for exactly the Tasks the runtime serves.
+func TestDescriptorCapabilitiesAreTheRuntimes(t *testing.T) {
+	for name, f := range Families() {
+		d, ok := descriptors.Lookup(name)
+		if !ok {
+			continue // TestEveryFamilyHasADescriptor reports it
+		}
+		if got, want := d.Capabilities, f.Capabilities(); len(want) == 0 || !slices.Equal(got, want) {
+			t.Errorf("family %s: descriptor capabilities %v, runtime %v", name, got, want)
 		}
 	}
 }

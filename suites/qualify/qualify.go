@@ -17,6 +17,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
+	"github.com/trtmc-qual/trtmc-qual/harness/plan/setup"
 	"github.com/trtmc-qual/trtmc-qual/harness/probe"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
@@ -62,14 +63,14 @@ func Run(t *testing.T, s *Suite, description string) {
 // whatever the specs' outcome).
 func (s *Suite) Lifecycle() {
 	BeforeSuite(func(ctx SpecContext) {
-		env, err := s.Plan.Setup(ctx, GinkgoWriter)
+		env, err := setup.Prepare(ctx, s.Plan, GinkgoWriter)
 		Expect(err).NotTo(HaveOccurred(), "images and run directory")
 		env.Log = GinkgoWriter
 		s.Env, s.Stage = env, s.Plan.NewStageRun()
 	}, NodeTimeout(30*time.Minute))
 	AfterSuite(func(ctx SpecContext) {
 		if s.Stage != nil {
-			Expect(plan.WriteStage(ctx, s.Env, s.Stage)).To(Succeed())
+			Expect(setup.WriteStage(ctx, s.Env, s.Stage)).To(Succeed())
 			GinkgoWriter.Printf("stage evidence: %s/%s/stage.json (%s)\n", s.Env.RunDir, s.Plan.Stage, s.Stage.Evidence.Status)
 		}
 	})

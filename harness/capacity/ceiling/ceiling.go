@@ -17,6 +17,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	"github.com/trtmc-qual/trtmc-qual/harness/serving"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
@@ -74,7 +75,7 @@ func Measure(ctx context.Context, env *checkpoint.Env, row inventory.Row, s targ
 
 func level(ctx context.Context, env *checkpoint.Env, nw *serving.Network, w workload.Workload, profile, url string, l workload.Load,
 	n int, s target.Sweep, dir string) (capacity.Run, error) {
-	p := serving.AIPerfProfile(env.Target, w, profile, url, l)
+	p := plan.AIPerfProfile(env.Target, w, profile, url, l)
 	p.Concurrency, p.WarmupCount, p.RequestCount, p.Runs, p.Goodput = n, s.Warmup, s.Requests, 1, ""
 	none := func(context.Context) (int, error) { return 0, nil } // the instant server keeps no records to count
 	res, err := nw.RunAIPerf(ctx, env.Images.AIPerf, p, dir, s.Warmup+s.Requests, none, func(string, ...any) {})

@@ -25,6 +25,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
+	"github.com/trtmc-qual/trtmc-qual/harness/plan/setup"
 	"github.com/trtmc-qual/trtmc-qual/harness/plot"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 )
@@ -114,7 +115,7 @@ func stage(ctx context.Context, cfg config.Config, st string, s target.Sweep, o 
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("%w: stage %s has no counted full row (profile %q)", ErrUsage, st, o.Profile)
 	}
-	env, err := p.Setup(ctx, log)
+	env, err := setup.Prepare(ctx, p, log)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/internal/runfixture"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
+	"github.com/trtmc-qual/trtmc-qual/harness/plan/setup"
 )
 
 // qualRun runs qual in-process and returns its exit status, stdout and stderr.
@@ -52,7 +53,7 @@ func plannedStageRun(t *testing.T, stage, shardSpec string) (dir string, rows in
 	for _, row := range p.Rows {
 		run.Planned(row, reason)
 	}
-	if err := plan.WriteStage(context.Background(), &checkpoint.Env{Root: repoRoot(), RunDir: dir}, run); err != nil {
+	if err := setup.WriteStage(context.Background(), &checkpoint.Env{Root: repoRoot(), RunDir: dir}, run); err != nil {
 		t.Fatal(err)
 	}
 	return dir, len(p.Rows)

@@ -6,6 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,12 +20,13 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
+	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
 // runInventory prints a target's inventory: each stage's rows (gap rows included), the stage-3
 // family limits, the stage-9 audit when that stage is blocked, and every other manifest with
 // the reason it is in no stage. It never stops on a manifest it cannot use.
-func runInventory(_ context.Context, args []string, stdout io.Writer) error {
+func runInventory(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("inventory", flag.ContinueOnError)
 	tpath := fs.String("target", "", "target file (default $QUAL_TARGET, then suites/targets/reference.yaml)")
 	stageFlag := fs.String("stage", "", stageChoices())
@@ -89,8 +93,10 @@ func runInventory(_ context.Context, args []string, stdout io.Writer) error {
 	result := map[string]any{"manifests": len(paths), "other_manifests": rep.Other, "asr_family_limits": rep.Limits}
 	for _, s := range stages {
 		rows := rep.Stages[s]
-		if *controls {
-			plan.ListControls(t, rows, workload.Stage(s))
+		if *controls && t.Kind.Embedded() {
+			if err := listControls(ctx, plan.NativeBin(cfg.Root), rows, workload.Stage(s).Capability()); err != nil {
+				return err
+			}
 		}
 		inventory.Relative(rows, root)
 		entry := map[string]any{"rows": rows, "counted": len(inventory.Counted(rows))}
@@ -258,4 +264,41 @@ func stageChoices() string {
 		out = append(out, fmt.Sprintf("%s (%d)", name, name.Number()))
 	}
 	return strings.Join(out, " | ") + " (default: all)"
+}
+
+// listControls fills each buildable row's Task controls from the reference target's trtmc-native
+// (qual links no family runtime): it builds the row's bundle into a scratch directory and
+// inspects it, and the loaded model declares them. A row whose bundle does not build keeps none.
+func listControls(ctx context.Context, native string, rows []inventory.Row, want task.Name) error {
+	if _, err := os.Stat(native); err != nil {
+		return usageError{fmt.Errorf("--controls needs trtmc-native (`qual images` in this checkout builds it): %w", err)}
+	}
+	dir, err := os.MkdirTemp("", "qual-inventory-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	for i := range rows {
+		if rows[i].Kind == inventory.KindExcluded || rows[i].Kind == inventory.KindGap {
+			continue
+		}
+		b := filepath.Join(dir, fmt.Sprintf("%d.bundle", i))
+		if exec.CommandContext(ctx, native, "build", "--manifest", rows[i].Manifest, "-o", b).Run() != nil {
+			continue
+		}
+		out, err := exec.CommandContext(ctx, native, "inspect", b).Output()
+		var got struct{ Tasks []task.Info }
+		if err != nil || json.Unmarshal(out, &got) != nil {
+			continue
+		}
+		for _, info := range got.Tasks {
+			if info.Name == want {
+				rows[i].Controls = nil
+				for _, c := range info.Controls {
+					rows[i].Controls = append(rows[i].Controls, c.Name)
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -1,5 +1,7 @@
-// Command qual is the suite's front door: build images, list a target's inventory, verify and
-// merge published evidence.
+// Command qual is the suite's front door: list a target's inventory, plan a run, report, sign,
+// verify, compare and merge published evidence. It builds without cgo and links no container
+// client: the commands that need one (images, capacity) are run by qual-run, beside it in the
+// checkout's build/bin.
 package main
 
 import (
@@ -43,7 +45,7 @@ func commands() map[string]spec {
 		"doctor": {runDoctor, "[--gpu] [--allow-planned]", "check this machine has what a run needs, with the fix for each gap",
 			"Checks the Docker engine, disk space, the pinned files and venvs, the signing key, and for a TRTMC target its binary, Python and Hugging Face cache (and with --gpu the NVIDIA runtime or CDI devices). Each line is OK or MISSING with the command that fixes it; exit 1 when something a run needs is missing.",
 			"qual doctor --gpu", 0, 0},
-		"images": {runImages, "[--root DIR] [-v]", "build or find the base, trtmc-server and AIPerf images",
+		"images": {viaTool("qual-run", "images"), "[--root DIR] [-v]", "build or find the base, trtmc-server and AIPerf images",
 			"Builds the images a run uses, or finds them already built (they are cached by the hash of their inputs), and prints their references as JSON.",
 			"qual images -v", 0, 0},
 		"inventory": {runInventory, "[--target T.yaml] [--stage S] [--trtmc-root DIR] [--json] [--check]", "list a target's checkpoints per stage",
@@ -70,7 +72,7 @@ func commands() map[string]spec {
 		"compare": {runCompare, "[-o DIR] [--noise-floor A1,A2] reports/BASE reports/NEW", "compare two runs per checkpoint",
 			"Speedup lights, accuracy non-inferiority and changed outputs for every checkpoint in both runs. Exit 1 on a red light or an accuracy failure; exit 2 when the runs have no checkpoint in common.",
 			"qual compare -o build/cmp reports/last-release reports/latest", 2, 2},
-		"capacity": {runCapacity, "[--stage S] [--profile P] [--levels 1,2,4] [--runs N] [--requests N] [--ceiling]", "per counted row, the highest concurrency within the stage's latency objective",
+		"capacity": {viaTool("qual-run", "capacity"), "[--stage S] [--profile P] [--levels 1,2,4] [--runs N] [--requests N] [--ceiling]", "per counted row, the highest concurrency within the stage's latency objective",
 			"For each counted full row of each stage the target declares a capacity sweep for (capacity: in the target file), qualifies the row at each concurrency level on a fresh server (build, AIPerf, join, identity, meaning, timing) and prints per level throughput, goodput (ours and AIPerf's --goodput), client, Task and queue percentiles, failures, offered vs achieved rate and whether the client kept up; then the capacity (the highest level within the objective, its interval over runs), the knee and the lanes/Task-time bound. Writes capacity.json, capacity.md and capacity.png per row under QUAL_RUN_DIR (default reports/capacity-<time>). --ceiling measures the harness's own ceiling against server/peerbench/peer.py instead. Exit 1 when a level's checks fail or a row has no level within its objective (harness/capacity/README.md).",
 			"qual capacity --stage asr --profile sphinx-en-us --levels 1,2 --runs 2 --requests 4", 0, 0},
 	}
@@ -120,6 +122,7 @@ func runQual(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	err := cmd.run(ctx, args[1:], stdout)
 	var ue usageError
 	var help helpRequested
+	var tool toolExit
 	switch {
 	case err == nil:
 		return exitOK
@@ -129,6 +132,8 @@ func runQual(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "qual %s: %v\n", args[0], err)
 		return exitUsage
+	case errors.As(err, &tool):
+		return tool.code // the tool printed its own message
 	}
 	fmt.Fprintf(stderr, "qual %s: %v\n", args[0], err)
 	return exitFailed

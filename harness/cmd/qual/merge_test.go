@@ -10,6 +10,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
+	"github.com/trtmc-qual/trtmc-qual/harness/plan/setup"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify"
 )
 
@@ -48,7 +49,7 @@ func TestShardsMergeIntoOneVerifiedRun(t *testing.T) {
 			stage.Planned(row, reason)
 		}
 		total += len(p.Rows)
-		if err := plan.WriteStage(context.Background(), &checkpoint.Env{Root: root, RunDir: dir}, stage); err != nil {
+		if err := setup.WriteStage(context.Background(), &checkpoint.Env{Root: root, RunDir: dir}, stage); err != nil {
 			t.Fatal(err)
 		}
 		shardDirs = append(shardDirs, dir)

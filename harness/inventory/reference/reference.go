@@ -1,58 +1,23 @@
-// Package reference answers inventory's capability questions from the reference runtime's family
-// registry. It is the only part of inventory that links the native families (cgo PocketSphinx),
-// kept apart so that inventory — and evidence and verify, which read its rows — build without
-// cgo.
+// Package reference answers inventory's capability questions for the embedded reference target
+// from its families' cgo-free descriptors (native/families/descriptors, which state the Tasks each
+// runtime implements). It links no family runtime, so qual's inventory builds without cgo.
 package reference
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
+	"github.com/trtmc-qual/trtmc-qual/native/families/descriptors"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
-	"github.com/trtmc-qual/trtmc-qual/native/manifest"
-	"github.com/trtmc-qual/trtmc-qual/native/registry"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-// Capabilities asks the reference runtime's family registry what a family implements.
+// Capabilities says what a reference family implements, as its descriptor states it (a test in
+// native/registry holds every descriptor to its runtime).
 func Capabilities(familyName, _ string) ([]task.Name, []task.Control, error) {
-	f, err := registry.Lookup(familyName)
-	if err != nil {
-		return nil, nil, err
+	d, ok := descriptors.Lookup(familyName)
+	if !ok {
+		all := descriptors.With(func(family.Descriptor) bool { return true })
+		return nil, nil, fmt.Errorf("unknown family %q (this runtime has %v)", familyName, all)
 	}
-	return f.Capabilities(), nil, nil
-}
-
-// ControlsFromBundle builds a manifest's bundle into a scratch directory and reads the Task
-// controls the loaded model declares.
-func ControlsFromBundle(manifestPath string, want task.Name) ([]string, error) {
-	m, err := manifest.Read(manifestPath)
-	if err != nil {
-		return nil, err
-	}
-	dir, err := os.MkdirTemp("", "inventory-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	b, err := registry.Build(m, filepath.Join(dir, m.Name+".bundle"))
-	if err != nil {
-		return nil, err
-	}
-	l, err := registry.Load(b.Path, family.LoadOptions{Lanes: 1})
-	if err != nil {
-		return nil, err
-	}
-	defer l.Model.Close()
-	for _, info := range l.Model.Tasks() {
-		if info.Name == want {
-			var names []string
-			for _, c := range info.Controls {
-				names = append(names, c.Name)
-			}
-			return names, nil
-		}
-	}
-	return nil, fmt.Errorf("bundle of %s does not declare %s", m.Name, want)
+	return d.Capabilities, nil, nil
 }

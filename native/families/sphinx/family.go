@@ -29,7 +29,7 @@ type Family struct{}
 func (Family) Name() string { return Name }
 
 // Capabilities implements family.Family.
-func (Family) Capabilities() []task.Name { return []task.Name{task.SpeechTranscription} }
+func (Family) Capabilities() []task.Name { return descriptor.Descriptor().Capabilities }
 
 // settings are the build settings a sphinx manifest carries, as stored in the bundle header.
 type settings struct {

@@ -34,7 +34,7 @@ func (Family) Name() string { return Name }
 
 // Capabilities implements family.Family: only audio_text_to_text. The recognizer inside is not
 // offered as speech_transcription, so stage 3 never counts a sphinxqa bundle as an ASR model.
-func (Family) Capabilities() []task.Name { return []task.Name{task.AudioTextToText} }
+func (Family) Capabilities() []task.Name { return descriptor.Descriptor().Capabilities }
 
 // Build packs exactly what the sphinx family would for the same build settings, and records the
 // reader version and the statement. A manifest without the statement is refused, so no bundle

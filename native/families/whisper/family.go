@@ -56,7 +56,7 @@ func (Family) OnHost(h family.Host) family.Family { return Family{Host: h} }
 func (Family) Name() string { return Name }
 
 // Capabilities implements family.Family.
-func (Family) Capabilities() []task.Name { return []task.Name{task.SpeechTranscription} }
+func (Family) Capabilities() []task.Name { return descriptor.Descriptor().Capabilities }
 
 // Settings are what a whisper bundle header records: the model and transcribe() options passed
 // unchanged to faster-whisper (by the worker and by upstream.py), the pins, and the

@@ -9,5 +9,5 @@ import (
 
 // Descriptor: an image request is completed with the bundle's defaults (procdiff.ImageDefaults).
 func Descriptor() family.Descriptor {
-	return family.Descriptor{Name: procdiff.Name, ImageDefaults: procdiff.ImageDefaults}
+	return family.Descriptor{Name: procdiff.Name, Capabilities: procdiff.Family{}.Capabilities(), ImageDefaults: procdiff.ImageDefaults}
 }

@@ -5,6 +5,7 @@ package descriptor
 import (
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
+	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
 // Name is the family's wire identity.
@@ -13,5 +14,5 @@ const Name = "sphinx"
 // Descriptor: transcripts are compared with pocketsphinx_batch's after TRTMC's family normalizer.
 func Descriptor() family.Descriptor {
 	norm := metrics.TRTMCFamily()
-	return family.Descriptor{Name: Name, UpstreamNormalizer: &norm}
+	return family.Descriptor{Name: Name, Capabilities: []task.Name{task.SpeechTranscription}, UpstreamNormalizer: &norm}
 }

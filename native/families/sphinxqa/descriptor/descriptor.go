@@ -2,7 +2,10 @@
 // runtime beside it links the sphinx decoder (cgo).
 package descriptor
 
-import "github.com/trtmc-qual/trtmc-qual/native/family"
+import (
+	"github.com/trtmc-qual/trtmc-qual/native/family"
+	"github.com/trtmc-qual/trtmc-qual/native/task"
+)
 
 // Name is the family's wire identity.
 const Name = "sphinxqa"
@@ -10,5 +13,5 @@ const Name = "sphinxqa"
 // Descriptor: the audio-QA gate answers with the templated reader (sphinxqa/reader), on the
 // upstream transcript of each clip.
 func Descriptor() family.Descriptor {
-	return family.Descriptor{Name: Name, QAGateIsTemplatedReader: true}
+	return family.Descriptor{Name: Name, Capabilities: []task.Name{task.AudioTextToText}, QAGateIsTemplatedReader: true}
 }

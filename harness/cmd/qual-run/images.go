@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
-	"github.com/trtmc-qual/trtmc-qual/harness/plan"
+	"github.com/trtmc-qual/trtmc-qual/harness/plan/setup"
 )
 
 func runImages(ctx context.Context, args []string, stdout io.Writer) error {
@@ -25,7 +25,7 @@ func runImages(ctx context.Context, args []string, stdout io.Writer) error {
 	if *root == "" {
 		*root = cfg.Root
 	}
-	set, err := plan.Images(ctx, cfg, *root, *verbose, os.Stderr)
+	set, err := setup.Images(ctx, cfg, *root, *verbose, os.Stderr)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package aiperf
+package spec
 
 import (
 	"slices"
