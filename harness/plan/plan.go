@@ -120,4 +120,8 @@ func Capabilities(t *target.Target) inventory.Capabilities {
 }
 
 // NativeBin is the trtmc-native `qual images` builds from the checkout at root.
-func NativeBin(root string) string { return filepath.Join(spec.HostBinDir(root), "trtmc-native") }
+func NativeBin(root string) string { return HostBin(root, "trtmc-native") }
+
+// HostBin is the host binary name of the checkout at root, in its build/bin (`qual images` builds
+// trtmc-native and trtmc-server there, make builds qual and qual-run).
+func HostBin(root, name string) string { return filepath.Join(spec.HostBinDir(root), name) }

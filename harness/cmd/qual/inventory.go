@@ -20,7 +20,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
-	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
 // runInventory prints a target's inventory: each stage's rows (gap rows included), the stage-3
@@ -94,7 +93,7 @@ func runInventory(ctx context.Context, args []string, stdout io.Writer) error {
 	for _, s := range stages {
 		rows := rep.Stages[s]
 		if *controls && t.Kind.Embedded() {
-			if err := listControls(ctx, plan.NativeBin(cfg.Root), rows, workload.Stage(s).Capability()); err != nil {
+			if err := listControls(ctx, plan.NativeBin(cfg.Root), rows, string(workload.Stage(s).Capability())); err != nil {
 				return err
 			}
 		}
@@ -269,7 +268,7 @@ func stageChoices() string {
 // listControls fills each buildable row's Task controls from the reference target's trtmc-native
 // (qual links no family runtime): it builds the row's bundle into a scratch directory and
 // inspects it, and the loaded model declares them. A row whose bundle does not build keeps none.
-func listControls(ctx context.Context, native string, rows []inventory.Row, want task.Name) error {
+func listControls(ctx context.Context, native string, rows []inventory.Row, want string) error {
 	if _, err := os.Stat(native); err != nil {
 		return usageError{fmt.Errorf("--controls needs trtmc-native (`qual images` in this checkout builds it): %w", err)}
 	}
@@ -287,7 +286,12 @@ func listControls(ctx context.Context, native string, rows []inventory.Row, want
 			continue
 		}
 		out, err := exec.CommandContext(ctx, native, "inspect", b).Output()
-		var got struct{ Tasks []task.Info }
+		var got struct { // native/task.Info, as trtmc-native inspect prints it
+			Tasks []struct {
+				Name     string
+				Controls []struct{ Name string }
+			}
+		}
 		if err != nil || json.Unmarshal(out, &got) != nil {
 			continue
 		}

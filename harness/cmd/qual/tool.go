@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 
-	containerspec "github.com/trtmc-qual/trtmc-qual/containers/spec"
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
+	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 )
 
 // toolExit is the exit status of a command another binary ran; it printed its own messages.
@@ -28,19 +28,19 @@ func viaTool(tool, name string) command {
 		if slices.ContainsFunc(args, func(a string) bool { return a == "-h" || a == "-help" || a == "--help" }) {
 			return helpRequested{helpText(flag.NewFlagSet(name, flag.ContinueOnError)) + fmt.Sprintf("\nRun by %s (its flags: %s %s --help).\n", tool, tool, name)}
 		}
-		return runTool(ctx, toolDirs(), tool, append([]string{name}, args...), stdout, os.Stderr)
+		return runTool(ctx, toolDirs(tool), tool, append([]string{name}, args...), stdout, os.Stderr)
 	}
 }
 
 // toolDirs are where qual looks for a tool: beside this executable (make builds both into
 // build/bin), then the configured checkout's build/bin (qual run by `go run`).
-func toolDirs() []string {
+func toolDirs(tool string) []string {
 	var dirs []string
 	if self, err := os.Executable(); err == nil {
 		dirs = append(dirs, filepath.Dir(self))
 	}
 	if cfg, err := config.Load(); err == nil {
-		dirs = append(dirs, containerspec.HostBinDir(cfg.Root))
+		dirs = append(dirs, filepath.Dir(plan.HostBin(cfg.Root, tool)))
 	}
 	return dirs
 }

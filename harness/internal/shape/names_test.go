@@ -37,7 +37,7 @@ func TestNoTargetKindIsComparedByName(t *testing.T) {
 		allowed: map[string]string{
 			"harness/contract/refusal.go": "RefusalOf is the registry of each kind's documented refusal; contract sits below " +
 				"target (target imports it), so it is keyed by the kind's name and Kind.Refusal is how code asks",
-			"harness/plan/plan.go": "compares a server image value with the placeholder \"reference\" (the image built here), " +
+			"harness/plan/setup/setup.go": "compares a server image value with the placeholder \"reference\" (the image built here), " +
 				"not a target kind",
 		},
 	}
