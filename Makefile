@@ -32,9 +32,12 @@ VERIFY_ENV = $(if $(TRTMC_ROOT),QUAL_TRTMC_ROOT=$(abspath $(TRTMC_ROOT)))
 # Where the wall time of a run goes: each timed step appends "step<TAB>seconds", and the end of
 # qualify-all prints the breakdown (harness/scripts/timings.sh) with each stage suite's own time.
 TIMINGS = $(CURDIR)/build/timings/$(RUN_ID).tsv
+# qual, built by `make bin` (with the commit stamped, which `go run` leaves out, and keeping qual's
+# exit statuses, which `go run` turns into 1), and qual-run beside it for images and capacity.
+QUAL := $(CURDIR)/build/bin/qual
 timed = { mkdir -p $(dir $(TIMINGS)); t0=$$(date +%s); rc=0; $(2) || rc=$$?; echo "$(1)	$$(( $$(date +%s) - t0 ))" >> $(TIMINGS); (exit $$rc); }
 
-.PHONY: help deps engine images test qualify capacity qualify-all smoke qualify-trtmc-double inventory inventory-check verify bench fuzz load
+.PHONY: help deps engine bin FORCE images test qualify capacity qualify-all smoke qualify-trtmc-double inventory inventory-check verify bench fuzz load
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{n[NR]=$$1; d[NR]=$$2; if (length($$1) > w) w = length($$1)} \
 	  END {for (i = 1; i <= NR; i++) printf "  %-" w "s  %s\n", n[i], d[i]}'
@@ -46,8 +49,21 @@ deps: ## install everything: apt packages, Go modules, parity venv, Docker engin
 engine: ## start the Docker engine (installs docker.io when missing)
 	bash containers/engine/ensure-docker.sh
 
-images: ## build or find the base, trtmc-server and AIPerf images (cached by input hash)
-	@start=$$(date +%s); go run ./harness/cmd/qual images >/dev/null; echo "[images] make images took $$(( $$(date +%s) - start ))s"
+# qual builds without cgo (it links no family runtime and no container client, so `go install`
+# works without apt packages); qual-run links both. go build in a git checkout stamps the commit.
+# Rebuilt on every make (FORCE): go build is incremental and caches, so an up-to-date one costs ~1 s.
+bin: build/bin/qual build/bin/qual-run ## build qual (CGO_ENABLED=0) and qual-run into build/bin
+# The commit is stamped with -X too: the toolchain stamps none in a git worktree or with
+# GOFLAGS=-buildvcs=false.
+build/bin/qual: FORCE
+	@rev=$$(git rev-parse HEAD 2>/dev/null || true); mod=$$([ -z "$$(git status --porcelain 2>/dev/null)" ] || echo true); \
+	CGO_ENABLED=0 go build -ldflags "-X main.linkerCommit=$$rev -X main.linkerModified=$$mod" -o $@ ./harness/cmd/qual
+build/bin/qual-run: FORCE
+	@go build -o $@ ./harness/cmd/qual-run
+FORCE:
+
+images: bin ## build or find the base, trtmc-server and AIPerf images (cached by input hash)
+	@start=$$(date +%s); $(QUAL) images >/dev/null; echo "[images] make images took $$(( $$(date +%s) - start ))s"
 
 # The suites run in a reduced form here (fewer AIPerf requests) so that CI proves the whole
 # path; `make qualify` runs the full counts.
@@ -62,8 +78,8 @@ test: deps ## run every test (after deps, as qualify): unit, parity, integration
 qualify: deps ## the main job: all stages against the reference target, evidence in reports/
 	@$(MAKE) --no-print-directory qualify-all TARGET=$(TARGET) RUN_ID=$(RUN_ID)
 
-capacity: ## per counted ASR and image row: the highest concurrency within the stage's latency objective (CAPACITY_FLAGS="--levels 1,2 --runs 2")
-	$(QUAL_ENV) QUAL_RUN_DIR=$(CURDIR)/reports/capacity-$(RUN_ID) go run ./harness/cmd/qual capacity $(CAPACITY_FLAGS)
+capacity: bin ## per counted ASR and image row: the highest concurrency within the stage's latency objective (CAPACITY_FLAGS="--levels 1,2 --runs 2")
+	$(QUAL_ENV) QUAL_RUN_DIR=$(CURDIR)/reports/capacity-$(RUN_ID) $(QUAL) capacity $(CAPACITY_FLAGS)
 
 # qualify-all runs the suites against any target (TRTMC: TARGET=suites/targets/trtmc.yaml
 # TRTMC_ROOT=/path/to/checkout), optionally one shard (SHARD=i/n), then assembles and verifies.
@@ -79,17 +95,17 @@ capacity: ## per counted ASR and image row: the highest concurrency within the s
 # QUALIFIED: a shard fails only on a FAILED stage unless FAIL_ON says otherwise; the merged run's
 # verdict is the one to gate on (qual report --fail-on on the merged run).
 FAIL_ON ?= $(or $(QUAL_FAIL_ON),$(if $(SHARD)$(JOB_COMPLETION_INDEX)$(CI_NODE_INDEX),failed))
-qualify-all: ## qualify TARGET (optionally TRTMC_ROOT, SHARD=i/n, FAIL_ON=failed); fails unless the verdict passes
-	@$(QUAL_ENV) go run ./harness/cmd/qual config >/dev/null || { echo "[qualify] nothing was run: fix the line above (go run ./harness/cmd/qual config --list shows every variable)"; exit 2; }
-	@$(QUAL_ENV) go run ./harness/cmd/qual doctor --allow-planned || { echo "[qualify] nothing was run: fix the MISSING line(s) above"; exit 1; }
+qualify-all: bin ## qualify TARGET (optionally TRTMC_ROOT, SHARD=i/n, FAIL_ON=failed); fails unless the verdict passes
+	@$(QUAL_ENV) $(QUAL) config >/dev/null || { echo "[qualify] nothing was run: fix the line above (build/bin/qual config --list shows every variable)"; exit 2; }
+	@$(QUAL_ENV) $(QUAL) doctor --allow-planned || { echo "[qualify] nothing was run: fix the MISSING line(s) above"; exit 1; }
 	@mkdir -p $(RUN_DIR)/junit
 	@echo "[qualify] run $(RUN_ID): target $(TARGET) $(if $(SHARD),shard $(SHARD),$(if $(JOB_COMPLETION_INDEX)$(CI_NODE_INDEX),shard from the engine (harness/shard)))"
 	@mkdir -p $(dir $(TIMINGS)); status=0; t0=$$(date +%s); $(QUAL_ENV) QUAL_RUN_DIR=$(CURDIR)/$(RUN_DIR) \
 	  $(GINKGO) -v --keep-going --timeout=6h $$([ -t 1 ] || echo --no-color) $(SUITES) || status=$$?; \
 	echo "suites	$$(( $$(date +%s) - t0 ))" >> $(TIMINGS); \
-	verdict=0; $(call timed,report,go run ./harness/cmd/qual report $(if $(FAIL_ON),--fail-on $(FAIL_ON)) $(RUN_DIR)) || verdict=$$?; \
-	if [ -f $(RUN_DIR)/evidence.json ]; then $(call timed,sign,go run ./harness/cmd/qual sign $(RUN_DIR)) && \
-	  $(call timed,verify,$(VERIFY_ENV) go run ./harness/cmd/qual verify $(RUN_DIR)) || status=$$?; fi; \
+	verdict=0; $(call timed,report,$(QUAL) report $(if $(FAIL_ON),--fail-on $(FAIL_ON)) $(RUN_DIR)) || verdict=$$?; \
+	if [ -f $(RUN_DIR)/evidence.json ]; then $(call timed,sign,$(QUAL) sign $(RUN_DIR)) && \
+	  $(call timed,verify,$(VERIFY_ENV) $(QUAL) verify $(RUN_DIR)) || status=$$?; fi; \
 	bash harness/scripts/timings.sh $(TIMINGS) $(RUN_DIR); \
 	if [ -f $(RUN_DIR)/qualification.md ]; then [ "$(RUN_DIR)" != "reports/$(RUN_ID)" ] || ln -sfn $(RUN_ID) reports/latest; \
 	else echo "[qualify] the run produced no report: reports/latest not moved"; [ $$status -ne 0 ] || status=1; fi; \
@@ -109,14 +125,14 @@ smoke: ## one counted row per stage end to end with the fewest requests (a first
 	  QUAL_ASR_WARMUP=1 QUAL_ASR_REQUESTS=1 QUAL_ASR_RUNS=1 QUAL_T2I_WARMUP=1 QUAL_T2I_REQUESTS=1 QUAL_T2I_RUNS=1 \
 	  QUAL_AUDIOQA_WARMUP=1 QUAL_AUDIOQA_REQUESTS=1 QUAL_AUDIOQA_RUNS=1
 
-inventory: ## print the inventory of TARGET (TRTMC_ROOT for a TRTMC checkout)
-	go run ./harness/cmd/qual inventory --target $(TARGET) $(if $(TRTMC_ROOT),--trtmc-root $(TRTMC_ROOT))
+inventory: bin ## print the inventory of TARGET (TRTMC_ROOT for a TRTMC checkout)
+	$(QUAL) inventory --target $(TARGET) $(if $(TRTMC_ROOT),--trtmc-root $(TRTMC_ROOT))
 
 # The target file follows the checkout's layout: families/ (newer) or tests/e2e/models/ (older).
 TRTMC_TARGET = $(if $(wildcard $(TRTMC_ROOT)/families),suites/targets/trtmc.yaml,suites/targets/trtmc-older.yaml)
-inventory-check: ## inventory a real TRTMC checkout: make inventory-check TRTMC_ROOT=/path/to/TensorRT-Model-Connect
+inventory-check: bin ## inventory a real TRTMC checkout: make inventory-check TRTMC_ROOT=/path/to/TensorRT-Model-Connect
 	@test -n "$(TRTMC_ROOT)" || { echo "set TRTMC_ROOT to a TensorRT-Model-Connect checkout"; exit 2; }
-	go run ./harness/cmd/qual inventory --check --target $(TRTMC_TARGET) --trtmc-root $(abspath $(TRTMC_ROOT))
+	$(QUAL) inventory --check --target $(TRTMC_TARGET) --trtmc-root $(abspath $(TRTMC_ROOT))
 
 # The TRTMC target file itself, run on the CPU against the contract double: every row it produces
 # is labelled as the double's and is never a TRTMC result (suites/targets/testdata/trtmc-double).
@@ -131,8 +147,8 @@ qualify-trtmc-double: images ## run suites/targets/trtmc.yaml against the CPU co
 	  TRTMC_DOUBLE_NATIVE=$(CURDIR)/build/bin/trtmc-native TRTMC_DOUBLE_SERVER=$(CURDIR)/build/bin/trtmc-server
 
 # Without RUN_DIR on the command line, verify checks the newest run (reports/latest).
-verify: ## re-check a published run offline (default reports/latest): make verify [RUN_DIR=reports/<run>] [KEY=signer.pub] [TRTMC_ROOT=<checkout>]
-	$(VERIFY_ENV) go run ./harness/cmd/qual verify $(if $(KEY),--key $(KEY)) $(if $(filter command line environment,$(origin RUN_DIR)),$(RUN_DIR),reports/latest)
+verify: bin ## re-check a published run offline (default reports/latest): make verify [RUN_DIR=reports/<run>] [KEY=signer.pub] [TRTMC_ROOT=<checkout>]
+	$(VERIFY_ENV) $(QUAL) verify $(if $(KEY),--key $(KEY)) $(if $(filter command line environment,$(origin RUN_DIR)),$(RUN_DIR),reports/latest)
 
 bench: ## run the benchmarks and print their figures
 	bash harness/metrics/bench.sh

@@ -80,6 +80,7 @@ func TestEverySubcommandHasHelp(t *testing.T) {
 // package's own printing (a second copy and a bare usage line) is silenced.
 func TestEverySubcommandRefusesWrongUsageWithExit2(t *testing.T) {
 	useTarget(t, "reference.yaml", "")
+	needQualRun(t) // images and capacity are qual-run's
 	for name := range commands() {
 		code, out, errOut := qualRun(t, name, "--no-such-flag")
 		if code != exitUsage || out != "" || errOut != "qual "+name+": flag provided but not defined: -no-such-flag (qual "+name+" --help)\n" {
@@ -97,12 +98,12 @@ func TestEverySubcommandRefusesWrongUsageWithExit2(t *testing.T) {
 		{[]string{"images", "extra"}, `unexpected argument "extra"`},
 		{[]string{"report"}, "missing argument: qual report [--fail-on LEVEL] reports/RUN"},
 		{[]string{"report", "--fail-on", "partial", t.TempDir()}, `fail-on "partial" is neither not-qualified nor failed`},
-		{[]string{"report", "/nonexistent/run"}, "/nonexistent/run does not exist"},
+		{[]string{"report", "/nonexistent/run"}, "/nonexistent/run is not a run directory: it does not exist"},
 		{[]string{"keygen"}, "-o PATH is required"},
 		{[]string{"sign", "a", "b"}, `unexpected argument "b"`},
 		{[]string{"verify"}, "missing argument"},
 		{[]string{"merge", t.TempDir()}, "-o is required"},
-		{[]string{"merge", "-o", t.TempDir(), "/nonexistent/shard"}, "/nonexistent/shard does not exist"},
+		{[]string{"merge", "-o", t.TempDir(), "/nonexistent/shard"}, "/nonexistent/shard is not a run directory: it does not exist"},
 		{[]string{"compare", "only-one"}, "missing argument"},
 	} {
 		code, _, errOut := qualRun(t, tc.args...)
@@ -223,6 +224,7 @@ func TestFailingChecksExit1(t *testing.T) {
 		}
 	})
 	t.Run("doctor and images without docker", func(t *testing.T) {
+		needQualRun(t)
 		t.Setenv("PATH", t.TempDir())
 		code, out, errOut := qualRun(t, "doctor")
 		if code != exitFailed || !strings.Contains(out, "MISSING  Docker engine") || !strings.Contains(out, "fix: make engine") ||

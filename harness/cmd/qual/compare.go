@@ -16,6 +16,11 @@ func runCompare(_ context.Context, args []string, stdout io.Writer) error {
 	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
+	for _, dir := range fs.Args() {
+		if err := checkRunDir(dir, reportedRun); err != nil {
+			return err
+		}
+	}
 	err := compare.Dirs(fs.Arg(0), fs.Arg(1), *out, *noise, stdout)
 	if errors.Is(err, compare.ErrNothingInCommon) || errors.Is(err, compare.ErrUsage) {
 		return usageError{err}

@@ -122,7 +122,7 @@ func runQual(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	err := cmd.run(ctx, args[1:], stdout)
 	var ue usageError
 	var help helpRequested
-	var tool toolExit
+	var tool toolRun
 	switch {
 	case err == nil:
 		return exitOK
@@ -133,7 +133,7 @@ func runQual(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "qual %s: %v\n", args[0], err)
 		return exitUsage
 	case errors.As(err, &tool):
-		return tool.code // the tool printed its own message
+		return runTool(ctx, toolDirs(tool.tool), tool, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "qual %s: %v\n", args[0], err)
 	return exitFailed

@@ -17,7 +17,7 @@ func TestWrongInvocationsExit2(t *testing.T) {
 		{nil, 2, "Usage:"},
 		{[]string{"bogus"}, 2, `unknown command "bogus"`},
 		{[]string{"inventory", "--target", "../../../suites/targets/reference.yaml", "--stage", "foo"}, 2, `unknown stage "foo" (stages: asr, audioqa, t2i)`},
-		{[]string{"report", "/nonexistent/run"}, 2, "qual report: /nonexistent/run does not exist"},
+		{[]string{"report", "/nonexistent/run"}, 2, "qual report: /nonexistent/run is not a run directory: it does not exist"},
 		{[]string{"help"}, 0, ""},
 	} {
 		var stdout, stderr bytes.Buffer

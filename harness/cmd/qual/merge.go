@@ -72,15 +72,12 @@ func readShards(dirs []string) ([]shard, error) {
 	var firstPath string
 	rowShard := map[string]string{} // stage/profile -> the shard that has it
 	for _, dir := range dirs {
-		if err := mustExist(dir); err != nil {
+		if err := checkRunDir(dir, stageEvidence); err != nil {
 			return nil, err
 		}
 		paths, err := filepath.Glob(filepath.Join(dir, "*", "stage.json"))
 		if err != nil {
 			return nil, err
-		}
-		if len(paths) == 0 {
-			return nil, usageError{fmt.Errorf("%s holds no stage evidence (<stage>/stage.json): not a run directory", dir)}
 		}
 		sh := shard{dir: dir, paths: paths}
 		for _, p := range paths {

@@ -34,7 +34,7 @@ func runReport(_ context.Context, args []string, stdout io.Writer) error {
 			return usageError{err}
 		}
 	}
-	if err := mustExist(fs.Arg(0)); err != nil {
+	if err := checkRunDir(fs.Arg(0), stageEvidence); err != nil {
 		return err
 	}
 	e, err := report.Assemble(fs.Arg(0))

@@ -28,6 +28,9 @@ func runSign(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
+	if err := checkRunDir(fs.Arg(0), reportedRun); err != nil {
+		return err
+	}
 	key, source, err := signingKey(keyFile, stdout)
 	if err != nil {
 		return err

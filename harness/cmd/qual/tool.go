@@ -15,20 +15,24 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 )
 
-// toolExit is the exit status of a command another binary ran; it printed its own messages.
-type toolExit struct{ code int }
+// toolRun is a command's answer that another binary runs it: runQual runs `tool args...` with
+// qual's streams, and its exit status is qual's.
+type toolRun struct {
+	tool string
+	args []string
+}
 
-func (e toolExit) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+func (r toolRun) Error() string { return "run by " + r.tool }
 
 // viaTool is command name run by tool (qual-run: the commands that start containers or link
-// the reference families, so that qual links neither): `tool name args...` with qual's output,
-// its exit status qual's. Its help is qual's; its flags are parsed by the tool.
+// the reference families, so that qual links neither). Its help is qual's; its flags are
+// parsed by the tool.
 func viaTool(tool, name string) command {
-	return func(ctx context.Context, args []string, stdout io.Writer) error {
+	return func(_ context.Context, args []string, _ io.Writer) error {
 		if slices.ContainsFunc(args, func(a string) bool { return a == "-h" || a == "-help" || a == "--help" }) {
 			return helpRequested{helpText(flag.NewFlagSet(name, flag.ContinueOnError)) + fmt.Sprintf("\nRun by %s (its flags: %s %s --help).\n", tool, tool, name)}
 		}
-		return runTool(ctx, toolDirs(tool), tool, append([]string{name}, args...), stdout, os.Stderr)
+		return toolRun{tool, append([]string{name}, args...)}
 	}
 }
 
@@ -45,28 +49,30 @@ func toolDirs(tool string) []string {
 	return dirs
 }
 
-// runTool runs the first tool found in dirs with args; a tool that exits non-zero is a toolExit,
-// a tool found nowhere a usageError.
-func runTool(ctx context.Context, dirs []string, tool string, args []string, stdout, stderr io.Writer) error {
+// runTool runs r with the first of its tool found in dirs and returns the exit status: the
+// tool's, or exitUsage when no dir has it.
+func runTool(ctx context.Context, dirs []string, r toolRun, stdout, stderr io.Writer) int {
 	path := ""
 	for _, d := range dirs {
-		if fi, err := os.Stat(filepath.Join(d, tool)); err == nil && !fi.IsDir() {
-			path = filepath.Join(d, tool)
+		if fi, err := os.Stat(filepath.Join(d, r.tool)); err == nil && !fi.IsDir() {
+			path = filepath.Join(d, r.tool)
 			break
 		}
 	}
 	if path == "" {
-		return usageError{fmt.Errorf("%s runs this command (it starts containers or links the reference families) and is in none of %v: run `make bin` in the checkout", tool, dirs)}
+		fmt.Fprintf(stderr, "qual %s: %s runs this command (it starts containers or links the reference families) and is in none of %v: run `make bin` in the checkout\n", r.args[0], r.tool, dirs)
+		return exitUsage
 	}
-	cmd := exec.CommandContext(ctx, path, args...)
+	cmd := exec.CommandContext(ctx, path, r.args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
 	err := cmd.Run()
 	var exit *exec.ExitError
-	if errors.As(err, &exit) && exit.ExitCode() > 0 {
-		return toolExit{exit.ExitCode()}
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &exit) && exit.ExitCode() > 0:
+		return exit.ExitCode()
 	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	fmt.Fprintf(stderr, "qual %s: %s: %v\n", r.args[0], path, err)
+	return exitFailed
 }

@@ -35,8 +35,8 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	runDir := fs.Arg(0)
-	if info, err := os.Stat(runDir); err != nil || !info.IsDir() {
-		return usageError{fmt.Errorf("%s is not a run directory: %v", runDir, err)}
+	if err := checkRunDir(runDir, reportedRun); err != nil {
+		return err
 	}
 	pinned, err := pinnedKey(key, runDir, stdout)
 	if err != nil {

@@ -5,6 +5,11 @@ import (
 	"runtime/debug"
 )
 
+// linkerCommit and linkerModified are the commit make bin stamps with -ldflags -X, for a build
+// the toolchain does not stamp itself (a git worktree, GOFLAGS=-buildvcs=false); only the linker
+// sets them.
+var linkerCommit, linkerModified string
+
 // version is `qual --version`: the module version and the commit it was built from, as the Go
 // toolchain stamped them into the binary (`go build` stamps the commit; `go run` does not).
 func version() string {
@@ -16,11 +21,14 @@ func version() string {
 	for _, s := range info.Settings {
 		settings[s.Key] = s.Value
 	}
-	commit := settings["vcs.revision"]
+	commit, modified := settings["vcs.revision"], settings["vcs.modified"]
+	if commit == "" {
+		commit, modified = linkerCommit, linkerModified
+	}
 	switch {
 	case commit == "":
-		commit = "not stamped in this binary (go run does not record it; go build in a git checkout does)"
-	case settings["vcs.modified"] == "true":
+		commit = "not stamped in this binary (go run does not record it; make bin and go build in a git clone do)"
+	case modified == "true":
 		commit += " (with uncommitted changes)"
 	}
 	if t := settings["vcs.time"]; t != "" {

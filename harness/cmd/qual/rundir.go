@@ -1,0 +1,51 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// runHolds is what a command needs a run directory to hold.
+type runHolds int
+
+const (
+	stageEvidence runHolds = iota // the suites' <stage>/stage.json (report, merge)
+	reportedRun                   // evidence.json, which qual report writes (sign, verify, compare)
+)
+
+// checkRunDir is the one check every command makes of a run directory argument: a path that
+// is not one is a usage error (exit 2) with the same message whichever command was given it,
+// saying what is missing.
+func checkRunDir(dir string, holds runHolds) error {
+	why := ""
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		why = "it does not exist"
+	case err != nil:
+		why = err.Error()
+	case !info.IsDir():
+		why = "it is a file"
+	case holds == reportedRun && !isFile(filepath.Join(dir, "evidence.json")):
+		why = "it holds no evidence.json (qual report writes it)"
+	case holds == stageEvidence && !hasStageEvidence(dir):
+		why = "it holds no stage evidence (<stage>/stage.json, which the suites write)"
+	}
+	if why == "" {
+		return nil
+	}
+	return usageError{fmt.Errorf("%s is not a run directory: %s", dir, why)}
+}
+
+func isFile(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && info.Mode().IsRegular()
+}
+
+func hasStageEvidence(dir string) bool {
+	paths, err := filepath.Glob(filepath.Join(dir, "*", "stage.json"))
+	return err == nil && len(paths) > 0
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every command that takes a run directory refuses each kind of path that is not one (missing,
+// a file, an empty directory, a run not yet reported) with the same message and exit 2 — never
+// a wrapped os error, `<nil>` or exit 1. The commands are found from the registry (a synopsis
+// naming reports/…), so a new one must be added to invocation.
+func TestEveryCommandRefusesANonRunDirectoryAlike(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a-file")
+	empty := filepath.Join(dir, "empty")
+	unreported := filepath.Join(dir, "unreported") // the suites' output, before qual report
+	for _, d := range []string{empty, filepath.Join(unreported, "asr")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p, body := range map[string]string{file: "x", filepath.Join(unreported, "asr", "stage.json"): "{}"} {
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	invocation := map[string]func(run string) []string{
+		"report":  func(run string) []string { return []string{"report", run} },
+		"sign":    func(run string) []string { return []string{"sign", run} },
+		"verify":  func(run string) []string { return []string{"verify", run} },
+		"compare": func(run string) []string { return []string{"compare", run, run} },
+		"merge":   func(run string) []string { return []string{"merge", "-o", filepath.Join(t.TempDir(), "out"), run} },
+	}
+	needsReport := map[string]bool{"sign": true, "verify": true, "compare": true}
+	for name, s := range commands() {
+		if strings.Contains(s.args, "reports/") && invocation[name] == nil {
+			t.Errorf("qual %s takes a run directory (%s) and is not in this table", name, s.args)
+		}
+	}
+	for name, args := range invocation {
+		cases := map[string]string{
+			filepath.Join(dir, "missing"): "it does not exist",
+			file:                          "it is a file",
+			empty:                         "it holds no stage evidence",
+		}
+		if needsReport[name] {
+			cases[empty] = "it holds no evidence.json (qual report writes it)"
+			cases[unreported] = "it holds no evidence.json (qual report writes it)"
+		}
+		for run, why := range cases {
+			code, out, errOut := qualRun(t, args(run)...)
+			want := "qual " + name + ": " + run + " is not a run directory: " + why
+			if code != exitUsage || out != "" || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("qual %v: exit %d, stdout %q, stderr %q (want exit 2 and %q)", args(run), code, out, errOut, want)
+			}
+		}
+	}
+}
