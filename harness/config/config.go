@@ -255,7 +255,7 @@ func unknownVars(environ []string) error {
 		return nil
 	}
 	sort.Strings(unknown)
-	return fmt.Errorf("unknown variable %s (the QUAL_* variables are listed by `go run ./harness/cmd/qual config --list`)", strings.Join(unknown, ", "))
+	return fmt.Errorf("unknown variable %s (the QUAL_* variables are listed by `build/bin/qual config --list`)", strings.Join(unknown, ", "))
 }
 
 // repoRoot is QUAL_ROOT, or the nearest directory above wd holding go.mod and golden/.

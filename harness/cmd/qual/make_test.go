@@ -145,3 +145,38 @@ func TestBothReadmeCommandsInstallWhatTheyNeed(t *testing.T) {
 		}
 	}
 }
+
+// make builds the one qual everything else runs: build/bin/qual, with the commit stamped (go
+// run stamps none) and qual's own exit statuses (go run turns 2 into 1); nothing in the
+// Makefile, the READMEs or CI runs `go run ./harness/cmd/qual`.
+func TestMakeBuildsTheOneStampedQual(t *testing.T) {
+	root := repoRoot()
+	if out, err := exec.Command("make", "-C", root, "--no-print-directory", "-s", "build/bin/qual").CombinedOutput(); err != nil {
+		t.Fatalf("make build/bin/qual: %v\n%s", err, out)
+	}
+	qual := filepath.Join(root, "build", "bin", "qual")
+	out, err := exec.Command(qual, "--version").Output()
+	if err != nil || !regexp.MustCompile(`(?m)^commit [0-9a-f]{40}`).Match(out) {
+		t.Errorf("build/bin/qual --version: %v\n%s", err, out)
+	}
+	cmd := exec.Command(qual, "verify", "/nonexistent/run")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	exit, _ := cmd.Run().(*exec.ExitError)
+	if exit == nil || exit.ExitCode() != exitUsage || stderr.String() != "qual verify: /nonexistent/run is not a run directory: it does not exist\n" {
+		t.Errorf("build/bin/qual verify /nonexistent/run: %v, stderr %q (want exit 2)", exit, stderr.String())
+	}
+	files, err := exec.Command("git", "-C", root, "ls-files", "Makefile", "*.md", ".github", ".ci").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range strings.Fields(string(files)) {
+		data, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), "go run ./harness/cmd/qual") {
+			t.Errorf("%s runs qual with go run: use build/bin/qual (make bin)", f)
+		}
+	}
+}
