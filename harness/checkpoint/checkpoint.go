@@ -22,6 +22,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/serving"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
@@ -33,8 +34,8 @@ import (
 type Env struct {
 	Root      string // repository root (golden/, threshold pins)
 	Target    *target.Target
-	RunDir    string         // reports/<run-id>
-	Stage     workload.Stage // the suite's stage: the run directory's <stage>/
+	RunDir    string     // reports/<run-id>
+	Stage     stage.Name // the suite's stage: the run directory's <stage>/
 	Images    serving.Images
 	NativeBin string // the reference target's trtmc-native on the host
 	// Cache and Python are what `make deps` prepared on the host (harness/config): the cache

@@ -120,7 +120,7 @@ func spellings(t *testing.T, path, rel string) []string {
 }
 
 // stageNameOf says whether e spells a stage: its name as a string literal, or a selector of a
-// stage constant (stage.ASR, workload.T2I, ...).
+// stage constant (stage.ASR, stage.T2I, ...).
 func stageNameOf(e ast.Expr) (string, bool) {
 	names := map[string]bool{}
 	consts := map[string]bool{}

@@ -9,6 +9,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
@@ -223,12 +224,12 @@ func TestT2IQualifiedRowNeedsServedImages(t *testing.T) {
 // none is dropped by a stage that stops implementing one.
 func TestEachStageHasItsRechecks(t *testing.T) {
 	for _, c := range []struct {
-		stage                                   workload.Stage
+		stage                                   stage.Name
 		gate, storedInputs, admission, inputSHA bool
 	}{
-		{workload.ASR, true, true, true, true},
-		{workload.T2I, true, true, false, true},
-		{workload.AudioQA, true, true, false, true},
+		{stage.ASR, true, true, true, true},
+		{stage.T2I, true, true, false, true},
+		{stage.AudioQA, true, true, false, true},
 	} {
 		w, err := workload.Get(string(c.stage))
 		if err != nil {
@@ -248,14 +249,14 @@ func TestEachStageHasItsRechecks(t *testing.T) {
 // checkASRGate and checkT2IGate recompute a gate through its workload, as checkGate does once the
 // testcase and thresholds are read.
 func checkASRGate(p pins, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, report reporter) []string {
-	return recheckGate(workload.ASR, p, where, tc, th, r, nil, report)
+	return recheckGate(stage.ASR, p, where, tc, th, r, nil, report)
 }
 
 func checkT2IGate(p pins, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, pairs []join.Pair, report reporter) []string {
-	return recheckGate(workload.T2I, p, where, tc, th, r, pairs, report)
+	return recheckGate(stage.T2I, p, where, tc, th, r, pairs, report)
 }
 
-func recheckGate(stage workload.Stage, p pins, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, pairs []join.Pair, report reporter) []string {
+func recheckGate(stage stage.Name, p pins, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, pairs []join.Pair, report reporter) []string {
 	w, err := workload.Get(string(stage))
 	if err != nil {
 		panic(err)

@@ -25,7 +25,7 @@ type asr struct{ cache string }
 // WithCache implements CacheReader.
 func (asr) WithCache(dir string) Workload { return asr{cache: dir} }
 
-func (asr) Stage() Stage         { return stage.ASR }
+func (asr) Stage() stage.Name    { return stage.ASR }
 func (asr) Route() string        { return "/v1/audio/transcriptions" }
 func (asr) EndpointType() string { return "audio_transcription" }
 func (asr) Figures() []string    { return []string{"audio_seconds_per_second", "rtf", "rtfx"} }

@@ -33,7 +33,7 @@ type audioQA struct{ cache string }
 // WithCache implements CacheReader.
 func (audioQA) WithCache(dir string) Workload { return audioQA{cache: dir} }
 
-func (audioQA) Stage() Stage         { return stage.AudioQA }
+func (audioQA) Stage() stage.Name    { return stage.AudioQA }
 func (audioQA) Route() string        { return "/v1/chat/completions" }
 func (audioQA) EndpointType() string { return "chat" }
 func (audioQA) Figures() []string    { return []string{"audio_seconds_per_second", "rtf"} }
@@ -48,7 +48,7 @@ func (audioQA) MayBeBlocked() string {
 }
 
 // ProbeStage: the refusal probe serves a transcription-only checkpoint.
-func (audioQA) ProbeStage() Stage { return stage.ASR }
+func (audioQA) ProbeStage() stage.Name { return stage.ASR }
 
 // ProbeRequest is the first free-form QA pair (PairsPath) as a chat request with its clip as an
 // input_audio part.

@@ -1,5 +1,7 @@
 package workload
 
+import "github.com/trtmc-qual/trtmc-qual/harness/stage"
+
 // What only some stages do is an optional interface of the Workload, found by type assertion
 // (as database/sql finds a driver's optional capabilities), so that the suites, the CLI and the
 // checkpoint flow never ask which stage they are running.
@@ -20,7 +22,7 @@ type Blockable interface {
 type RefusalProber interface {
 	Workload
 	// ProbeStage is the stage whose counted checkpoint is served for the probe.
-	ProbeStage() Stage
+	ProbeStage() stage.Name
 	// ProbeRequest is the request body sent to model and the suffix of its request id, with
 	// any file it needs written under dir (root is the repository root).
 	ProbeRequest(root, model, dir string) (id string, body []byte, err error)

@@ -22,7 +22,7 @@ import (
 // URLs of artifacts it kept, through artifacts (see WithArtifacts).
 type t2i struct{ artifacts ArtifactReader }
 
-func (t2i) Stage() Stage { return stage.T2I }
+func (t2i) Stage() stage.Name { return stage.T2I }
 
 // ImageOutput is the pixel sha256 of a PNG a native run wrote.
 func (t2i) ImageOutput(raw []byte) (string, error) {

@@ -26,21 +26,10 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
-// Stage names a workload (harness/stage is the vocabulary).
-type Stage = stage.Name
-
-// The stage names as this package spelled them before harness/stage; kept for the offline
-// verifier's re-check table (harness/verify/gate.go) until it moves onto the Workload.
-const (
-	ASR     = stage.ASR
-	T2I     = stage.T2I
-	AudioQA = stage.AudioQA
-)
-
 // Workload is what one stage does differently from the others.
 type Workload interface {
 	// Stage is the workload's stage; its number, title and capability are in harness/stage.
-	Stage() Stage
+	Stage() stage.Name
 	// Route is the serving route the workload's requests go to.
 	Route() string
 	// EndpointType is AIPerf 0.13.0's --endpoint-type for the route.
@@ -110,9 +99,6 @@ func ScratchReader(container, hostDir string) ArtifactReader {
 		return data, nil
 	}
 }
-
-// Stages lists the registered stage names in plan order.
-func Stages() []Stage { return stage.Names() }
 
 // Get returns a stage's workload; an unknown name is an error listing the known ones.
 func Get(name string) (Workload, error) {

@@ -24,7 +24,7 @@ func repoRoot() string {
 }
 
 func TestRegistryIsConsistentWithTheStages(t *testing.T) {
-	seen := map[Stage]bool{}
+	seen := map[stage.Name]bool{}
 	for _, w := range All() {
 		if seen[w.Stage()] {
 			t.Errorf("stage %s registered twice", w.Stage())
@@ -150,7 +150,7 @@ func TestT2IAIPerfSettings(t *testing.T) {
 // knownStageSites are the files that still decide by stage, each with the step that removes it.
 // A new file deciding by stage fails the test below.
 var knownStageSites = map[string]bool{
-	// none: verify's gate recomputation is registered by workload.Stage (verify.rechecks)
+	// none: verify's gate recomputation is registered by stage.Name (verify.rechecks)
 }
 
 // No code outside this registry decides behaviour by stage name: adding a stage must not

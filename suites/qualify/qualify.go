@@ -19,6 +19,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan/setup"
 	"github.com/trtmc-qual/trtmc-qual/harness/probe"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 	"github.com/trtmc-qual/trtmc-qual/suites/junit"
@@ -29,14 +30,14 @@ import (
 // configuration and the plan before the spec tree is built, and BeforeSuite fills Env and
 // Stage.
 type Suite struct {
-	stage workload.Stage
+	stage stage.Name
 	Plan  *plan.Plan
 	Env   *checkpoint.Env
 	Stage *evidence.StageRun
 }
 
 // NewSuite is a stage's suite; call Lifecycle from init and Run from the Test function.
-func NewSuite(stage workload.Stage) *Suite { return &Suite{stage: stage} }
+func NewSuite(stage stage.Name) *Suite { return &Suite{stage: stage} }
 
 // Run reads the configuration (every QUAL_* variable) and the stage's plan, checks the label
 // filter against the label registry, and runs the specs. A wrong configuration or an unknown
@@ -97,7 +98,7 @@ func (s *Suite) runProperties() map[string]string {
 
 func stageLabels() []string {
 	var out []string
-	for _, st := range workload.Stages() {
+	for _, st := range stage.Names() {
 		out = append(out, string(st))
 	}
 	return out

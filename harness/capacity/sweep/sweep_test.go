@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
+	stagevocab "github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
-	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // A level's load is the sweep's, with AIPerf's goodput at the objective; the run's target, which
@@ -13,7 +13,7 @@ import (
 func TestAtLevelReplacesTheStageLoadOnACopy(t *testing.T) {
 	const st = "stage-under-test"
 	shared := &target.Target{AIPerf: map[string]target.Load{st: {Warmup: 9, Requests: 9, Concurrency: 9, Runs: 9, Seed: 3, TimeoutSeconds: 60}}}
-	env := &checkpoint.Env{Target: shared, Stage: workload.Stage(st)}
+	env := &checkpoint.Env{Target: shared, Stage: stagevocab.Name(st)}
 	s := target.Sweep{Objective: target.Objective{ClientP95MS: 2500}, Concurrency: []int{1, 4}, Warmup: 2, Requests: 5, Runs: 3}
 	got := atLevel(env, 4, s).Target.StageLoad(st)
 	want := target.Load{Warmup: 2, Requests: 5, Concurrency: 4, Runs: 3, Seed: 3, TimeoutSeconds: 60, Goodput: "request_latency:2500"}
@@ -23,7 +23,7 @@ func TestAtLevelReplacesTheStageLoadOnACopy(t *testing.T) {
 	if l := shared.AIPerf[st]; l.Concurrency != 9 || l.Goodput != "" {
 		t.Fatalf("the shared target changed: %+v", l)
 	}
-	if l := atLevel(&checkpoint.Env{Target: &target.Target{}, Stage: workload.Stage(st)}, 1, s).Target.StageLoad(st); l.Concurrency != 1 {
+	if l := atLevel(&checkpoint.Env{Target: &target.Target{}, Stage: stagevocab.Name(st)}, 1, s).Target.StageLoad(st); l.Concurrency != 1 {
 		t.Fatalf("a target without loads: %+v", l)
 	}
 }

@@ -8,8 +8,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
-	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // runConfig reads the run's configuration the way the suites do — every QUAL_* variable,
@@ -38,7 +38,7 @@ func runConfig(_ context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "TRTMC checkout %s\n", cfg.TRTMCRoot)
 	}
 	fmt.Fprintf(stdout, "shard %s\n", cfg.Shard)
-	for _, s := range workload.Stages() {
+	for _, s := range stage.Names() {
 		l := t.StageLoad(string(s))
 		fmt.Fprintf(stdout, "stage %s: %d warmup + %d measured requests at concurrency %d\n", s, l.Warmup, l.Requests, l.Concurrency)
 	}

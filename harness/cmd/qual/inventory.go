@@ -18,6 +18,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
@@ -83,7 +84,7 @@ func runInventory(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	rep := inventory.Scan(paths, opts)
 	var stages []string
-	for _, n := range workload.Stages() {
+	for _, n := range stage.Names() {
 		stages = append(stages, string(n))
 	}
 	if *stageFlag != "" {
@@ -93,14 +94,14 @@ func runInventory(ctx context.Context, args []string, stdout io.Writer) error {
 	for _, s := range stages {
 		rows := rep.Stages[s]
 		if *controls && t.Kind.Embedded() {
-			if err := listControls(ctx, plan.NativeBin(cfg.Root), rows, string(workload.Stage(s).Capability())); err != nil {
+			if err := listControls(ctx, plan.NativeBin(cfg.Root), rows, string(stage.Name(s).Capability())); err != nil {
 				return err
 			}
 		}
 		inventory.Relative(rows, root)
 		entry := map[string]any{"rows": rows, "counted": len(inventory.Counted(rows))}
 		if len(inventory.Counted(rows)) == 0 {
-			audit, err := inventory.Audit(paths, workload.Stage(s).Capability(), opts.Capabilities)
+			audit, err := inventory.Audit(paths, stage.Name(s).Capability(), opts.Capabilities)
 			if err != nil {
 				return err
 			}
@@ -150,7 +151,7 @@ func printRows(w io.Writer, name string, rows []inventory.Row, entry map[string]
 		kinds[r.Kind]++
 	}
 	fmt.Fprintf(w, "\nstage %d (%s): %d rows, %d counted (full %d, reduced %d, variant %d, excluded %d, gap %d)\n",
-		workload.Stage(name).Number(), name, len(rows), entry["counted"], kinds[inventory.KindFull], kinds[inventory.KindReduced],
+		stage.Name(name).Number(), name, len(rows), entry["counted"], kinds[inventory.KindFull], kinds[inventory.KindReduced],
 		kinds[inventory.KindVariant], kinds[inventory.KindExcluded], kinds[inventory.KindGap])
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "CHECKPOINT\tREVISION\tPROFILE\tNATIVE TASK\tKIND\tCOUNTED\tSTATUS\tCONTROLS\tNOTES")
@@ -174,7 +175,7 @@ func printRows(w io.Writer, name string, rows []inventory.Row, entry map[string]
 	tw.Flush()
 	if audit, ok := entry["audit"].([]inventory.AuditRow); ok {
 		fmt.Fprintf(w, "stage %s is BLOCKED: none of %d profiles implements %s. Audio-input families and why they do not count:\n",
-			name, len(audit), workload.Stage(name).Capability())
+			name, len(audit), stage.Name(name).Capability())
 		for _, a := range audit {
 			if a.AudioInput != "" || a.Has {
 				fmt.Fprintf(w, "  %-34s %-20s %-26s %v (%s): %s\n", a.Profile, a.Family, a.TaskString, a.Capabilities, a.Source, a.AudioInput)
@@ -247,7 +248,7 @@ func orDash(s string) string {
 
 // stageName accepts a stage's name or its number (asr or 3), as the help lists them.
 func stageName(s string) (string, error) {
-	for _, name := range workload.Stages() {
+	for _, name := range stage.Names() {
 		if s == string(name) || s == strconv.Itoa(name.Number()) {
 			return string(name), nil
 		}
@@ -259,7 +260,7 @@ func stageName(s string) (string, error) {
 // stageChoices is the --stage help: "asr (3) | t2i (6) | audioqa (9) (default: all)".
 func stageChoices() string {
 	var out []string
-	for _, name := range workload.Stages() {
+	for _, name := range stage.Names() {
 		out = append(out, fmt.Sprintf("%s (%d)", name, name.Number()))
 	}
 	return strings.Join(out, " | ") + " (default: all)"

@@ -11,8 +11,8 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
-	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // runPlan prints every command a run of a TRTMC target would execute per row (build, inspect,
@@ -46,7 +46,7 @@ func runPlan(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	var stages []string
-	for _, n := range workload.Stages() {
+	for _, n := range stage.Names() {
 		stages = append(stages, string(n))
 	}
 	if *stageFlag != "" {
