@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
@@ -29,8 +29,8 @@ func TestGate(t *testing.T) {
 		bound float64
 		hyps  []string
 		value float64
-		want  stats.Verdict
-	}{{0.35, hyps, 0.04, stats.Pass}, {0.04, hyps, 0.04, stats.Inconclusive}, {0.1, allWrong, 0.2, stats.Fail}} {
+		want  schema.Verdict
+	}{{0.35, hyps, 0.04, schema.Pass}, {0.04, hyps, 0.04, schema.Inconclusive}, {0.1, allWrong, 0.2, schema.Fail}} {
 		got, err := Gate(asr(c.bound, c.hyps...), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -49,7 +49,7 @@ func TestGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || got[0].Figure != "ssim_mean" || got[0].Side != "≥" || got[0].Test.Verdict != stats.Pass || got[0].Lower < 0.9999 {
+	if len(got) != 1 || got[0].Figure != "ssim_mean" || got[0].Side != "≥" || got[0].Test.Verdict != schema.Pass || got[0].Lower < 0.9999 {
 		t.Errorf("images at SSIM ≈ 1 against 0.9999: %+v", got)
 	}
 	none, err := Gate(&family.GateResult{Figures: map[string]float64{"other": 1}}, nil)
@@ -72,7 +72,7 @@ func TestClusterBootstrapByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := grouped[0]
-	if a.Value != 1.0/3 || a.Lower != 0 || a.Upper != 1 || a.Test.Clusters != 2 || a.Test.Units != 3 || a.Test.Verdict != stats.Inconclusive {
+	if a.Value != 1.0/3 || a.Lower != 0 || a.Upper != 1 || a.Test.Clusters != 2 || a.Test.Units != 3 || a.Test.Verdict != schema.Inconclusive {
 		t.Errorf("by speaker: value %v [%v, %v], %d clusters of %d units, %s", a.Value, a.Lower, a.Upper, a.Test.Clusters, a.Test.Units, a.Test.Verdict)
 	}
 	if len(a.Groups) != 3 || a.Groups["elsewhere"] != "" || !strings.HasPrefix(a.ClusterBy, "speaker/recording groups the dataset declares: 2 clusters over 3 inputs") {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 )
 
@@ -17,16 +18,16 @@ const GoodputTolerance = 0.10
 
 // Level is one concurrency level over its runs.
 type Level struct {
-	Concurrency  int            `json:"concurrency"`
-	Runs         []Run          `json:"runs"`
-	Throughput   stats.Interval `json:"throughput_rps"`
-	Goodput      stats.Interval `json:"goodput_rps"`
-	ClientP95MS  stats.Interval `json:"client_p95_ms"`
-	TaskP50MS    stats.Interval `json:"task_p50_ms"`
-	ClientKeptUp bool           `json:"client_kept_up"` // in every run
-	Checked      bool           `json:"checked"`        // every request joined, identity-checked and meaningful
-	Meets        bool           `json:"meets_objective"`
-	Failure      string         `json:"failure,omitempty"` // why it is not checked
+	Concurrency  int             `json:"concurrency"`
+	Runs         []Run           `json:"runs"`
+	Throughput   schema.Interval `json:"throughput_rps"`
+	Goodput      schema.Interval `json:"goodput_rps"`
+	ClientP95MS  schema.Interval `json:"client_p95_ms"`
+	TaskP50MS    schema.Interval `json:"task_p50_ms"`
+	ClientKeptUp bool            `json:"client_kept_up"` // in every run
+	Checked      bool            `json:"checked"`        // every request joined, identity-checked and meaningful
+	Meets        bool            `json:"meets_objective"`
+	Failure      string          `json:"failure,omitempty"` // why it is not checked
 }
 
 // NewLevel summarizes a level's runs; failure is why its checks did not pass ("" when they did).
@@ -45,7 +46,7 @@ func NewLevel(concurrency int, runs []Run, failure string) (Level, error) {
 		return l, nil
 	}
 	for _, f := range []struct {
-		dst *stats.Interval
+		dst *schema.Interval
 		v   []float64
 	}{{&l.Throughput, tp}, {&l.Goodput, gp}, {&l.ClientP95MS, p95}, {&l.TaskP50MS, task}} {
 		iv, err := stats.MeanCI(f.v)
@@ -65,8 +66,8 @@ type Result struct {
 	Lanes     int              `json:"lanes"`
 	Levels    []Level          `json:"levels"`
 	// Capacity is the highest level that met the objective (Level.Meets); 0 when none did.
-	Capacity   int             `json:"capacity_concurrency"`
-	Throughput *stats.Interval `json:"capacity_throughput_rps,omitempty"`
+	Capacity   int              `json:"capacity_concurrency"`
+	Throughput *schema.Interval `json:"capacity_throughput_rps,omitempty"`
 	// Knee is the lowest level the client kept up with reaching KneeShare of the highest
 	// throughput of such levels; 0 when there is none.
 	Knee int `json:"knee_concurrency"`

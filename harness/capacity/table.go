@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 )
 
 // Write prints a row's capacity as a Markdown table (one line per level, figures the mean over
@@ -67,7 +67,7 @@ func meanRun(runs []Run) Run {
 }
 
 // Interval prints a mean with its 95% interval over runs.
-func Interval(iv stats.Interval) string {
+func Interval(iv schema.Interval) string {
 	if iv.CI == nil {
 		return fmt.Sprintf("%.3g (n=%d, no interval)", iv.Mean, iv.N)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/accuracy"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
@@ -93,13 +94,13 @@ type RowComparison struct {
 
 // Accuracy is the non-inferiority of the gate's corpus figure on the same inputs.
 type Accuracy struct {
-	Metric  string                `json:"metric"`
-	Base    float64               `json:"base"`
-	New     float64               `json:"new"`
-	Margin  float64               `json:"margin"`
-	Why     string                `json:"margin_rule"`
-	Verdict *stats.NonInferiority `json:"bootstrap,omitempty"`
-	Error   string                `json:"error,omitempty"`
+	Metric  string                 `json:"metric"`
+	Base    float64                `json:"base"`
+	New     float64                `json:"new"`
+	Margin  float64                `json:"margin"`
+	Why     string                 `json:"margin_rule"`
+	Verdict *schema.NonInferiority `json:"bootstrap,omitempty"`
+	Error   string                 `json:"error,omitempty"`
 }
 
 // ChangedOutput is one input whose output differs between the runs.
@@ -208,7 +209,7 @@ func compareRuns(base, cand evidence.Evidence) Comparison {
 		if row.Performance != nil && row.Performance.Light == stats.Red {
 			c.Red++
 		}
-		if row.Accuracy != nil && row.Accuracy.Verdict != nil && row.Accuracy.Verdict.Verdict == stats.Fail {
+		if row.Accuracy != nil && row.Accuracy.Verdict != nil && row.Accuracy.Verdict.Verdict == schema.Fail {
 			c.Failed++
 		}
 		c.Rows = append(c.Rows, row)

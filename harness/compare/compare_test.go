@@ -16,6 +16,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/internal/runfixture"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
@@ -47,7 +48,7 @@ func TestCompareOneRunPerRowIsWhiteByRule(t *testing.T) {
 	if math.Abs(p.S-100.0/130) > 1e-12 {
 		t.Errorf("S = %v, want base/new = %v", p.S, 100.0/130)
 	}
-	if a := c.Rows[0].Accuracy; a == nil || a.Verdict == nil || a.Verdict.Verdict != stats.Pass || a.Margin != werMarginPoints {
+	if a := c.Rows[0].Accuracy; a == nil || a.Verdict == nil || a.Verdict.Verdict != schema.Pass || a.Margin != werMarginPoints {
 		t.Errorf("identical transcripts within a 0.3-point margin must pass: %+v", a)
 	}
 	if len(c.OnlyInNew) != 1 || c.OnlyInNew[0] != "asr/sphinx-extra" {
@@ -106,7 +107,7 @@ func TestCompareImagesUseSSIM(t *testing.T) {
 		return g
 	}
 	same := compareAccuracy(evidence.Result{Gate: gate(1, 1, 1, 0.99)}, evidence.Result{Gate: gate(1, 1, 1, 0.99)})
-	if same.Verdict == nil || same.Verdict.Verdict != stats.Pass || !strings.Contains(same.Metric, "SSIM") {
+	if same.Verdict == nil || same.Verdict.Verdict != schema.Pass || !strings.Contains(same.Metric, "SSIM") {
 		t.Errorf("identical images: %+v", same)
 	}
 	qa := &family.GateResult{Figures: map[string]float64{"answer_accuracy": 0.7}, Thresholds: map[string]float64{"answer_accuracy_min": 0.7},
@@ -115,7 +116,7 @@ func TestCompareImagesUseSSIM(t *testing.T) {
 		t.Errorf("audio QA has no corpus figure to bootstrap, got %+v", got)
 	}
 	drop := compareAccuracy(evidence.Result{Gate: gate(1, 1, 1, 1)}, evidence.Result{Gate: gate(0.9, 0.91, 0.9, 0.92)})
-	if drop.Verdict == nil || drop.Verdict.Verdict != stats.Fail {
+	if drop.Verdict == nil || drop.Verdict.Verdict != schema.Fail {
 		t.Errorf("SSIM down by 0.09 against a 0.01 margin: %+v", drop)
 	}
 }

@@ -5,17 +5,17 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 )
 
 // NoiseFloor is, for one checkpoint, the speedup a same-build A/A comparison shows: what two
 // runs of one build differ by on the machine that ran them, printed beside the light it puts in
 // proportion (a light inside the noise floor says little, whatever its colour).
 type NoiseFloor struct {
-	Runs  string        `json:"runs"` // the A/A pair's run ids
-	S     float64       `json:"speedup,omitempty"`
-	CI    *stats.Bounds `json:"ci,omitempty"`
-	Error string        `json:"error,omitempty"`
+	Runs  string         `json:"runs"` // the A/A pair's run ids
+	S     float64        `json:"speedup,omitempty"`
+	CI    *schema.Bounds `json:"ci,omitempty"`
+	Error string         `json:"error,omitempty"`
 }
 
 const noiseFloorRule = "the same speedup (base/new, 90% Welch interval of run medians) between two runs of one build (--noise-floor A1,A2, ideally on an idle machine); a light whose interval lies inside it is within this machine's noise"

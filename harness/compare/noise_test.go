@@ -10,6 +10,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/internal/runfixture"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
@@ -17,7 +18,7 @@ import (
 func repeatedRow(t *testing.T, p50s ...float64) evidence.Result {
 	t.Helper()
 	r := runfixture.ASRRow("sphinx-en-us", golds, p50s[0])
-	var runs []stats.Run
+	var runs []schema.Run
 	for i, v := range p50s {
 		runs = append(runs, stats.RunOf(i+1, timing.Summary{Requests: 12, Figures: []timing.Figure{{Name: perfFigure, Value: v}}}))
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
@@ -78,7 +79,7 @@ func Judge(n *evidence.NoCache) {
 	n.ShiftMS, n.ShiftCI, n.Method = sh.Estimate, sh.CI, sh.Method
 	if n.FreshMedianMS > 0 {
 		n.ShiftFraction = sh.Estimate / n.FreshMedianMS
-		n.ShiftFractionCI = stats.Bounds{Lower: sh.CI.Lower / n.FreshMedianMS, Upper: sh.CI.Upper / n.FreshMedianMS}
+		n.ShiftFractionCI = schema.Bounds{Lower: sh.CI.Lower / n.FreshMedianMS, Upper: sh.CI.Upper / n.FreshMedianMS}
 	}
 	if sh.CI.Upper < -Margin*n.FreshMedianMS {
 		n.Failures = append(n.Failures, fmt.Sprintf("%s: %d repeats of %s were served significantly more than %.0f%% faster than %d fresh variants: median %.3f ms against %.3f ms, shift %.3f ms (%.0f%% interval %.3f to %.3f ms)",

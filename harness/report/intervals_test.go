@@ -7,12 +7,13 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/accuracy"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
 func TestIntervalsInTheReport(t *testing.T) {
-	var runs []stats.Run
+	var runs []schema.Run
 	var task []float64
 	for i, p50 := range []float64{100, 101, 99, 100.5, 99.5} {
 		runs = append(runs, stats.RunOf(i+1, timing.Summary{Requests: 12, Figures: []timing.Figure{

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
@@ -79,38 +80,38 @@ const BootstrapRule = "paired percentile bootstrap of R (margin or bound include
 	"pass iff the 95th percentile of R ≤ 0, fail iff the 5th > 0, else inconclusive"
 
 // Bootstrap resamples clusters of units and judges R by its 5th and 95th percentiles.
-func Bootstrap(units []Unit, reg Regression, resamples int, seed uint64) (NonInferiority, error) {
+func Bootstrap(units []Unit, reg Regression, resamples int, seed uint64) (schema.NonInferiority, error) {
 	ni, err := bootstrapWith(units, reg, draws(countClusters(units), resamples, seed))
 	ni.Seed = seed
 	return ni, err
 }
 
 // bootstrapWith judges R over the given resamples of cluster indices.
-func bootstrapWith(units []Unit, reg Regression, resamples [][]int) (NonInferiority, error) {
+func bootstrapWith(units []Unit, reg Regression, resamples [][]int) (schema.NonInferiority, error) {
 	clusters, err := group(units)
 	if err != nil {
-		return NonInferiority{}, err
+		return schema.NonInferiority{}, err
 	}
 	est := reg.R(sums(clusters, identity(len(clusters))))
 	if math.IsNaN(est) || math.IsInf(est, 0) {
-		return NonInferiority{}, fmt.Errorf("bootstrap: %s is %v on the full sample", reg.Name, est)
+		return schema.NonInferiority{}, fmt.Errorf("bootstrap: %s is %v on the full sample", reg.Name, est)
 	}
 	dist := make([]float64, 0, len(resamples))
 	for _, draw := range resamples {
 		dist = append(dist, reg.R(sums(clusters, draw)))
 	}
-	ni := NonInferiority{
+	ni := schema.NonInferiority{
 		Test: reg.Name, Estimate: est, Units: len(units), Clusters: len(clusters),
 		Resamples: len(resamples), Rule: BootstrapRule,
 		P05: timing.Percentile(dist, 5), P95: timing.Percentile(dist, 95),
 	}
 	switch {
 	case ni.P95 <= 0:
-		ni.Verdict = Pass
+		ni.Verdict = schema.Pass
 	case ni.P05 > 0:
-		ni.Verdict = Fail
+		ni.Verdict = schema.Fail
 	default:
-		ni.Verdict = Inconclusive
+		ni.Verdict = schema.Inconclusive
 	}
 	return ni, nil
 }

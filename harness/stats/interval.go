@@ -14,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 )
 
 // MaxRelativeHalfWidth is TRTMC's spread rule: a mean whose 95% half-width exceeds 5% of it is
@@ -48,22 +50,22 @@ func tQuantile(level, df float64) float64 {
 }
 
 // MeanCI is the mean of per-run values with its 95% Student-t interval and the 5% spread rule.
-func MeanCI(runs []float64) (Interval, error) {
+func MeanCI(runs []float64) (schema.Interval, error) {
 	return meanCI(runs, MeanLevel)
 }
 
-func meanCI(runs []float64, level float64) (Interval, error) {
+func meanCI(runs []float64, level float64) (schema.Interval, error) {
 	if err := checkFinite("runs", runs); err != nil {
-		return Interval{}, err
+		return schema.Interval{}, err
 	}
-	iv := Interval{N: len(runs), Mean: mean(runs), Level: level, Rule: MeanRule}
+	iv := schema.Interval{N: len(runs), Mean: mean(runs), Level: level, Rule: MeanRule}
 	if iv.N < 2 {
 		iv.Inconclusive, iv.Reason = true, "one run: no interval over runs"
 		return iv, nil
 	}
 	iv.SD = math.Sqrt(variance(runs)) // sample standard deviation (n−1)
 	iv.HalfWidth = tQuantile(level, float64(iv.N-1)) * iv.SD / math.Sqrt(float64(iv.N))
-	iv.CI = &Bounds{Lower: iv.Mean - iv.HalfWidth, Upper: iv.Mean + iv.HalfWidth}
+	iv.CI = &schema.Bounds{Lower: iv.Mean - iv.HalfWidth, Upper: iv.Mean + iv.HalfWidth}
 	if rel := iv.HalfWidth / math.Abs(iv.Mean); !(rel <= MaxRelativeHalfWidth) {
 		iv.Inconclusive = true
 		iv.Reason = fmt.Sprintf("half-width %.1f%% of the mean exceeds %.0f%%", 100*rel, 100*MaxRelativeHalfWidth)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
@@ -20,8 +21,8 @@ func RunFigureNames() []string {
 func TailNames() []string { return []string{"client_latency", "task_call"} }
 
 // RunOf keeps the per-run figures of one run's timing summary.
-func RunOf(index int, s timing.Summary) Run {
-	r := Run{Index: index, Requests: s.Requests, Figures: map[string]float64{}}
+func RunOf(index int, s timing.Summary) schema.Run {
+	r := schema.Run{Index: index, Requests: s.Requests, Figures: map[string]float64{}}
 	for _, name := range RunFigureNames() {
 		if v, ok := s.Get(name); ok {
 			r.Figures[name] = v
@@ -33,11 +34,11 @@ func RunOf(index int, s timing.Summary) Run {
 // Summarize computes each figure's interval over runs (a figure must be in every run or in none)
 // and the tail percentiles of the pooled latencies (pooled[name] holds every measured request's
 // value, for each of TailNames present). units maps figure names to units for the report.
-func Summarize(runs []Run, pooled map[string][]float64, units map[string]string) (Repeated, error) {
+func Summarize(runs []schema.Run, pooled map[string][]float64, units map[string]string) (schema.Repeated, error) {
 	if len(runs) == 0 {
-		return Repeated{}, fmt.Errorf("repeated runs: %w", ErrNoData)
+		return schema.Repeated{}, fmt.Errorf("repeated runs: %w", ErrNoData)
 	}
-	rep := Repeated{Runs: runs}
+	rep := schema.Repeated{Runs: runs}
 	for _, name := range RunFigureNames() {
 		var vals []float64
 		for _, r := range runs {
@@ -55,7 +56,7 @@ func Summarize(runs []Run, pooled map[string][]float64, units map[string]string)
 		if err != nil {
 			return rep, fmt.Errorf("figure %s: %w", name, err)
 		}
-		rep.Figures = append(rep.Figures, FigureInterval{Name: name, Unit: units[name], Interval: iv})
+		rep.Figures = append(rep.Figures, schema.FigureInterval{Name: name, Unit: units[name], Interval: iv})
 	}
 	for _, name := range TailNames() {
 		vals, ok := pooled[name]
@@ -67,7 +68,7 @@ func Summarize(runs []Run, pooled map[string][]float64, units map[string]string)
 			if err != nil {
 				return rep, fmt.Errorf("%s p%g: %w", name, p, err)
 			}
-			rep.Tails = append(rep.Tails, TailFigure{Name: name, Tail: t})
+			rep.Tails = append(rep.Tails, schema.TailFigure{Name: name, Tail: t})
 		}
 	}
 	return rep, nil
@@ -77,8 +78,8 @@ func Summarize(runs []Run, pooled map[string][]float64, units map[string]string)
 // run's exports (harness/aiperfexport.ReadRuns): a request belongs to the run whose per-request metrics
 // export names it. The checkpoint flow and qual verify both call it, so verify recomputes every
 // interval from the stored artifacts.
-func FromRuns(pairs []join.Pair, runs []aiperfexport.Exports) (Repeated, error) {
-	var out []Run
+func FromRuns(pairs []join.Pair, runs []aiperfexport.Exports) (schema.Repeated, error) {
+	var out []schema.Run
 	pooled := map[string][]float64{}
 	units := map[string]string{}
 	for i, r := range runs {
@@ -94,11 +95,11 @@ func FromRuns(pairs []join.Pair, runs []aiperfexport.Exports) (Repeated, error) 
 		}
 		samples, client, task, err := timing.Samples(mine, r.Metrics)
 		if err != nil {
-			return Repeated{}, fmt.Errorf("run %d: %w", i+1, err)
+			return schema.Repeated{}, fmt.Errorf("run %d: %w", i+1, err)
 		}
 		sum, err := timing.Summarize(samples)
 		if err != nil {
-			return Repeated{}, fmt.Errorf("run %d: %w", i+1, err)
+			return schema.Repeated{}, fmt.Errorf("run %d: %w", i+1, err)
 		}
 		for _, f := range sum.Figures {
 			units[f.Name] = f.Unit

@@ -8,11 +8,12 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
 func TestSummarizeRepeatedRuns(t *testing.T) {
-	var runs []Run
+	var runs []schema.Run
 	var task []float64
 	for i, p50 := range []float64{100, 102, 98, 101, 99} {
 		s := timing.Summary{Requests: 12, Figures: []timing.Figure{{Name: "task_call_p50", Value: p50}, {Name: "request_throughput", Value: 10 + float64(i)}, {Name: "rtf", Value: 0.5}}}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 )
 
 // ShiftRule states how a Shift is computed.
@@ -20,12 +22,12 @@ const exactShiftMax = 50
 // every request of one side with every request of the other, where the Welch interval of run
 // medians treats runs as the unit. The two answer different questions and are shown together.
 type Shift struct {
-	Estimate float64 `json:"estimate"`
-	Level    float64 `json:"level"`
-	CI       Bounds  `json:"ci"`
-	N        [2]int  `json:"n"` // base, new
-	Method   string  `json:"method"`
-	Rule     string  `json:"rule"`
+	Estimate float64       `json:"estimate"`
+	Level    float64       `json:"level"`
+	CI       schema.Bounds `json:"ci"`
+	N        [2]int        `json:"n"` // base, new
+	Method   string        `json:"method"`
+	Rule     string        `json:"rule"`
 }
 
 // HodgesLehmann estimates the shift new − base and its two-sided interval at level.
@@ -58,7 +60,7 @@ func HodgesLehmann(base, new []float64, level float64) (Shift, error) {
 		q, sh.Method = normalQuantileU((1-level)/2, m, n), "normal"
 	}
 	q = max(q, 1) // R: a sample too small for the level gives the whole range
-	sh.CI = Bounds{Lower: diffs[q-1], Upper: diffs[m*n-q]}
+	sh.CI = schema.Bounds{Lower: diffs[q-1], Upper: diffs[m*n-q]}
 	return sh, nil
 }
 

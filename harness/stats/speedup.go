@@ -3,6 +3,8 @@ package stats
 import (
 	"fmt"
 	"math"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 )
 
 // SpeedupLevel is the two-sided confidence level of a speedup interval (TRTMC: 90%, so that each
@@ -39,16 +41,16 @@ const SpeedupRule = "S = base/new = exp(mean ln base − mean ln new) over per-r
 
 // Speedup compares per-run values (lower is faster: model-call medians in ms) of two builds.
 type Speedup struct {
-	S     float64      `json:"speedup"`
-	Level float64      `json:"level"`
-	CI    *Bounds      `json:"ci,omitempty"`
-	DF    float64      `json:"df,omitempty"`
-	Base  Interval     `json:"base"`
-	New   Interval     `json:"new"`
-	Light Light        `json:"light"`
-	Why   string       `json:"why"`
-	Rule  string       `json:"rule"`
-	Runs  [2][]float64 `json:"runs"` // base, new: the per-run values the figures came from
+	S     float64         `json:"speedup"`
+	Level float64         `json:"level"`
+	CI    *schema.Bounds  `json:"ci,omitempty"`
+	DF    float64         `json:"df,omitempty"`
+	Base  schema.Interval `json:"base"`
+	New   schema.Interval `json:"new"`
+	Light Light           `json:"light"`
+	Why   string          `json:"why"`
+	Rule  string          `json:"rule"`
+	Runs  [2][]float64    `json:"runs"` // base, new: the per-run values the figures came from
 }
 
 // Compare computes S = base/new with its 90% Welch interval on log values and the light.
@@ -68,7 +70,7 @@ func Compare(base, new []float64, workDiffers string) (Speedup, error) {
 	sp.S = math.Exp(d)
 	if len(base) >= 2 && len(new) >= 2 {
 		lo, hi, df := welch(lb, ln, d, SpeedupLevel)
-		sp.CI, sp.DF = &Bounds{Lower: math.Exp(lo), Upper: math.Exp(hi)}, df
+		sp.CI, sp.DF = &schema.Bounds{Lower: math.Exp(lo), Upper: math.Exp(hi)}, df
 	}
 	sp.Light, sp.Why = judge(sp, workDiffers)
 	return sp, nil

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 )
 
 func near(t *testing.T, what string, got, want, tol float64) {
@@ -108,7 +110,7 @@ func TestBootstrapVerdicts(t *testing.T) {
 		same[i] = Unit{ID: string(rune('a' + i%26)), Base: wer(e, 10), New: wer(e, 10)}
 		worse[i] = Unit{Base: wer(e, 10), New: wer(e+3, 10)}
 	}
-	check := func(name string, units []Unit, reg Regression, want Verdict) NonInferiority {
+	check := func(name string, units []Unit, reg Regression, want schema.Verdict) schema.NonInferiority {
 		t.Helper()
 		ni, err := Bootstrap(units, reg, Resamples, Seed)
 		if err != nil {
@@ -119,13 +121,13 @@ func TestBootstrapVerdicts(t *testing.T) {
 		}
 		return ni
 	}
-	check("identical within a 0.01 margin", same, Increase(0.01), Pass)
-	check("WER +30 points against a 0.01 margin", worse, Increase(0.01), Fail)
-	check("WER +30 points against a 0.5 margin", worse, Increase(0.5), Pass)
-	check("WER 15% under a 0.3 bound", same, AtMost(0.3), Pass)
-	check("WER 45% over a 0.3 bound", worse, AtMost(0.3), Fail)
-	check("PSNR-like drop", worse, Decrease(0.01), Pass) // higher is better: "worse" units went up
-	ni := check("WER 15% against a 0.15 bound", same, AtMost(0.15), Inconclusive)
+	check("identical within a 0.01 margin", same, Increase(0.01), schema.Pass)
+	check("WER +30 points against a 0.01 margin", worse, Increase(0.01), schema.Fail)
+	check("WER +30 points against a 0.5 margin", worse, Increase(0.5), schema.Pass)
+	check("WER 15% under a 0.3 bound", same, AtMost(0.3), schema.Pass)
+	check("WER 45% over a 0.3 bound", worse, AtMost(0.3), schema.Fail)
+	check("PSNR-like drop", worse, Decrease(0.01), schema.Pass) // higher is better: "worse" units went up
+	ni := check("WER 15% against a 0.15 bound", same, AtMost(0.15), schema.Inconclusive)
 	if ni.P05 >= 0 || ni.P95 <= 0 {
 		t.Errorf("a bound at the estimate must straddle: %+v", ni)
 	}
@@ -156,10 +158,10 @@ func TestBootstrapClustersAndDeterminism(t *testing.T) {
 }
 
 func TestTailRule(t *testing.T) {
-	if got := MinTailSamples(95); got != 59 {
+	if got := schema.MinTailSamples(95); got != 59 {
 		t.Errorf("p95 needs %d samples, want 59", got)
 	}
-	if got := MinTailSamples(99); got != 299 {
+	if got := schema.MinTailSamples(99); got != 299 {
 		t.Errorf("p99 needs %d samples, want 299", got)
 	}
 	values := func(n int) []float64 {

@@ -4,18 +4,19 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
 // TailPercentile reports the p-th percentile of values under the sample rule.
-func TailPercentile(values []float64, p float64) (Tail, error) {
+func TailPercentile(values []float64, p float64) (schema.Tail, error) {
 	if err := checkFinite("samples", values); err != nil {
-		return Tail{}, err
+		return schema.Tail{}, err
 	}
 	if !(p > 0 && p < 100) {
-		return Tail{}, fmt.Errorf("percentile %v outside (0, 100)", p)
+		return schema.Tail{}, fmt.Errorf("percentile %v outside (0, 100)", p)
 	}
-	t := Tail{Percentile: p, N: len(values), MinSamples: MinTailSamples(p), Rule: TailRule}
+	t := schema.Tail{Percentile: p, N: len(values), MinSamples: schema.MinTailSamples(p), Rule: schema.TailRule}
 	k := upperOrder(len(values), p/100)
 	if k == 0 {
 		t.Label = fmt.Sprintf("insufficient samples (%d < %d for p%g)", len(values), t.MinSamples, p)
@@ -32,7 +33,7 @@ func TailPercentile(values []float64, p float64) (Tail, error) {
 // upperOrder is the smallest k ≤ n with P(Binomial(n, q) ≤ k−1) ≥ TailConfidence, or 0 if none.
 func upperOrder(n int, q float64) int {
 	for k := 1; k <= n; k++ {
-		if binomialCDF(k-1, n, q) >= TailConfidence {
+		if binomialCDF(k-1, n, q) >= schema.TailConfidence {
 			return k
 		}
 	}
