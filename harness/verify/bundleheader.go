@@ -3,6 +3,7 @@ package verify
 import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // bundleHeaderCheck: each stored bundle says it was built for its row.
@@ -17,7 +18,7 @@ func checkBundleHeader(runDir, where string, s evidence.Stage, r evidence.Result
 	if r.Bundle.Path == "" || !kindOf(s.TargetKind).Embedded() {
 		return
 	}
-	path, err := local(runDir, "bundle.path", r.Bundle.Path)
+	path, err := workload.InsideDir(runDir, "bundle.path", r.Bundle.Path)
 	if err != nil {
 		return // checkStored reports it
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // canonicalCheck: evidence.json and each stage.json are byte for byte what the project writes.
@@ -28,7 +29,7 @@ func canonicalCheck(r *Run) []Problem {
 func checkCanonical(runDir string, e evidence.Evidence, report reporter) {
 	canonical(runDir, "evidence.json", &evidence.Evidence{}, report)
 	for _, s := range e.Stages {
-		if _, err := local(runDir, "stage", s.Stage); err == nil && s.Stage == filepath.Base(s.Stage) {
+		if _, err := workload.InsideDir(runDir, "stage", s.Stage); err == nil && s.Stage == filepath.Base(s.Stage) {
 			canonical(runDir, s.Stage+"/stage.json", &evidence.Stage{}, report)
 		}
 	}

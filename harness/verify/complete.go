@@ -13,6 +13,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // reporter records one problem: where (a file, or stage/profile) and what.
@@ -125,7 +126,7 @@ func checkRequests(where string, r evidence.Result, exports aiperfexport.Exports
 // checkAggregate reads AIPerf's own summary of the run: complete, not cancelled, no errors, and
 // the measured and warmup request counts the evidence records.
 func checkAggregate(runDir, where string, r evidence.Result, report reporter) {
-	aiperfDir, err := local(runDir, "aiperf.dir", r.AIPerf.Dir)
+	aiperfDir, err := workload.InsideDir(runDir, "aiperf.dir", r.AIPerf.Dir)
 	if err != nil {
 		report(where, "%v", err)
 		return

@@ -219,7 +219,7 @@ func checkRecordBundle(records string, r evidence.Result, p join.Pair, report re
 // (containers/aiperf) records the version, command line and exit code the evidence records.
 func checkCommandFile(runDir string, r evidence.Result, report reporter) {
 	rel := path.Join(path.Dir(r.AIPerf.Dir), "command.json")
-	full, err := local(runDir, "aiperf.dir", rel)
+	full, err := workload.InsideDir(runDir, "aiperf.dir", rel)
 	if err != nil {
 		return
 	}

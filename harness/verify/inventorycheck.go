@@ -7,6 +7,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // inventoryCheck: a reference run's inventory is the one its pinned manifests give.
@@ -25,7 +26,7 @@ func checkInventory(p pins, e evidence.Evidence, report reporter) {
 	if !kindOf(e.TargetKind).Embedded() {
 		return
 	}
-	path, err := local(p.Root, "target", e.Target)
+	path, err := workload.InsideDir(p.Root, "target", e.Target)
 	if err != nil {
 		return // checkTargetKind reports it
 	}

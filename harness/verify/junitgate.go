@@ -7,6 +7,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // trtmcGateCase is how TRTMC's CI reads a family e2e test name (tools/ci/e2e.py); it covers both
@@ -20,7 +21,7 @@ func checkJUnitGate(runDir, where, stage string, r evidence.Result, report repor
 	if r.Gate == nil {
 		return
 	}
-	_, err := local(runDir, "profile", r.Profile)
+	_, err := workload.InsideDir(runDir, "profile", r.Profile)
 	if err == nil && r.Profile != filepath.Base(r.Profile) {
 		err = fmt.Errorf("profile %q is not a single path element", r.Profile)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
@@ -22,9 +23,9 @@ func TestLocalRefusesPathsLeavingTheRun(t *testing.T) {
 		{"/etc/passwd", false},
 		{"", false},
 	} {
-		got, err := local(run, "records", c.rel)
+		got, err := workload.InsideDir(run, "records", c.rel)
 		if (err == nil) != c.ok {
-			t.Errorf("local(%q) = %q, %v; want ok=%v", c.rel, got, err, c.ok)
+			t.Errorf("workload.InsideDir(%q) = %q, %v; want ok=%v", c.rel, got, err, c.ok)
 		}
 		if err != nil && !strings.Contains(err.Error(), "records") {
 			t.Errorf("error does not name the field: %v", err)

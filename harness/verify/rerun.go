@@ -13,6 +13,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
@@ -38,7 +39,7 @@ func RerunGates(ctx context.Context, runDir, nativeBin string, opts Options) (Re
 	if err != nil {
 		return out, err
 	}
-	tpath, err := local(p.Root, "target", e.Target)
+	tpath, err := workload.InsideDir(p.Root, "target", e.Target)
 	if err != nil {
 		return out, fmt.Errorf("--rerun: %w", err)
 	}
@@ -74,7 +75,7 @@ func rerunGate(ctx context.Context, runDir string, p pins, t *target.Target, nat
 	if err != nil || !ok {
 		return fail("no pinned manifest for %s (%v)", r.Profile, err)
 	}
-	bundlePath, err := local(runDir, "bundle.path", r.Bundle.Path)
+	bundlePath, err := workload.InsideDir(runDir, "bundle.path", r.Bundle.Path)
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -33,19 +33,19 @@ func checkServed(runDir, where, stage, kind string, r evidence.Result, report fu
 		return nil
 	}
 	if r.Scratch != nil { // TRTMC answers images as file:// URLs: read the artifacts the run kept
-		dir, err := local(runDir, "scratch.dir", r.Scratch.Dir)
+		dir, err := workload.InsideDir(runDir, "scratch.dir", r.Scratch.Dir)
 		if err != nil {
 			report(where, "%v", err)
 			return nil
 		}
 		w = workload.WithArtifacts(w, workload.ScratchReader(r.Scratch.Container, dir))
 	}
-	aiperfDir, err := local(runDir, "aiperf.dir", r.AIPerf.Dir)
+	aiperfDir, err := workload.InsideDir(runDir, "aiperf.dir", r.AIPerf.Dir)
 	if err != nil {
 		report(where, "%v", err)
 		return nil
 	}
-	recordsPath, err := local(runDir, "records", r.Records)
+	recordsPath, err := workload.InsideDir(runDir, "records", r.Records)
 	if err != nil {
 		report(where, "%v", err)
 		return nil

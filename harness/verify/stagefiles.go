@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // stageFilesCheck: each stage.json is its stage in evidence.json.
@@ -16,7 +17,7 @@ func stageFilesCheck(r *Run) []Problem {
 func checkStageFiles(runDir string, e evidence.Evidence, report reporter) {
 	for _, s := range e.Stages {
 		rel := s.Stage + "/stage.json"
-		if _, err := local(runDir, "stage", s.Stage); err != nil || s.Stage != filepath.Base(s.Stage) {
+		if _, err := workload.InsideDir(runDir, "stage", s.Stage); err != nil || s.Stage != filepath.Base(s.Stage) {
 			report("evidence.json", "stage %q is not a single path element inside the run directory", s.Stage)
 			continue
 		}

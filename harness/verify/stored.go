@@ -16,7 +16,7 @@ func storedCheck(r *Run) []Problem {
 // it), and runs the stage's admission recheck on the same inputs.
 func checkStored(runDir string, p pins, where string, s evidence.Stage, r evidence.Result, report reporter) {
 	if r.Bundle.Path != "" && r.Bundle.SHA256Built != "" {
-		path, err := local(runDir, "bundle.path", r.Bundle.Path)
+		path, err := workload.InsideDir(runDir, "bundle.path", r.Bundle.Path)
 		got := ""
 		if err == nil {
 			got, err = pinned.FileSHA256(path)

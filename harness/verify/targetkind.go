@@ -3,6 +3,7 @@ package verify
 import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // targetKindCheck: the run's target_kind is the kind of the target file it names.
@@ -15,7 +16,7 @@ func targetKindCheck(r *Run) []Problem {
 // have its gates read from JUnit reports, nor the reverse. A target file outside the repository
 // cannot be checked here.
 func checkTargetKind(p pins, e evidence.Evidence, report reporter) {
-	path, err := local(p.Root, "target", e.Target)
+	path, err := workload.InsideDir(p.Root, "target", e.Target)
 	if err != nil {
 		if kindOf(e.TargetKind).Embedded() {
 			report("evidence.json", "target_kind reference, but %v", err)
