@@ -24,30 +24,17 @@ const (
 	exitUsage  = 2
 )
 
-// command is one subcommand and its help (qual lists it; `qual NAME --help` prints this).
+// command is one subcommand: how it runs and its synopsis after "qual NAME" (its description
+// and example are qual's: `qual NAME --help`).
 type command struct {
-	run     func(ctx context.Context, args []string, stdout io.Writer) error
-	args    string // the synopsis after "qual NAME"
-	about   string // wrapped at 96 columns
-	example string
+	run  func(ctx context.Context, args []string, stdout io.Writer) error
+	args string
 }
 
 func commands() map[string]command {
 	return map[string]command{
-		"images": {runImages, "[--root DIR] [-v]", `Builds the images a run uses, or finds them already built (they are cached by the hash of their
-inputs), and prints their references as JSON. It also builds the host binaries trtmc-native and
-trtmc-server into the checkout's build/bin.`, "qual images -v"},
-		"capacity": {runCapacity, "[--stage S] [--profile P] [--levels 1,2,4] [--runs N] [--requests N] [--ceiling]",
-			`For each counted full row of each stage the target declares a capacity sweep for (capacity: in the
-target file), qualifies the row at each concurrency level on a fresh server (build, AIPerf, join,
-identity, meaning, timing) and prints per level throughput, goodput (ours and AIPerf's --goodput),
-client, Task and queue percentiles, failures, offered vs achieved rate and whether the client kept
-up; then the capacity (the highest level within the objective, its interval over runs), the knee
-and the lanes/Task-time bound. Writes capacity.json, capacity.md and capacity.png per row under
-QUAL_RUN_DIR (default reports/capacity-<time>). --ceiling measures the harness's own ceiling
-against server/peerbench/peer.py instead. Exit 1 when a level's checks fail or a row has no level
-within its objective (harness/capacity/README.md).`,
-			"qual capacity --stage asr --profile sphinx-en-us --levels 1,2 --runs 2 --requests 4"},
+		"images":   {runImages, "[--root DIR] [-v]"},
+		"capacity": {runCapacity, "[--stage S] [--profile P] [--levels 1,2,4] [--runs N] [--requests N] [--ceiling]"},
 	}
 }
 
@@ -114,7 +101,7 @@ func parseArgs(fs *flag.FlagSet, args []string) error {
 		var flags strings.Builder
 		fs.SetOutput(&flags)
 		fs.PrintDefaults()
-		return helpRequested{fmt.Sprintf("Usage: qual %s %s\n\n%s\n\nFlags:\n%s\nExample:\n  %s\n", fs.Name(), c.args, c.about, flags.String(), c.example)}
+		return helpRequested{fmt.Sprintf("Usage: qual-run %s %s (qual %s --help describes it)\n\nFlags:\n%s", fs.Name(), c.args, fs.Name(), flags.String())}
 	case err != nil:
 		return usageError{fmt.Errorf("%w (qual %s --help)", err, fs.Name())}
 	case fs.NArg() > 0:
