@@ -50,7 +50,7 @@ engine: ## start the Docker engine (installs docker.io when missing)
 	bash containers/engine/ensure-docker.sh
 
 # qual builds without cgo (it links no family runtime and no container client, so `go install`
-# works without apt packages); qual-run links both. go build in a git checkout stamps the commit.
+# works without apt packages); qual-run, which images and capacity run in, links the container client. go build in a git checkout stamps the commit.
 # Rebuilt on every make (FORCE): go build is incremental and caches, so an up-to-date one costs ~1 s.
 bin: build/bin/qual build/bin/qual-run ## build qual (CGO_ENABLED=0) and qual-run into build/bin
 # The commit is stamped with -X too: the toolchain stamps none in a git worktree or with

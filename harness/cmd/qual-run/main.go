@@ -1,7 +1,7 @@
-// Command qual-run runs the qual commands that start containers or link the reference families
-// (cgo PocketSphinx): images and capacity. `qual images` and `qual capacity` exec it, so qual
-// itself links neither a container client nor cgo and installs with `go install` alone; make
-// builds both into the checkout's build/bin.
+// Command qual-run runs the qual commands that start containers: images and capacity (about 50
+// testcontainers and Docker client packages). `qual images` and `qual capacity` exec it, so qual
+// itself links no container client (nor cgo) and installs with `go install` alone; make builds
+// both into the checkout's build/bin.
 package main
 
 import (

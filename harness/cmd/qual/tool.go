@@ -24,9 +24,8 @@ type toolRun struct {
 
 func (r toolRun) Error() string { return "run by " + r.tool }
 
-// viaTool is command name run by tool (qual-run: the commands that start containers or link
-// the reference families, so that qual links neither). Its help is qual's; its flags are
-// parsed by the tool.
+// viaTool is command name run by tool (qual-run: the commands that start containers, so that
+// qual links no container client). Its help is qual's; its flags are parsed by the tool.
 func viaTool(tool, name string) command {
 	return func(_ context.Context, args []string, _ io.Writer) error {
 		if slices.ContainsFunc(args, func(a string) bool { return a == "-h" || a == "-help" || a == "--help" }) {
@@ -60,7 +59,7 @@ func runTool(ctx context.Context, dirs []string, r toolRun, stdout, stderr io.Wr
 		}
 	}
 	if path == "" {
-		fmt.Fprintf(stderr, "qual %s: %s runs this command (it starts containers or links the reference families) and is in none of %v: run `make bin` in the checkout\n", r.args[0], r.tool, dirs)
+		fmt.Fprintf(stderr, "qual %s: %s runs this command (it starts containers) and is in none of %v: run `make bin` in the checkout\n", r.args[0], r.tool, dirs)
 		return exitUsage
 	}
 	cmd := exec.CommandContext(ctx, path, r.args...)
