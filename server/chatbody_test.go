@@ -210,7 +210,7 @@ func BenchmarkChatBodyRead(b *testing.B) {
 		b.SetBytes(int64(len(body)))
 		for b.Loop() {
 			split, err := splitChatBody(bytes.NewReader(body), 16<<20, nil)
-			if err != nil || decodeStrictBytes(split.text, &req) != nil {
+			if err != nil || decodeStrictBytes(split.text, &req, nil) != nil {
 				b.Fatal(err)
 			}
 			var in chatInput
@@ -227,7 +227,7 @@ func BenchmarkChatBodyRead(b *testing.B) {
 	b.Run("whole", func(b *testing.B) {
 		b.SetBytes(int64(len(body)))
 		for b.Loop() {
-			if err := decodeStrictBytes(body, &req); err != nil {
+			if err := decodeStrictBytes(body, &req, nil); err != nil {
 				b.Fatal(err)
 			}
 			var in chatInput
