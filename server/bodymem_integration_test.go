@@ -50,7 +50,7 @@ func (h *heldRequest) result(wait time.Duration) string {
 // hold sends head (request line and headers, without the blank line) and then body on a
 // fresh connection, chunked when chunked is set (a chunk per piece, no last chunk), else with
 // the declared Content-Length, and keeps the connection open.
-func hold(t *testing.T, url, name, head string, declared int64, chunked bool, body []byte) *heldRequest {
+func hold(t testing.TB, url, name, head string, declared int64, chunked bool, body []byte) *heldRequest {
 	t.Helper()
 	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
 	if err != nil {
@@ -107,7 +107,7 @@ func errorCodeOf(body []byte) string {
 
 // settled waits until every held request was either answered or has sent its part; it
 // returns the answers (status, code) of those answered, keyed by name.
-func settled(t *testing.T, held []*heldRequest, wait time.Duration) map[string]string {
+func settled(t testing.TB, held []*heldRequest, wait time.Duration) map[string]string {
 	t.Helper()
 	answers := map[string]string{}
 	deadline := time.After(wait)
@@ -185,6 +185,42 @@ func formPart(name, value string) string {
 	return "--b\r\nContent-Disposition: form-data; name=\"" + name + "\"\r\n\r\n" + value + "\r\n"
 }
 
+// The attacks of the regression tests below, shared with BenchmarkBodyMemoryAttacksPeakRSS.
+
+// tinyClipsInMessages is a chat body prefix of n tiny input_audio parts.
+func tinyClipsInMessages(n int) []byte {
+	return []byte(`{"model":"` + qaModel + `","messages":[{"role":"user","content":[` +
+		repeatJoin(`{"type":"input_audio","input_audio":{"data":"QUFB","format":"wav"}}`, n))
+}
+
+// tinyClipsInOptions is a chat body prefix of n tiny input_audio values under stream_options.
+func tinyClipsInOptions(n int) []byte {
+	return []byte(`{"model":"` + qaModel + `","stream_options":{"x":[` + repeatJoin(`{"input_audio":{"data":"QUFB"}}`, n))
+}
+
+// granularities is a multipart body prefix of n timestamp_granularities[] parts of size bytes.
+func granularities(n, size int) []byte {
+	return []byte(strings.Repeat(formPart("timestamp_granularities[]", strings.Repeat("s", size)), n))
+}
+
+// flatTextParts is a whole chat body of n empty text parts.
+func flatTextParts(n int) string {
+	return chatBody(qaModel, repeatJoin(`{"type":"text","text":""}`, n))
+}
+
+// flatZeros is a JSON array of n zeros.
+func flatZeros(n int) string { return "[" + repeatJoin("0", n) + "]" }
+
+// uploadPart is the multipart header of a file part.
+const uploadPart = "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.wav\"\r\nContent-Type: audio/wav\r\n\r\n"
+
+// lyingUpload is three quarters of a multipart body of declared bytes whose WAV header claims
+// (nearly) all of them.
+func lyingUpload(declared int) []byte {
+	sent := declared*3/4 - len(uploadPart)
+	return append([]byte(uploadPart), lyingWAV(uint32(declared-len(uploadPart)-200), sent)...)
+}
+
 // randomShape draws an attack: a route, and the repeated elements, clips, arrays or uploads
 // its body is made of, sent up to a point and held.
 func randomShape(rng *rand.Rand, i int) shape {
@@ -218,7 +254,7 @@ func randomShape(rng *rand.Rand, i int) shape {
 		s = shape{name: fmt.Sprintf("form %d granularities of %d B", n, size), head: formHead, declared: int64(len(body)) + 64, chunked: chunked, body: []byte(body)}
 	case 5: // an upload whose WAV header claims the whole declared body, held past half of it
 		declared := int64(mib + rng.IntN(15*mib))
-		part := "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.wav\"\r\nContent-Type: audio/wav\r\n\r\n"
+		part := uploadPart
 		sent := int(declared)/2 + rng.IntN(int(declared)/2-len(part)-64)
 		wav := lyingWAV(uint32(declared)-uint32(len(part))-100, sent-len(part))
 		s = shape{name: fmt.Sprintf("upload %d of %d KiB, header says all", sent>>10, declared>>10), head: formHead, declared: declared, body: []byte(part + string(wav))}
@@ -323,12 +359,9 @@ func TestTinyClipsCannotReserveTheBodyMemory(t *testing.T) {
 	f := setup(t)
 	p := st.Start(t, f.server, []string{f.an4, qaBundle(t)})
 	clip := tenSecondClip(t)
-	tiny := repeatJoin(`{"type":"input_audio","input_audio":{"data":"QUFB","format":"wav"}}`, 4080)
-	inMessages := `{"model":"` + qaModel + `","messages":[{"role":"user","content":[` + tiny
-	inOptions := `{"model":"` + qaModel + `","stream_options":{"x":[` + repeatJoin(`{"input_audio":{"data":"QUFB"}}`, 4080)
 	held := []*heldRequest{
-		hold(t, p.URL, "tiny clips in the messages", chatHead, 0, true, []byte(inMessages)),
-		hold(t, p.URL, "tiny clips in stream_options", chatHead, 0, true, []byte(inOptions)),
+		hold(t, p.URL, "tiny clips in the messages", chatHead, 0, true, tinyClipsInMessages(4080)),
+		hold(t, p.URL, "tiny clips in stream_options", chatHead, 0, true, tinyClipsInOptions(4080)),
 	}
 	settled(t, held, 30*time.Second)
 	time.Sleep(2 * time.Second) // the server has read what was sent (a socket buffer holds it all)
@@ -386,7 +419,7 @@ func TestRepeatedFormPartsAreCountedAndBounded(t *testing.T) {
 	f := setup(t)
 	p := st.Start(t, f.server, []string{f.an4}, "--body-memory-mb", "16", "--gc-percent", "1")
 	heap0, _ := heldBytes(t, p.URL)
-	body := []byte(strings.Repeat(formPart("timestamp_granularities[]", strings.Repeat("s", 64<<10)), 450))
+	body := granularities(450, 64<<10)
 	var held []*heldRequest
 	for i := range 4 {
 		held = append(held, hold(t, p.URL, fmt.Sprintf("granularities %d", i), formHead, 0, true, body))
@@ -410,8 +443,8 @@ func TestRepeatedFormPartsAreCountedAndBounded(t *testing.T) {
 func TestLongFlatArraysAreRefusedByCount(t *testing.T) {
 	f := setup(t)
 	p := st.Start(t, f.server, []string{qaBundle(t), imageBundle(t, "procdiff-small-l0")})
-	parts := chatBody(qaModel, repeatJoin(`{"type":"text","text":""}`, 887_000))
-	zeros := "[" + repeatJoin("0", 15_500_000) + "]"
+	parts := flatTextParts(887_000)
+	zeros := flatZeros(15_500_000)
 	before := vmHWM(t, p.Pid())
 	for _, c := range []struct{ name, path, body string }{
 		{"chat of 887k text parts", "/v1/chat/completions", parts},
@@ -439,9 +472,7 @@ func TestHeldUploadsCountTheirSamples(t *testing.T) {
 	p := st.Start(t, f.server, []string{f.an4}, "--body-memory-mb", fmt.Sprint(bound), "--gc-percent", "1")
 	heap0, _ := heldBytes(t, p.URL)
 	const declared = 16 << 20
-	part := "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.wav\"\r\nContent-Type: audio/wav\r\n\r\n"
-	sent := declared*3/4 - len(part)
-	body := append([]byte(part), lyingWAV(declared-uint32(len(part))-200, sent)...)
+	body := lyingUpload(declared)
 	var held []*heldRequest
 	for i := range 4 {
 		held = append(held, hold(t, p.URL, fmt.Sprintf("upload %d", i), formHead, declared, false, body))
