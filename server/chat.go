@@ -16,13 +16,13 @@ import (
 )
 
 type chatRequest struct {
-	Model               string          `json:"model"`
-	Messages            []chatMessage   `json:"messages"`
-	Stream              bool            `json:"stream"`
-	MaxTokens           *int            `json:"max_tokens"`
-	MaxCompletionTokens *int            `json:"max_completion_tokens"`
-	Temperature         *float64        `json:"temperature"`
-	StreamOptions       *streamOptions  `json:"stream_options"`
+	Model               string         `json:"model"`
+	Messages            []chatMessage  `json:"messages"`
+	Stream              bool           `json:"stream"`
+	MaxTokens           *int           `json:"max_tokens"`
+	MaxCompletionTokens *int           `json:"max_completion_tokens"`
+	Temperature         *float64       `json:"temperature"`
+	StreamOptions       *streamOptions `json:"stream_options"`
 	// OpenAI parameters accepted at the value that changes nothing (checkOptions).
 	N              *int            `json:"n"`
 	Modalities     []string        `json:"modalities"`

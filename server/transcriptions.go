@@ -3,12 +3,12 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net"
 	"net/http"
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
