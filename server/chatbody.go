@@ -69,6 +69,9 @@ func splitChatBody(body io.Reader, maxAudio int, acct *bodyAccount) (*chatBody, 
 	for {
 		n, err := body.Read(chunk)
 		if n > 0 {
+			if serr := sc.roomForText(n); serr != nil {
+				return nil, serr
+			}
 			if serr := sc.scan(chunk[:n]); serr != nil {
 				return nil, serr
 			}
@@ -118,7 +121,6 @@ type chatScanner struct {
 	maxAudio int
 	acct     *bodyAccount
 	out      *chatBody
-	held     int // bytes of text buffer taken from acct
 
 	stack   []jsonLevel
 	str     int
@@ -162,7 +164,7 @@ func (sc *chatScanner) scan(p []byte) error {
 		return newError(http.StatusRequestEntityTooLarge, contract.CodeRequestTooLarge,
 			"a chat body may hold at most %d bytes beside its input_audio data", chatTextBytes)
 	}
-	return sc.accountText()
+	return nil
 }
 
 // scanStructure copies bytes between strings and follows objects, arrays and keys. It stops
@@ -505,13 +507,15 @@ func errAudioTooLarge(limit int) error {
 	return newError(http.StatusRequestEntityTooLarge, contract.CodeRequestTooLarge, "input_audio decodes to more than the audio limit of %d bytes", limit)
 }
 
-// accountText takes the text buffer's growth from the body memory.
-func (sc *chatScanner) accountText() error {
-	if c := cap(sc.out.text); c > sc.held {
-		if err := sc.acct.take(c - sc.held); err != nil {
-			return err
-		}
-		sc.held = c
-	}
-	return nil
+// textSlack is what the text may grow by beyond the bytes scanned: a placeholder is up to
+// three bytes longer than the quote it starts at ("#31), and a pending escape sequence of the
+// chunk before is copied with the chunk it ends in.
+const textSlack = 4*maxChatAudios + 8
+
+// roomForText grows the text buffer (grow: from the body memory, outgrown buffers counted) to
+// hold what scanning n more bytes can add, so that no append moves it uncounted.
+func (sc *chatScanner) roomForText(n int) error {
+	var err error
+	sc.out.text, err = grow(sc.acct, sc.out.text, len(sc.out.text)+n+textSlack, chatTextBytes+n+textSlack)
+	return err
 }
