@@ -19,10 +19,12 @@ import (
 // A chat body is almost all base64 audio: a 16 MiB WAV is 21.3 MiB of one JSON string. Read
 // whole and decoded as JSON, it was held as the body, the decoder's copy, the message's raw
 // content, the part's string and the decoded WAV before its samples: ~5 copies. splitChatBody
-// reads the body once, as it streams: every input_audio "data" string is base64-decoded
-// straight into a buffer of its own (grown from the bytes received and taken from the body
-// memory), and the rest of the body, the text, keeps a short placeholder string in its place
-// ("#0", "#1", ... in body order), so the strict JSON decode runs on a few KiB. A clip over
+// reads the body once, as it streams: every messages[i].content[j].input_audio.data string
+// is base64-decoded straight into a buffer of its own (grown from the bytes decoded and taken
+// from the body memory), and the rest of the body, the text, keeps a short placeholder string
+// in its place ("#0", "#1", ... in body order), so the strict JSON decode runs on a few KiB
+// (at most chatTextBytes). The scanner counts as it reads: at most maxChatAudios clips and
+// maxJSONArrayElements elements an array, refused there. A clip over
 // --max-audio-mb is refused as soon as its decoded bytes pass the limit, or as soon as its WAV
 // header declares a chunk that ends past it (no WAV of that header decodes within the limit:
 // DecodeWAV refuses a chunk that claims more bytes than the file holds), before the rest of
