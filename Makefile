@@ -150,12 +150,16 @@ qualify-trtmc-double: images ## run suites/targets/trtmc.yaml against the CPU co
 verify: bin ## re-check a published run offline (default reports/latest): make verify [RUN_DIR=reports/<run>] [KEY=signer.pub] [TRTMC_ROOT=<checkout>]
 	$(VERIFY_ENV) $(QUAL) verify $(if $(KEY),--key $(KEY)) $(if $(filter command line environment,$(origin RUN_DIR)),$(RUN_DIR),reports/latest)
 
+# The server build the body-memory attacks are also run against, as "before".
+BENCH_BASELINE ?= f75aeb2
 bench: ## run the benchmarks and print their figures
 	bash harness/metrics/bench.sh
 	go test -run '^$$' -bench . -benchtime 3x ./native/families/sphinx/ ./native/families/procdiff/
 	go test -run '^$$' -bench 'ServerOverhead|TranscribeHandler' -benchtime 2000x ./server/
 	go test -run '^$$' -bench ServerSphinxThroughput -benchtime 2x ./server/
 	go test -run '^$$' -bench ChatAudioPeakRSS -benchtime 1x ./server/
+	base=$$(mktemp -d) && git archive $(BENCH_BASELINE) | tar -x -C $$base && (cd $$base && go build -o trtmc-server ./server/cmd/trtmc-server) && \
+	  SERVERTEST_BASELINE_BIN=$$base/trtmc-server go test -run '^$$' -bench BodyMemoryAttacksPeakRSS -benchtime 1x ./server/; rc=$$?; rm -rf $$base; exit $$rc
 	QUAL_PEER_PYTHON=$$(bash server/peerbench/setup.sh) go test -run '^$$' -bench PeerOverhead -benchtime 1x ./server/
 	go test -run '^$$' -bench Whisper -benchtime 2x ./native/families/whisper/
 

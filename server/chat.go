@@ -16,19 +16,26 @@ import (
 )
 
 type chatRequest struct {
-	Model               string          `json:"model"`
-	Messages            []chatMessage   `json:"messages"`
-	Stream              bool            `json:"stream"`
-	MaxTokens           *int            `json:"max_tokens"`
-	MaxCompletionTokens *int            `json:"max_completion_tokens"`
-	Temperature         *float64        `json:"temperature"`
-	StreamOptions       json.RawMessage `json:"stream_options"`
+	Model               string         `json:"model"`
+	Messages            []chatMessage  `json:"messages"`
+	Stream              bool           `json:"stream"`
+	MaxTokens           *int           `json:"max_tokens"`
+	MaxCompletionTokens *int           `json:"max_completion_tokens"`
+	Temperature         *float64       `json:"temperature"`
+	StreamOptions       *streamOptions `json:"stream_options"`
 	// OpenAI parameters accepted at the value that changes nothing (checkOptions).
 	N              *int            `json:"n"`
 	Modalities     []string        `json:"modalities"`
 	User           string          `json:"user"`
 	ResponseFormat json.RawMessage `json:"response_format"`
 	Logprobs       *bool           `json:"logprobs"`
+}
+
+// streamOptions is OpenAI's stream_options: nothing streams here, so its fields change
+// nothing, but it is read as what it is (an unknown field inside is refused by name).
+type streamOptions struct {
+	IncludeUsage       *bool `json:"include_usage"`
+	IncludeObfuscation *bool `json:"include_obfuscation"`
 }
 
 // chatParamsRefused are OpenAI chat parameters this server knows and cannot honour at any
@@ -212,7 +219,7 @@ func (s *Server) chat(x *exchange) (*reply, error) {
 		return nil, bodyError(err, contract.CodeInvalidJSON, "reading body: %v", err)
 	}
 	var req chatRequest
-	if err := decodeStrictBytes(body.text, &req); err != nil {
+	if err := decodeStrictBytes(body.text, &req, accountOf(x.r.Body)); err != nil {
 		return nil, refuseKnown(err, chatParamsRefused)
 	}
 	m, err := s.lookupModel(x, req.Model)
@@ -224,6 +231,10 @@ func (s *Server) chat(x *exchange) (*reply, error) {
 	}
 	if err := req.checkOptions(); err != nil {
 		return nil, err
+	}
+	// Each message's content is decoded once more into its parts (parseChatContent).
+	if err := accountOf(x.r.Body).take(len(body.text)); err != nil {
+		return nil, bodyError(err, contract.CodeInvalidJSON, "%v", err)
 	}
 	in, err := readConversation(req.Messages)
 	if err != nil {
@@ -258,13 +269,10 @@ func (s *Server) answerAudio(x *exchange, m *servedModel, qa task.AudioAnswerer,
 	if clipAudio.err != nil {
 		return nil, badRequest(audio.CodeInvalidAudio, "input_audio.data is not base64: %v", clipAudio.err)
 	}
-	wav := clipAudio.wav
-	// The decoded samples (float32: twice a PCM16 clip's bytes) count in the body memory too.
-	if err := accountOf(x.r.Body).take(2 * len(wav)); err != nil {
-		return nil, bodyError(err, contract.CodeInvalidJSON, "%v", err)
-	}
-	// DecodeWAV's clip and error, hashed from the PCM16 bytes themselves (no second pass).
-	clip, clipSHA, err := audio.NewStream(len(wav), nil).Finish(wav)
+	// DecodeWAV's clip and error, hashed from the PCM16 bytes themselves (no second pass); its
+	// samples are taken from the body memory.
+	acct := accountOf(x.r.Body)
+	clip, clipSHA, err := finishClip(audio.NewStream(len(clipAudio.wav), accountedSamples(acct, nil).get), clipAudio.wav, acct)
 	if err != nil {
 		return nil, err
 	}

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	st "github.com/trtmc-qual/trtmc-qual/server/servertest"
@@ -74,5 +78,68 @@ func BenchmarkChatAudioPeakRSS(b *testing.B) {
 			b.ReportMetric(growth, "peak-RSS-growth-MiB")
 			b.Logf("%s: body %.1f MiB x16 concurrent: peak RSS +%.0f MiB, answers %v", c.name, float64(len(body))/(1<<20), growth, statuses)
 		})
+	}
+}
+
+// BenchmarkBodyMemoryAttacksPeakRSS prints how much the attacks on the body memory raise the
+// real server's peak RSS (VmHWM), with the default limits (256 MiB body memory), and how they
+// were answered: 16 held chat bodies of 4,080 tiny clips, 4 held bodies of 450 repeated
+// 64 KiB form parts, a 23 MB chat body of 887k text parts and a 31 MB [0,0,...] image body
+// (sent whole: the figure is taken once they are answered), and 8 uploads held at three
+// quarters of 16 MiB whose WAV headers claim all of it. With $SERVERTEST_BASELINE_BIN (make bench builds f75aeb2's) it prints the same for that
+// binary, as "before".
+//
+//	go test -run '^$' -bench BodyMemoryAttacksPeakRSS -benchtime 1x ./server/
+func BenchmarkBodyMemoryAttacksPeakRSS(b *testing.B) {
+	bins := []struct{ name, path string }{{"after", serverBinary(sharedDir(b))}}
+	if base := os.Getenv("SERVERTEST_BASELINE_BIN"); base != "" {
+		bins = append([]struct{ name, path string }{{"before", base}}, bins...)
+	}
+	type request struct {
+		head    string
+		chunked bool
+		body    []byte
+		n       int
+	}
+	for _, c := range []struct {
+		name string
+		req  request
+	}{
+		{"16x4080-tiny-clips-held", request{chatHead, true, tinyClipsInMessages(4080), 16}},
+		{"16x4080-tiny-clips-in-stream_options-held", request{chatHead, true, tinyClipsInOptions(4080), 16}},
+		{"4x450-granularities-of-64KiB-held", request{formHead, true, granularities(450, 64<<10), 4}},
+		{"chat-887k-text-parts", request{chatHead, false, []byte(flatTextParts(887_000)), 1}},
+		{"image-31MB-flat-array", request{imageHead, false, []byte(flatZeros(15_500_000)), 1}},
+		{"8x16MiB-uploads-held-at-3/4-header-claims-all", request{formHead, false, lyingUpload(16 << 20), 8}},
+	} {
+		for _, bin := range bins {
+			b.Run(c.name+"/"+bin.name, func(b *testing.B) {
+				p := st.Start(b, bin.path, []string{qaBundle(b), imageBundle(b, "procdiff-small-l0"), filepath.Join(sharedDir(b), "sphinx-an4-l0.bundle")})
+				before := vmHWM(b, p.Pid())
+				for range b.N {
+					var held []*heldRequest
+					for i := range c.req.n {
+						declared := int64(len(c.req.body))
+						if c.req.head == formHead && !c.req.chunked {
+							declared = 16 << 20
+						}
+						held = append(held, hold(b, p.URL, fmt.Sprint(i), c.req.head, declared, c.req.chunked, c.req.body))
+					}
+					answers := map[string]int{}
+					for _, a := range settled(b, held, 120*time.Second) {
+						answers[a]++
+					}
+					if whole := c.req.head != formHead && !c.req.chunked; whole && len(answers) == 0 { // sent whole: wait for the answer
+						answers[held[0].result(2*time.Minute)]++
+					}
+					growth := float64(vmHWM(b, p.Pid())-before) / (1 << 20)
+					b.ReportMetric(growth, "peak-RSS-growth-MiB")
+					b.Logf("%s (%s): peak RSS +%.0f MiB; answers: %v of %d (the others held)", c.name, bin.name, growth, answers, c.req.n)
+					for _, h := range held {
+						h.conn.Close()
+					}
+				}
+			})
+		}
 	}
 }

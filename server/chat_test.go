@@ -94,7 +94,7 @@ func TestCheckDuplicateKeys(t *testing.T) {
 		`{"a":{"b":1},"c":3,"a":0}`:           true,
 	}
 	for in, dup := range cases {
-		err := checkDuplicateKeys([]byte(in))
+		_, err := checkDuplicateKeys([]byte(in))
 		if (err != nil) != dup {
 			t.Errorf("%s: err %v, want duplicate=%v", in, err, dup)
 		}

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 )
@@ -18,10 +19,12 @@ import (
 // A chat body is almost all base64 audio: a 16 MiB WAV is 21.3 MiB of one JSON string. Read
 // whole and decoded as JSON, it was held as the body, the decoder's copy, the message's raw
 // content, the part's string and the decoded WAV before its samples: ~5 copies. splitChatBody
-// reads the body once, as it streams: every input_audio "data" string is base64-decoded
-// straight into a buffer of its own (grown from the bytes received and taken from the body
-// memory), and the rest of the body, the text, keeps a short placeholder string in its place
-// ("#0", "#1", ... in body order), so the strict JSON decode runs on a few KiB. A clip over
+// reads the body once, as it streams: every messages[i].content[j].input_audio.data string
+// is base64-decoded straight into a buffer of its own (grown from the bytes decoded and taken
+// from the body memory), and the rest of the body, the text, keeps a short placeholder string
+// in its place ("#0", "#1", ... in body order), so the strict JSON decode runs on a few KiB
+// (at most chatTextBytes). The scanner counts as it reads: at most maxChatAudios clips and
+// maxJSONArrayElements elements an array, refused there. A clip over
 // --max-audio-mb is refused as soon as its decoded bytes pass the limit, or as soon as its WAV
 // header declares a chunk that ends past it (no WAV of that header decodes within the limit:
 // DecodeWAV refuses a chunk that claims more bytes than the file holds), before the rest of
@@ -61,10 +64,16 @@ func (b *chatBody) audioFor(placeholder string) (chatAudio, bool) {
 // body memory) and 413 for a clip over maxAudio.
 func splitChatBody(body io.Reader, maxAudio int, acct *bodyAccount) (*chatBody, error) {
 	sc := &chatScanner{maxAudio: maxAudio, acct: acct, out: &chatBody{}}
-	chunk := make([]byte, 32<<10)
+	chunk, err := allocate[byte](acct, 32<<10)
+	if err != nil {
+		return nil, err
+	}
 	for {
 		n, err := body.Read(chunk)
 		if n > 0 {
+			if serr := sc.roomForText(n); serr != nil {
+				return nil, serr
+			}
 			if serr := sc.scan(chunk[:n]); serr != nil {
 				return nil, serr
 			}
@@ -94,14 +103,15 @@ type jsonLevel struct {
 	object    bool
 	wantKey   bool   // the next string of this object is a key
 	key       string // this object's current key (unescaped; "" when over maxKeyBytes)
-	parentKey string // the key this object is the value of
+	parentKey string // the key this object or array is the value of
+	elements  int    // commas seen in this array: its elements less one
 }
 
-// maxNesting is encoding/json's own nesting limit (decode.go, maxNestingDepth): a deeper body
-// is invalid JSON to the strict decode anyway, and the scanner, which runs first, must not grow
-// its stack with the body's bytes (an 8 MiB body of "[" allocated ~2 GiB, outside the body
-// memory bound).
-const maxNesting = 10000
+// maxNesting is the strict decode's depth limit (maxJSONDepth): a deeper body is refused by it
+// anyway, and the scanner, which runs first, must not grow its stack with the body's bytes
+// (an 8 MiB body of "[" once allocated ~2 GiB; at encoding/json's own 10,000 levels the stack
+// was still ~1 MB a request outside the body memory).
+const maxNesting = maxJSONDepth
 
 // errTooDeep is a body nested deeper than maxNesting.
 var errTooDeep = fmt.Errorf("JSON nested deeper than %d levels", maxNesting)
@@ -113,7 +123,6 @@ type chatScanner struct {
 	maxAudio int
 	acct     *bodyAccount
 	out      *chatBody
-	held     int // bytes of text buffer taken from acct
 
 	stack   []jsonLevel
 	str     int
@@ -144,7 +153,7 @@ func (sc *chatScanner) scan(p []byte) error {
 		case strOther:
 			p = sc.scanString(p)
 		default:
-			p = sc.scanStructure(p)
+			p, err = sc.scanStructure(p)
 			if len(sc.stack) > maxNesting {
 				return errTooDeep
 			}
@@ -153,26 +162,26 @@ func (sc *chatScanner) scan(p []byte) error {
 			return err
 		}
 	}
-	return sc.accountText()
+	if len(sc.out.text) > chatTextBytes {
+		return newError(http.StatusRequestEntityTooLarge, contract.CodeRequestTooLarge,
+			"a chat body may hold at most %d bytes beside its input_audio data", chatTextBytes)
+	}
+	return nil
 }
 
 // scanStructure copies bytes between strings and follows objects, arrays and keys. It stops
 // once the nesting passes maxNesting (scan refuses the body).
-func (sc *chatScanner) scanStructure(p []byte) []byte {
+func (sc *chatScanner) scanStructure(p []byte) ([]byte, error) {
 	for i, c := range p {
 		if len(sc.stack) > maxNesting {
-			return nil
+			return nil, nil
 		}
 		top := sc.top()
 		switch c {
 		case '{':
-			parent := ""
-			if top != nil && top.object {
-				parent = top.key
-			}
-			sc.stack = append(sc.stack, jsonLevel{object: true, wantKey: true, parentKey: parent})
+			sc.stack = append(sc.stack, jsonLevel{object: true, wantKey: true, parentKey: keyOf(top)})
 		case '[':
-			sc.stack = append(sc.stack, jsonLevel{})
+			sc.stack = append(sc.stack, jsonLevel{parentKey: keyOf(top)})
 		case '}', ']':
 			if len(sc.stack) > 0 {
 				sc.stack = sc.stack[:len(sc.stack)-1]
@@ -180,6 +189,10 @@ func (sc *chatScanner) scanStructure(p []byte) []byte {
 		case ',':
 			if top != nil && top.object {
 				top.wantKey = true
+			} else if top != nil {
+				if top.elements++; top.elements >= maxJSONArrayElements { // elements - 1 commas
+					return nil, errTooMany(maxJSONArrayElements, "elements in a JSON array")
+				}
 			}
 		case ':':
 			if top != nil && top.object {
@@ -187,19 +200,36 @@ func (sc *chatScanner) scanStructure(p []byte) []byte {
 			}
 		case '"':
 			sc.out.text = append(sc.out.text, p[:i]...)
-			if top != nil && top.object && !top.wantKey && top.key == "data" && top.parentKey == "input_audio" {
-				sc.startAudio()
-				return p[i+1:]
+			if sc.atAudioData() {
+				return p[i+1:], sc.startAudio()
 			}
 			sc.str, sc.escaped = strOther, false
 			sc.isKey = top != nil && top.object && top.wantKey
 			sc.key = sc.key[:0]
 			sc.out.text = append(sc.out.text, '"')
-			return p[i+1:]
+			return p[i+1:], nil
 		}
 	}
 	sc.out.text = append(sc.out.text, p...)
-	return nil
+	return nil, nil
+}
+
+// keyOf is the key a value opened in level l is the value of ("" in an array or at the top).
+func keyOf(l *jsonLevel) string {
+	if l != nil && l.object {
+		return l.key
+	}
+	return ""
+}
+
+// atAudioData says a string value starting here is messages[i].content[j].input_audio.data,
+// the one place a clip is read from: the same key path anywhere else (stream_options, a
+// message's own input_audio) is text, bounded with the rest of it.
+func (sc *chatScanner) atAudioData() bool {
+	st := sc.stack
+	return len(st) == 6 && st[0].object && !st[1].object && st[1].parentKey == "messages" &&
+		st[2].object && !st[3].object && st[3].parentKey == "content" && st[4].object &&
+		st[5].object && st[5].parentKey == "input_audio" && !st[5].wantKey && st[5].key == "data"
 }
 
 func (sc *chatScanner) top() *jsonLevel {
@@ -255,13 +285,21 @@ func jsonUnquote(raw []byte, key *string) error {
 }
 
 // startAudio begins a data string: its placeholder goes into the text.
-func (sc *chatScanner) startAudio() {
+func (sc *chatScanner) startAudio() error {
+	if len(sc.out.audios) == maxChatAudios {
+		return errTooMany(maxChatAudios, "input_audio data strings")
+	}
+	// Its entry in audios, which the text's placeholder stands for.
+	if err := sc.acct.take(int(unsafe.Sizeof(chatAudio{}))); err != nil {
+		return err
+	}
 	sc.str = strData
 	sc.esc, sc.nquad, sc.padded, sc.bad, sc.header, sc.b64n, sc.wav = sc.esc[:0], 0, false, nil, false, 0, nil
 	sc.mark = len(sc.out.text)
 	sc.out.text = append(sc.out.text, '"', '#')
 	sc.out.text = strconv.AppendInt(sc.out.text, int64(len(sc.out.audios)), 10)
 	sc.placeholder = len(sc.out.text) - sc.mark
+	return nil
 }
 
 // endAudio ends a data string: its bytes, or its error, are kept under its placeholder. An
@@ -433,27 +471,12 @@ func (sc *chatScanner) decodeRun(run []byte) error {
 }
 
 // grow makes room for n more bytes of clip (up to the audio limit, past which decodeRun
-// refuses), doubling the buffer from what arrived. Each new buffer is taken from the body
-// memory whole, the ones it replaces not given back: they stay in the heap until a collection,
-// and a clip that grows to 16 MiB has allocated 32 (without this, 16 clips whose headers hide
-// their size held +505 MiB of peak RSS within a 256 MiB bound).
+// refuses), from the bytes decoded so far: a clip of three bytes holds three (with a floor
+// per string, 4,000 tiny clips in a 127 KB body held the whole bound).
 func (sc *chatScanner) grow(n int) error {
-	need := len(sc.wav) + n
-	if need <= cap(sc.wav) {
-		return nil
-	}
-	size := max(2*cap(sc.wav), 64<<10)
-	for size < need {
-		size *= 2
-	}
-	size = max(min(size, sc.maxAudio+3), need)
-	if err := sc.acct.take(size); err != nil {
-		return err
-	}
-	grown := make([]byte, len(sc.wav), size)
-	copy(grown, sc.wav)
-	sc.wav = grown
-	return nil
+	var err error
+	sc.wav, err = grow(sc.acct, sc.wav, len(sc.wav)+n, sc.maxAudio+3)
+	return err
 }
 
 // checkHeader refuses a WAV whose header declares a chunk ending past the audio limit, once
@@ -486,13 +509,15 @@ func errAudioTooLarge(limit int) error {
 	return newError(http.StatusRequestEntityTooLarge, contract.CodeRequestTooLarge, "input_audio decodes to more than the audio limit of %d bytes", limit)
 }
 
-// accountText takes the text buffer's growth from the body memory.
-func (sc *chatScanner) accountText() error {
-	if c := cap(sc.out.text); c > sc.held {
-		if err := sc.acct.take(c - sc.held); err != nil {
-			return err
-		}
-		sc.held = c
-	}
-	return nil
+// textSlack is what the text may grow by beyond the bytes scanned: a placeholder is up to
+// three bytes longer than the quote it starts at ("#31), and a pending escape sequence of the
+// chunk before is copied with the chunk it ends in.
+const textSlack = 4*maxChatAudios + 8
+
+// roomForText grows the text buffer (grow: from the body memory, outgrown buffers counted) to
+// hold what scanning n more bytes can add, so that no append moves it uncounted.
+func (sc *chatScanner) roomForText(n int) error {
+	var err error
+	sc.out.text, err = grow(sc.acct, sc.out.text, len(sc.out.text)+n+textSlack, chatTextBytes+n+textSlack)
+	return err
 }

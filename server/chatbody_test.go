@@ -210,7 +210,7 @@ func BenchmarkChatBodyRead(b *testing.B) {
 		b.SetBytes(int64(len(body)))
 		for b.Loop() {
 			split, err := splitChatBody(bytes.NewReader(body), 16<<20, nil)
-			if err != nil || decodeStrictBytes(split.text, &req) != nil {
+			if err != nil || decodeStrictBytes(split.text, &req, nil) != nil {
 				b.Fatal(err)
 			}
 			var in chatInput
@@ -227,7 +227,7 @@ func BenchmarkChatBodyRead(b *testing.B) {
 	b.Run("whole", func(b *testing.B) {
 		b.SetBytes(int64(len(body)))
 		for b.Loop() {
-			if err := decodeStrictBytes(body, &req); err != nil {
+			if err := decodeStrictBytes(body, &req, nil); err != nil {
 				b.Fatal(err)
 			}
 			var in chatInput
@@ -243,8 +243,8 @@ func BenchmarkChatBodyRead(b *testing.B) {
 	})
 }
 
-// A body nested deeper than encoding/json allows is refused as the scanner reads it, before its
-// stack grows with the body: an 8 MiB body of "[" used to allocate about 2 GiB unaccounted.
+// A body nested deeper than the strict decode allows is refused as the scanner reads it, before
+// its stack grows with the body: an 8 MiB body of "[" used to allocate about 2 GiB unaccounted.
 func TestSplitChatBodyRefusesNestingDeeperThanJSONAllows(t *testing.T) {
 	deep := bytes.Repeat([]byte("["), 8<<20)
 	if _, err := splitChatBody(bytes.NewReader(deep), 1<<20, nil); !errors.Is(err, errTooDeep) {
@@ -252,6 +252,6 @@ func TestSplitChatBodyRefusesNestingDeeperThanJSONAllows(t *testing.T) {
 	}
 	ok := append(bytes.Repeat([]byte("["), maxNesting), bytes.Repeat([]byte("]"), maxNesting)...)
 	if _, err := splitChatBody(bytes.NewReader(ok), 1<<20, nil); err != nil {
-		t.Fatalf("%d levels (encoding/json's limit): %v", maxNesting, err)
+		t.Fatalf("%d levels (the strict decode's limit): %v", maxNesting, err)
 	}
 }

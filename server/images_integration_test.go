@@ -23,7 +23,7 @@ import (
 	st "github.com/trtmc-qual/trtmc-qual/server/servertest"
 )
 
-func imageBundle(t *testing.T, profile string) string {
+func imageBundle(t testing.TB, profile string) string {
 	t.Helper()
 	path := filepath.Join(sharedDir(t), profile+".bundle")
 	if _, err := os.Stat(path); err != nil {

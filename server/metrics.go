@@ -17,7 +17,7 @@ type metrics struct {
 	taskCancelled *prometheus.CounterVec
 }
 
-func newMetrics(queueDepth func() map[string]int64, idsForgotten, recordsFailed func() uint64, tasksRunning func() int) *metrics {
+func newMetrics(queueDepth func() map[string]int64, idsForgotten, recordsFailed func() uint64, tasksRunning func() int, bodyMem *bodyMemory) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -49,8 +49,15 @@ func newMetrics(queueDepth func() map[string]int64, idsForgotten, recordsFailed 
 		Name: "trtmc_task_calls_running",
 		Help: "Task calls running now, including those whose request already answered (client gone, drain aborted).",
 	}, func() float64 { return float64(tasksRunning()) })
+	held := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "trtmc_body_memory_bytes",
+		Help: "Bytes requests hold because of their bodies (buffers, decoded audio and samples, parsed JSON and form parts, outgrown buffers), as accounted against --body-memory-mb.",
+	}, func() float64 { return float64(bodyMem.used.Load()) })
+	bound := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "trtmc_body_memory_limit_bytes", Help: "The bound of trtmc_body_memory_bytes (--body-memory-mb).",
+	}, func() float64 { return float64(bodyMem.limit) })
 	depth := prometheus.NewDesc("trtmc_queue_depth", "Requests waiting for a lane.", []string{"model"}, nil)
-	m.registry.MustRegister(m.requests, m.errors, m.taskCall, m.inFlight, m.taskCancelled, forgotten, unrecorded, running,
+	m.registry.MustRegister(m.requests, m.errors, m.taskCall, m.inFlight, m.taskCancelled, forgotten, unrecorded, running, held, bound,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		gaugeFunc{desc: depth, values: queueDepth})
 	return m

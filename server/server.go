@@ -129,7 +129,7 @@ func New(cfg Config) (*Server, error) {
 		s.records.close()
 		return nil, err
 	}
-	s.metrics = newMetrics(s.queueDepths, s.ids.forgottenCount, s.records.failed.Load, s.tasks.count)
+	s.metrics = newMetrics(s.queueDepths, s.ids.forgottenCount, s.records.failed.Load, s.tasks.count, s.bodyMem)
 	return s, nil
 }
 
@@ -378,6 +378,10 @@ func (s *Server) limitBody(x *exchange, limit int64) {
 	if x.r.ContentLength == 0 {
 		return
 	}
+	if err := x.body.take(bodyBufferBytes); err != nil { // the read buffer below
+		x.r.Body = sizedBody{refusedBody{err, limited}, x.r.ContentLength, x.body}
+		return
+	}
 	// Read through a large buffer: the multipart reader reads 4 KiB at a time, which straight
 	// from the connection is eight read(2)s for a 1 s clip; this takes what has arrived at once.
 	buffered, _ := s.bodies.Get().(*bufio.Reader)
@@ -420,6 +424,14 @@ type bufferedBody struct {
 	io.Closer
 }
 
+// refusedBody is a body whose read buffer the body memory refused: reading it is that error.
+type refusedBody struct {
+	err error
+	io.Closer
+}
+
+func (b refusedBody) Read([]byte) (int, error) { return 0, b.err }
+
 // bodyRead gives the body's buffer back to the pool once the handler has returned.
 func (s *Server) bodyRead(x *exchange) {
 	x.body.release()
@@ -449,7 +461,7 @@ func readBody(body io.Reader) ([]byte, error) {
 	if sb.length > 0 {
 		end = int(sb.length) + 1
 	}
-	return readInto(sb, make([]byte, min(end, firstReadBytes)), end, nil, sb.acct)
+	return readInto(sb, make([]byte, 0, min(end, firstReadBytes)), end, nil, sb.acct)
 }
 
 // bodyDone disarms the body's read deadline once the body has been read, before the Task call.

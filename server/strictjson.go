@@ -33,13 +33,18 @@ func decodeStrict(body io.Reader, v any) error {
 	if err != nil {
 		return bodyError(err, contract.CodeInvalidJSON, "reading body: %v", err)
 	}
-	return decodeStrictBytes(data, v)
+	return decodeStrictBytes(data, v, accountOf(body))
 }
 
-// decodeStrictBytes is decodeStrict of a body already read.
-func decodeStrictBytes(data []byte, v any) error {
-	if err := checkDuplicateKeys(data); err != nil {
+// decodeStrictBytes is decodeStrict of a body already read. What the decode builds (a copy of
+// every string, a header or field per value) is taken from acct first.
+func decodeStrictBytes(data []byte, v any, acct *bodyAccount) error {
+	values, err := checkDuplicateKeys(data)
+	if err != nil {
 		return err
+	}
+	if err := acct.take(len(data) + values*jsonValueBytes); err != nil {
+		return bodyError(err, contract.CodeInvalidJSON, "%v", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -74,15 +79,19 @@ type jsonFrame struct {
 	variant  string          // first key spelled other than its canonical lowercase form
 	isObject bool
 	wantKey  bool
+	elements int // of an array
 }
 
 // checkDuplicateKeys walks the token stream and refuses, at any depth: an object holding two
 // keys that encoding/json would match to the same field (duplicate_field), a key that is a
 // case variant of a contract name (unknown_field: every name of the contract is lowercase, so
 // "Prompt" can only be a variant), nesting deeper than maxJSONDepth and objects with more than
-// maxJSONObjectKeys keys. Numbers stay text (UseNumber), so a 10^6-digit number is left to
-// the typed decode, which names the field.
-func checkDuplicateKeys(data []byte) error {
+// maxJSONObjectKeys keys; and (413 too_many_elements) arrays of more than maxJSONArrayElements
+// elements and bodies of more than maxJSONValues values, so that neither this walk nor the
+// typed decode does work or builds structure beyond those counts. Numbers stay text
+// (UseNumber), so a 10^6-digit number is left to the typed decode, which names the field.
+// It returns how many values the body holds.
+func checkDuplicateKeys(data []byte) (int, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var stack []*jsonFrame
@@ -91,33 +100,44 @@ func checkDuplicateKeys(data []byte) error {
 			stack[len(stack)-1].wantKey = true
 		}
 	}
+	values := 0
 	for {
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
-			return nil
+			return values, nil
 		}
 		if err != nil {
-			return badRequest(contract.CodeInvalidJSON, "malformed JSON body: %v", err)
+			return values, badRequest(contract.CodeInvalidJSON, "malformed JSON body: %v", err)
 		}
 		if n := len(stack); n > 0 && stack[n-1].isObject && stack[n-1].wantKey {
 			top := stack[n-1]
 			if tok == json.Delim('}') {
 				if top.variant != "" {
-					return badParam(contract.CodeUnknownField, top.variant, "unknown field %q (field names are matched exactly, in lowercase)", top.variant)
+					return values, badParam(contract.CodeUnknownField, top.variant, "unknown field %q (field names are matched exactly, in lowercase)", top.variant)
 				}
 				stack = stack[:n-1]
 				valueDone()
 				continue
 			}
 			if err := top.addKey(fmt.Sprint(tok)); err != nil {
-				return err
+				return values, err
 			}
 			continue
+		}
+		if tok != json.Delim(']') {
+			if values++; values > maxJSONValues {
+				return values, errTooMany(maxJSONValues, "JSON values")
+			}
+			if n := len(stack); n > 0 && !stack[n-1].isObject {
+				if stack[n-1].elements++; stack[n-1].elements > maxJSONArrayElements {
+					return values, errTooMany(maxJSONArrayElements, "elements in a JSON array")
+				}
+			}
 		}
 		switch tok {
 		case json.Delim('{'), json.Delim('['):
 			if len(stack) >= maxJSONDepth {
-				return badRequest(contract.CodeInvalidJSON, "JSON nested deeper than %d levels", maxJSONDepth)
+				return values, badRequest(contract.CodeInvalidJSON, "JSON nested deeper than %d levels", maxJSONDepth)
 			}
 			if tok == json.Delim('{') {
 				stack = append(stack, &jsonFrame{folded: map[string]bool{}, isObject: true, wantKey: true})

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -48,25 +49,37 @@ func (s *Server) parseTranscriptionForm(r *http.Request) (transcriptionForm, err
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
 		return f, badRequest(contract.CodeInvalidMultipart, "body must be multipart/form-data with a boundary (got %q)", r.Header.Get("Content-Type"))
 	}
-	mr := multipart.NewReader(r.Body, params["boundary"])
+	acct := accountOf(r.Body)
+	headers := &partHeaderLimit{r: r.Body}
+	mr := multipart.NewReader(headers, params["boundary"])
 	seen := map[string]bool{}
 	fields := map[string]*string{"model": &f.model, "language": &f.language, "response_format": &f.responseFormat,
 		"temperature": &f.temperature, "prompt": &f.prompt, "stream": &f.stream}
-	for {
+	for parts := 0; ; parts++ {
+		headers.budget = maxPartHeaderBytes
 		part, err := mr.NextPart()
+		headerBytes := maxPartHeaderBytes - headers.budget
+		headers.budget = -1
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return f, bodyError(err, contract.CodeInvalidMultipart, "malformed multipart body: %v", err)
 		}
+		if parts == maxFormParts {
+			return f, errTooMany(maxFormParts, "multipart parts")
+		}
+		// What multipart keeps of a part (its header map, the part): the bytes it read for it.
+		if err := acct.take(headerBytes); err != nil {
+			return f, bodyError(err, contract.CodeInvalidMultipart, "%v", err)
+		}
 		name := part.FormName()
 		if name == "timestamp_granularities[]" { // an array: one part per value
-			v, err := readLimited(part, maxFieldBytes)
+			v, err := readField(part, acct)
 			if err != nil {
 				return f, bodyError(err, contract.CodeInvalidMultipart, "reading field %q: %v", name, err)
 			}
-			f.granularities = append(f.granularities, string(v))
+			f.granularities = append(f.granularities, v)
 			continue
 		}
 		if param, ok := transcriptionFieldsRefused[name]; ok {
@@ -78,16 +91,14 @@ func (s *Server) parseTranscriptionForm(r *http.Request) (transcriptionForm, err
 		seen[name] = true
 		switch dst, ok := fields[name]; {
 		case name == "file":
-			f.file, f.clip, err = s.readClip(part, r.ContentLength, accountOf(r.Body))
+			f.file, f.clip, err = s.readClip(part, r.ContentLength, acct)
 			if err != nil {
 				return f, bodyError(err, contract.CodeInvalidMultipart, "reading file: %v", err)
 			}
 		case ok:
-			v, err := readLimited(part, maxFieldBytes)
-			if err != nil {
+			if *dst, err = readField(part, acct); err != nil {
 				return f, bodyError(err, contract.CodeInvalidMultipart, "reading field %q: %v", name, err)
 			}
-			*dst = string(v)
 		default:
 			return f, badParam(contract.CodeUnknownField, name, "unknown field %q (accepted: file, model, language, response_format, temperature, prompt, stream, timestamp_granularities[])", name)
 		}
@@ -101,6 +112,27 @@ func (s *Server) parseTranscriptionForm(r *http.Request) (transcriptionForm, err
 // errTooLarge marks a part over its limit.
 var errTooLarge = errors.New("too large")
 
+// partHeaderLimit bounds what multipart reads while it looks for the next part (the rest of
+// the boundary line and the part's headers; the parts before are read to their end): the
+// textproto reader under it would hold a header line of up to 10 MiB, whatever the body
+// memory says. budget < 0 is no limit (while a part's content is read).
+type partHeaderLimit struct {
+	r      io.Reader
+	budget int
+}
+
+func (l *partHeaderLimit) Read(p []byte) (int, error) {
+	if l.budget < 0 {
+		return l.r.Read(p)
+	}
+	if l.budget == 0 {
+		return 0, fmt.Errorf("a multipart part's boundary and headers take more than %d bytes: %w", maxPartHeaderBytes, errTooLarge)
+	}
+	n, err := l.r.Read(p[:min(len(p), l.budget)])
+	l.budget -= n
+	return n, err
+}
+
 // readClip reads the audio file part into a buffer reused across requests, decoding and
 // hashing its samples while the rest of it arrives (audio.Stream), so that neither is a pass of
 // its own over the whole clip afterwards. Give the bytes back to s.uploads once decoded.
@@ -112,15 +144,17 @@ var errTooLarge = errors.New("too large")
 func (s *Server) readClip(r io.Reader, bodyLength int64, acct *bodyAccount) ([]byte, *audio.Stream, error) {
 	if bodyLength <= 0 { // unknown length: read whole, decoded once complete
 		end := int(s.cfg.MaxAudioBytes) + 1
-		data, err := readInto(r, make([]byte, min(end, firstReadBytes)), end, nil, acct)
+		data, err := readInto(r, make([]byte, 0, min(end, firstReadBytes)), end, nil, acct)
 		return data, audio.NewStream(0, nil), err
 	}
 	n := int(min(bodyLength, s.cfg.MaxAudioBytes))
-	clip := audio.NewStream(n, s.samples.get) // samples are allocated only within what the body can hold
-	arrived := func(b []byte) {
+	samples := accountedSamples(acct, s.samples.get)
+	clip := audio.NewStream(n, samples.get) // samples are allocated only within what the body can hold
+	arrived := func(b []byte) error {
 		if len(b) >= n/2 {
 			clip.Arrived(b)
 		}
+		return samples.err
 	}
 	data, err := readInto(r, s.uploads.get(min(n+1, firstReadBytes)), n+1, arrived, acct)
 	return data, clip, err
@@ -129,50 +163,11 @@ func (s *Server) readClip(r io.Reader, bodyLength int64, acct *bodyAccount) ([]b
 // firstReadBytes is where a body buffer starts before it has seen how much actually arrives.
 const firstReadBytes = 64 << 10
 
-// readInto reads r to its end into buf, doubling it as bytes arrive up to end bytes, one more
-// than the limit: filling end bytes is errTooLarge. Every byte of buffer is taken from acct
-// first (nil: not counted). arrived, if not nil, sees what has been read so far after every read.
-func readInto(r io.Reader, buf []byte, end int, arrived func([]byte), acct *bodyAccount) ([]byte, error) {
-	buf = buf[:min(cap(buf), end)] // a larger pooled buffer counts only what this body can fill
-	if err := acct.take(len(buf)); err != nil {
-		return nil, err
-	}
-	// Not io.ReadFull: it would pass a short body's io.ErrUnexpectedEOF off as a clean end.
-	for n := 0; ; {
-		if n == len(buf) && n < end {
-			size := min(2*len(buf), end)
-			if err := acct.take(size - len(buf)); err != nil {
-				return nil, err
-			}
-			grown := make([]byte, size)
-			copy(grown, buf[:n])
-			buf = grown
-		}
-		m, err := r.Read(buf[n:min(len(buf), end)])
-		n += m
-		if m > 0 && arrived != nil && n < end {
-			arrived(buf[:n])
-		}
-		switch {
-		case n >= end: // one byte more than the limit (or than the body) arrived, even with EOF
-			return nil, errTooLarge
-		case errors.Is(err, io.EOF):
-			return buf[:n], nil
-		case err != nil:
-			return nil, err
-		}
-	}
-}
-
-func readLimited(r io.Reader, limit int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, errTooLarge
-	}
-	return data, nil
+// readField reads a non-file form field of at most maxFieldBytes, its buffer grown from the
+// bytes received and taken from the body memory.
+func readField(r io.Reader, acct *bodyAccount) (string, error) {
+	v, err := readInto(r, make([]byte, 0, 64), maxFieldBytes+1, nil, acct)
+	return string(v), err
 }
 
 // bodyError turns a body read failure into 413 when a limit was hit, 408 when the body's read
@@ -253,7 +248,7 @@ func (s *Server) transcribe(x *exchange) (*reply, error) {
 	if strings.TrimSpace(form.prompt) != "" {
 		return nil, unsupported("prompt", "prompt cannot be honored: %s takes no decoding prompt", m.name)
 	}
-	clip, sha, err := form.clip.Finish(form.file)
+	clip, sha, err := finishClip(form.clip, form.file, accountOf(x.r.Body))
 	s.uploads.put(form.file) // the clip's samples are a copy
 	if err != nil {
 		return nil, err

@@ -29,4 +29,5 @@ const (
 	CodeRecordsUnavailable    = "records_unavailable"     // status 503: the request's record could not be written
 	CodeMalformedRequest      = "malformed_request"       // refused by the HTTP layer before any route: no id, no route
 	CodeArtifactQuota         = "artifact_quota_exceeded" // status 507: url images kept are at their quota
+	CodeTooManyElements       = "too_many_elements"       // status 413: a repeated element (array elements, JSON values, clips, form parts) past its count limit
 )

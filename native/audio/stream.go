@@ -31,7 +31,8 @@ type Stream struct {
 }
 
 // NewStream starts decoding a file of at most maxBytes bytes. alloc, if not nil, provides the
-// slice of n samples to decode into (a buffer pool's; its contents are overwritten).
+// slice of n samples to decode into (a buffer pool's; its contents are overwritten); when it
+// gives none (a memory bound refused them), the file is left to Finish.
 func NewStream(maxBytes int, alloc func(n int) []float32) *Stream {
 	if alloc == nil {
 		alloc = func(n int) []float32 { return make([]float32, n) }
@@ -107,12 +108,36 @@ func (s *Stream) start(body, size int) bool {
 		s.dead = true
 		return false
 	}
-	s.samples = s.alloc(size / s.sampleSz)
+	if s.samples = s.alloc(size / s.sampleSz); len(s.samples) < size/s.sampleSz {
+		s.dead = true
+		return false
+	}
 	if s.sampleSz == 2 {
 		s.hash = task.NewPCM16Hasher(h.rate, h.channels)
 	}
 	s.started = true
 	return true
+}
+
+// FinishAllocates is how many bytes of samples Finish(data) will allocate: none when the
+// samples converted as the bytes arrived are the clip (or the file is refused before any
+// decoding), else what DecodeWAV allocates. It converts what is left to convert, as Finish does.
+func (s *Stream) FinishAllocates(data []byte) int {
+	s.Arrived(data)
+	h, err := walkChunks(data)
+	if err != nil || s.streamed(h) {
+		return 0
+	}
+	if n := sampleBytes(h.format, h.bits); n > 0 {
+		return h.dataLen / n * 4
+	}
+	return 0
+}
+
+// streamed says the samples converted as the bytes arrived are the clip of a file whose walk
+// found h.
+func (s *Stream) streamed(h header) bool {
+	return s.started && !s.dead && h == s.hdr && s.done == h.dataLen
 }
 
 // Finish decodes the complete file: DecodeWAV's clip or error, and the clip's Audio.SHA256.
@@ -122,7 +147,7 @@ func (s *Stream) Finish(data []byte) (task.Audio, string, error) {
 	if err != nil {
 		return task.Audio{}, "", err
 	}
-	if s.started && !s.dead && h == s.hdr && s.done == h.dataLen {
+	if s.streamed(h) {
 		a := task.Audio{Samples: s.samples, Channels: h.channels, SampleRate: h.rate}
 		if s.hash == nil { // float32: the form is known now
 			return a, a.SHA256(), nil
