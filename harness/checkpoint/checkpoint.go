@@ -164,7 +164,7 @@ func (referenceSteps) build(ctx context.Context, c *Checkpoint) error {
 	if _, err := c.run(ctx, args); err != nil {
 		return c.fail("build", err)
 	}
-	b, err := bundle.Open(c.bundlePath)
+	b, err := bundle.Stat(c.bundlePath)
 	if err != nil {
 		return c.fail("build", err)
 	}

@@ -6,7 +6,6 @@ package checkpoint
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -104,14 +103,14 @@ func (c *Checkpoint) buildTRTMC(ctx context.Context) error {
 
 // recordBundle makes path the bundle of record and records its hash and header.
 func (c *Checkpoint) recordBundle(path, step string) error {
-	b, err := bundle.Open(path)
+	b, err := bundle.Stat(path) // header only, hashed as a stream: bundles of 30B-parameter models exceed host RAM
 	if err != nil {
 		return c.fail(step, err)
 	}
-	header := map[string]any{}
-	raw, _ := json.Marshal(b.Header)
-	json.Unmarshal(raw, &header)
-	delete(header, "sections")
+	header, err := headerMap(b.Header)
+	if err != nil {
+		return c.fail(step, err)
+	}
 	c.bundlePath = path
 	c.Result.Bundle = evidence.Bundle{Path: evidence.RelPath(c.Env.RunDir, path), Bytes: b.Size, SHA256Built: b.SHA256, Header: header}
 	c.logf("bundle %s (%d bytes, sha256 %s)", path, b.Size, b.SHA256)
