@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -114,7 +113,7 @@ func (c *Checkpoint) run(ctx context.Context, args []string) ([]byte, error) {
 // then there to read, not only the tail its error carries.
 func (c *Checkpoint) runKeeping(ctx context.Context, args []string, keep string) ([]byte, error) {
 	c.Result.Commands = append(c.Result.Commands, args)
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd := target.HostCommand(ctx, args) // a timeout kills the command's whole process group
 	cmd.Dir = c.Env.Root
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

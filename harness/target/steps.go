@@ -15,13 +15,15 @@ import (
 // them with its own Runner (which records every command); the contract-double test calls them with
 // ExecRunner. The reference target never needs them (its commands print the answers).
 
-// Runner runs one command with extra environment in dir and returns its stdout.
+// Runner runs one command with extra environment in dir and returns its stdout. env holds
+// "KEY=VALUE" to set and bare "KEY" to unset (Environ).
 type Runner func(ctx context.Context, args, env []string, dir string) ([]byte, error)
 
-// ExecRunner runs the command on this machine, with the harness's environment plus env.
+// ExecRunner runs the command on this machine in its own process group (HostCommand), with the
+// harness's environment changed by env.
 func ExecRunner(ctx context.Context, args, env []string, dir string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	cmd.Env, cmd.Dir = append(os.Environ(), env...), dir
+	cmd := HostCommand(ctx, args)
+	cmd.Env, cmd.Dir = hostEnviron(env), dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
