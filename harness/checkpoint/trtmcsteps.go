@@ -98,7 +98,14 @@ func (c *Checkpoint) buildTRTMC(ctx context.Context) error {
 	if double != "" {
 		c.Result.Statement = strings.TrimSpace(double + " " + c.Result.Statement)
 	}
-	return c.recordBundle(path, "build")
+	if err := c.recordBundle(path, "build"); err != nil {
+		return err
+	}
+	c.Result.Bundle.BuiltBy = "build command"
+	if step.BuiltByGate() {
+		c.Result.Bundle.BuiltBy = "the family gate (its one engine build, then validated, inspected, served and run natively)"
+	}
+	return nil
 }
 
 // recordBundle makes path the bundle of record and records its hash and header.

@@ -18,7 +18,7 @@ func TestTRTMCTargetsCiteTheirSources(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tg.Kind != "trtmc" || tg.GateJUnit == "" || tg.GateCase == "" || tg.GateBundle == "" || len(tg.Inspect) == 0 {
+		if tg.Kind != "trtmc" || tg.GateJUnit == "" || tg.GateCase == "" || len(tg.GateBundle) == 0 || len(tg.Inspect) == 0 {
 			t.Errorf("%s: kind %q junit %q case %q bundle %q inspect %v", name, tg.Kind, tg.GateJUnit, tg.GateCase, tg.GateBundle, tg.Inspect)
 		}
 		data, _ := os.ReadFile(path)
