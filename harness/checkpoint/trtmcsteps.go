@@ -184,7 +184,7 @@ func trtmcThresholds(path string) string {
 }
 
 // parseNativeTRTMC reads the target's native output format; an image (a workload that writes
-// one) is copied out of the server container and read by the workload, as the HTTP side is.
+// one) is copied out of the native container and read by the workload, as the HTTP side is.
 func (c *Checkpoint) parseNativeTRTMC(ctx context.Context, taskString, out string, image workload.ImageWriter) (string, error) {
 	format := c.Env.Target.NativeOutput[taskString]
 	if image == nil {
@@ -195,7 +195,7 @@ func (c *Checkpoint) parseNativeTRTMC(ctx context.Context, taskString, out strin
 	if err != nil {
 		return "", err
 	}
-	rc, err := c.serving.server.CopyFileFromContainer(ctx, img.Output)
+	rc, err := c.serving.native.CopyFileFromContainer(ctx, img.Output)
 	if err != nil {
 		return "", fmt.Errorf("copy native image %s: %w", img.Output, err)
 	}
