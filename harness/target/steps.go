@@ -159,7 +159,8 @@ func (s *Step) buildByGate(ctx context.Context) (string, string, error) {
 	s.gated = run
 	bundle, err := s.gateBundle()
 	if err != nil {
-		return "", "", fmt.Errorf("build (by the family gate, %v): %w", run.runErr, err)
+		rep, _ := ParseJUnit(run.junit, s.T.GateCase, []string{s.Values["testcase"]})
+		return "", "", fmt.Errorf("build (by the family gate, %v; its report: %s): %w", run.runErr, strings.Join(rep.Reasons, "; "), err)
 	}
 	s.Values["bundle"] = bundle
 	return bundle, "", nil
