@@ -102,6 +102,9 @@ func (p *Plan) Setup(ctx context.Context, log io.Writer) (*checkpoint.Env, error
 	if image != "" && image != "reference" {
 		env.Images.Server = image
 	}
+	if err := p.preflight(ctx, env.Images.Server, log); err != nil {
+		return nil, err
+	}
 	env.Cache, env.Python = b.CacheDirPath(), p.cfg.WhisperPython
 	env.NativeBin = NativeBin(p.Root)
 	return env, os.MkdirAll(filepath.Join(runDir, p.Stage), 0o755)
