@@ -114,7 +114,13 @@ func planRow(t *target.Target, w workload.Workload, r inventory.Row, runDir stri
 	if t.BuildOutput == target.FamilyGate {
 		out = append(out, DryRunCommand{Step: "build", Where: "host", Note: "the family gate below builds the bundle: the row's one engine build, " +
 			"inspected, served and run natively: " + step.Values["bundle"]})
-		return planFromGate(t, w, m, tc, step, out, host)
+		if err := host("gate", t.Gate, gateNote(t, step)); err != nil {
+			return nil, err
+		}
+		if err := host("inspect", t.Inspect, "on the bundle the gate built and validated"); err != nil {
+			return nil, err
+		}
+		return planServing(t, w, m, tc, step, out)
 	}
 	if err := host("build", t.Build, "the bundle of record: "+step.Values["bundle"]); err != nil {
 		return nil, err
@@ -123,18 +129,6 @@ func planRow(t *target.Target, w workload.Workload, r inventory.Row, runDir stri
 		return nil, err
 	}
 	if err := host("gate", t.Gate, gateNote(t, step)); err != nil {
-		return nil, err
-	}
-	return planServing(t, w, m, tc, step, out)
-}
-
-// planFromGate renders a row whose gate builds the bundle: gate, then inspect of that file.
-func planFromGate(t *target.Target, w workload.Workload, m manifest.Manifest, tc manifest.Testcase, step *target.Step,
-	out []DryRunCommand, host func(string, []string, string) error) ([]DryRunCommand, error) {
-	if err := host("gate", t.Gate, gateNote(t, step)); err != nil {
-		return nil, err
-	}
-	if err := host("inspect", t.Inspect, "on the bundle the gate built and validated"); err != nil {
 		return nil, err
 	}
 	return planServing(t, w, m, tc, step, out)
@@ -215,7 +209,7 @@ func plannedNative(w workload.Workload, in workload.Input, load workload.Load, m
 		return workload.PlannedNative(w, in, load)
 	}
 	return map[string]string{"input": missing.Path + " (MISSING)", "prompt": "", "negative_prompt": "", "width": "", "height": "",
-		"steps": "", "guidance": "", "seed": ""}, nil
+		"steps": "", "guidance": "", "seed": "", "chunk_samples": "(sample rate of the MISSING clip × chunk_ms / 1000)"}, nil
 }
 
 // plannedBundle is where the build leaves the bundle, as Step.Build finds it: trtmc-bench names
