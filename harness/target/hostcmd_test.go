@@ -74,3 +74,26 @@ func TestEnvironSetsAndUnsets(t *testing.T) {
 		t.Fatalf("Environ = %q, want %q", got, want)
 	}
 }
+
+// A target that serves needs its worker: without it every row is planned, with the reason.
+func TestMissingNamesTheServingWorker(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "trtmc")
+	if err := os.WriteFile(bin, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tg := &Target{Name: "t", Root: dir, Server: Server{Command: []string{"serve"}},
+		Placeholders: map[string]string{"python": "sh", "trtmc_binary": bin, "worker": filepath.Join(dir, "build", "trtmc_benchmark_worker"), "image": "img"}}
+	if got := tg.Missing(); !strings.Contains(got, "serving worker") {
+		t.Fatalf("Missing() = %q, want the serving worker named", got)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "build", "trtmc_benchmark_worker"), nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := tg.Missing(); got != "" {
+		t.Fatalf("Missing() = %q with every piece present", got)
+	}
+}

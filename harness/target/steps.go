@@ -228,7 +228,7 @@ func (s *Step) Gate(ctx context.Context, cases []string) (GateReport, string, er
 }
 
 // Missing says what this machine lacks to run a TRTMC-kind target ("" when nothing): the
-// interpreter and native CLI its commands name, and a serving image (named, or a Dockerfile in
+// interpreter and native CLI its commands name, the serving worker, and a serving image (named, or a Dockerfile in
 // the checkout, which the harness builds). A target without serving (older TRTMC) needs no image. The
 // harness keeps every row planned with this reason: nothing is claimed from a machine that lacks them.
 func (t *Target) Missing() string {
@@ -245,6 +245,13 @@ func (t *Target) Missing() string {
 	}
 	if t.ServingNote != "" || len(t.Server.Command) == 0 {
 		return ""
+	}
+	// The serving worker is built only with -DTRTMC_BUILD_EXAMPLES=ON (apps/perf_serving/README.md
+	// @8bd797ae): without it every row would fail only after its build and gate.
+	if w := v["worker"]; w != "" {
+		if _, err := os.Stat(w); err != nil {
+			return fmt.Sprintf("planned: TRTMC's serving worker %s is not built (-DTRTMC_BUILD_EXAMPLES=ON; set QUAL_TRTMC_WORKER)", w)
+		}
 	}
 	if image := v["image"]; image != "" {
 		return ""
