@@ -182,7 +182,7 @@ func TestMissingNamesWhatTheMachineLacks(t *testing.T) {
 	}
 	bin := filepath.Join(dir, "trtmc")
 	os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755)
-	env["trtmc_binary"] = bin
+	env["trtmc_binary"], env["worker"] = bin, bin // the worker is TestMissingNamesTheServingWorker's
 	env["python"] = "no-such-python-here"
 	if why := tg.Missing(); !strings.Contains(why, "no-such-python-here") {
 		t.Errorf("missing python: %q", why)
