@@ -40,23 +40,50 @@ func TestOptionsShapeTheCommandAndFiles(t *testing.T) {
 	if strings.Join(args, " ") != want {
 		t.Errorf("command %v", args)
 	}
-	if bundles["/host/dir/b.bundle"] != "/bundles/b.bundle" || len(files) != 4 || files[0].ContainerFilePath != "/data/clip.wav" {
+	if bundles["/host/dir/b.bundle"] != "/bundles/b.bundle" || len(files) != 2 || files[0].ContainerFilePath != "/data/clip.wav" {
 		t.Errorf("files %+v bundles %v", files, bundles)
 	}
-	key, _ := io.ReadAll(files[3].Reader)
-	if string(key) != "k" || files[3].ContainerFilePath != apiKeyPath {
-		t.Errorf("API key file %q at %s", key, files[3].ContainerFilePath)
+	key, _ := io.ReadAll(files[1].Reader)
+	if string(key) != "k" || files[1].ContainerFilePath != apiKeyPath {
+		t.Errorf("API key file %q at %s", key, files[1].ContainerFilePath)
 	}
 	if o.env["A"] != "1" || o.env["B"] != "2" || o.gpu.Mode != "all" || o.startupTimeout != time.Minute {
 		t.Errorf("options %+v", o)
 	}
 }
 
-// A TRTMC serving image gets its own command line; the bundles are still copied in.
+// A TRTMC serving image gets its own command line; the bundles are still mounted.
 func TestWithCommandReplacesTheReferenceCommand(t *testing.T) {
 	o, _ := apply([]testcontainers.ContainerCustomizer{WithBundles("/host/a.bundle"), WithCommand("python", "-m", "serve")})
-	args, files, _ := o.commandLine()
-	if strings.Join(args, " ") != "python -m serve" || len(files) != 1 || files[0].ContainerFilePath != "/bundles/a.bundle" {
-		t.Errorf("args %v files %+v", args, files)
+	args, _, _ := o.commandLine()
+	if strings.Join(args, " ") != "python -m serve" || strings.Join(o.mounts(), " ") != "/host/a.bundle:/bundles/a.bundle:ro" {
+		t.Errorf("args %v mounts %v", args, o.mounts())
+	}
+}
+
+// The served bundle is bind-mounted read-only, never copied: no bundle of any option set is
+// among the files copied in, and every bundle is mounted :ro at the path --bundle names.
+func TestBundlesAreMountedReadOnlyNotCopied(t *testing.T) {
+	for _, opts := range [][]testcontainers.ContainerCustomizer{
+		{WithBundles("/host/a.bundle")},
+		{WithBundles("/host/a.bundle", "/h/b.bundle"), WithCommand("python", "-m", "serve"), WithReadOnlyDir("/trtmc")},
+		{WithBundles("/w/pytest-tmp/x.bundle"), WithFile("/host/clip.wav", "/data/clip.wav"), WithScratch("/s", "/scratch"), WithAPIKey("k")},
+	} {
+		o, _ := apply(opts)
+		_, files, bundles := o.commandLine()
+		mounts := strings.Join(o.mounts(), " ")
+		for host, inside := range bundles {
+			if !strings.Contains(" "+mounts+" ", " "+host+":"+inside+":ro ") {
+				t.Errorf("bundle %s is not mounted read-only at %s: %s", host, inside, mounts)
+			}
+			for _, f := range files {
+				if f.HostFilePath == host || f.ContainerFilePath == inside {
+					t.Errorf("bundle %s is copied into the container (%+v)", host, f)
+				}
+			}
+		}
+		if len(bundles) == 0 {
+			t.Error("no bundle served")
+		}
 	}
 }

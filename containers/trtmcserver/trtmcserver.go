@@ -47,6 +47,7 @@ type options struct {
 	command        []string
 	entrypoint     []string
 	binds          []string // host:container:ro
+	idle           bool     // a container of the image that serves nothing (native runs are exec'd in it)
 }
 
 // Option configures Run. It is a testcontainers.ContainerCustomizer, in the style of the
@@ -76,9 +77,9 @@ func apply(opts []testcontainers.ContainerCustomizer) (options, []testcontainers
 	return o, rest
 }
 
-// commandLine is the server's command line and the files copied in: each bundle under /bundles
-// (served with --bundle), the API key file, and the caller's files. A WithCommand replaces the
-// reference server's command line; the files are copied all the same.
+// commandLine is the server's command line and the files copied in: the API key file and the
+// caller's files; each bundle is served with --bundle from /bundles, where mounts puts it. A
+// WithCommand replaces the reference server's command line; the files are copied all the same.
 func (o options) commandLine() (args []string, files []testcontainers.ContainerFile, bundles map[string]string) {
 	files = append(files, o.files...)
 	bundles = map[string]string{}
@@ -86,7 +87,6 @@ func (o options) commandLine() (args []string, files []testcontainers.ContainerF
 	for _, b := range o.bundles {
 		dst := path.Join(spec.BundleDir, path.Base(b))
 		bundles[b] = dst
-		files = append(files, testcontainers.ContainerFile{HostFilePath: b, ContainerFilePath: dst, FileMode: 0o644})
 		args = append(args, "--bundle", dst)
 	}
 	if o.apiKey != "" {
@@ -99,7 +99,19 @@ func (o options) commandLine() (args []string, files []testcontainers.ContainerF
 	return args, files, bundles
 }
 
-// WithBundles copies bundle files into /bundles and serves each.
+// mounts are the container's bind mounts: each bundle read-only at /bundles/<name>, then the
+// caller's directories. A bundle is never copied: a 30B-parameter model's is ~100 GB, and a copy
+// would be its third on disk (the gate's, the served one, the container's layer); read-only, the
+// server cannot change the gated file.
+func (o options) mounts() []string {
+	var binds []string
+	for _, b := range o.bundles {
+		binds = append(binds, b+":"+path.Join(spec.BundleDir, path.Base(b))+":ro")
+	}
+	return append(binds, o.binds...)
+}
+
+// WithBundles mounts bundle files read-only into /bundles and serves each.
 func WithBundles(hostPaths ...string) Option {
 	return func(o *options) { o.bundles = append(o.bundles, hostPaths...) }
 }
@@ -157,6 +169,14 @@ func WithScratch(hostDir, containerDir string) Option {
 	return func(o *options) { o.binds = append(o.binds, hostDir+":"+containerDir+":rw") }
 }
 
+// RunIdle starts a container of the same image with the same files, mounts, environment and GPU
+// as Run would, serving nothing: the native twins are exec'd in it after the server stopped, so a
+// model is never held in GPU memory twice (a serving worker and a native run of a ~110 GB
+// FLUX.2-dev bundle do not fit one H200 together). The image needs a sleep binary.
+func RunIdle(ctx context.Context, image string, opts ...testcontainers.ContainerCustomizer) (*Container, error) {
+	return Run(ctx, image, append(opts, Option(func(o *options) { o.idle = true }))...)
+}
+
 // Container is a running server.
 type Container struct {
 	*testcontainers.DockerContainer
@@ -165,7 +185,7 @@ type Container struct {
 	GPU     gpu.Decision
 }
 
-// BundlePath is where a host bundle was copied in the container.
+// BundlePath is where a host bundle is mounted in the container.
 func (c *Container) BundlePath(hostPath string) string { return c.bundles[hostPath] }
 
 // Run starts the server image and waits until /health/ready answers 200.
@@ -186,22 +206,25 @@ func Run(ctx context.Context, image string, opts ...testcontainers.ContainerCust
 	}
 	c.GPU = decision
 	customizers := []testcontainers.ContainerCustomizer{
-		testcontainers.WithCmd(args...),
-		testcontainers.WithExposedPorts(Port),
 		testcontainers.WithFiles(files...),
 		testcontainers.WithEnv(o.env),
 		testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
 			hc.DeviceRequests = decision.Requests
-			hc.Binds = append(hc.Binds, o.binds...)
+			hc.Binds = append(hc.Binds, o.mounts()...)
 		}),
-		// An HTTP probe from the host: it needs no shell in the image (TRTMC's may have none).
-		testcontainers.WithWaitStrategyAndDeadline(o.startupTimeout, wait.ForHTTP("/health/ready").WithPort(Port).
-			WithStartupTimeout(o.startupTimeout).WithPollInterval(200*time.Millisecond)),
 	}
-	if o.nw != nil {
+	if o.idle {
+		customizers = append(customizers, testcontainers.WithEntrypoint("sleep"), testcontainers.WithCmd("infinity"))
+	} else {
+		customizers = append(customizers, testcontainers.WithCmd(args...), testcontainers.WithExposedPorts(Port),
+			// An HTTP probe from the host: it needs no shell in the image (TRTMC's may have none).
+			testcontainers.WithWaitStrategyAndDeadline(o.startupTimeout, wait.ForHTTP("/health/ready").WithPort(Port).
+				WithStartupTimeout(o.startupTimeout).WithPollInterval(200*time.Millisecond)))
+	}
+	if o.nw != nil && !o.idle {
 		customizers = append(customizers, network.WithNetwork([]string{o.alias}, o.nw), network.WithBridgeNetwork())
 	}
-	if o.entrypoint != nil {
+	if o.entrypoint != nil && !o.idle {
 		customizers = append(customizers, testcontainers.WithEntrypoint(o.entrypoint...))
 	}
 	customizers = append(customizers, rest...)

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -115,7 +114,7 @@ func (c *Checkpoint) run(ctx context.Context, args []string) ([]byte, error) {
 // then there to read, not only the tail its error carries.
 func (c *Checkpoint) runKeeping(ctx context.Context, args []string, keep string) ([]byte, error) {
 	c.Result.Commands = append(c.Result.Commands, args)
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd := target.HostCommand(ctx, args) // a timeout kills the command's whole process group
 	cmd.Dir = c.Env.Root
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -165,7 +164,7 @@ func (referenceSteps) build(ctx context.Context, c *Checkpoint) error {
 	if _, err := c.run(ctx, args); err != nil {
 		return c.fail("build", err)
 	}
-	b, err := bundle.Open(c.bundlePath)
+	b, err := bundle.Stat(c.bundlePath)
 	if err != nil {
 		return c.fail("build", err)
 	}

@@ -86,8 +86,8 @@ func (c *Checkpoint) compareOne(ctx context.Context, p join.Pair, native map[str
 	return out, nil
 }
 
-// nativeRun runs the target's native-run command for the request's input inside the server
-// container, on the bundle the server serves.
+// nativeRun runs the target's native-run command for the request's input in the native container
+// (the server's image, files and mounts, after the server stopped), on the bundle that was served.
 func (c *Checkpoint) nativeRun(ctx context.Context, req workload.Request) (string, error) {
 	out, err := c.nativeStdout(ctx, req)
 	if err != nil {
@@ -102,7 +102,10 @@ func (c *Checkpoint) nativeStdout(ctx context.Context, req workload.Request) (st
 	if len(tmpl) == 0 {
 		return "", fmt.Errorf("target %s has no native_run command for task %q", c.Env.Target.Name, c.Manifest.TaskString())
 	}
-	values := map[string]string{"bundle": c.serving.server.BundlePath(c.bundlePath)}
+	if c.serving == nil || c.serving.native == nil {
+		return "", fmt.Errorf("no native container: StartNative after the server stopped")
+	}
+	values := map[string]string{"bundle": c.serving.native.BundlePath(c.bundlePath)}
 	for k, v := range req.Native {
 		values[k] = v
 	}
@@ -110,8 +113,8 @@ func (c *Checkpoint) nativeStdout(ctx context.Context, req workload.Request) (st
 	if err != nil {
 		return "", err
 	}
-	code, out, err := c.serving.server.ExecOutput(ctx, args...)
-	c.Result.Commands = append(c.Result.Commands, append([]string{"(in server container)"}, args...))
+	code, out, err := c.serving.native.ExecOutput(ctx, args...)
+	c.Result.Commands = append(c.Result.Commands, append([]string{"(in the native container, the server stopped)"}, args...))
 	if err != nil || code != 0 {
 		return "", fmt.Errorf("native run %v: exit %d %v: %s", args, code, err, workload.Tail(out))
 	}

@@ -18,16 +18,15 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
-// NoCaching is MLPerf TEST04's check, made measurable (harness/nocache): on the warm server, at
-// the row's concurrency, k repeats of the input of the run's first measured request are sent
-// interleaved with k fresh variants of it of equal cost (the workload's FreshVariant); every
-// request is joined to its server record, and the row fails "may cache results" when the
-// repeats are significantly more than 10% faster in Task time, or faster than half the native
-// run on the input. It runs after timing, on the server AIPerf measured.
-func (c *Checkpoint) NoCaching(ctx context.Context) error {
+// SendNoCacheProbe is the served half of MLPerf TEST04's check, made measurable
+// (harness/nocache): on the warm server, at the row's concurrency, k repeats of the input of the
+// run's first measured request are sent interleaved with k fresh variants of it of equal cost (the
+// workload's FreshVariant), and every request is joined to its server record. NoCaching judges them
+// once the native twins ran (after the server stopped: one model in GPU memory at a time).
+func (c *Checkpoint) SendNoCacheProbe(ctx context.Context) error {
 	const step = "no caching"
-	if c.Result.Identity == nil || !c.steps["identity"] {
-		return c.fail(step, fmt.Errorf("identity did not pass"))
+	if c.Result.Join == nil || !c.steps["join"] {
+		return c.fail(step, fmt.Errorf("no clean join to repeat a request of"))
 	}
 	fv, ok := c.W.(workload.FreshVariants)
 	if !ok {
@@ -56,7 +55,24 @@ func (c *Checkpoint) NoCaching(ctx context.Context) error {
 	if err := c.collectNoCache(ctx, n, answers); err != nil {
 		return c.fail(step, err)
 	}
-	if n.NativeTaskMS, err = c.nativeTaskMS(ctx, req); err != nil {
+	c.serving.nocacheReq = &req
+	return nil
+}
+
+// NoCaching judges the probe SendNoCacheProbe sent: the row fails "may cache results" when the
+// repeats are significantly more than 10% faster in Task time, or faster than half the native run
+// on the input. It runs after identity (the outputs it compares are then known to be right).
+func (c *Checkpoint) NoCaching(ctx context.Context) error {
+	const step = "no caching"
+	if c.Result.Identity == nil || !c.steps["identity"] {
+		return c.fail(step, fmt.Errorf("identity did not pass"))
+	}
+	n := c.Result.NoCache
+	if n == nil || c.serving.nocacheReq == nil {
+		return c.fail(step, fmt.Errorf("the repeats were not sent to the server"))
+	}
+	var err error
+	if n.NativeTaskMS, err = c.nativeTaskMS(ctx, *c.serving.nocacheReq); err != nil {
 		return c.fail(step, err)
 	}
 	nocache.Judge(n)
@@ -70,7 +86,6 @@ func (c *Checkpoint) NoCaching(ctx context.Context) error {
 	return nil
 }
 
-// firstMeasured is the earliest measured request of the run, with its input read by the stage.
 func (c *Checkpoint) firstMeasured() (join.Pair, workload.Request, error) {
 	pairs := append([]join.Pair(nil), c.Result.Join.Pairs...)
 	sort.SliceStable(pairs, func(i, j int) bool {

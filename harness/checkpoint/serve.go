@@ -25,6 +25,10 @@ type served struct {
 	aiperf  *serving.AIPerfRun // its Exports (every run together) for the join, its Runs for statistics over runs
 	records []contract.Record
 	route   string
+
+	spec       serving.Spec      // how the server started: the native container starts the same way
+	native     *serving.Server   // the native twins' container, after the server stopped (native.go)
+	nocacheReq *workload.Request // the request the no-caching probe repeated
 }
 
 // Cleanup is a function the caller defers right after the start it undoes.
@@ -87,6 +91,7 @@ func (c *Checkpoint) StartServer(ctx context.Context) (Cleanup, error) {
 		}
 	}
 	start := time.Now()
+	c.serving.spec = spec
 	srv, err := c.serving.network.Start(ctx, spec)
 	cleanup := func(ctx context.Context) error {
 		if !srv.Running() {

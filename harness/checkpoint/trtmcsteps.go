@@ -6,7 +6,6 @@ package checkpoint
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -99,19 +98,26 @@ func (c *Checkpoint) buildTRTMC(ctx context.Context) error {
 	if double != "" {
 		c.Result.Statement = strings.TrimSpace(double + " " + c.Result.Statement)
 	}
-	return c.recordBundle(path, "build")
+	if err := c.recordBundle(path, "build"); err != nil {
+		return err
+	}
+	c.Result.Bundle.BuiltBy = "build command"
+	if step.BuiltByGate() {
+		c.Result.Bundle.BuiltBy = "the family gate (its one engine build, then validated, inspected, served and run natively)"
+	}
+	return nil
 }
 
 // recordBundle makes path the bundle of record and records its hash and header.
 func (c *Checkpoint) recordBundle(path, step string) error {
-	b, err := bundle.Open(path)
+	b, err := bundle.Stat(path) // header only, hashed as a stream: bundles of 30B-parameter models exceed host RAM
 	if err != nil {
 		return c.fail(step, err)
 	}
-	header := map[string]any{}
-	raw, _ := json.Marshal(b.Header)
-	json.Unmarshal(raw, &header)
-	delete(header, "sections")
+	header, err := headerMap(b.Header)
+	if err != nil {
+		return c.fail(step, err)
+	}
 	c.bundlePath = path
 	c.Result.Bundle = evidence.Bundle{Path: evidence.RelPath(c.Env.RunDir, path), Bytes: b.Size, SHA256Built: b.SHA256, Header: header}
 	c.logf("bundle %s (%d bytes, sha256 %s)", path, b.Size, b.SHA256)
@@ -178,7 +184,7 @@ func trtmcThresholds(path string) string {
 }
 
 // parseNativeTRTMC reads the target's native output format; an image (a workload that writes
-// one) is copied out of the server container and read by the workload, as the HTTP side is.
+// one) is copied out of the native container and read by the workload, as the HTTP side is.
 func (c *Checkpoint) parseNativeTRTMC(ctx context.Context, taskString, out string, image workload.ImageWriter) (string, error) {
 	format := c.Env.Target.NativeOutput[taskString]
 	if image == nil {
@@ -189,7 +195,7 @@ func (c *Checkpoint) parseNativeTRTMC(ctx context.Context, taskString, out strin
 	if err != nil {
 		return "", err
 	}
-	rc, err := c.serving.server.CopyFileFromContainer(ctx, img.Output)
+	rc, err := c.serving.native.CopyFileFromContainer(ctx, img.Output)
 	if err != nil {
 		return "", fmt.Errorf("copy native image %s: %w", img.Output, err)
 	}

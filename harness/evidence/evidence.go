@@ -94,6 +94,9 @@ type Bundle struct {
 	SHA256Served string         `json:"sha256_served"`
 	SHA256After  string         `json:"sha256_after"`
 	Header       map[string]any `json:"header"`
+	// BuiltBy says which build produced the bundle of record (the served file): the build
+	// command's, or the family gate's own (a TRTMC target whose gate builds what it validates).
+	BuiltBy string `json:"built_by,omitempty"`
 }
 
 // Dataset identifies the pinned inputs.

@@ -2,12 +2,15 @@ package plan
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/containers/spec"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
@@ -67,6 +70,11 @@ func Render(ctx context.Context, t *target.Target, stages []string, runDir strin
 				continue
 			}
 			p := DryRunRow{Stage: s, Profile: r.Profile, Checkpoint: r.Checkpoint, Kind: r.Kind}
+			if r.GPUs > 1 { // the run records it planned with this reason and executes nothing for it
+				p.Commands = []DryRunCommand{{Step: "planned", Where: "none", Note: "distributed: " + r.Reason}}
+				rep.Rows = append(rep.Rows, p)
+				continue
+			}
 			if p.Commands, err = planRow(t, w, r, runDir); err != nil {
 				p.Error = err.Error()
 			}
@@ -104,20 +112,45 @@ func planRow(t *target.Target, w workload.Workload, r inventory.Row, runDir stri
 		return nil
 	}
 	step.Values["bundle"] = plannedBundle(t, step, m)
+	if t.BuildOutput == target.FamilyGate {
+		out = append(out, DryRunCommand{Step: "build", Where: "host", Note: "the family gate below builds the bundle: the row's one engine build, " +
+			"inspected, served and run natively: " + step.Values["bundle"]})
+		if err := host("gate", t.Gate, gateNote(t, step)); err != nil {
+			return nil, err
+		}
+		if err := host("inspect", t.Inspect, "on the bundle the gate built and validated"); err != nil {
+			return nil, err
+		}
+		return planServing(t, w, m, tc, step, out)
+	}
 	if err := host("build", t.Build, "the bundle of record: "+step.Values["bundle"]); err != nil {
 		return nil, err
 	}
 	if err := host("inspect", t.Inspect, ""); err != nil {
 		return nil, err
 	}
-	gateNote := ""
-	if t.GateBundle != "" {
-		glob, _ := step.Render([]string{t.GateBundle})
-		gateNote = "then the bundle it validated, " + glob[0] + ", is the one served"
-	}
-	if err := host("gate", t.Gate, gateNote); err != nil {
+	if err := host("gate", t.Gate, gateNote(t, step)); err != nil {
 		return nil, err
 	}
+	return planServing(t, w, m, tc, step, out)
+}
+
+// gateNote says which file the gate leaves as the bundle of record.
+func gateNote(t *target.Target, step *target.Step) string {
+	if len(t.GateBundle) == 0 {
+		return ""
+	}
+	var globs []string
+	for _, g := range t.GateBundle {
+		if x, err := step.Render([]string{g}); err == nil {
+			globs = append(globs, x[0])
+		}
+	}
+	return "then the one bundle it validated, at " + strings.Join(globs, " or ") + ", is the one served"
+}
+
+// planServing renders the served part of a row: server, native twin, AIPerf.
+func planServing(t *target.Target, w workload.Workload, m manifest.Manifest, tc manifest.Testcase, step *target.Step, out []DryRunCommand) ([]DryRunCommand, error) {
 	if len(t.Server.Command) == 0 || t.ServingNote != "" {
 		out = append(out, DryRunCommand{Step: "serve", Where: "none", Note: "no serving: " + t.ServingNote})
 		return out, nil
@@ -134,7 +167,13 @@ func planRow(t *target.Target, w workload.Workload, r inventory.Row, runDir stri
 	out = append(out, DryRunCommand{Step: "serve", Where: "server container", Env: serverEnv(t, serveValues), Args: serve,
 		Note: fmt.Sprintf("GPU %s; the checkout mounted read-only at %s; startup within %d s", firstOf(target.Expand([]string{t.Server.GPU}, serveValues)), t.Root, t.Server.StartupSeconds)})
 	inputs, load, err := plannedLoad(w, m, tc)
-	if err != nil {
+	var missing *fs.PathError
+	if err != nil && errors.As(err, &missing) {
+		// A manifest-only tree: show the path the run would read, marked, and render the rest.
+		inputs = []workload.Input{{ID: "MISSING " + missing.Path}}
+		load = workload.Load{}
+		out = append(out, DryRunCommand{Step: "inputs", Where: "host", Note: "MISSING: the run would read " + missing.Path + " (" + missing.Err.Error() + ")"})
+	} else if err != nil {
 		return out, err
 	}
 	if len(t.NativeRun[m.TaskString()]) == 0 {
@@ -142,7 +181,7 @@ func planRow(t *target.Target, w workload.Workload, r inventory.Row, runDir stri
 			Note: fmt.Sprintf("target %s has no native_run for task %q: the run's identity step fails on this row", t.Name, m.TaskString())})
 	}
 	if tmpl := t.NativeRun[m.TaskString()]; len(tmpl) > 0 && len(inputs) > 0 {
-		request, err := workload.PlannedNative(w, inputs[0], load)
+		request, err := plannedNative(w, inputs[0], load, missing)
 		if err != nil {
 			return out, err
 		}
@@ -151,8 +190,8 @@ func planRow(t *target.Target, w workload.Workload, r inventory.Row, runDir stri
 		if err != nil {
 			return out, fmt.Errorf("native: %w", err)
 		}
-		out = append(out, DryRunCommand{Step: "native", Where: "server container", Args: native,
-			Note: fmt.Sprintf("once per distinct request; shown for input %s", inputs[0].ID)})
+		out = append(out, DryRunCommand{Step: "native", Where: "native container", Args: native,
+			Note: fmt.Sprintf("in a container of the serving image after the server stopped (one model in GPU memory at a time); once per distinct request; shown for input %s", inputs[0].ID)})
 	}
 	profile := AIPerfProfile(t, w, m.Name, "http://trtmc-server:8000", load)
 	aiperfArgs, err := profile.Args()
@@ -164,9 +203,22 @@ func planRow(t *target.Target, w workload.Workload, r inventory.Row, runDir stri
 	return out, nil
 }
 
+// plannedNative is the native run's request values for the row's first input; with the input
+// missing, {input} is the path the run would read (the workload's container path is not known).
+func plannedNative(w workload.Workload, in workload.Input, load workload.Load, missing *fs.PathError) (map[string]string, error) {
+	if missing == nil {
+		return workload.PlannedNative(w, in, load)
+	}
+	return map[string]string{"input": missing.Path + " (MISSING)", "prompt": "", "negative_prompt": "", "width": "", "height": "",
+		"steps": "", "guidance": "", "seed": "", "chunk_samples": "(sample rate of the MISSING clip × chunk_ms / 1000)"}, nil
+}
+
 // plannedBundle is where the build leaves the bundle, as Step.Build finds it: trtmc-bench names
 // it (<bundle-cache>/<profile>/<manifest bundle>, bundles.py), or build_bundle says.
 func plannedBundle(t *target.Target, step *target.Step, m manifest.Manifest) string {
+	if t.BuildOutput == target.FamilyGate {
+		return "(the one file the gate leaves at " + strings.TrimPrefix(gateNote(t, step), "then the one bundle it validated, at ") + ")"
+	}
 	if t.BuildBundle != "" {
 		if p, err := step.Render([]string{t.BuildBundle}); err == nil {
 			return p[0]

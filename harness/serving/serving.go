@@ -66,11 +66,38 @@ type Server struct{ *trtmcserver.Container }
 // Start starts the server on n. A server that started and then failed its wait is returned
 // with the error, so its log can still be kept.
 func (n *Network) Start(ctx context.Context, s Spec) (*Server, error) {
+	opts, err := s.options()
+	if err != nil {
+		return nil, err
+	}
+	ctr, err := trtmcserver.Run(ctx, s.Image, append(opts, trtmcserver.WithNetwork(n.nw, Alias))...)
+	if ctr == nil {
+		return nil, err
+	}
+	return &Server{ctr}, err
+}
+
+// StartNative starts a container of the server's image with the server's files, mounts and GPU,
+// serving nothing and on no network: the native twins run in it once the server has stopped.
+func StartNative(ctx context.Context, s Spec) (*Server, error) {
+	opts, err := s.options()
+	if err != nil {
+		return nil, err
+	}
+	ctr, err := trtmcserver.RunIdle(ctx, s.Image, opts...)
+	if ctr == nil {
+		return nil, err
+	}
+	return &Server{ctr}, err
+}
+
+// options are the container options of a Spec, shared by the server and the native container.
+func (s Spec) options() ([]testcontainers.ContainerCustomizer, error) {
 	req, err := gpu.Parse(s.GPU)
 	if err != nil {
 		return nil, err
 	}
-	opts := []testcontainers.ContainerCustomizer{trtmcserver.WithBundles(s.Bundle), trtmcserver.WithNetwork(n.nw, Alias),
+	opts := []testcontainers.ContainerCustomizer{trtmcserver.WithBundles(s.Bundle),
 		trtmcserver.WithGPU(req), trtmcserver.WithLanes(max(1, s.Lanes), max(1, s.Queue)), trtmcserver.WithEnv(s.Env)}
 	if s.Startup > 0 {
 		opts = append(opts, trtmcserver.WithStartupTimeout(s.Startup))
@@ -90,11 +117,7 @@ func (n *Network) Start(ctx context.Context, s Spec) (*Server, error) {
 	for _, f := range s.Files {
 		opts = append(opts, trtmcserver.WithFile(f.Host, f.Container))
 	}
-	ctr, err := trtmcserver.Run(ctx, s.Image, opts...)
-	if ctr == nil {
-		return nil, err
-	}
-	return &Server{ctr}, err
+	return opts, nil
 }
 
 // Terminate stops and removes the server container.

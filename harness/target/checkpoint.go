@@ -1,28 +1,61 @@
 package target
 
 import (
+	"os"
 	"path/filepath"
 	"strconv"
 
+	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
+// defaultChunkMS is the chunk TRTMC's serving base request takes when a testcase declares none
+// (apps/benchmark/trtmc_benchmark/task_adapters.py @0dd9052f: int(case.get("chunk_ms", 160))).
+const defaultChunkMS = 160
+
 // CheckpointValues are one checkpoint's placeholder values: {profile}, {testcase}, {family_dir},
 // {bundle_name}, {work}, and the testcase's own native-run settings {cfg_scale} and {max_tokens},
-// empty when it declares none (optional flags then leave them out; see Expand). The run and
-// `qual plan` both render commands from these, so the plan shows what the run executes.
+// empty when it declares none (optional flags then leave them out; see Expand), and
+// {chunk_samples}: the streaming chunk the server's worker uses, sample_rate * chunk_ms / 1000
+// samples of the testcase's clip (benchmark_worker.cpp @d46edb11 run_transcribe; the family test
+// passes the same --chunk-samples), empty when the clip cannot be read. The run and `qual plan`
+// both render commands from these, so the plan shows what the run executes.
 func (t *Target) CheckpointValues(m *manifest.Manifest, tc manifest.Testcase, work string) map[string]string {
 	familyDir := filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(m.Path)))) // families/<dir>/tests/manifests
 	if t.Layout == "tests/e2e" {
 		familyDir = filepath.Base(filepath.Dir(filepath.Dir(m.Path))) // tests/e2e/models/<dir>/manifests
 	}
 	v := map[string]string{"profile": m.Name, "testcase": tc.Name, "family_dir": familyDir,
-		"bundle_name": m.Bundle, "work": work, "cfg_scale": "", "max_tokens": ""}
+		"bundle_name": m.Bundle, "work": work, "cfg_scale": "", "max_tokens": "", "chunk_samples": ""}
 	if tc.CfgScale != nil {
 		v["cfg_scale"] = strconv.FormatFloat(*tc.CfgScale, 'g', -1, 64)
 	}
 	if tc.MaxNewTokens != nil {
 		v["max_tokens"] = strconv.Itoa(*tc.MaxNewTokens)
 	}
+	if rate := clipRate(m, tc); rate > 0 {
+		chunk := defaultChunkMS
+		if tc.ChunkMS != nil {
+			chunk = *tc.ChunkMS
+		}
+		v["chunk_samples"] = strconv.Itoa(rate * chunk / 1000)
+	}
 	return v
+}
+
+// clipRate is the sample rate of the testcase's own clip (resolved against the manifest
+// directory's parent, as TRTMC's task_adapters _model_asset does), 0 when there is none.
+func clipRate(m *manifest.Manifest, tc manifest.Testcase) int {
+	if tc.InputAudio == "" {
+		return 0
+	}
+	data, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(m.Path)), tc.InputAudio))
+	if err != nil {
+		return 0
+	}
+	a, err := audio.DecodeWAV(data)
+	if err != nil {
+		return 0
+	}
+	return a.SampleRate
 }

@@ -80,10 +80,17 @@ func (b *doubleBed) runNative(s *Step, task string, request map[string]string) (
 	return out, args, err
 }
 
+// benchBuild is TRTMC's build by profile (apps/benchmark/trtmc_benchmark/cli.py @0dd9052f).
+var benchBuild = []string{"{python}", "-m", "trtmc_benchmark", "run", "--manifest-root", "{root}/families", "--model", "{profile}",
+	"--bundle-cache", "{work}/bundle-cache", "--prepare-only", "--runtime-root", "{runtime_root}", "--worker", "{worker}", "-o", "{work}/prepare"}
+
 // TRTMC's build tool prints its whole report indented over many lines with every field
 // (apps/benchmark/trtmc_benchmark/cli.py @0dd9052f); the target's build step must read it.
 func TestDoubleBuildReportIsTRTMCsAndIsRead(t *testing.T) {
 	b := newDoubleBed(t)
+	// trtmc.yaml no longer builds by profile (the family gate's build is the row's one build); the
+	// double's trtmc-bench is held to TRTMC's build-by-profile command as bundles.py @36214c8e runs it.
+	b.tg.Build, b.tg.BuildOutput = benchBuild, "trtmc-bench-prepare"
 	s, m := b.step("procdiff", "procdiff-small")
 	out, err := s.exec(context.Background(), b.tg.Build)
 	if err != nil {

@@ -15,13 +15,15 @@ import (
 // them with its own Runner (which records every command); the contract-double test calls them with
 // ExecRunner. The reference target never needs them (its commands print the answers).
 
-// Runner runs one command with extra environment in dir and returns its stdout.
+// Runner runs one command with extra environment in dir and returns its stdout. env holds
+// "KEY=VALUE" to set and bare "KEY" to unset (Environ).
 type Runner func(ctx context.Context, args, env []string, dir string) ([]byte, error)
 
-// ExecRunner runs the command on this machine, with the harness's environment plus env.
+// ExecRunner runs the command on this machine in its own process group (HostCommand), with the
+// harness's environment changed by env.
 func ExecRunner(ctx context.Context, args, env []string, dir string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	cmd.Env, cmd.Dir = append(os.Environ(), env...), dir
+	cmd := HostCommand(ctx, args)
+	cmd.Env, cmd.Dir = hostEnviron(env), dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -38,6 +40,8 @@ type Step struct {
 	Env    []string
 	Dir    string
 	Run    Runner
+
+	gated *gateRun // the family gate's run when it built the bundle
 }
 
 // NewStep fills the target's own values (defaults, QUAL_TRTMC_* overrides) and the checkpoint's:
@@ -91,9 +95,16 @@ func (s *Step) NativeArgs(tmpl []string, request map[string]string) ([]string, e
 func (s *Step) Render(tmpl []string) ([]string, error) { return Expand(tmpl, s.Values) }
 
 // Build runs the build command and returns where the bundle is: named by trtmc-bench's
-// --prepare-only report, at build_bundle, or at {bundle}. It becomes {bundle} for later steps.
-// The second result is the contract double's self-label when the build tool printed one.
+// --prepare-only report, at build_bundle, or at {bundle}; with build_output: family-gate, the
+// family gate itself builds it (the row's one engine build) and gate_bundle finds it. It becomes
+// {bundle} for later steps. The second result is the contract double's self-label when the build
+// tool printed one. The build is bounded by the target's build timeout.
 func (s *Step) Build(ctx context.Context) (string, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.T.Limits("").Build)
+	defer cancel()
+	if s.T.BuildOutput == FamilyGate {
+		return s.buildByGate(ctx)
+	}
 	out, err := s.exec(ctx, s.T.Build)
 	if err != nil {
 		return "", "", fmt.Errorf("build: %w", err)
@@ -132,34 +143,83 @@ func (s *Step) Inspect(ctx context.Context) (Inspected, error) {
 	return ParseInspect(s.T.InspectOut, out)
 }
 
-// Gate runs the family's own test and reads its JUnit report for the requested cases. When the
-// target names gate_bundle, the bundle the test validated becomes {bundle}: that file, and no
-// other, is served. A failing test is a failed report, not an error; an unreadable one is an error.
-func (s *Step) Gate(ctx context.Context, cases []string) (GateReport, string, error) {
+// gateRun is a family gate's run: its JUnit report and the command's own error.
+type gateRun struct {
+	junit  []byte
+	runErr error
+}
+
+// buildByGate runs the family gate, which builds its bundle and validates it; the gate step then
+// reads the same run's JUnit. A failed test that left its bundle is a built bundle whose gate failed.
+func (s *Step) buildByGate(ctx context.Context) (string, string, error) {
+	run, err := s.runGate(ctx)
+	if err != nil {
+		return "", "", fmt.Errorf("build (by the family gate): %w", err)
+	}
+	s.gated = run
+	bundle, err := s.gateBundle()
+	if err != nil {
+		rep, _ := ParseJUnit(run.junit, s.T.GateCase, []string{s.Values["testcase"]})
+		return "", "", fmt.Errorf("build (by the family gate, %v; its report: %s): %w", run.runErr, strings.Join(rep.Reasons, "; "), err)
+	}
+	s.Values["bundle"] = bundle
+	return bundle, "", nil
+}
+
+// BuiltByGate says whether the family gate built the bundle of record (build_output: family-gate).
+func (s *Step) BuiltByGate() bool { return s.gated != nil }
+
+// runGate runs the gate command, bounded by the target's gate timeout, and reads its JUnit file.
+func (s *Step) runGate(ctx context.Context) (*gateRun, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.T.Limits("").Gate)
+	defer cancel()
 	_, runErr := s.exec(ctx, s.T.Gate) // pytest exits 1 on a failed test: the JUnit says which
 	junitPath, err := s.path(s.T.GateJUnit)
 	if err != nil {
-		return GateReport{}, "", err
+		return nil, err
 	}
 	data, err := os.ReadFile(junitPath)
 	if err != nil {
-		return GateReport{}, "", fmt.Errorf("gate wrote no JUnit report (%v): %w", runErr, err)
+		return nil, fmt.Errorf("gate wrote no JUnit report (%v): %w", runErr, err)
 	}
-	rep, err := ParseJUnit(data, s.T.GateCase, cases)
+	return &gateRun{junit: data, runErr: runErr}, nil
+}
+
+// gateBundle is the one file gate_bundle's globs find.
+func (s *Step) gateBundle() (string, error) {
+	globs := make([]string, len(s.T.GateBundle))
+	for i, g := range s.T.GateBundle {
+		var err error
+		if globs[i], err = s.path(g); err != nil {
+			return "", err
+		}
+	}
+	return ValidatedBundle(globs...)
+}
+
+// Gate reads the family's own test's JUnit report for the requested cases, running the test
+// unless it already ran as the build. When the target names gate_bundle, the bundle the test
+// validated becomes {bundle}: that file, and no other, is served. A failing test is a failed
+// report, not an error; an unreadable one is an error.
+func (s *Step) Gate(ctx context.Context, cases []string) (GateReport, string, error) {
+	run := s.gated
+	if run == nil {
+		var err error
+		if run, err = s.runGate(ctx); err != nil {
+			return GateReport{}, "", err
+		}
+	}
+	rep, err := ParseJUnit(run.junit, s.T.GateCase, cases)
 	if err != nil {
 		return rep, "", err
 	}
-	if runErr != nil && rep.Passed {
-		rep.Passed, rep.Reasons = false, append(rep.Reasons, "gate command failed although its JUnit passed: "+runErr.Error())
+	if run.runErr != nil && rep.Passed {
+		rep.Passed, rep.Reasons = false, append(rep.Reasons, "gate command failed although its JUnit passed: "+run.runErr.Error())
 	}
-	if s.T.GateBundle == "" || !rep.Passed {
+	if len(s.T.GateBundle) == 0 || !rep.Passed {
 		return rep, s.Values["bundle"], nil
 	}
-	glob, err := s.path(s.T.GateBundle)
-	if err != nil {
-		return rep, "", err
-	}
-	validated, err := ValidatedBundle(glob)
+	validated, err := s.gateBundle()
 	if err != nil {
 		return rep, "", err
 	}
@@ -168,7 +228,7 @@ func (s *Step) Gate(ctx context.Context, cases []string) (GateReport, string, er
 }
 
 // Missing says what this machine lacks to run a TRTMC-kind target ("" when nothing): the
-// interpreter and native CLI its commands name, and a serving image (named, or a Dockerfile in
+// interpreter and native CLI its commands name, the serving worker, and a serving image (named, or a Dockerfile in
 // the checkout, which the harness builds). A target without serving (older TRTMC) needs no image. The
 // harness keeps every row planned with this reason: nothing is claimed from a machine that lacks them.
 func (t *Target) Missing() string {
@@ -185,6 +245,13 @@ func (t *Target) Missing() string {
 	}
 	if t.ServingNote != "" || len(t.Server.Command) == 0 {
 		return ""
+	}
+	// The serving worker is built only with -DTRTMC_BUILD_EXAMPLES=ON (apps/perf_serving/README.md
+	// @8bd797ae): without it every row would fail only after its build and gate.
+	if w := v["worker"]; w != "" {
+		if _, err := os.Stat(w); err != nil {
+			return fmt.Sprintf("planned: TRTMC's serving worker %s is not built (-DTRTMC_BUILD_EXAMPLES=ON; set QUAL_TRTMC_WORKER)", w)
+		}
 	}
 	if image := v["image"]; image != "" {
 		return ""

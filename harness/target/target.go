@@ -32,13 +32,16 @@ type Target struct {
 	// TRTMC's own tooling differs from the reference CLI in where results land; these say where.
 	Layout       string            `yaml:"layout"`         // families | tests/e2e (TRTMC); empty for the reference target
 	Env          map[string]string `yaml:"env"`            // environment of the build, inspect and gate commands
-	BuildOutput  string            `yaml:"build_output"`   // "" (the bundle is written at {bundle}) | trtmc-bench-prepare
+	BuildOutput  string            `yaml:"build_output"`   // "" (the bundle is written at {bundle}) | trtmc-bench-prepare | family-gate (the gate builds it: build is empty)
 	BuildBundle  string            `yaml:"build_bundle"`   // where the build leaves the bundle when not at {bundle}
 	Inspect      []string          `yaml:"inspect"`        // prints the built bundle's family and task
 	InspectOut   string            `yaml:"inspect_output"` // json (default) | text (older TRTMC)
 	GateJUnit    string            `yaml:"gate_junit"`     // JUnit XML the gate writes; "" = GateResult JSON on stdout
 	GateCase     string            `yaml:"gate_case"`      // regexp whose (?P<case>) group names the testcase in a JUnit test name
-	GateBundle   string            `yaml:"gate_bundle"`    // glob of the bundle the gate validated: that file is served
+	GateBundle   Globs             `yaml:"gate_bundle"`    // globs of the bundle the gate validated (exactly one match): that file is served
+	UnsetEnv     []string          `yaml:"unset_env"`      // variables the build, inspect and gate commands must not inherit
+	Timeouts     Timeouts          `yaml:"timeouts"`       // per step; TRTMC's own limits by default (timeouts.go)
+	Preflight    []Preflight       `yaml:"preflight"`      // host vs serving image, before the first build (preflight.go)
 	NativeOutput map[string]string `yaml:"native_output"`  // by task string: json (default) | text | saved
 	ServingNote  string            `yaml:"serving_note"`   // why this target has no HTTP serving (older TRTMC)
 	ReadFrom     []string          `yaml:"read_from"`      // the TRTMC commits its commands were read from (Checkout warns outside them)
@@ -135,8 +138,8 @@ func Read(path, root string) (*Target, error) {
 	if err := dec.Decode(&t); err != nil {
 		return nil, fmt.Errorf("target %s: %w", path, err)
 	}
-	if t.Name == "" || len(t.Manifests) == 0 || len(t.Build) == 0 || len(t.Gate) == 0 {
-		return nil, fmt.Errorf("target %s: name, manifests, build and gate are required", path)
+	if t.Name == "" || len(t.Manifests) == 0 || (len(t.Build) == 0) != (t.BuildOutput == FamilyGate) || len(t.Gate) == 0 {
+		return nil, fmt.Errorf("target %s: name, manifests, build (none with build_output: %s) and gate are required", path, FamilyGate)
 	}
 	t.Root, t.Path = root, path
 	return &t, nil
@@ -191,12 +194,12 @@ func (t *Target) Environ(values map[string]string) ([]string, error) {
 		}
 		out = append(out, k+"="+v[0])
 	}
-	return out, nil
+	return append(out, t.UnsetEnv...), nil // bare names: unset (Environ)
 }
 
 // Expand substitutes {name} placeholders in a command template. An element "?--flag" is an
-// optional flag: it and the element after it (its value) are left out when the value is empty, so
-// a setting a testcase does not declare is not passed at all.
+// optional flag: it and the element after it (its value) are left out when the value is empty or
+// names a placeholder whose value is empty, so a setting a testcase does not declare is not passed.
 // TRTMC's CLI refuses an empty value and a negative --cfg-scale (apps/cli/cli.cpp @022e18f7
 // take_value), and its family tests pass such flags only when the testcase declares them
 // (families/z_image/tests/test_e2e.py @d46edb11).
@@ -213,7 +216,7 @@ func Expand(template []string, values map[string]string) ([]string, error) {
 			if unfilled(value) {
 				return nil, fmt.Errorf("command %q: placeholder left unfilled in %q", template, value)
 			}
-			if value == "" {
+			if value == "" || namesEmpty(template[i], values) {
 				continue
 			}
 			out = append(out, flag, value)
@@ -233,6 +236,17 @@ func fill(a string, values map[string]string) string {
 		a = strings.ReplaceAll(a, "{"+k+"}", v)
 	}
 	return a
+}
+
+// namesEmpty says whether a template element names a placeholder whose value is empty: an
+// optional "?--set", "max_new_tokens={max_tokens}" is then left out like a bare "{max_tokens}".
+func namesEmpty(a string, values map[string]string) bool {
+	for k, v := range values {
+		if v == "" && strings.Contains(a, "{"+k+"}") {
+			return true
+		}
+	}
+	return false
 }
 
 func unfilled(a string) bool { return strings.Contains(a, "{") && strings.Contains(a, "}") }

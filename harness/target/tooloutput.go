@@ -185,21 +185,33 @@ func firstLine(m *junitM) string {
 	return s
 }
 
-// ValidatedBundle finds the one bundle a gate validated (the glob in gate_bundle, expanded).
-// None or several is an error: serving a bundle other than the validated one is never guessed.
-func ValidatedBundle(glob string) (string, error) {
-	matches, err := filepath.Glob(glob)
-	if err != nil {
-		return "", fmt.Errorf("gate_bundle %q: %w", glob, err)
+// ValidatedBundle finds the one bundle a gate validated (the globs in gate_bundle, expanded:
+// whisper-style tests build at tmp_path, canary's at tmp_path.parent). None or several is an
+// error: serving a bundle other than the validated one is never guessed.
+func ValidatedBundle(globs ...string) (string, error) {
+	seen := map[string]bool{}
+	var matches []string
+	for _, glob := range globs {
+		m, err := filepath.Glob(glob)
+		if err != nil {
+			return "", fmt.Errorf("gate_bundle %q: %w", glob, err)
+		}
+		for _, x := range m {
+			if !seen[x] {
+				seen[x] = true
+				matches = append(matches, x)
+			}
+		}
 	}
 	sort.Strings(matches)
+	where := strings.Join(globs, " or ")
 	switch len(matches) {
 	case 0:
-		return "", fmt.Errorf("the gate left no bundle at %s (is tmp_path_retention_policy=all set?)", glob)
+		return "", fmt.Errorf("the gate left no bundle at %s (is tmp_path_retention_policy=all set?)", where)
 	case 1:
 		return matches[0], nil
 	}
-	return "", fmt.Errorf("the gate left %d bundles at %s: %v; cannot tell which one it validated", len(matches), glob, matches)
+	return "", fmt.Errorf("the gate left %d bundles at %s: %v; cannot tell which one it validated", len(matches), where, matches)
 }
 
 // Transcript is a native transcription run's output.
@@ -228,8 +240,31 @@ func ParseTranscript(format string, stdout []byte) (Transcript, error) {
 		return t, nil
 	case "text":
 		return Transcript{Text: strings.TrimSpace(string(stdout))}, nil
+	case "streaming-json":
+		return parseStreaming(stdout)
 	}
-	return Transcript{}, fmt.Errorf("native_output %q is not json or text", format)
+	return Transcript{}, fmt.Errorf("native_output %q is not json, streaming-json or text", format)
+}
+
+// parseStreaming reads `trtmc transcribe-streaming`: a JSON object whose "final" holds the
+// transcript (families/nemotron_speech_streaming/tests/test_e2e.py @d46edb11 reads
+// payload["final"]["text"]), on one line or over several.
+func parseStreaming(stdout []byte) (Transcript, error) {
+	var payload struct {
+		Final *struct {
+			Text *string `json:"text"`
+		} `json:"final"`
+	}
+	body := bytes.TrimSpace(stdout)
+	if json.Unmarshal(body, &payload) != nil {
+		if err := json.Unmarshal(lastJSON(stdout), &payload); err != nil {
+			return Transcript{}, fmt.Errorf("transcribe-streaming printed no JSON: %s", clip(stdout))
+		}
+	}
+	if payload.Final == nil || payload.Final.Text == nil {
+		return Transcript{}, fmt.Errorf("transcribe-streaming JSON has no final.text: %s", clip(body))
+	}
+	return Transcript{Text: *payload.Final.Text}, nil
 }
 
 // ImageRun is a native image generation's output.

@@ -125,25 +125,13 @@ func Open(path string) (*Bundle, error) {
 
 // Parse validates bundle bytes: magic, header bounds, JSON, section bounds and section hashes.
 func Parse(data []byte) (*Bundle, error) {
-	if len(data) < 16 || !bytes.Equal(data[:8], []byte(Magic)) {
-		return nil, fmt.Errorf("not a bundle: the file does not start with the BUNDLE\\x01\\x00 magic")
+	h, err := readHeader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, err
 	}
 	hlen := binary.LittleEndian.Uint64(data[8:16])
-	if hlen == 0 || hlen > maxHeader || hlen > uint64(len(data)-16) {
-		return nil, fmt.Errorf("corrupt or truncated bundle: header length %d does not fit a %d-byte file", hlen, len(data))
-	}
-	var h Header
-	if err := json.Unmarshal(data[16:16+hlen], &h); err != nil {
-		return nil, fmt.Errorf("corrupt bundle header: %w", err)
-	}
-	if h.Format != 1 {
-		return nil, fmt.Errorf("unsupported bundle format %d (this runtime reads format 1)", h.Format)
-	}
 	payload := data[16+hlen:]
 	for name, s := range h.Sections {
-		if s.Offset < 0 || s.Length < 0 || s.Offset+s.Length > int64(len(payload)) {
-			return nil, fmt.Errorf("truncated bundle: section %q needs bytes %d..%d of a %d-byte payload", name, s.Offset, s.Offset+s.Length, len(payload))
-		}
 		if s.SHA256 != "" {
 			sum := sha256.Sum256(payload[s.Offset : s.Offset+s.Length])
 			if hex.EncodeToString(sum[:]) != s.SHA256 {

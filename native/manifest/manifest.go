@@ -74,6 +74,9 @@ type Testcase struct {
 	// MaxNewTokens bounds a transcript (families/whisper/tests/test_e2e.py @9777fef7 passes it as
 	// --max-output-tokens).
 	MaxNewTokens *int `json:"max_new_tokens,omitempty"`
+	// ChunkMS is a streaming testcase's chunk (families/nemotron_speech_streaming: 1120); TRTMC's
+	// serving base request defaults it to 160 (apps/benchmark/trtmc_benchmark/task_adapters.py @0dd9052f).
+	ChunkMS *int `json:"chunk_ms,omitempty"`
 
 	// A TRTMC text-to-image testcase carries its one input and its request settings itself, in
 	// TRTMC's spelling (tests/e2e/models/flux/manifests/flux-schnell.json, qwen_image/manifests/

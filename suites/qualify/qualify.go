@@ -163,9 +163,13 @@ func (s *Suite) NewCheckpoint(row inventory.Row) *checkpoint.Checkpoint {
 	return c
 }
 
-// full is a counted checkpoint's whole qualification.
+// full is a counted checkpoint's whole qualification. The served claims run while the server is
+// up; the server then stops, and the native twins run in a container of its image (a serving
+// worker and a native run of one model must not hold it in GPU memory together). Every step is
+// bounded by the target's timeouts (TRTMC's own limits by default).
 func (s *Suite) full(row inventory.Row) {
 	load := s.Plan.Target.StageLoad(s.Plan.Stage)
+	limits := s.Plan.Target.Limits(s.Plan.Stage)
 	Describe(s.describe(row, "full model, counted"), Ordered, Label(s.Plan.Stage, labels.Containers, labels.Slow), func() {
 		c := s.NewCheckpoint(row)
 		s.buildAndGate(c)
@@ -179,7 +183,7 @@ func (s *Suite) full(row inventory.Row) {
 					DeferCleanup(func(ctx SpecContext) error { return stopServer(ctx) })
 				}
 				Expect(err).NotTo(HaveOccurred())
-			}, NodeTimeout(10*time.Minute))
+			}, NodeTimeout(limits.Serve))
 			It("serves that same bundle: /v1/serving/info reports its sha256", func(ctx SpecContext) {
 				Expect(c.CheckServed(ctx)).To(Succeed())
 				AddReportEntry("bundle_served", c.Result.Bundle, ReportEntryVisibilityFailureOrVerbose)
@@ -193,16 +197,28 @@ func (s *Suite) full(row inventory.Row) {
 				}
 				Expect(c.RunAIPerf(ctx)).To(Succeed())
 				AddReportEntry("aiperf", c.Result.AIPerf, ReportEntryVisibilityFailureOrVerbose)
-			}, NodeTimeout(60*time.Minute))
+			}, NodeTimeout(limits.AIPerf))
 			It("joins every request, warmup included, to one server record by X-Request-ID", func() {
 				rep, err := c.Join()
 				Expect(err).NotTo(HaveOccurred())
 				AddReportEntry("join", rep.String())
 			})
+			It("sends repeats of one input and fresh inputs of equal cost, each joined to a server record", func(ctx SpecContext) {
+				Expect(c.SendNoCacheProbe(ctx)).To(Succeed())
+			}, NodeTimeout(limits.NoCache))
+		})
+		Context("run natively in a container of the serving image, after the server stopped", Ordered, func() {
+			BeforeAll(func(ctx SpecContext) {
+				stopNative, err := c.StartNative(ctx)
+				if stopNative != nil {
+					DeferCleanup(func(ctx SpecContext) error { return stopNative(ctx) })
+				}
+				Expect(err).NotTo(HaveOccurred())
+			}, NodeTimeout(limits.Serve))
 			It("gives the native Task's output over HTTP for every request", func(ctx SpecContext) {
 				Expect(c.Identity(ctx)).To(Succeed())
 				AddReportEntry("identity", c.Result.Identity, ReportEntryVisibilityFailureOrVerbose)
-			}, NodeTimeout(30*time.Minute))
+			}, NodeTimeout(limits.Identity))
 			It("gives meaningful outputs, within the family's contract", func() {
 				Expect(c.Meaning()).To(Succeed())
 				AddReportEntry("meaning", c.Result.Meaning, ReportEntryVisibilityFailureOrVerbose)
@@ -213,13 +229,13 @@ func (s *Suite) full(row inventory.Row) {
 					AddReportEntry(junit.FigureName(f.Name, f.Unit), f.Value)
 				}
 			})
-			// Last of the served claims: an Ordered container skips what follows a failure, and the
-			// meaning and timing evidence must stand whatever this check finds.
+			// Last: an Ordered container skips what follows a failure, and the meaning and timing
+			// evidence must stand whatever this check finds.
 			It("serves repeats of one input no faster than fresh inputs of equal cost: no cached results", func(ctx SpecContext) {
 				err := c.NoCaching(ctx)
 				AddReportEntry("no_caching", c.Result.NoCache, ReportEntryVisibilityFailureOrVerbose)
 				Expect(err).NotTo(HaveOccurred())
-			}, NodeTimeout(15*time.Minute))
+			}, NodeTimeout(limits.Identity))
 		})
 		It("leaves the served bundle byte-identical to the gated one", func() {
 			Expect(c.Unchanged()).To(Succeed())
@@ -227,12 +243,15 @@ func (s *Suite) full(row inventory.Row) {
 	})
 }
 
-// buildAndGate declares the specs every row that is built shares.
+// buildAndGate declares the specs every row that is built shares. A target whose family gate
+// builds the bundle (build_output: family-gate) runs the gate in the build spec: the row's one
+// engine build; the capability is then that file's, and the gate spec reads the same run's report.
 func (s *Suite) buildAndGate(c *checkpoint.Checkpoint) {
+	limits := s.Plan.Target.Limits(s.Plan.Stage)
 	It("builds the bundle from the family manifest and records its sha256", func(ctx SpecContext) {
 		Expect(c.Build(ctx)).To(Succeed())
 		AddReportEntry("bundle", c.Result.Bundle, ReportEntryVisibilityFailureOrVerbose)
-	}, NodeTimeout(20*time.Minute))
+	}, NodeTimeout(limits.Build))
 	It(fmt.Sprintf("implements %s, by capability rather than by name or declared mode", s.Plan.W.Stage().Capability()), func(ctx SpecContext) {
 		Expect(c.Capability(ctx)).To(Succeed())
 	})
@@ -242,7 +261,7 @@ func (s *Suite) buildAndGate(c *checkpoint.Checkpoint) {
 		for name, v := range c.Result.Gate.Figures {
 			AddReportEntry("gate_"+name, v)
 		}
-	}, NodeTimeout(30*time.Minute))
+	}, NodeTimeout(limits.Gate))
 }
 
 // recorded is a reduced or variant row: built and gated, recorded, never counted (the

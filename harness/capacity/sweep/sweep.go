@@ -205,6 +205,27 @@ func qualify(ctx context.Context, c *checkpoint.Checkpoint) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, stopNet(context.WithoutCancel(ctx))) }()
+	if err := served(ctx, c); err != nil {
+		return err
+	}
+	// The native twins run after the server stopped, in a container of its image.
+	stopNative, err := c.StartNative(ctx)
+	if stopNative != nil {
+		defer func() { err = errors.Join(err, stopNative(context.WithoutCancel(ctx))) }()
+	}
+	if err != nil {
+		return err
+	}
+	for _, step := range []func() error{func() error { return c.Identity(ctx) }, c.Meaning, c.Timing, c.Unchanged} {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// served starts the server, runs the served steps and stops it.
+func served(ctx context.Context, c *checkpoint.Checkpoint) (err error) {
 	stopSrv, err := c.StartServer(ctx)
 	if stopSrv != nil {
 		defer func() { err = errors.Join(err, stopSrv(context.WithoutCancel(ctx))) }()
@@ -216,8 +237,6 @@ func qualify(ctx context.Context, c *checkpoint.Checkpoint) (err error) {
 		func() error { return c.CheckServed(ctx) },
 		func() error { return c.RunAIPerf(ctx) },
 		func() error { _, err := c.Join(); return err },
-		func() error { return c.Identity(ctx) },
-		c.Meaning, c.Timing, c.Unchanged,
 	} {
 		if err := step(); err != nil {
 			return err

@@ -41,7 +41,7 @@ const (
 // runDoctor checks what a run needs before it starts and prints one line per piece.
 func runDoctor(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	gpu := fs.Bool("gpu", false, "also check the NVIDIA runtime or CDI devices (implied by a TRTMC target whose gpu value is not none)")
+	gpu := fs.Bool("gpu", false, "also check the NVIDIA runtime or CDI devices and, for a TRTMC target, the serving worker, runtime libraries, cmake/CTest tree and mpirun its rows need (implied by a TRTMC target whose gpu value is not none)")
 	allowPlanned := fs.Bool("allow-planned", false, "a missing TRTMC piece is not a blocker: the rows that need it are recorded as planned (make qualify-all)")
 	if err := parseArgs(fs, args); err != nil {
 		return err
@@ -68,6 +68,9 @@ func runDoctor(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if *gpu {
 		findings = append(findings, gpuFinding(ctx))
+		if t.Kind.InCheckout() {
+			findings = append(findings, servingStackFindings(t, targetRows(t))...)
+		}
 	}
 	if *allowPlanned {
 		for i := range findings {

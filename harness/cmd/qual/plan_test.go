@@ -85,9 +85,14 @@ func TestPlanShowsEveryStepAndTheTokenLimit(t *testing.T) {
 	if i := slices.Index(native.Args, "--max-output-tokens"); i < 0 || native.Args[i+1] != "5" {
 		t.Errorf("native %q lacks the testcase's --max-output-tokens 5", native.Args)
 	}
-	build, _ := commandOf(r, "build")
-	if build.Dir != "/runs/RUN/asr/sphinx-en-us/work" || !slices.ContainsFunc(build.Env, func(e string) bool { return strings.HasPrefix(e, "TRTMC_BINARY=") }) {
-		t.Errorf("build without its directory or environment: %+v", build)
+	gate, _ := commandOf(r, "gate")
+	if gate.Dir != "/runs/RUN/asr/sphinx-en-us/work" || !slices.ContainsFunc(gate.Env, func(e string) bool { return strings.HasPrefix(e, "TRTMC_BINARY=") }) {
+		t.Errorf("gate without its directory or environment: %+v", gate)
+	}
+	// One engine build: the gate builds what it validates, shown as the build step, before inspect.
+	if build, _ := commandOf(r, "build"); len(build.Args) != 0 || !strings.Contains(build.Note, "family gate") ||
+		slices.IndexFunc(r.Commands, func(c plan.DryRunCommand) bool { return c.Step == "gate" }) > slices.IndexFunc(r.Commands, func(c plan.DryRunCommand) bool { return c.Step == "inspect" }) {
+		t.Errorf("the row runs a build of its own, or inspects before the gate built: %+v", r.Commands)
 	}
 	var out bytes.Buffer
 	if err := json.NewEncoder(&out).Encode(rep); err != nil || !strings.Contains(out.String(), `"step":"aiperf"`) {
@@ -120,10 +125,49 @@ func TestPlanUsesTheConfiguredTargetValues(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil || len(rep.Rows) == 0 {
 		t.Fatalf("plan JSON: %v %s", err, out.String())
 	}
-	for _, step := range []string{"build", "gate"} {
+	for _, step := range []string{"gate"} {
 		c, ok := commandOf(rep.Rows[0], step)
 		if !ok || len(c.Args) == 0 || c.Args[0] != "/opt/custom/bin/python" {
 			t.Errorf("%s runs %q, not QUAL_TRTMC_PYTHON's python", step, c.Args)
+		}
+	}
+}
+
+// qual plan renders every row of both real layouts: a manifest-only tree's missing clip is shown
+// as the path the run would read, marked MISSING, with the rest of the row rendered; distributed
+// rows are shown, planned; no row stops at "cannot render the rest".
+func TestPlanRendersEveryRowOfBothLayouts(t *testing.T) {
+	var stages []string
+	for _, st := range stage.All() {
+		stages = append(stages, string(st.Name))
+	}
+	for _, c := range []struct{ file, root string }{{"trtmc.yaml", "trtmc-newer"}, {"trtmc-older.yaml", "trtmc-older"}} {
+		rep := planOf(t, c.file, c.root, stages...)
+		var distributed, missing int
+		for _, r := range rep.Rows {
+			if r.Error != "" {
+				t.Errorf("%s %s: cannot render the rest: %s", c.root, r.Profile, r.Error)
+			}
+			if p, ok := commandOf(r, "planned"); ok && strings.HasPrefix(p.Note, "distributed: planned: needs") {
+				distributed++
+				continue
+			}
+			if in, ok := commandOf(r, "inputs"); ok && strings.HasPrefix(in.Note, "MISSING: the run would read /") {
+				missing++
+				if native, ok := commandOf(r, "native"); ok && native.Where != "none" && !strings.Contains(strings.Join(native.Args, " "), "(MISSING)") {
+					t.Errorf("%s %s: native run does not show the missing input: %q", c.root, r.Profile, native.Args)
+				}
+			}
+			if _, ok := commandOf(r, "gate"); !ok {
+				t.Errorf("%s %s: no gate rendered: %+v", c.root, r.Profile, r.Commands)
+			}
+		}
+		t.Logf("%s: %d rows, %d distributed, %d with a missing input", c.root, len(rep.Rows), distributed, missing)
+		if distributed == 0 || len(rep.Rows) < 10 {
+			t.Errorf("%s: %d rows, %d distributed shown", c.root, len(rep.Rows), distributed)
+		}
+		if c.root == "trtmc-newer" && missing == 0 {
+			t.Errorf("%s: no row marked a missing input (the tree holds manifests only)", c.root)
 		}
 	}
 }

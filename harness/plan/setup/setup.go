@@ -53,6 +53,9 @@ func Prepare(ctx context.Context, p *plan.Plan, log io.Writer) (*checkpoint.Env,
 	if image != "" && image != "reference" {
 		env.Images.Server = image
 	}
+	if err := preflight(ctx, p, env.Images.Server, log); err != nil {
+		return nil, err
+	}
 	env.Cache, env.Python = b.CacheDirPath(), p.Config.WhisperPython
 	env.NativeBin = plan.NativeBin(p.Root)
 	return env, os.MkdirAll(filepath.Join(runDir, p.Stage), 0o755)

@@ -3,10 +3,14 @@
 Implements the signature TRTMC's CI uses (tools/ci/e2e.py) and what the family test does
 (families/whisper/tests/test_e2e.py: builds its own bundle at tmp_path / manifest["bundle"], runs it
 natively, compares with a reference under the testcase's thresholds) with trtmc-native's build and
-gate; writes JUnit with the test id test_official_checkpoint_e2e[CASE]. It is only ever on
+gate; writes JUnit with the test id test_official_checkpoint_e2e[CASE]. Where a family's test differs
+(canary builds at tmp_path.parent; parakeet_tdt needs TRTMC_NATIVE_BUILD_DIR), the double's
+test_e2e.py declares it (declared()). It is only ever on
 PYTHONPATH through the double's own tree.
 """
+import ast
 import json
+import os
 import subprocess
 import sys
 import time
@@ -30,17 +34,38 @@ def main(argv):
     if not cases:
         sys.exit("direct E2E requires one of the three explicit E2E selectors")
     basetemp = Path(opts.get("--basetemp", "/tmp/pytest-double"))
-    results = [run_case(family_root, case, basetemp) for case in cases]
+    rules = declared(tests[0])
+    results = [run_case(family_root, case, basetemp, rules) for case in cases]
     write_junit(opts.get("--junitxml"), results)
     sys.exit(0 if all(r["passed"] for r in results) else 1)
 
 
-def run_case(family_root, case, basetemp):
+def declared(test_file):
+    """The family test's own rules, as module-level constants of the double's test_e2e.py:
+    BUNDLE_AT ("tmp_path": whisper @9777fef7; "tmp_path.parent", reused when present: canary
+    @9777fef7) and REQUIRES_ENV (("TRTMC_NATIVE_BUILD_DIR",): parakeet_tdt @17d91ae1, a configured
+    CTest build tree it then `cmake --build`s)."""
+    rules = {"BUNDLE_AT": "tmp_path", "REQUIRES_ENV": ()}
+    for node in ast.parse(Path(test_file).read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and getattr(node.targets[0], "id", "") in rules:
+            rules[node.targets[0].id] = ast.literal_eval(node.value)
+    return rules
+
+
+def run_case(family_root, case, basetemp, rules):
     manifest_path, manifest = d.find_case(family_root, case)
+    for name in rules["REQUIRES_ENV"]:
+        where = os.environ.get(name)
+        if not where:
+            return failed(case, f"AssertionError: selected E2E requires {name}")
+        if name == "TRTMC_NATIVE_BUILD_DIR" and not (Path(where) / "CTestTestfile.cmake").is_file():
+            return failed(case, f"{name} is not a configured CTest build tree: {where}")
     tmp_path = basetemp / f"test_official_checkpoint_e2e_{len(list(basetemp.glob('*'))) if basetemp.exists() else 0}"
-    bundle = tmp_path / manifest["bundle"]
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    bundle = (tmp_path.parent if rules["BUNDLE_AT"] == "tmp_path.parent" else tmp_path) / manifest["bundle"]
     start = time.monotonic()
-    d.build(manifest_path, bundle)
+    if not (rules["BUNDLE_AT"] == "tmp_path.parent" and bundle.is_file()):  # canary reuses one already there
+        d.build(manifest_path, bundle)
     done = subprocess.run([d.native(), "gate", str(bundle), "--manifest", str(manifest_path), "--testcase", case,
                            "--root", str(d.repo_root()), "--json"], capture_output=True, text=True)
     try:
@@ -50,6 +75,10 @@ def run_case(family_root, case, basetemp):
     passed = done.returncode == 0 and bool(result.get("passed"))
     return {"case": case, "passed": passed, "seconds": time.monotonic() - start,
             "message": "; ".join(result.get("failures") or []) or ("" if passed else "gate failed"), "bundle": str(bundle)}
+
+
+def failed(case, message):
+    return {"case": case, "passed": False, "seconds": 0.0, "message": message, "bundle": ""}
 
 
 def write_junit(path, results):
