@@ -9,7 +9,7 @@ import (
 
 // CheckpointValues are one checkpoint's placeholder values: {profile}, {testcase}, {family_dir},
 // {bundle_name}, {work}, and the testcase's own native-run settings {cfg_scale} and {max_tokens},
-// empty when it declares none (optional flags then leave them out; see Expand). The run and
+// and {language} (filled from the served base request at run time), empty when it declares none (optional flags then leave them out; see Expand). The run and
 // `qual plan` both render commands from these, so the plan shows what the run executes.
 func (t *Target) CheckpointValues(m *manifest.Manifest, tc manifest.Testcase, work string) map[string]string {
 	familyDir := filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(m.Path)))) // families/<dir>/tests/manifests
@@ -17,7 +17,7 @@ func (t *Target) CheckpointValues(m *manifest.Manifest, tc manifest.Testcase, wo
 		familyDir = filepath.Base(filepath.Dir(filepath.Dir(m.Path))) // tests/e2e/models/<dir>/manifests
 	}
 	v := map[string]string{"profile": m.Name, "testcase": tc.Name, "family_dir": familyDir,
-		"bundle_name": m.Bundle, "work": work, "cfg_scale": "", "max_tokens": ""}
+		"bundle_name": m.Bundle, "work": work, "cfg_scale": "", "max_tokens": "", "language": ""}
 	if tc.CfgScale != nil {
 		v["cfg_scale"] = strconv.FormatFloat(*tc.CfgScale, 'g', -1, 64)
 	}

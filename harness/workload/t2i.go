@@ -180,11 +180,15 @@ func (w t2i) responseImageBytes(p join.Pair) (raw []byte, viaURL bool, err error
 	if n := len(p.Server.Output.Images); n != 1 {
 		return nil, false, fmt.Errorf("server record holds %d images, want 1", n)
 	}
-	var resp contract.ImagesResponse
+	var resp contract.ImageReply
 	if err := json.Unmarshal([]byte(p.Client.ResponseBody()), &resp); err != nil || len(resp.Data) != 1 {
 		return nil, false, fmt.Errorf("HTTP response holds no single image (%v)", err)
 	}
 	d := resp.Data[0]
+	art := p.Server.Output.Images[0].Artifact
+	if d.URL == "" && d.B64JSON == "" { // TRTMC's app answers "" when the worker names no artifact or path
+		return w.workerArtifact(p.ID, art)
+	}
 	if d.B64JSON != "" || d.URL == "" {
 		raw, err := base64.StdEncoding.DecodeString(d.B64JSON)
 		if err != nil || len(raw) == 0 {
@@ -196,13 +200,31 @@ func (w t2i) responseImageBytes(p join.Pair) (raw []byte, viaURL bool, err error
 	if !ok {
 		return nil, true, fmt.Errorf("image url %q is not a file:// URL of a kept artifact", d.URL)
 	}
-	if art := p.Server.Output.Images[0].Artifact; art != path {
+	if art != path {
 		return nil, true, fmt.Errorf("HTTP image url %s is not the server record's artifact %q", d.URL, art)
 	}
 	if w.artifacts == nil {
 		return nil, true, fmt.Errorf("image url %s: no kept scratch directory to read the artifact from", d.URL)
 	}
 	raw, err = w.artifacts(d.URL)
+	return raw, true, err
+}
+
+// workerArtifact is the image of a request the app answered with an empty URL (app.py @1797a247
+// _artifact_url answers "" unless the worker's observation has "artifact" or "path"; the --serve
+// worker of benchmark_worker.cpp @ca938e40 names its PNGs in image_artifacts instead): the file
+// the record names, in the request's directory of the kept scratch. Neither is an error naming
+// the worker.
+func (w t2i) workerArtifact(id, art string) ([]byte, bool, error) {
+	name, ok := strings.CutPrefix(art, contract.WorkerArtifactPrefix)
+	if !ok || name == "" || strings.Contains(name, "/") {
+		return nil, true, fmt.Errorf("HTTP answered an empty image url and the server record names no image_artifacts of the worker "+
+			"(trtmc_benchmark_worker --serve names no artifact, path or image_artifacts: record artifact %q)", art)
+	}
+	if w.artifacts == nil {
+		return nil, true, fmt.Errorf("worker artifact %s: no kept scratch directory to read it from", name)
+	}
+	raw, err := w.artifacts(contract.WorkerArtifactPrefix + id + "/" + name)
 	return raw, true, err
 }
 
