@@ -19,7 +19,6 @@ import (
 // bundle it mounted itself.
 type TRTMCServingInfo struct {
 	Bundle      string         `json:"bundle"`
-	Operation   string         `json:"operation"`
 	Task        string         `json:"task"`
 	TimingScope string         `json:"timing_scope"`
 	LoadMS      *float64       `json:"load_ms"`
@@ -56,8 +55,7 @@ type TRTMCObservation struct {
 // TRTMCTranscription is the 200 answer of /v1/audio/transcriptions (app.py @1797a247
 // transcriptions + respond): {text, trtmc_timing, trtmc_observation}.
 type TRTMCTranscription struct {
-	Text   *string `json:"text"`
-	Timing *Timing `json:"trtmc_timing"`
+	Text *string `json:"text"`
 }
 
 // ImageReply is the members of an images answer the harness reads: data[].url (TRTMC's app,
@@ -68,7 +66,6 @@ type ImageReply struct {
 		URL     string `json:"url"`
 		B64JSON string `json:"b64_json"`
 	} `json:"data"`
-	Timing *Timing `json:"trtmc_timing"`
 }
 
 // TRTMCError is the app's error answer (app.py @1797a247 _error), with X-Request-ID when the

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
@@ -193,9 +194,7 @@ func uploadedClip(payload map[string]any) (task.Audio, error) {
 }
 
 func (asr) HTTPOutput(p join.Pair) (string, error) {
-	var resp struct {
-		Text *string `json:"text"`
-	}
+	var resp contract.TRTMCTranscription // {"text"}: ours and TRTMC's
 	if err := json.Unmarshal([]byte(p.Client.ResponseBody()), &resp); err != nil || resp.Text == nil {
 		return "", fmt.Errorf("HTTP response has no text: %q", Tail(p.Client.ResponseBody()))
 	}
