@@ -6,10 +6,10 @@ package checkpoint
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -165,15 +165,9 @@ func nativeFromBase() []struct {
 	}
 }
 
-// sha256Field is the first 64-hex-digit word of sha256sum's output ("" when there is none).
-func sha256Field(out string) string {
-	for _, f := range strings.Fields(out) {
-		if _, err := hex.DecodeString(f); err == nil && len(f) == 64 {
-			return f
-		}
-	}
-	return ""
-}
+// sha256Field is the first 64-hex-digit run in sha256sum's output ("" when there is none): an
+// exec stream may carry framing bytes before it.
+func sha256Field(out string) string { return regexp.MustCompile(`[0-9a-f]{64}`).FindString(out) }
 
 // servedNative fills the native run's values the request left empty from the served base request.
 func (c *Checkpoint) servedNative(values map[string]string) {
