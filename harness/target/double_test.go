@@ -213,6 +213,7 @@ func serve(t *testing.T, tg *Target, v map[string]string, extra []string, work, 
 	if err != nil || parsed.RequestID != "double-req-1" {
 		t.Fatalf("response %+v %v", parsed, err)
 	}
+	servedKeysAreTRTMCs(t, base, map[bool]string{true: "images", false: "transcription"}[taskString == "image_generation"], body)
 	cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -232,6 +233,7 @@ func serve(t *testing.T, tg *Target, v map[string]string, extra []string, work, 
 	if !bytes.Contains(data, []byte(`"timing": {`)) || bytes.Contains(data, []byte("contract_double")) {
 		t.Fatalf("records are not in TRTMC's shape (and only its keys): %s", data)
 	}
+	recordKeysAreTRTMCs(t, data)
 	if taskString == "image_generation" {
 		keptArtifact(t, body, recs[0], filepath.Join(work, "scratch"))
 		return
