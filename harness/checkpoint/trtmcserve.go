@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
@@ -123,13 +122,8 @@ func ServedOf(info contract.TRTMCServingInfo, build map[string]any) evidence.Ser
 		}
 		s.HTTP["language"], s.Native["language"] = l, l
 	}
-	for _, f := range nativeFromBase() {
-		if v, ok := info.BaseRequest[f.key].(float64); ok && f.applies(v) {
-			s.Native[f.value] = strconv.FormatFloat(v, 'g', -1, 64)
-		}
-	}
-	if v, ok := info.BaseRequest["negative_prompt"].(string); ok && v != "" {
-		s.Native["negative_prompt"] = v
+	for k, v := range contract.NativeFromBase(info.BaseRequest) {
+		s.Native[k] = v
 	}
 	return s
 }
@@ -145,24 +139,6 @@ func familyLanguage(build map[string]any) string {
 		}
 	}
 	return "en"
-}
-
-// nativeFromBase maps base-request numbers to native-run placeholders, each with the values that
-// mean "set" (the worker's unset markers are -1 or 0: benchmark_worker.cpp @ca938e40
-// image_config, run_transcribe).
-func nativeFromBase() []struct {
-	key, value string
-	applies    func(float64) bool
-} {
-	positive := func(v float64) bool { return v > 0 }
-	nonNegative := func(v float64) bool { return v >= 0 }
-	return []struct {
-		key, value string
-		applies    func(float64) bool
-	}{
-		{"max_new_tokens", "max_tokens", positive}, {"num_steps", "steps", positive}, {"guidance_scale", "guidance", nonNegative},
-		{"cfg_scale", "cfg_scale", nonNegative}, {"height", "height", positive}, {"width", "width", positive}, {"seed", "seed", nonNegative},
-	}
 }
 
 // sha256Field is the first 64-hex-digit run in sha256sum's output ("" when there is none): an

@@ -2,6 +2,7 @@ package contract
 
 import (
 	"encoding/json"
+	"strconv"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/mediadigest"
 )
@@ -110,4 +111,29 @@ func (o *TRTMCObservation) UnmarshalJSON(b []byte) error {
 	*o = TRTMCObservation(rest.plain)
 	o.Digest = nil
 	return nil
+}
+
+// NativeFromBase are the native-run values a served base request sets: each number the worker
+// treats as set (its unset markers are -1 or 0: benchmark_worker.cpp @ca938e40 image_config,
+// run_transcribe) under the target's placeholder name, and a non-empty negative prompt. The run
+// derives the native twin's flags from it, and qual verify re-derives them from the stored copy.
+func NativeFromBase(base map[string]any) map[string]string {
+	positive := func(v float64) bool { return v > 0 }
+	nonNegative := func(v float64) bool { return v >= 0 }
+	out := map[string]string{}
+	for _, f := range []struct {
+		key, value string
+		set        func(float64) bool
+	}{
+		{"max_new_tokens", "max_tokens", positive}, {"num_steps", "steps", positive}, {"guidance_scale", "guidance", nonNegative},
+		{"cfg_scale", "cfg_scale", nonNegative}, {"height", "height", positive}, {"width", "width", positive}, {"seed", "seed", nonNegative},
+	} {
+		if v, ok := base[f.key].(float64); ok && f.set(v) {
+			out[f.value] = strconv.FormatFloat(v, 'g', -1, 64)
+		}
+	}
+	if v, ok := base["negative_prompt"].(string); ok && v != "" {
+		out["negative_prompt"] = v
+	}
+	return out
 }
