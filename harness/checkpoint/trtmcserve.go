@@ -6,9 +6,7 @@ package checkpoint
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"regexp"
 	"strings"
 
@@ -59,26 +57,7 @@ func (c *Checkpoint) want(mounted string) contract.TRTMCServingInfo {
 // trtmcServingInfo reads GET /v1/serving/info in TRTMC's shape.
 func (c *Checkpoint) trtmcServingInfo(ctx context.Context) (contract.TRTMCServingInfo, error) {
 	var info contract.TRTMCServingInfo
-	base, err := c.serving.server.BaseURL(ctx)
-	if err != nil {
-		return info, err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/serving/info", nil)
-	if err != nil {
-		return info, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return info, fmt.Errorf("serving info: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return info, fmt.Errorf("serving info: HTTP %d", resp.StatusCode)
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&info); err != nil {
-		return info, fmt.Errorf("serving info: %w", err)
-	}
-	return info, nil
+	return info, c.serving.server.GetJSON(ctx, "/v1/serving/info", "", &info)
 }
 
 // CheckTRTMCServed compares what TRTMC's app reports with what the row expects: the same

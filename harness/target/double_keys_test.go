@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -62,7 +63,7 @@ func extraKeys(where string, value any, allowed map[string][]string) []string {
 			return nil
 		}
 		for k, item := range v {
-			if !contains(keys, k) {
+			if !slices.Contains(keys, k) {
 				out = append(out, where+"."+k)
 				continue
 			}
@@ -75,15 +76,6 @@ func extraKeys(where string, value any, allowed map[string][]string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // servedKeysAreTRTMCs fails the test when a JSON object the double served holds a key TRTMC's app
