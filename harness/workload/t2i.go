@@ -38,7 +38,8 @@ func (t2i) EndpointType() string { return "image_generation" }
 func (t2i) Figures() []string    { return []string{"images_per_second"} }
 func (t2i) IdentityRule() string {
 	return "image pixels exactly equal: pixel sha256 of the HTTP PNG == server record == trtmc-native generate-image " +
-		"(a file:// answer: the kept artifact is the HTTP PNG, its path is the record's artifact and its 64x64 thumbnail the record's media_digest)"
+		"(a file:// answer: the kept artifact is the HTTP PNG, its path is the record's artifact and its 64x64 thumbnail the record's media_digest; " +
+		"an empty url from TRTMC's app: the PNG the worker named in image_artifacts, kept in the request's scratch directory, held to the same digest)"
 }
 
 // Inputs reads the pinned prompts, or the one prompt a TRTMC testcase carries itself
