@@ -251,29 +251,34 @@ func (c *Container) InternalURL() string { return "http://" + c.alias + ":8000" 
 // ServingInfo reads /v1/serving/info.
 func (c *Container) ServingInfo(ctx context.Context, apiKey string) (contract.ServingInfo, error) {
 	var info contract.ServingInfo
+	return info, c.GetJSON(ctx, "/v1/serving/info", apiKey, &info)
+}
+
+// GetJSON decodes the 200 answer of GET path into v (a TRTMC server's own shapes, for one).
+func (c *Container) GetJSON(ctx context.Context, path, apiKey string, v any) error {
 	base, err := c.BaseURL(ctx)
 	if err != nil {
-		return info, err
+		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/serving/info", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
 	if err != nil {
-		return info, err
+		return err
 	}
 	if apiKey != "" {
 		req.Header.Set("Authorization", "Bearer "+apiKey)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return info, fmt.Errorf("serving info: %w", err)
+		return fmt.Errorf("GET %s: %w", path, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return info, fmt.Errorf("serving info: HTTP %d", resp.StatusCode)
+		return fmt.Errorf("GET %s: HTTP %d", path, resp.StatusCode)
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&info); err != nil {
-		return info, fmt.Errorf("serving info: %w", err)
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		return fmt.Errorf("GET %s: %w", path, err)
 	}
-	return info, nil
+	return nil
 }
 
 // Records copies the records JSONL out (works while running and after the container stopped).

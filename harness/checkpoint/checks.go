@@ -11,6 +11,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/figures"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
@@ -109,6 +110,7 @@ func (c *Checkpoint) nativeStdout(ctx context.Context, req workload.Request) (st
 	for k, v := range req.Native {
 		values[k] = v
 	}
+	c.servedNative(values)
 	args, err := c.kind().nativeArgs(c, tmpl, values)
 	if err != nil {
 		return "", err
@@ -128,7 +130,9 @@ func (c *Checkpoint) Meaning() error {
 	if c.Result.Identity == nil || !c.steps["identity"] {
 		return c.fail("meaning", fmt.Errorf("identity did not pass"))
 	}
-	th, err := manifest.ReadThresholds(manifest.ThresholdsPath(c.Manifest, c.Testcase.Name))
+	// Read only where declared: the rule asks for the bounds it needs, and one the target declares
+	// none of is recorded as such (Meaning.NoBound) rather than failed.
+	th, err := manifest.ReadDeclaredThresholds(manifest.ThresholdsPath(c.Manifest, c.Testcase.Name))
 	if err != nil {
 		return c.fail("meaning", err)
 	}
@@ -151,6 +155,9 @@ func (c *Checkpoint) Timing() error {
 	if c.Result.Join == nil || !c.steps["join"] {
 		return c.fail("timing", fmt.Errorf("no clean join to time"))
 	}
+	if err := c.clipSeconds(); err != nil {
+		return c.fail("timing", err)
+	}
 	plotPath := filepath.Join(c.Dir, "latency.svg")
 	row, err := figures.Of(c.Result.Join.Pairs, c.serving.aiperf.Exports, c.serving.aiperf.Runs,
 		c.Manifest.Name+": client latency vs Task call (measured requests)", plotPath)
@@ -160,6 +167,9 @@ func (c *Checkpoint) Timing() error {
 	c.Result.Repeated = row.Repeated
 	if err != nil {
 		return c.fail("timing", err)
+	}
+	if missing := missingFigures(c.W.Figures(), row.Timing); len(missing) > 0 {
+		return c.fail("timing", fmt.Errorf("the stage's figures %s cannot be computed: %s", strings.Join(missing, ", "), figureReason(row.Timing)))
 	}
 	c.Result.Plot = evidence.RelPath(c.Env.RunDir, plotPath)
 	timelines, err := figures.Timelines(c.Result.Join.Pairs, c.serving.aiperf.Runs, c.Env.Target.Server.Lanes, c.Manifest.Name, c.Dir)
@@ -172,4 +182,42 @@ func (c *Checkpoint) Timing() error {
 	}
 	c.done("timing")
 	return nil
+}
+
+// clipSeconds gives every served request that states no clip length the length of the clip it
+// uploaded, for a workload whose figures need it; a clip that does not decode is an error naming
+// the request.
+func (c *Checkpoint) clipSeconds() error {
+	w, ok := c.W.(workload.ClipTimed)
+	if !ok {
+		return nil
+	}
+	for _, p := range c.Result.Join.Pairs {
+		if o := p.Server.Output; o != nil && o.AudioSeconds <= 0 {
+			s, err := w.ClipSeconds(p)
+			if err != nil {
+				return fmt.Errorf("request %s: its record states no clip length and the uploaded clip gives none: %w", p.ID, err)
+			}
+			o.AudioSeconds = s
+		}
+	}
+	return nil
+}
+
+// missingFigures are the advertised figures the summary does not hold.
+func missingFigures(advertised []string, s timing.Summary) []string {
+	var out []string
+	for _, name := range advertised {
+		if _, ok := s.Get(name); !ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// figureReason says why the stage's figures could be missing: what they are derived from.
+func figureReason(s timing.Summary) string {
+	duration, _ := s.Get("benchmark_duration")
+	audio, _ := s.Get("audio_seconds")
+	return fmt.Sprintf("they need a positive benchmark duration (%v s) and, per stage, the measured requests' clip lengths (Σ %v s) or images", duration, audio)
 }

@@ -14,6 +14,9 @@ type kindSteps interface {
 	gate(ctx context.Context, c *Checkpoint) error
 	nativeArgs(c *Checkpoint, tmpl []string, values map[string]string) ([]string, error)
 	nativeOutput(ctx context.Context, c *Checkpoint, out string) (string, error)
+	// served checks what the running server says it serves against the row (serve.go,
+	// trtmcserve.go).
+	served(ctx context.Context, c *Checkpoint) error
 }
 
 // kindStepsOf is the registry of each kind's steps (target.Read refuses any other kind).

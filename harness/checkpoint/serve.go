@@ -141,25 +141,33 @@ func (c *Checkpoint) scratch(container string) (string, error) {
 	return dir, nil
 }
 
-// CheckServed asks the running server what it serves: /v1/serving/info must list one model
-// whose bundle sha256 is the built (and gated) one.
+// CheckServed asks the running server what it serves, in the target kind's own terms.
 func (c *Checkpoint) CheckServed(ctx context.Context) error {
 	if c.serving == nil || c.serving.server == nil {
 		return c.fail("serve", fmt.Errorf("no server running"))
 	}
-	info, err := c.serving.server.ServingInfo(ctx, "")
-	if err != nil {
+	if err := c.kind().served(ctx, c); err != nil {
 		return c.fail("serve", err)
 	}
+	c.done("serve")
+	return nil
+}
+
+// served: the reference server's /v1/serving/info must list one model whose bundle sha256 is
+// the built (and gated) one.
+func (referenceSteps) served(ctx context.Context, c *Checkpoint) error {
+	info, err := c.serving.server.ServingInfo(ctx, "")
+	if err != nil {
+		return err
+	}
 	if len(info.Models) != 1 {
-		return c.fail("serve", fmt.Errorf("serving info lists %d models, want 1", len(info.Models)))
+		return fmt.Errorf("serving info lists %d models, want 1", len(info.Models))
 	}
 	c.Result.Bundle.SHA256Served = info.Models[0].BundleSHA256
 	if c.Result.Bundle.SHA256Served != c.Result.Bundle.SHA256Built {
-		return c.fail("serve", fmt.Errorf("server reports bundle sha256 %s, built %s", c.Result.Bundle.SHA256Served, c.Result.Bundle.SHA256Built))
+		return fmt.Errorf("server reports bundle sha256 %s, built %s", c.Result.Bundle.SHA256Served, c.Result.Bundle.SHA256Built)
 	}
 	c.logf("serving %s (bundle sha256 %s)", info.Models[0].ID, c.Result.Bundle.SHA256Served)
-	c.done("serve")
 	return nil
 }
 
@@ -190,6 +198,7 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 	if err != nil {
 		return c.fail("aiperf", err)
 	}
+	c.servedHTTP(l.Rows)
 	p := plan.AIPerfProfile(c.Env.Target, c.W, c.Manifest.Name, c.serving.server.InternalURL(), l)
 	c.serving.route = c.W.Route()
 	c.Result.Endpoint = c.serving.route

@@ -63,114 +63,71 @@ type RecordImage struct {
 	Digest   *mediadigest.Digest `json:"media_digest,omitempty"`
 }
 
-// trtmcRecord holds the fields other spellings use: TRTMC's serving app writes
-// {"request_id","route","operation","backend","time","timing":{...},"observation"}; older
-// exports name the id x_request_id, the route endpoint, the status status_code and carry the
-// timing fields and the text at the top level.
-type trtmcRecord struct {
-	Timing      *Timing         `json:"timing"`
-	Observation json.RawMessage `json:"observation"`
-	XRequestID  string          `json:"x_request_id"`
-	Endpoint    string          `json:"endpoint"`
-	StatusCode  int             `json:"status_code"`
-	QueueMS     *float64        `json:"queue_ms"`
-	ModelCallMS *float64        `json:"model_call_ms"`
-	HandlerMS   *float64        `json:"handler_ms"`
-	Text        *string         `json:"text"`
-}
-
-// ParseRecord reads one records JSONL line in any of the spellings above. Our own fields win;
-// the others fill what ours leave empty.
+// ParseRecord reads one records JSONL line: ours, or TRTMC's serving app's
+// {"request_id","route","operation","backend","time","timing":{...},"observation"} (app.py
+// @1797a247 execute), whose members are read through TRTMCRecord only. Our own fields win.
 func ParseRecord(line []byte) (Record, error) {
 	var r Record
 	if err := json.Unmarshal(line, &r); err != nil {
 		return r, fmt.Errorf("record: %w", err)
 	}
-	var alt trtmcRecord
-	if err := json.Unmarshal(line, &alt); err != nil {
+	var t TRTMCRecord
+	if err := json.Unmarshal(line, &t); err != nil {
 		return r, fmt.Errorf("record: %w", err)
 	}
 	if r.RequestID == "" {
-		r.RequestID = alt.XRequestID
+		return r, fmt.Errorf("record has no request_id")
 	}
-	if r.Route == "" {
-		r.Route = alt.Endpoint
-	}
-	if r.Status == 0 {
-		r.Status = alt.StatusCode
+	if t.Timing == nil || t.Observation == nil { // our own record
+		return r, nil
 	}
 	if r.Timing == (Timing{}) {
-		r.Timing = alt.timing()
+		r.Timing = *t.Timing
 	}
-	if r.Status == 0 && alt.Timing != nil && alt.Observation != nil {
-		// TRTMC's serving app writes a record only after the operation ran (app.py execute):
-		// its nested shape means a served request. (trtmc helper, minimal addition)
+	if r.Status == 0 { // the app writes a record only for a request it executed
 		r.Status = 200
 	}
 	if r.Output == nil {
-		if text, ok := alt.text(); ok {
-			r.Output = &RecordOutput{Text: text}
-		} else if img, ok := alt.image(); ok {
-			r.Output = &RecordOutput{Images: []RecordImage{img}}
-		}
-	}
-	if r.RequestID == "" {
-		return r, fmt.Errorf("record has neither request_id nor x_request_id")
+		r.Output = t.Observation.output()
 	}
 	return r, nil
 }
 
-// timing is the nested timing object, else the flat fields.
-func (a trtmcRecord) timing() Timing {
-	if a.Timing != nil {
-		return *a.Timing
+// output is what the observation says the Task produced: a transcript (with the clip length
+// the worker measured), or one image; nil when it holds neither.
+func (o *TRTMCObservation) output() *RecordOutput {
+	if o.Text != nil {
+		out := &RecordOutput{Text: *o.Text}
+		if o.InputAudioSeconds != nil {
+			out.AudioSeconds = *o.InputAudioSeconds
+		}
+		return out
 	}
-	var t Timing
-	if a.ModelCallMS == nil {
-		return t
+	if o.Digest == nil {
+		return nil
 	}
-	t.ModelCallMS = *a.ModelCallMS
-	if a.QueueMS != nil {
-		t.QueueMS = *a.QueueMS
-	}
-	if a.HandlerMS != nil {
-		t.HandlerMS = *a.HandlerMS
-	}
-	return t
+	img := RecordImage{Width: o.Digest.Width, Height: o.Digest.Height, Artifact: o.artifact(), Digest: o.Digest}
+	return &RecordOutput{Images: []RecordImage{img}}
 }
 
-// text is the top-level text, else the observation's text. The observation's full schema is
-// not in what we read of TRTMC's serving app, so only a "text" member is taken from it.
-func (a trtmcRecord) text() (string, bool) {
-	if a.Text != nil {
-		return *a.Text, true
+// artifact is what app.py @1797a247 _artifact_url answers ("artifact", else "path"); when the
+// worker names neither, the first of its image_artifacts (a file name beside the request's
+// artifact base), marked as such for the reader to resolve under the request's directory.
+func (o *TRTMCObservation) artifact() string {
+	switch {
+	case o.Artifact != "":
+		return o.Artifact
+	case o.Path != "":
+		return o.Path
+	case len(o.ImageArtifacts) > 0:
+		return WorkerArtifactPrefix + o.ImageArtifacts[0]
 	}
-	var obs struct {
-		Text *string `json:"text"`
-	}
-	if len(a.Observation) > 0 && json.Unmarshal(a.Observation, &obs) == nil && obs.Text != nil {
-		return *obs.Text, true
-	}
-	return "", false
+	return ""
 }
 
-// image is a generate_image observation: the artifact the app's _artifact_url answers as a
-// file:// URL ("artifact", else "path") and the media_digest of the request's output PNG
-// (app.py @1797a247 execute/_artifact_url; digests.py add_media_digests).
-func (a trtmcRecord) image() (RecordImage, bool) {
-	var obs struct {
-		Artifact string              `json:"artifact"`
-		Path     string              `json:"path"`
-		Digest   *mediadigest.Digest `json:"media_digest"`
-	}
-	if len(a.Observation) == 0 || json.Unmarshal(a.Observation, &obs) != nil || obs.Digest == nil {
-		return RecordImage{}, false
-	}
-	if obs.Artifact == "" {
-		obs.Artifact = obs.Path
-	}
-	return RecordImage{Width: obs.Digest.Width, Height: obs.Digest.Height, Artifact: obs.Artifact, Digest: obs.Digest}, true
-}
+// WorkerArtifactPrefix marks a RecordImage.Artifact that is only a worker's image_artifacts file
+// name: the app answered no URL for it, and the file is in the request's scratch directory.
+const WorkerArtifactPrefix = "worker-artifact:"
 
 // ParseRecords reads a records JSONL file's contents; blank lines are skipped and a bad line
 // is an error naming its line number.

@@ -43,7 +43,7 @@ func TestParseRecordsNamesTheBadLine(t *testing.T) {
 
 // Our own fields win over the other spellings when both are present.
 func TestOurSpellingWins(t *testing.T) {
-	r, err := ParseRecord([]byte(`{"request_id":"ours","x_request_id":"theirs","trtmc_timing":{"model_call_ms":5},"timing":{"model_call_ms":9},"model_call_ms":7}`))
+	r, err := ParseRecord([]byte(`{"request_id":"ours","trtmc_timing":{"model_call_ms":5},"timing":{"model_call_ms":9},"observation":{}}`))
 	if err != nil || r.RequestID != "ours" || r.Timing.ModelCallMS != 5 {
 		t.Errorf("%+v %v", r, err)
 	}

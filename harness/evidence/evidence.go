@@ -134,6 +134,27 @@ type Meaning struct {
 	Checks   map[string]float64 `json:"checks"`
 	Failures []string           `json:"failures,omitempty"`
 	Rule     string             `json:"rule"`
+	// NoBound names each bound the rule would apply but the target declares none of (no
+	// thresholds file, or no such key in it): recorded, not failed, and not checked.
+	NoBound []string `json:"no_bound_declared,omitempty"`
+}
+
+// Served is what a TRTMC-kind server reported at /v1/serving/info, beside what the harness
+// checked it against, and the one configuration both sides of the identity check ran with.
+type Served struct {
+	Bundle      string         `json:"bundle"`       // info.bundle: the path the harness mounted
+	Task        string         `json:"task"`         // info.task
+	Family      string         `json:"family"`       // info.family
+	Profile     string         `json:"profile"`      // info.profile
+	Testcase    string         `json:"testcase"`     // info.testcase
+	TimingScope string         `json:"timing_scope"` // info.timing_scope: what model_call_ms measures
+	LoadMS      float64        `json:"load_ms"`      // info.load_ms: the worker's bundle load, outside steady state
+	BaseRequest map[string]any `json:"base_request"` // info.base_request: what every HTTP request starts from
+	// HTTP and Native are the settings each side of the identity check ran with, side by side:
+	// what the HTTP requests added to the base request, and the native run's flag values, both
+	// derived from BaseRequest.
+	HTTP   map[string]string `json:"http"`
+	Native map[string]string `json:"native"`
 }
 
 // Output is one request's stored output, for offline re-checks.
@@ -179,6 +200,7 @@ type Result struct {
 	Timing        *timing.Summary    `json:"timing,omitempty"`
 	Outputs       []Output           `json:"outputs,omitempty"`
 	Records       string             `json:"records,omitempty"` // server records file, relative
+	Served        *Served            `json:"served,omitempty"`  // what a TRTMC-kind server said it serves
 	Scratch       *Scratch           `json:"scratch,omitempty"` // the server's kept artifacts (TRTMC answers images as file:// URLs into it)
 	Plot          string             `json:"plot,omitempty"`
 	Timelines     []string           `json:"timelines,omitempty"` // one PNG per AIPerf run, relative to the run directory

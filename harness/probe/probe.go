@@ -72,7 +72,7 @@ func Refusal(ctx context.Context, env *checkpoint.Env, row inventory.Row, w work
 		return nil, cleanups, fmt.Errorf("probe request: %w", err)
 	}
 	defer resp.Body.Close()
-	var answer contract.ErrorBody
+	var answer contract.TRTMCError // {"error": {"message", "type", "code"}}: ours and TRTMC's
 	if err := json.NewDecoder(resp.Body).Decode(&answer); err != nil {
 		return nil, cleanups, fmt.Errorf("probe answer (HTTP %d) is not a JSON body: %w", resp.StatusCode, err)
 	}

@@ -19,14 +19,15 @@ const defaultChunkMS = 160
 // {chunk_samples}: the streaming chunk the server's worker uses, sample_rate * chunk_ms / 1000
 // samples of the testcase's clip (benchmark_worker.cpp @d46edb11 run_transcribe; the family test
 // passes the same --chunk-samples), empty when the clip cannot be read. The run and `qual plan`
-// both render commands from these, so the plan shows what the run executes.
+// both render commands from these, so the plan shows what the run executes. {language} is
+// filled from the served base request at run time.
 func (t *Target) CheckpointValues(m *manifest.Manifest, tc manifest.Testcase, work string) map[string]string {
 	familyDir := filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(m.Path)))) // families/<dir>/tests/manifests
 	if t.Layout == "tests/e2e" {
 		familyDir = filepath.Base(filepath.Dir(filepath.Dir(m.Path))) // tests/e2e/models/<dir>/manifests
 	}
 	v := map[string]string{"profile": m.Name, "testcase": tc.Name, "family_dir": familyDir,
-		"bundle_name": m.Bundle, "work": work, "cfg_scale": "", "max_tokens": "", "chunk_samples": ""}
+		"bundle_name": m.Bundle, "work": work, "cfg_scale": "", "max_tokens": "", "chunk_samples": "", "language": ""}
 	if tc.CfgScale != nil {
 		v["cfg_scale"] = strconv.FormatFloat(*tc.CfgScale, 'g', -1, 64)
 	}

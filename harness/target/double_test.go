@@ -216,6 +216,7 @@ func serve(t *testing.T, tg *Target, v map[string]string, extra []string, work, 
 	if err != nil || parsed.RequestID != "double-req-1" {
 		t.Fatalf("response %+v %v", parsed, err)
 	}
+	servedKeysAreTRTMCs(t, base, map[bool]string{true: "images", false: "transcription"}[taskString == "image_generation"], body)
 	cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -232,11 +233,12 @@ func serve(t *testing.T, tg *Target, v map[string]string, extra []string, work, 
 	if err != nil || len(recs) != 1 || recs[0].RequestID != "double-req-1" || recs[0].Timing.ModelCallMS <= 0 {
 		t.Fatalf("records %+v %v\n%s", recs, err, data)
 	}
-	if !bytes.Contains(data, []byte(`"timing": {`)) || !bytes.Contains(data, []byte("NOT a TRTMC result")) {
-		t.Fatalf("records are not in TRTMC's shape with the double's label: %s", data)
+	if !bytes.Contains(data, []byte(`"timing": {`)) || bytes.Contains(data, []byte("contract_double")) {
+		t.Fatalf("records are not in TRTMC's shape (and only its keys): %s", data)
 	}
+	recordKeysAreTRTMCs(t, data)
 	if taskString == "image_generation" {
-		keptArtifact(t, body, recs[0])
+		keptArtifact(t, body, recs[0], filepath.Join(work, "scratch"))
 		return
 	}
 	// The served request is the profile's testcase: at most its max_new_tokens (5) tokens, as the
@@ -247,18 +249,20 @@ func serve(t *testing.T, tg *Target, v map[string]string, extra []string, work, 
 	}
 }
 
-// keptArtifact checks TRTMC's image answer: a file:// URL of the PNG kept in the scratch
-// directory, which the record names and whose media_digest it holds (app.py, digests.py).
-func keptArtifact(t *testing.T, body []byte, rec contract.Record) {
-	var resp contract.ImagesResponse
-	if err := json.Unmarshal(body, &resp); err != nil || len(resp.Data) != 1 || resp.Data[0].B64JSON != "" {
-		t.Fatalf("image answer is not TRTMC's single url: %v %.300s", err, body)
+// keptArtifact checks TRTMC's image answer as its --serve worker makes it: the worker names its PNG
+// in image_artifacts, not as artifact or path, so the app answers an empty url (app.py @1797a247
+// _artifact_url; benchmark_worker.cpp @ca938e40 run_generate_image); the PNG is kept in the
+// request's scratch directory, which the record names and whose media_digest it holds.
+func keptArtifact(t *testing.T, body []byte, rec contract.Record, scratch string) {
+	var resp contract.ImageReply
+	if err := json.Unmarshal(body, &resp); err != nil || len(resp.Data) != 1 || resp.Data[0].B64JSON != "" || resp.Data[0].URL != "" {
+		t.Fatalf("image answer is not TRTMC's single empty url: %v %.300s", err, body)
 	}
-	path, ok := strings.CutPrefix(resp.Data[0].URL, "file://")
-	if !ok || rec.Output == nil || len(rec.Output.Images) != 1 || rec.Output.Images[0].Artifact != path || rec.Output.Images[0].Digest == nil {
-		t.Fatalf("url %q vs record %+v", resp.Data[0].URL, rec.Output)
+	name, ok := strings.CutPrefix(rec.Output.Images[0].Artifact, contract.WorkerArtifactPrefix)
+	if !ok || rec.Output == nil || len(rec.Output.Images) != 1 || rec.Output.Images[0].Digest == nil {
+		t.Fatalf("record %+v names no worker image artifact", rec.Output)
 	}
-	f, err := os.Open(path)
+	f, err := os.Open(filepath.Join(scratch, rec.RequestID, name))
 	if err != nil {
 		t.Fatalf("artifact not kept: %v", err)
 	}
@@ -270,7 +274,6 @@ func keptArtifact(t *testing.T, body []byte, rec contract.Record) {
 	if err := rec.Output.Images[0].Digest.Check(img); err != nil {
 		t.Fatalf("the record's media_digest is not the kept artifact's: %v", err)
 	}
-
 }
 
 // labelled runs a double's command and requires it to announce itself as the contract double.

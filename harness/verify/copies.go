@@ -188,9 +188,9 @@ func checkBodyTiming(records string, p join.Pair, report reporter) {
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(1, math.Abs(b)) }
 
 // checkAudioSeconds: a transcription record's audio_seconds is the duration of the clip AIPerf
-// uploaded (the server takes it from the decoded clip, server/transcriptions.go). TRTMC's serving
-// records carry no audio_seconds (app.py writes request_id, route, operation, backend, time,
-// timing, observation): a trtmc record without it has nothing to compare.
+// uploaded (the server takes it from the decoded clip, server/transcriptions.go; TRTMC's worker
+// reports it as observation.input_audio_seconds, benchmark_worker.cpp @ca938e40 run_transcribe).
+// A trtmc record without it has nothing to compare.
 func checkAudioSeconds(records, kind string, p join.Pair, report reporter) {
 	if p.Server.Output == nil || p.Server.Status < 200 || p.Server.Status > 299 {
 		return

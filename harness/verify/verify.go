@@ -77,6 +77,7 @@ func checks() []func(*Run) []Problem {
 		stageStatusCheck,     // each stage's status settles from its rows (stagestatus.go)
 		probeCheck,           // stage 9's refusal, by the target's documented rule (probe.go)
 		bundleCheck,          // one bundle built, gated, served (bundle.go)
+		servedInfoCheck,      // a TRTMC server's info and the one configuration (servedinfo.go)
 		bundleHeaderCheck,    // the stored bundle is the row's (bundleheader.go)
 		backingCheck,         // each status is backed by what it claims (complete.go)
 		storedCheck,          // stored bundle and inputs re-hashed, clip limits (stored.go)

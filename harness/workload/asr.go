@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
@@ -161,6 +162,9 @@ func UploadedClipSHA(payload map[string]any) (string, error) {
 	return a.SHA256(), nil
 }
 
+// ClipSeconds is the length of the clip the request uploaded (ClipTimed).
+func (asr) ClipSeconds(p join.Pair) (float64, error) { return UploadedClipSeconds(p.Client.Payload) }
+
 // UploadedClipSeconds is the length of the clip a transcription payload uploaded (verify compares
 // a record's audio_seconds with it); an error when the payload has no decodable clip.
 func UploadedClipSeconds(payload map[string]any) (float64, error) {
@@ -190,9 +194,7 @@ func uploadedClip(payload map[string]any) (task.Audio, error) {
 }
 
 func (asr) HTTPOutput(p join.Pair) (string, error) {
-	var resp struct {
-		Text *string `json:"text"`
-	}
+	var resp contract.TRTMCTranscription // {"text"}: ours and TRTMC's
 	if err := json.Unmarshal([]byte(p.Client.ResponseBody()), &resp); err != nil || resp.Text == nil {
 		return "", fmt.Errorf("HTTP response has no text: %q", Tail(p.Client.ResponseBody()))
 	}

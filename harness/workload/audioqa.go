@@ -44,7 +44,10 @@ func (audioQA) IdentityRule() string {
 // MayBeBlocked: no TRTMC family implements audio_text_to_text yet; the reference target's
 // cascade family does.
 func (audioQA) MayBeBlocked() string {
-	return "a target need not implement audio_text_to_text: no TRTMC family does yet"
+	return "a target need not implement audio_text_to_text: no TRTMC family does yet, and TRTMC's serving app could not " +
+		"carry the request if one did (apps/perf_serving/trtmc_perf_serving/openai.py @db5a3def _parts takes only text and " +
+		"image_url content parts and refuses an input_audio part with 400 \"unsupported content part\"; /v1/chat/completions " +
+		"is served only for the generate operation)"
 }
 
 // ProbeStage: the refusal probe serves a transcription-only checkpoint.

@@ -1,6 +1,9 @@
 package workload
 
-import "github.com/trtmc-qual/trtmc-qual/harness/stage"
+import (
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
+)
 
 // What only some stages do is an optional interface of the Workload, found by type assertion
 // (as database/sql finds a driver's optional capabilities), so that the suites, the CLI and the
@@ -61,4 +64,13 @@ func WithCache(w Workload, dir string) Workload {
 		return c.WithCache(dir)
 	}
 	return w
+}
+
+// ClipTimed is a workload whose figures need each request's clip length (ASR: audio seconds per
+// second, RTF, RTFx). A server record states it (ours: audio_seconds; TRTMC's:
+// observation.input_audio_seconds); where one does not, ClipSeconds reads it from the clip the
+// client uploaded.
+type ClipTimed interface {
+	Workload
+	ClipSeconds(p join.Pair) (float64, error)
 }

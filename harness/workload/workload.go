@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
@@ -83,10 +84,13 @@ func WithArtifacts(w Workload, read ArtifactReader) Workload {
 }
 
 // ScratchReader reads file:// URLs under the server's scratch directory (container path) from
-// hostDir, where that directory is mounted or stored; any other path, or one that leaves it,
+// hostDir (or a worker's artifact named relative to it: contract.WorkerArtifactPrefix), where that directory is mounted or stored; any other path, or one that leaves it,
 // is an error naming the URL.
 func ScratchReader(container, hostDir string) ArtifactReader {
 	return func(url string) ([]byte, error) {
+		if rel, worker := strings.CutPrefix(url, contract.WorkerArtifactPrefix); worker { // <request id>/<file>
+			url = "file://" + strings.TrimSuffix(container, "/") + "/" + rel
+		}
 		p, ok := strings.CutPrefix(url, "file://")
 		rel, under := strings.CutPrefix(path.Clean(p), strings.TrimSuffix(container, "/")+"/")
 		if !ok || !under || container == "" || rel == "" || strings.HasPrefix(rel, "../") || path.IsAbs(rel) {

@@ -6,7 +6,9 @@ package manifest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -296,14 +298,41 @@ func ReadThresholds(path string) (Thresholds, error) {
 	return t, nil
 }
 
+// ReadDeclaredThresholds reads a testcase's thresholds where the target declares any: a missing
+// file is no error but thresholds that declare nothing (many of TRTMC's testcases have none), so
+// that a rule asks for a bound only when it needs one. A file that is there must parse.
+func ReadDeclaredThresholds(path string) (Thresholds, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return Thresholds{Path: path}, nil
+	}
+	return ReadThresholds(path)
+}
+
+// Declared says whether a thresholds file was found.
+func (t Thresholds) Declared() bool { return t.Overrides != nil }
+
 // Limit returns a named threshold, or an error naming the file when it is absent (a gate must
 // never run with a missing bound).
 func (t Thresholds) Limit(name string) (float64, error) {
 	v, ok := t.Overrides[name]
-	if !ok {
+	switch {
+	case !t.Declared():
+		return 0, fmt.Errorf("thresholds %s: no such file, so no %q bound", t.Path, name)
+	case !ok:
 		return 0, fmt.Errorf("thresholds %s: no %q bound", t.Path, name)
 	}
 	return v, nil
+}
+
+// Bound is the first of names the thresholds declare, and the name found; ok false when none is
+// (a bound a target may spell several ways: TRTMC's own names first).
+func (t Thresholds) Bound(names ...string) (v float64, name string, ok bool) {
+	for _, n := range names {
+		if v, ok := t.Overrides[n]; ok {
+			return v, n, true
+		}
+	}
+	return 0, "", false
 }
 
 // String reads a string build setting.
