@@ -63,8 +63,8 @@ func (w *recordWriter) open() error {
 	if err != nil {
 		return fmt.Errorf("open records file: %w", err)
 	}
-	var st syscall.Stat_t
-	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
+	st, err := fstat(f)
+	if err != nil {
 		f.Close()
 		return fmt.Errorf("stat records file: %w", err)
 	}
@@ -149,8 +149,7 @@ func (w *recordWriter) checkIdentity(line []byte) error {
 	if err == nil && uint64(st.Dev) == w.dev && st.Ino == w.ino {
 		return nil
 	}
-	var own syscall.Stat_t
-	gone := syscall.Fstat(int(w.f.Fd()), &own) == nil && own.Nlink == 0
+	gone := unlinked(w.f)
 	if gone {
 		w.deleted.Add(uint64(w.inFile))
 	}
@@ -170,8 +169,7 @@ func (w *recordWriter) follow() error {
 	if syscall.Stat(w.path, &st) == nil && uint64(st.Dev) == w.dev && st.Ino == w.ino {
 		return nil
 	}
-	var own syscall.Stat_t
-	if syscall.Fstat(int(w.f.Fd()), &own) == nil && own.Nlink == 0 {
+	if unlinked(w.f) {
 		w.deleted.Add(uint64(w.inFile))
 	}
 	return w.reopen()
@@ -195,8 +193,8 @@ func (w *recordWriter) fits(n int) bool {
 	if !w.regular {
 		return true
 	}
-	var st syscall.Stat_t
-	if syscall.Fstat(int(w.f.Fd()), &st) != nil {
+	st, err := fstat(w.f)
+	if err != nil {
 		return true
 	}
 	var lim syscall.Rlimit
@@ -204,10 +202,30 @@ func (w *recordWriter) fits(n int) bool {
 		return false
 	}
 	var fs syscall.Statfs_t
-	if syscall.Fstatfs(int(w.f.Fd()), &fs) == nil && uint64(fs.Bavail)*uint64(fs.Bsize) < uint64(n) {
+	if syscall.Statfs(w.path, &fs) == nil && uint64(fs.Bavail)*uint64(fs.Bsize) < uint64(n) {
 		return false
 	}
 	return true
+}
+
+// fstat is the open file's stat. Through os.File, not its Fd: Fd would put a pipe back in
+// blocking mode, and its write deadline (giveUpBy) would stop working.
+func fstat(f *os.File) (*syscall.Stat_t, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil, errors.New("no stat_t")
+	}
+	return st, nil
+}
+
+// unlinked says whether the open file has no name left (deleted).
+func unlinked(f *os.File) bool {
+	st, err := fstat(f)
+	return err == nil && st.Nlink == 0
 }
 
 func (w *recordWriter) fail(err error) error {
