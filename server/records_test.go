@@ -50,7 +50,7 @@ func TestRecordSinkFollowsTheFileThroughItsLife(t *testing.T) {
 	states := []struct {
 		name   string
 		act    func(t *testing.T, path string) (kept []string) // between writes 50 and 51
-		lost   bool                                               // records before it may be gone (deletion)
+		lost   bool                                            // records before it may be gone (deletion)
 		reopen bool
 	}{
 		{"copy-truncate", func(t *testing.T, path string) []string {

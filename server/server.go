@@ -626,11 +626,13 @@ func (s *Server) finish(x *exchange, rep *reply, err error) {
 // they are never read as a request (RFC 9112 §6.1, §6.3).
 //   - HTTP/1.1 chunked: net/http drops a Content-Length sent beside it before a handler sees
 //     it, so the pair cannot be told from chunked alone.
-//   - HTTP/1.0 with a body: net/http drops a Transfer-Encoding on HTTP/1.0 (the header is gone
-//     before a handler runs) and frames the body by Content-Length, which a chunked body
-//     beside it makes a lie; RFC 9112 says such a message's framing is faulty.
+//   - Every HTTP/1.0 request: net/http drops a Transfer-Encoding on HTTP/1.0 before a handler
+//     runs and frames the body by Content-Length, or as empty, where the sender may have meant
+//     a chunked body (RFC 9112 §6.1: such framing is faulty, and the connection must close).
+//     The header is gone, so no 1.0 request keeps its connection (1.0 keep-alive is a
+//     pre-standard extension).
 func framingAmbiguous(r *http.Request) bool {
-	return len(r.TransferEncoding) > 0 || !r.ProtoAtLeast(1, 1) && r.ContentLength != 0
+	return len(r.TransferEncoding) > 0 || !r.ProtoAtLeast(1, 1)
 }
 
 // render turns a handler's outcome into the answer's status and body.
