@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -157,8 +158,16 @@ func TestStalledRecordsSinkCannotHoldTheExit(t *testing.T) {
 	time.Sleep(20 * time.Millisecond)
 	sink.drain()
 	defer fillPipe(t, sink.path)()
-	answered := make(chan st.Response, 1)
-	go func() { answered <- st.Do(t, withID(get(t, p.URL+"/v1/models"), "stalled-exit")) }()
+	answered := make(chan int, 1)
+	go func() { // not st.Do: the answer may never come whole, which must not fail from here
+		resp, err := http.DefaultClient.Do(withID(get(t, p.URL+"/v1/models"), "stalled-exit"))
+		if err != nil {
+			answered <- 0
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
 	time.Sleep(300 * time.Millisecond) // its record write is stalled on the full pipe
 	if err := p.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -173,8 +182,8 @@ func TestStalledRecordsSinkCannotHoldTheExit(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatalf("still running 60 s after SIGTERM with a 2 s drain and a stalled records sink")
 	}
-	if r := <-answered; r.Status == 200 {
-		t.Errorf("a 200 left while its record was stalled: %s", r.Body)
+	if status := <-answered; status == 200 {
+		t.Error("a 200 left while its record was stalled")
 	}
 }
 
