@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -229,11 +228,7 @@ func TestEveryAnswerSeenHasItsRecord(t *testing.T) {
 	})
 
 	t.Run("filling up, killed", func(t *testing.T) {
-		// The records file may grow to 48 KiB (RLIMIT_FSIZE; Go ignores SIGXFSZ, so writes past
-		// it fail with EFBIG as on a full disk).
-		wrapper := filepath.Join(t.TempDir(), "trtmc-server-fsize")
-		os.WriteFile(wrapper, []byte("#!/bin/sh\nulimit -f 96\nexec "+f.server+` "$@"`+"\n"), 0o755)
-		p := st.Start(t, wrapper, bundles)
+		p := st.Start(t, fsizeWrapper(t, f.server, 48), bundles) // the records file may grow to 48 KiB
 		stop := make(chan struct{})
 		log := load(t, p.URL, "full", 4, stop)
 		for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
@@ -268,6 +263,34 @@ func TestEveryAnswerSeenHasItsRecord(t *testing.T) {
 		p.Signal(syscall.SIGCONT)
 		killAfter(t, p, rng, 300*time.Millisecond, time.Second, stop)
 		checkProperty(t, "rotated by copy-truncate", log, files(p.Records+".1", p.Records))
+	})
+
+	t.Run("filled up, rotated by copy-truncate, killed", func(t *testing.T) {
+		p := st.Start(t, fsizeWrapper(t, f.server, 48), bundles)
+		stop := make(chan struct{})
+		log := load(t, p.URL, "fullrot", 4, stop)
+		for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+			if st, err := os.Stat(p.Records); err == nil && st.Size() > 46<<10 {
+				break
+			}
+		}
+		randomly(rng, 100*time.Millisecond, 500*time.Millisecond) // full: answers turn 503
+		p.Signal(syscall.SIGSTOP)
+		os.WriteFile(p.Records+".1", files(p.Records), 0o644)
+		os.Truncate(p.Records, 0)
+		rotated := time.Now()
+		p.Signal(syscall.SIGCONT)
+		killAfter(t, p, rng, 500*time.Millisecond, time.Second, stop)
+		checkProperty(t, "filled up, rotated by copy-truncate", log, files(p.Records+".1", p.Records))
+		served := 0
+		for _, a := range log.sentAfter(rotated).seen {
+			if a.status == 200 {
+				served++
+			}
+		}
+		if served == 0 {
+			t.Error("no request sent after the full file was emptied was served")
+		}
 	})
 
 	t.Run("rotated by rename, killed", func(t *testing.T) {
