@@ -202,28 +202,14 @@ func TestEveryAnswerSeenHasItsRecord(t *testing.T) {
 
 	t.Run("stalling FIFO, killed", func(t *testing.T) {
 		sink := newFIFOSink(t)
-		reading := make(chan struct{})
-		var mu sync.Mutex
-		go func() { // read in bursts with stalls between them, until the server is gone
-			for {
-				mu.Lock()
-				sink.drain()
-				mu.Unlock()
-				select {
-				case <-reading:
-					return
-				case <-time.After(time.Duration(rng.IntN(300)) * time.Millisecond): // a stall
-				}
-			}
-		}()
+		stall := rand.New(rand.NewPCG(rng.Uint64(), 0)) // the reader's own: rng stays the test's
+		// Read in bursts with stalls between them, until the server is gone.
+		stopReading := sink.readEvery(func() time.Duration { return time.Duration(stall.IntN(300)) * time.Millisecond })
 		p := st.Start(t, f.server, bundles, "--records", sink.path)
 		stop := make(chan struct{})
 		log := load(t, p.URL, "fifo", 4, stop)
 		killAfter(t, p, rng, time.Second, 2*time.Second, stop)
-		close(reading)
-		mu.Lock()
-		sink.drain() // what the pipe still holds was written before the kill
-		mu.Unlock()
+		stopReading() // what the pipe still holds was written before the kill
 		checkProperty(t, "stalling FIFO, killed", log, sink.buf.Bytes())
 	})
 
@@ -361,41 +347,19 @@ func TestEveryAnswerSeenHasItsRecord(t *testing.T) {
 
 	t.Run("stalled through SIGTERM", func(t *testing.T) {
 		sink := newFIFOSink(t)
-		reading := make(chan struct{})
-		var mu sync.Mutex
-		go func() { // reads until the stall, then never again
-			for {
-				mu.Lock()
-				sink.drain()
-				mu.Unlock()
-				select {
-				case <-reading:
-					return
-				case <-time.After(10 * time.Millisecond):
-				}
-			}
-		}()
+		stopReading := sink.readEvery(every(10 * time.Millisecond))
 		p := st.Start(t, f.server, bundles, "--records", sink.path, "--drain-timeout", "1s")
 		stop := make(chan struct{})
 		log := load(t, p.URL, "stalled", 4, stop)
 		randomly(rng, 300*time.Millisecond, time.Second)
-		close(reading)
+		stopReading() // then never read again while the server runs
 		randomly(rng, 100*time.Millisecond, 500*time.Millisecond)
 		p.Signal(syscall.SIGTERM)
-		exited := make(chan error, 1)
-		go func() { exited <- p.Wait() }()
-		select {
-		case err := <-exited:
-			if exitCode(err) != 1 {
-				t.Errorf("exit status %d with records stalled at SIGTERM, want 1", exitCode(err))
-			}
-		case <-time.After(60 * time.Second):
-			t.Fatal("still running 60 s after SIGTERM with a 1 s drain and a stalled records sink")
+		if code := exitWithin(t, p, time.Minute); code != 1 { // a 1 s drain
+			t.Errorf("exit status %d with records stalled at SIGTERM, want 1", code)
 		}
 		close(stop)
-		mu.Lock()
 		sink.drain() // what the pipe still holds was written before the exit
-		mu.Unlock()
 		checkProperty(t, "stalled through SIGTERM", log, sink.buf.Bytes())
 	})
 

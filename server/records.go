@@ -29,10 +29,13 @@ type recordWriter struct {
 	mu   sync.Mutex
 	path string
 	f    *os.File
-	// regular is set for a regular file, whose identity (device, inode) is checked after each
-	// write: a path now naming another file (renamed away, or deleted) is reopened.
-	regular  bool
-	dev, ino uint64
+	// regular is set for a regular file. After each write its link count is read (deleted?),
+	// and at most every checkEvery whether the path still names it (dev, ino): a path naming
+	// another file or none (renamed away, or deleted) is reopened.
+	regular    bool
+	dev, ino   uint64
+	checkEvery time.Duration
+	checked    time.Time // when the path was last looked at
 	// pipe is the open file when it takes a write deadline (a pipe): giveUpBy reads it without
 	// the lock, which a stalled write holds. A pipe is never reopened.
 	pipe     atomic.Pointer[os.File]
@@ -50,7 +53,7 @@ func openRecords(path string) (*recordWriter, error) {
 	if path == "" {
 		return &recordWriter{}, nil
 	}
-	w := &recordWriter{path: path, enabled: true}
+	w := &recordWriter{path: path, enabled: true, checkEvery: pathCheckEvery}
 	if err := w.open(); err != nil {
 		return nil, err
 	}
@@ -138,18 +141,29 @@ func (w *recordWriter) append(buf []byte) error {
 	return err
 }
 
-// checkIdentity looks at the path after a write to a regular file. A path that names another
-// file, or none, was rotated by rename or deleted: the sink is reopened at the path. When the
-// file written to was deleted (no link left), the record just written went with it and is
-// written again into the new file; the records written into it before are counted as lost
-// with it (the server then exits 1).
+// pathCheckEvery bounds how long records may still go to a file renamed away (they are in the
+// rotated file, not lost) before the path is reopened; a path lookup on every record would
+// cost more than the rest of the write.
+const pathCheckEvery = 100 * time.Millisecond
+
+// checkIdentity looks at the file after a write to a regular file. When it was deleted (no
+// link left), the record just written went with it and is written again into a file reopened
+// at the path; the records written into it before are counted as lost with it (the server
+// then exits 1). A path that names another file, or none, was rotated by rename: the sink is
+// reopened at the path.
 func (w *recordWriter) checkIdentity(line []byte) error {
-	var st syscall.Stat_t
-	err := syscall.Stat(w.path, &st)
-	if err == nil && uint64(st.Dev) == w.dev && st.Ino == w.ino {
-		return nil
-	}
 	gone := unlinked(w.f)
+	if !gone {
+		now := time.Now()
+		if now.Sub(w.checked) < w.checkEvery {
+			return nil
+		}
+		w.checked = now
+		var st syscall.Stat_t
+		if syscall.Stat(w.path, &st) == nil && uint64(st.Dev) == w.dev && st.Ino == w.ino {
+			return nil
+		}
+	}
 	if gone {
 		w.deleted.Add(uint64(w.inFile))
 	}
@@ -208,18 +222,19 @@ func (w *recordWriter) fits(n int) bool {
 	return true
 }
 
-// fstat is the open file's stat. Through os.File, not its Fd: Fd would put a pipe back in
+// fstat is the open file's stat. Through SyscallConn, not Fd: Fd would put a pipe back in
 // blocking mode, and its write deadline (giveUpBy) would stop working.
 func fstat(f *os.File) (*syscall.Stat_t, error) {
-	fi, err := f.Stat()
+	rc, err := f.SyscallConn()
 	if err != nil {
 		return nil, err
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return nil, errors.New("no stat_t")
+	var st syscall.Stat_t
+	var serr error
+	if err := rc.Control(func(fd uintptr) { serr = syscall.Fstat(int(fd), &st) }); err != nil {
+		return nil, err
 	}
-	return st, nil
+	return &st, serr
 }
 
 // unlinked says whether the open file has no name left (deleted).

@@ -80,6 +80,7 @@ func TestRecordSinkFollowsTheFileThroughItsLife(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			w.checkEvery = 0 // the path is looked at after every record
 			var kept []string
 			for i := range 100 {
 				if i == 50 {
@@ -195,5 +196,20 @@ func TestRecordSinkTornWriteStaysOneLine(t *testing.T) {
 	var torn *contract.TornLines
 	if !errors.As(err, &torn) || len(torn.Lines) != 1 || len(recs) != 2 {
 		t.Fatalf("records %+v, err %v: want 2 records and one torn line", recs, err)
+	}
+}
+
+// BenchmarkRecordWrite is the cost of one record on a regular file: the JSON, the write(2),
+// and the check that the path still names the file (one stat).
+func BenchmarkRecordWrite(b *testing.B) {
+	w, err := openRecords(filepath.Join(b.TempDir(), "records.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := sinkRecord(1)
+	for b.Loop() {
+		if err := w.write(r); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
