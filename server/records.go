@@ -165,7 +165,7 @@ func (w *recordWriter) checkIdentity(line []byte) error {
 		}
 	}
 	if gone {
-		w.deleted.Add(uint64(w.inFile))
+		w.lostWithFile()
 	}
 	if err := w.reopen(); err != nil {
 		return err
@@ -184,9 +184,15 @@ func (w *recordWriter) follow() error {
 		return nil
 	}
 	if unlinked(w.f) {
-		w.deleted.Add(uint64(w.inFile))
+		w.lostWithFile()
 	}
 	return w.reopen()
+}
+
+// lostWithFile counts the records written into the open file as lost: it was deleted.
+func (w *recordWriter) lostWithFile() {
+	w.deleted.Add(uint64(w.inFile))
+	w.inFile = 0
 }
 
 func (w *recordWriter) reopen() error {
@@ -286,6 +292,9 @@ func (w *recordWriter) closeNow() error {
 	var err error
 	if w.regular { // a pipe or a device has nothing to sync
 		err = w.f.Sync()
+		if unlinked(w.f) { // deleted since the last record: nobody can read them
+			w.lostWithFile()
+		}
 	}
 	if cerr := w.f.Close(); err == nil {
 		err = cerr

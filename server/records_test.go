@@ -213,3 +213,20 @@ func BenchmarkRecordWrite(b *testing.B) {
 		}
 	}
 }
+
+// A file deleted after the last record is noticed at close: its records count as lost.
+func TestRecordSinkDeletedAfterTheLastRecordCountsAtClose(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "records.jsonl")
+	w, err := openRecords(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		w.write(sinkRecord(i))
+	}
+	os.Remove(path)
+	w.close(context.Background())
+	if n := w.deleted.Load(); n != 10 {
+		t.Errorf("%d records counted lost with the deleted file, want 10", n)
+	}
+}
