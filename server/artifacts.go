@@ -152,6 +152,19 @@ func (a *artifactStore) put(data []byte) (string, time.Time, error) {
 	return name, exp, nil
 }
 
+// discard deletes artifacts whose urls were never given out (their answer failed part-way),
+// so that they do not hold the quota for their TTL.
+func (a *artifactStore) discard(names []string) {
+	for _, name := range names {
+		a.mu.Lock()
+		a.bytes -= a.sizes[name]
+		delete(a.sizes, name)
+		delete(a.expires, name)
+		a.mu.Unlock()
+		os.Remove(filepath.Join(a.dir, name))
+	}
+}
+
 // get returns an artifact's bytes; 404 for names it never issued, 410 once expired.
 func (a *artifactStore) get(name string) ([]byte, error) {
 	if !artifactName.MatchString(name) {

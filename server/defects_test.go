@@ -180,6 +180,41 @@ func (s *fifoSink) drain() {
 	}
 }
 
+// readEvery drains the pipe on a goroutine of its own, waiting period() between reads; stop
+// ends it and drains what the pipe still holds.
+func (s *fifoSink) readEvery(period func() time.Duration) (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			s.drain()
+			select {
+			case <-quit:
+				return
+			case <-time.After(period()):
+			}
+		}
+	}()
+	return func() { close(quit); <-done; s.drain() }
+}
+
+func every(d time.Duration) func() time.Duration { return func() time.Duration { return d } }
+
+// exitWithin waits for the process to exit and returns its exit status; still running after
+// bound (a hang), it fails the test.
+func exitWithin(t *testing.T, p *st.Process, bound time.Duration) int {
+	t.Helper()
+	exited := make(chan error, 1)
+	go func() { exited <- p.Wait() }()
+	select {
+	case err := <-exited:
+		return exitCode(err)
+	case <-time.After(bound):
+		t.Fatalf("still running %s after SIGTERM", bound)
+		return -1
+	}
+}
+
 // drainFor keeps reading for d.
 func (s *fifoSink) drainFor(d time.Duration) {
 	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
@@ -205,22 +240,10 @@ func (s *fifoSink) records(t *testing.T) map[string]contract.Record {
 func TestNoAnswerLeavesBeforeItsRecord(t *testing.T) {
 	f := setup(t)
 	sink := newFIFOSink(t)
-	stop := make(chan struct{})
-	go func() { // keep the pipe drained while the server starts
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(10 * time.Millisecond):
-				sink.drain()
-			}
-		}
-	}()
+	stopReading := sink.readEvery(every(10 * time.Millisecond)) // drained while the server starts
 	p := st.Start(t, f.server, []string{imageBundle(t, "procdiff-small")}, "--records", sink.path)
 	t.Cleanup(func() { syscall.Close(sink.fd) }) // before Stop: a stalled write then fails instead of holding the drain
-	close(stop)
-	time.Sleep(20 * time.Millisecond)
-	sink.drain()
+	stopReading()
 	defer fillPipe(t, sink.path)()
 
 	conn, err := net.Dial("tcp", strings.TrimPrefix(p.URL, "http://"))

@@ -134,17 +134,23 @@ func (s *Server) generateImages(x *exchange) (*reply, error) {
 	guidance, seed := treq.Guidance, treq.Seed
 	out := &contract.RecordOutput{Steps: treq.Steps, Guidance: &guidance, Seed: &seed, Precision: gen.ImageSpec().Precision, Count: len(imgs)}
 	data := make([]contract.ImageData, 0, len(imgs))
+	var stored []string // url artifacts of this answer: given back if it fails part-way
 	for _, img := range imgs {
 		var buf bytes.Buffer
 		// BestSpeed: PNG is lossless at every level, so the pixels (and their hash) are the
 		// same; the default level costs ~4x the encode time on a 512x512 image.
 		if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img); err != nil {
+			s.artifacts.discard(stored)
 			return nil, fmt.Errorf("encode png: %w", err)
 		}
 		out.Images = append(out.Images, contract.RecordImage{SHA256: task.ImageSHA256(img), Width: img.Bounds().Dx(), Height: img.Bounds().Dy()})
-		item, err := s.imageItem(x, format, buf.Bytes())
+		item, name, err := s.imageItem(x, format, buf.Bytes())
 		if err != nil {
+			s.artifacts.discard(stored)
 			return nil, err
+		}
+		if name != "" {
+			stored = append(stored, name)
 		}
 		data = append(data, item)
 	}
@@ -153,15 +159,16 @@ func (s *Server) generateImages(x *exchange) (*reply, error) {
 		Size: fmt.Sprintf("%dx%d", treq.Width, treq.Height), Model: m.name}}, nil
 }
 
-func (s *Server) imageItem(x *exchange, format string, pngBytes []byte) (contract.ImageData, error) {
+// imageItem is one image of the answer, inline or as a url; name is the artifact it stored.
+func (s *Server) imageItem(x *exchange, format string, pngBytes []byte) (item contract.ImageData, name string, err error) {
 	if format == "b64_json" {
-		return contract.ImageData{B64JSON: base64.StdEncoding.EncodeToString(pngBytes)}, nil
+		return contract.ImageData{B64JSON: base64.StdEncoding.EncodeToString(pngBytes)}, "", nil
 	}
 	name, expires, err := s.artifacts.put(pngBytes)
 	if err != nil {
-		return contract.ImageData{}, err
+		return contract.ImageData{}, "", err
 	}
-	return contract.ImageData{URL: s.baseURL(x.r) + s.artifacts.signedPath(name, expires), ExpiresAt: expires.Unix()}, nil
+	return contract.ImageData{URL: s.baseURL(x.r) + s.artifacts.signedPath(name, expires), ExpiresAt: expires.Unix()}, name, nil
 }
 
 func (s *Server) baseURL(r *http.Request) string {

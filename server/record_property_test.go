@@ -6,14 +6,15 @@ package server_test
 // with SIGKILL at a random moment, and checks the client-side log against the records.
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -28,6 +29,7 @@ import (
 type seenAnswer struct {
 	id, code string
 	status   int
+	start    time.Time // when the client sent the request
 }
 
 // clientLog is what the clients saw.
@@ -67,6 +69,7 @@ func load(t *testing.T, url, prefix string, clients int, stop <-chan struct{}) *
 				log.mu.Lock()
 				log.sent++
 				log.mu.Unlock()
+				start := time.Now()
 				resp, err := hc.Do(req)
 				if err != nil {
 					continue // not seen: no claim on the records
@@ -79,7 +82,7 @@ func load(t *testing.T, url, prefix string, clients int, stop <-chan struct{}) *
 				r := st.Response{Status: resp.StatusCode, Body: body}
 				json.Unmarshal(body, &r.JSON)
 				log.mu.Lock()
-				log.seen = append(log.seen, seenAnswer{id: resp.Header.Get("X-Request-ID"), status: resp.StatusCode, code: r.ErrorCode()})
+				log.seen = append(log.seen, seenAnswer{id: resp.Header.Get("X-Request-ID"), status: resp.StatusCode, code: r.ErrorCode(), start: start})
 				log.mu.Unlock()
 			}
 		})
@@ -91,12 +94,21 @@ func load(t *testing.T, url, prefix string, clients int, stop <-chan struct{}) *
 
 // checkProperty holds the client log against the records. A 503 records_unavailable may have
 // no record (its own record could not be written either); every other answer seen has exactly
-// one, with the status the client saw. No (request_id, attempt) appears twice.
-func checkProperty(t *testing.T, name string, log *clientLog, records []byte) {
+// one, with the status the client saw. No (request_id, attempt) appears twice. A torn line (a
+// write that found the disk full) is allowed: the reader keeps every record around it. It
+// returns the records by id.
+func checkProperty(t *testing.T, name string, log *clientLog, records []byte) map[string][]contract.Record {
 	t.Helper()
+	if n := bytes.Count(records, []byte{0}); n > 0 {
+		t.Errorf("%s: the records hold %d NUL bytes", name, n)
+	}
 	recs, err := contract.ParseRecords(records)
-	if err != nil {
-		t.Fatalf("%s: the records are not whole JSONL lines: %v", name, err)
+	var torn *contract.TornLines
+	switch {
+	case errors.As(err, &torn):
+		t.Logf("%s: %d torn lines (%v)", name, len(torn.Lines), torn)
+	case err != nil:
+		t.Fatalf("%s: the records cannot be read: %v", name, err)
 	}
 	byID := map[string][]contract.Record{}
 	for _, r := range recs {
@@ -125,6 +137,34 @@ func checkProperty(t *testing.T, name string, log *clientLog, records []byte) {
 		}
 	}
 	t.Logf("%s: %d requests sent, %d answers seen (by status %v), %d records", name, log.sent, len(log.seen), counts, len(recs))
+	return byID
+}
+
+// sentAfter is the part of the log whose requests were sent after t.
+func (l *clientLog) sentAfter(t time.Time) *clientLog {
+	out := &clientLog{}
+	for _, a := range l.seen {
+		if a.start.After(t) {
+			out.seen = append(out.seen, a)
+		}
+	}
+	out.sent = len(out.seen)
+	return out
+}
+
+// files is the contents of the files in order, one after another.
+func files(paths ...string) []byte {
+	var out []byte
+	for _, p := range paths {
+		data, _ := os.ReadFile(p)
+		out = append(out, data...)
+	}
+	return out
+}
+
+// randomly waits between min and min+spread.
+func randomly(rng *rand.Rand, min, spread time.Duration) {
+	time.Sleep(min + time.Duration(rng.Int64N(int64(spread))))
 }
 
 // killAfter sends SIGKILL to the server after a random delay while the load runs, then stops
@@ -162,37 +202,19 @@ func TestEveryAnswerSeenHasItsRecord(t *testing.T) {
 
 	t.Run("stalling FIFO, killed", func(t *testing.T) {
 		sink := newFIFOSink(t)
-		reading := make(chan struct{})
-		var mu sync.Mutex
-		go func() { // read in bursts with stalls between them, until the server is gone
-			for {
-				mu.Lock()
-				sink.drain()
-				mu.Unlock()
-				select {
-				case <-reading:
-					return
-				case <-time.After(time.Duration(rng.IntN(300)) * time.Millisecond): // a stall
-				}
-			}
-		}()
+		stall := rand.New(rand.NewPCG(rng.Uint64(), 0)) // the reader's own: rng stays the test's
+		// Read in bursts with stalls between them, until the server is gone.
+		stopReading := sink.readEvery(func() time.Duration { return time.Duration(stall.IntN(300)) * time.Millisecond })
 		p := st.Start(t, f.server, bundles, "--records", sink.path)
 		stop := make(chan struct{})
 		log := load(t, p.URL, "fifo", 4, stop)
 		killAfter(t, p, rng, time.Second, 2*time.Second, stop)
-		close(reading)
-		mu.Lock()
-		sink.drain() // what the pipe still holds was written before the kill
-		mu.Unlock()
+		stopReading() // what the pipe still holds was written before the kill
 		checkProperty(t, "stalling FIFO, killed", log, sink.buf.Bytes())
 	})
 
 	t.Run("filling up, killed", func(t *testing.T) {
-		// The records file may grow to 48 KiB (RLIMIT_FSIZE; Go ignores SIGXFSZ, so writes past
-		// it fail with EFBIG as on a full disk).
-		wrapper := filepath.Join(t.TempDir(), "trtmc-server-fsize")
-		os.WriteFile(wrapper, []byte("#!/bin/sh\nulimit -f 96\nexec "+f.server+` "$@"`+"\n"), 0o755)
-		p := st.Start(t, wrapper, bundles)
+		p := st.Start(t, fsizeWrapper(t, f.server, 48), bundles) // the records file may grow to 48 KiB
 		stop := make(chan struct{})
 		log := load(t, p.URL, "full", 4, stop)
 		for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
@@ -212,6 +234,133 @@ func TestEveryAnswerSeenHasItsRecord(t *testing.T) {
 		if unrecorded == 0 {
 			t.Errorf("the records file filled up (%d bytes) but no answer said records_unavailable", len(data))
 		}
+	})
+
+	t.Run("rotated by copy-truncate, killed", func(t *testing.T) {
+		p := st.Start(t, f.server, bundles)
+		stop := make(chan struct{})
+		log := load(t, p.URL, "copytrunc", 4, stop)
+		randomly(rng, 300*time.Millisecond, time.Second)
+		// Stopped while copied, so that no record falls between the copy and the truncation
+		// (that loss is copy-truncate's own, whatever the writer does).
+		p.Signal(syscall.SIGSTOP)
+		os.WriteFile(p.Records+".1", files(p.Records), 0o644)
+		os.Truncate(p.Records, 0)
+		p.Signal(syscall.SIGCONT)
+		killAfter(t, p, rng, 300*time.Millisecond, time.Second, stop)
+		checkProperty(t, "rotated by copy-truncate", log, files(p.Records+".1", p.Records))
+	})
+
+	t.Run("filled up, rotated by copy-truncate, killed", func(t *testing.T) {
+		p := st.Start(t, fsizeWrapper(t, f.server, 48), bundles)
+		stop := make(chan struct{})
+		log := load(t, p.URL, "fullrot", 4, stop)
+		for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+			if st, err := os.Stat(p.Records); err == nil && st.Size() > 46<<10 {
+				break
+			}
+		}
+		randomly(rng, 100*time.Millisecond, 500*time.Millisecond) // full: answers turn 503
+		p.Signal(syscall.SIGSTOP)
+		os.WriteFile(p.Records+".1", files(p.Records), 0o644)
+		os.Truncate(p.Records, 0)
+		rotated := time.Now()
+		p.Signal(syscall.SIGCONT)
+		killAfter(t, p, rng, 500*time.Millisecond, time.Second, stop)
+		checkProperty(t, "filled up, rotated by copy-truncate", log, files(p.Records+".1", p.Records))
+		served := 0
+		for _, a := range log.sentAfter(rotated).seen {
+			if a.status == 200 {
+				served++
+			}
+		}
+		if served == 0 {
+			t.Error("no request sent after the full file was emptied was served")
+		}
+	})
+
+	t.Run("rotated by rename, killed", func(t *testing.T) {
+		p := st.Start(t, f.server, bundles)
+		stop := make(chan struct{})
+		log := load(t, p.URL, "renamed", 4, stop)
+		randomly(rng, 300*time.Millisecond, time.Second)
+		if err := os.Rename(p.Records, p.Records+".1"); err != nil {
+			t.Fatal(err)
+		}
+		killAfter(t, p, rng, 300*time.Millisecond, time.Second, stop)
+		if _, err := os.Stat(p.Records); err != nil {
+			t.Fatalf("no records file at the path after the rename: %v", err)
+		}
+		checkProperty(t, "rotated by rename", log, files(p.Records+".1", p.Records))
+	})
+
+	t.Run("deleted, killed", func(t *testing.T) {
+		p := st.Start(t, f.server, bundles)
+		stop := make(chan struct{})
+		log := load(t, p.URL, "deleted", 4, stop)
+		randomly(rng, 300*time.Millisecond, time.Second)
+		if err := os.Remove(p.Records); err != nil {
+			t.Fatal(err)
+		}
+		deleted := time.Now()
+		killAfter(t, p, rng, 500*time.Millisecond, time.Second, stop)
+		// Records written before the deletion went with the file; every request sent after it
+		// is recorded in the file reopened at the path.
+		after := log.sentAfter(deleted)
+		if len(after.seen) == 0 {
+			t.Fatal("no answer to a request sent after the deletion")
+		}
+		checkProperty(t, "deleted", after, files(p.Records))
+	})
+
+	t.Run("concurrent appender, killed", func(t *testing.T) {
+		p := st.Start(t, f.server, bundles)
+		other, err := os.OpenFile(p.Records, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		stop := make(chan struct{})
+		log := load(t, p.URL, "appender", 4, stop)
+		appended := 0
+		done := make(chan struct{})
+		go func() { // another writer's whole lines, of every length, between the server's
+			defer close(done)
+			for ; ; appended++ {
+				select {
+				case <-stop:
+					return
+				case <-time.After(time.Millisecond):
+				}
+				fmt.Fprintf(other, `{"request_id":"other-%d","status":200,"route":"%s"}`+"\n", appended, strings.Repeat("x", appended%300))
+			}
+		}()
+		killAfter(t, p, rng, 500*time.Millisecond, 2*time.Second, stop)
+		<-done
+		byID := checkProperty(t, "concurrent appender", log, files(p.Records))
+		for i := range appended {
+			if id := fmt.Sprintf("other-%d", i); len(byID[id]) != 1 {
+				t.Errorf("the other appender's line %s: %d whole copies, want 1", id, len(byID[id]))
+			}
+		}
+	})
+
+	t.Run("stalled through SIGTERM", func(t *testing.T) {
+		sink := newFIFOSink(t)
+		stopReading := sink.readEvery(every(10 * time.Millisecond))
+		p := st.Start(t, f.server, bundles, "--records", sink.path, "--drain-timeout", "1s")
+		stop := make(chan struct{})
+		log := load(t, p.URL, "stalled", 4, stop)
+		randomly(rng, 300*time.Millisecond, time.Second)
+		stopReading() // then never read again while the server runs
+		randomly(rng, 100*time.Millisecond, 500*time.Millisecond)
+		p.Signal(syscall.SIGTERM)
+		if code := exitWithin(t, p, time.Minute); code != 1 { // a 1 s drain
+			t.Errorf("exit status %d with records stalled at SIGTERM, want 1", code)
+		}
+		close(stop)
+		sink.drain() // what the pipe still holds was written before the exit
+		checkProperty(t, "stalled through SIGTERM", log, sink.buf.Bytes())
 	})
 
 	t.Run("failing (/dev/full)", func(t *testing.T) {

@@ -54,7 +54,10 @@ type Config struct {
 	// RequestIDMemory is how many client X-Request-IDs are remembered for the server's life
 	// (reuse is 400 duplicate_request_id); past it the oldest are forgotten. 0 = 2^20.
 	RequestIDMemory int
-	Logger          *slog.Logger
+	// WriteTimeout bounds the sending of one answer, from its first byte: a client that does
+	// not read it in time loses its connection. 0 = DefaultWriteTimeout.
+	WriteTimeout time.Duration
+	Logger       *slog.Logger
 }
 
 // Server serves the models of its bundles.
@@ -105,6 +108,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.BodyMemoryBytes <= 0 {
 		cfg.BodyMemoryBytes = DefaultBodyMemoryBytes
 	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
+	}
 	if cfg.BodyTimeout <= 0 {
 		cfg.BodyTimeout = DefaultBodyTimeout(cfg.MaxBodyBytes)
 	}
@@ -126,12 +132,17 @@ func New(cfg Config) (*Server, error) {
 		quota.files = DefaultArtifactMaxFiles
 	}
 	if s.artifacts, err = newArtifactStore(cfg.ArtifactDir, cfg.ArtifactTTL, quota); err != nil {
-		s.records.close()
+		s.records.close(context.Background())
 		return nil, err
 	}
 	s.metrics = newMetrics(s.queueDepths, s.ids.forgottenCount, s.records.failed.Load, s.tasks.count, s.bodyMem)
 	return s, nil
 }
+
+// DefaultWriteTimeout is the time an answer has to leave: ample for the largest image answer
+// over any working link, and below the default drain, so that a client that never reads
+// cannot hold a drain.
+const DefaultWriteTimeout = 10 * time.Second
 
 // DefaultBodyTimeout allows 10 s plus the body limit at 1 MiB/s: a 32 MiB upload has 42 s,
 // which any client on a working link meets, and a trickling one is cut off.
@@ -189,8 +200,14 @@ func (s *Server) Drain() {
 func (s *Server) Abort() int {
 	n := s.handlers.count()
 	s.abortNow()
+	// A record write stalled on its sink (a pipe nobody reads) would hold its handler, and so
+	// the exit, for ever: past this bound it fails and the request is answered without it.
+	s.records.giveUpBy(time.Now().Add(stalledSinkGrace))
 	return n
 }
+
+// stalledSinkGrace is how long a timed-out drain still waits for a stalled records sink.
+const stalledSinkGrace = 2 * time.Second
 
 // Close waits for handlers and Task calls without a bound, then unloads the models and flushes
 // the records; CloseContext bounds the wait.
@@ -219,9 +236,12 @@ func (s *Server) CloseContext(ctx context.Context) error {
 	if s.artifacts != nil {
 		errs = append(errs, s.artifacts.close())
 	}
-	errs = append(errs, s.records.close())
+	errs = append(errs, s.records.close(ctx))
 	if n := s.records.failed.Load(); n > 0 {
 		errs = append(errs, fmt.Errorf("%d records could not be written (their requests were answered 503 records_unavailable)", n))
+	}
+	if n := s.records.deleted.Load(); n > 0 {
+		errs = append(errs, fmt.Errorf("%d records were written into a records file that was deleted while serving (the file was reopened at its path)", n))
 	}
 	return errors.Join(errs...)
 }
@@ -347,7 +367,13 @@ func (s *Server) serve(path string, rt route) http.Handler {
 				s.handlers.leave()
 			}
 		}()
-		x.rec = &contract.Record{Method: r.Method, Route: path, StartUnixNS: x.start.UnixNano()}
+		x.rec = &contract.Record{Method: truncate(r.Method, contract.MaxRecordedMethodBytes), Route: path, StartUnixNS: x.start.UnixNano()}
+		if len(r.Method) > contract.MaxRecordedMethodBytes {
+			x.rec.MethodBytes = len(r.Method)
+		}
+		// Lift the deadline an earlier answer on this connection left (finish sets one per
+		// answer), so that this request's interim 100s are not cut by it.
+		http.NewResponseController(w).SetWriteDeadline(time.Time{})
 		var rep *reply
 		err := s.admit(x, rt)
 		if err == nil {
@@ -487,7 +513,11 @@ func (s *Server) admit(x *exchange, rt route) error {
 		x.rec.ClientRequestID = incoming
 		return newError(http.StatusUnauthorized, contract.CodeUnauthorized, "missing or wrong API key")
 	}
-	if incoming != "" {
+	if rt.open {
+		// Open routes answer anyone: an id they claimed could be taken from a keyed client, or
+		// push its ids out of the ledger. They answer under the server id and keep the client's.
+		x.rec.ClientRequestID = incoming
+	} else if incoming != "" {
 		attempt, ok := s.ids.claim(incoming)
 		if !ok {
 			x.rec.ClientRequestID = incoming
@@ -585,22 +615,36 @@ func (s *Server) finish(x *exchange, rep *reply, err error) {
 	h.Set("Content-Type", resp.contentType)
 	h.Set("Server-Timing", fmt.Sprintf("model;dur=%.3f, queue;dur=%.3f, handler;dur=%.3f", x.timing.ModelCallMS, x.timing.QueueMS, x.timing.HandlerMS))
 	h.Set("Content-Length", strconv.Itoa(len(resp.body)))
-	if len(x.r.TransferEncoding) > 0 {
-		// net/http drops a Content-Length sent beside "Transfer-Encoding: chunked" before a
-		// handler sees it, so the pair cannot be told from chunked alone: every chunked request
-		// closes its connection after the answer (RFC 9112 §6.1), and bytes smuggled after its
-		// body are never read as a request. Set here, on the final answer only, so that the
-		// interim 100s of clientWatch do not carry it.
+	if framingAmbiguous(x.r) {
+		// Set here, on the final answer only, so that the interim 100s of clientWatch do not
+		// carry it.
 		h.Set("Connection", "close")
 	}
 	if resp.status == http.StatusTooManyRequests || resp.status == http.StatusServiceUnavailable {
 		h.Set("Retry-After", "1")
 	}
+	// A client that never reads (pipelining requests into a full socket) would hold this
+	// handler, its connection and the drain for ever: the answer has WriteTimeout to leave.
+	http.NewResponseController(x.w).SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
 	x.w.WriteHeader(resp.status)
 	if x.r.Method != http.MethodHead {
 		x.w.Write(resp.body)
 	}
 	s.metrics.requests.WithLabelValues(x.rec.Route, x.rec.Model, strconv.Itoa(resp.status)).Inc()
+}
+
+// framingAmbiguous says whether the bytes after a request's body may not be where its sender
+// meant the next request to start; its connection is then closed after the answer, so that
+// they are never read as a request (RFC 9112 §6.1, §6.3).
+//   - HTTP/1.1 chunked: net/http drops a Content-Length sent beside it before a handler sees
+//     it, so the pair cannot be told from chunked alone.
+//   - Every HTTP/1.0 request: net/http drops a Transfer-Encoding on HTTP/1.0 before a handler
+//     runs and frames the body by Content-Length, or as empty, where the sender may have meant
+//     a chunked body (RFC 9112 §6.1: such framing is faulty, and the connection must close).
+//     The header is gone, so no 1.0 request keeps its connection (1.0 keep-alive is a
+//     pre-standard extension).
+func framingAmbiguous(r *http.Request) bool {
+	return len(r.TransferEncoding) > 0 || !r.ProtoAtLeast(1, 1)
 }
 
 // render turns a handler's outcome into the answer's status and body.

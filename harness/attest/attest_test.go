@@ -23,7 +23,7 @@ func writeRun(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
-		"evidence.json": `{"schema_version":3,"run_id":"r1","target":"suites/targets/reference.yaml","target_kind":"reference",
+		"evidence.json": `{"schema_version":4,"run_id":"r1","target":"suites/targets/reference.yaml","target_kind":"reference",
 			"versions":{"go":"go1.26"},"hardware":{"cpu":"x","cores":2},
 			"stages":[{"stage":"asr","results":[{"profile":"m","commands":[["trtmc-native","transcribe"],["aiperf","profile"]]}]}]}`,
 		"qualification.md":                "# report\n",

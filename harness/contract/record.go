@@ -21,24 +21,30 @@ type Timing struct {
 // Record is one JSONL line per request, accepted or rejected, in our spelling. It holds
 // hashes, never raw audio or image bytes. ParseRecord also reads TRTMC's spellings into it.
 type Record struct {
-	RequestID       string        `json:"request_id"`
-	ClientRequestID string        `json:"client_request_id,omitempty"` // a refused incoming id
-	Method          string        `json:"method"`
-	Route           string        `json:"route"`
-	Model           string        `json:"model,omitempty"`
-	BundleSHA256    string        `json:"bundle_sha256,omitempty"`
-	InputSHA256     string        `json:"input_sha256,omitempty"`
-	Output          *RecordOutput `json:"output,omitempty"`
-	Status          int           `json:"status"`
-	ErrorCode       string        `json:"error_code,omitempty"`
-	StartUnixNS     int64         `json:"start_unix_ns"`
-	EndUnixNS       int64         `json:"end_unix_ns"`
-	Timing          Timing        `json:"trtmc_timing"`
+	RequestID       string `json:"request_id"`
+	ClientRequestID string `json:"client_request_id,omitempty"` // a refused incoming id
+	Method          string `json:"method"`
+	// MethodBytes is the length of the method as sent when Method holds only its first
+	// MaxRecordedMethodBytes (a request line's method has no limit of its own in net/http).
+	MethodBytes  int           `json:"method_bytes,omitempty"`
+	Route        string        `json:"route"`
+	Model        string        `json:"model,omitempty"`
+	BundleSHA256 string        `json:"bundle_sha256,omitempty"`
+	InputSHA256  string        `json:"input_sha256,omitempty"`
+	Output       *RecordOutput `json:"output,omitempty"`
+	Status       int           `json:"status"`
+	ErrorCode    string        `json:"error_code,omitempty"`
+	StartUnixNS  int64         `json:"start_unix_ns"`
+	EndUnixNS    int64         `json:"end_unix_ns"`
+	Timing       Timing        `json:"trtmc_timing"`
 	// Attempt counts the requests that carried RequestID, 1 for the first: a request refused as
 	// retryable before any Task work leaves its id free for a retry, so (request_id, attempt) is
 	// what is unique.
 	Attempt int `json:"attempt,omitempty"`
 }
+
+// MaxRecordedMethodBytes is how much of a request's method a record holds.
+const MaxRecordedMethodBytes = 32
 
 // RecordOutput is what the Task produced.
 type RecordOutput struct {
@@ -129,10 +135,12 @@ func (o *TRTMCObservation) artifact() string {
 // name: the app answered no URL for it, and the file is in the request's scratch directory.
 const WorkerArtifactPrefix = "worker-artifact:"
 
-// ParseRecords reads a records JSONL file's contents; blank lines are skipped and a bad line
-// is an error naming its line number.
+// ParseRecords reads a records JSONL file's contents; blank lines are skipped. A line that is
+// not a record (torn by a failed write, or bytes another writer put there) does not discard the
+// rest: every record is returned, with a *TornLines error naming the bad lines.
 func ParseRecords(data []byte) ([]Record, error) {
 	var out []Record
+	var torn TornLines
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -141,9 +149,29 @@ func ParseRecords(data []byte) ([]Record, error) {
 		}
 		r, err := ParseRecord(sc.Bytes())
 		if err != nil {
-			return nil, fmt.Errorf("server record line %d: %w", n, err)
+			torn.Lines = append(torn.Lines, n)
+			if torn.First == nil {
+				torn.First = err
+			}
+			continue
 		}
 		out = append(out, r)
 	}
-	return out, sc.Err()
+	if err := sc.Err(); err != nil {
+		return out, fmt.Errorf("server records: %w", err)
+	}
+	if len(torn.Lines) > 0 {
+		return out, &torn
+	}
+	return out, nil
+}
+
+// TornLines names the lines of a records file that are not records.
+type TornLines struct {
+	Lines []int // 1-based line numbers
+	First error // why the first of them is not a record
+}
+
+func (t *TornLines) Error() string {
+	return fmt.Sprintf("server record line %d: %v (%d lines are not records)", t.Lines[0], t.First, len(t.Lines))
 }

@@ -27,7 +27,10 @@ import (
 // ("pcm-s16le:..."); schema 1 hashed every clip's float32 samples ("pcm-f32le:..."). 3: a gate
 // item's comparison output is "expected" and the upstream figures are "wer_vs_upstream" and
 // "upstream_mismatches"; schema 2 called all three "reference", which also names the target.
-const SchemaVersion = 3
+// 4: records' input_sha256 of images and audio questions is over length-framed fields
+// (task.FieldsSHA256); schema 3 joined them with NUL bytes, which a prompt holding a NUL could
+// shift from one field to the next.
+const SchemaVersion = 4
 
 // Evidence is one run.
 type Evidence struct {

@@ -8,6 +8,7 @@ import (
 	"hash"
 	"image"
 	"image/draw"
+	"io"
 	"math"
 	"strconv"
 )
@@ -225,17 +226,32 @@ func FillImageDefaults(spec ImageSpec, req ImageRequest) ImageRequest {
 
 // ImageRequestSHA256 identifies a text_to_image input: its prompt and every setting, after the
 // family's defaults are filled in (FillImageDefaults). The server records it as input_sha256;
-// qual verify re-derives it from the payload AIPerf sent.
+// qual verify re-derives it from the payload AIPerf sent. Fields are framed (FieldsSHA256), so
+// no prompt can borrow bytes from the negative prompt and keep the identity.
 func ImageRequestSHA256(r ImageRequest) string {
-	s := sha256.Sum256(fmt.Appendf(nil, "t2i:v1\x00%s\x00%s\x00%dx%d\x00steps=%d\x00guidance=%g\x00seed=%d\x00n=%d",
-		r.Prompt, r.NegativePrompt, r.Width, r.Height, r.Steps, r.Guidance, r.Seed, r.Count))
-	return hex.EncodeToString(s[:])
+	return FieldsSHA256("t2i:v2", r.Prompt, r.NegativePrompt, fmt.Sprintf("%dx%d", r.Width, r.Height),
+		strconv.Itoa(r.Steps), strconv.FormatFloat(r.Guidance, 'g', -1, 64), strconv.FormatInt(r.Seed, 10), strconv.Itoa(r.Count))
 }
 
-// AudioQuestionSHA256 identifies an audio_text_to_text input: the hash of the decoded clip's
-// SHA256 (Audio.SHA256), a NUL, and the question. The server records it as input_sha256 (with
-// the question trimmed as it passes it to the Task) and `trtmc-native answer` prints it.
+// AudioQuestionSHA256 identifies an audio_text_to_text input: the decoded clip's SHA256
+// (Audio.SHA256) and the question, framed (FieldsSHA256). The server records it as
+// input_sha256 (with the question trimmed as it passes it to the Task) and `trtmc-native
+// answer` prints it.
 func AudioQuestionSHA256(clipSHA256, question string) string {
-	s := sha256.Sum256([]byte(clipSHA256 + "\x00" + question))
-	return hex.EncodeToString(s[:])
+	return FieldsSHA256("qa:v2", clipSHA256, question)
+}
+
+// FieldsSHA256 is the hex SHA-256 of a tag and fields, each written as its length in decimal,
+// a colon and its bytes (a netstring without the comma): the encoding of a list of strings
+// is unambiguous, so two inputs share an identity only if every field is the same (barring a
+// SHA-256 collision), whatever bytes (NUL included) the fields hold.
+func FieldsSHA256(tag string, fields ...string) string {
+	h := sha256.New()
+	var n [20]byte
+	for _, f := range append([]string{tag}, fields...) {
+		h.Write(append(strconv.AppendInt(n[:0], int64(len(f)), 10), ':'))
+		io.WriteString(h, f)
+	}
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0]))
 }

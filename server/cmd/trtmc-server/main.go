@@ -75,6 +75,7 @@ func run(args []string) error {
 	drainTimeout := fs.Duration("drain-timeout", 60*time.Second, "how long SIGTERM waits for in-flight requests")
 	bodyTimeout := fs.Duration("body-timeout", 0, "time to receive a request body, 408 beyond (default 10s + 1s per MiB of --max-body-mb)")
 	headerTimeout := fs.Duration("header-timeout", 10*time.Second, "time to receive a request's headers")
+	writeTimeout := fs.Duration("write-timeout", server.DefaultWriteTimeout, "time an answer has to be sent; a client that does not read it loses its connection")
 	idleTimeout := fs.Duration("idle-timeout", 30*time.Second, "how long an idle keep-alive connection is kept open")
 	idMemory := fs.Int("request-id-memory", server.DefaultRequestIDMemory, "client X-Request-IDs remembered to refuse reuse (oldest forgotten past it)")
 	gcPercent := fs.Int("gc-percent", server.DefaultGCPercent, "Go GC target percent (GOGC in the environment wins)")
@@ -96,7 +97,8 @@ func run(args []string) error {
 		MaxBodyBytes: int64(*maxBodyMB) << 20, MaxAudioBytes: int64(*maxAudioMB) << 20, APIKey: key,
 		ArtifactDir: *artifactDir, ArtifactTTL: *artifactTTL, PublicURL: *publicURL, Logger: log,
 		ArtifactMaxBytes: int64(*artifactMaxMB) << 20, ArtifactMaxFiles: *artifactMaxFiles,
-		BodyTimeout: *bodyTimeout, RequestIDMemory: *idMemory, BodyMemoryBytes: int64(*bodyMemoryMB) << 20, Host: *host})
+		BodyTimeout: *bodyTimeout, RequestIDMemory: *idMemory, BodyMemoryBytes: int64(*bodyMemoryMB) << 20, Host: *host,
+		WriteTimeout: *writeTimeout})
 	if err != nil {
 		return err
 	}
