@@ -22,7 +22,7 @@ import (
 // the row's concurrency, k repeats of the input of the run's first measured request are sent
 // interleaved with k fresh variants of it of equal cost (the workload's FreshVariant); every
 // request is joined to its server record, and the row fails "may cache results" when the
-// repeats are significantly more than 10% faster in Task time, or faster than half the native
+// repeats are significantly more than 10% faster in Task time than the fresh variants beside them, or faster than half the native
 // run on the input. It runs after timing, on the server AIPerf measured.
 func (c *Checkpoint) NoCaching(ctx context.Context) error {
 	const step = "no caching"
@@ -60,8 +60,8 @@ func (c *Checkpoint) NoCaching(ctx context.Context) error {
 		return c.fail(step, err)
 	}
 	nocache.Judge(n)
-	c.logf("no caching: %s, %d repeats against %d fresh variants at concurrency %d: median %.1f ms against %.1f ms, shift %+.1f%% (%.0f%% interval %+.1f%% to %+.1f%%), native %s: passed %v",
-		n.Input, len(n.Repeats), len(n.Fresh), n.Concurrency, n.RepeatMedianMS, n.FreshMedianMS, 100*n.ShiftFraction, 100*n.Level,
+	c.logf("no caching: %s, %d repeats beside %d fresh variants at concurrency %d (%d pairs): median %.1f ms against %.1f ms, paired ratio − 1 %+.1f%% (%.0f%% interval %+.1f%% to %+.1f%%), native %s: passed %v",
+		n.Input, len(n.Repeats), len(n.Fresh), n.Concurrency, n.Pairs, n.RepeatMedianMS, n.FreshMedianMS, 100*n.ShiftFraction, 100*n.Level,
 		100*n.ShiftFractionCI.Lower, 100*n.ShiftFractionCI.Upper, fmtMS(n.NativeTaskMS), n.Passed)
 	if !n.Passed {
 		return c.fail(step, errors.New(strings.Join(n.Failures, "; ")))

@@ -27,7 +27,10 @@ import (
 // ("pcm-s16le:..."); schema 1 hashed every clip's float32 samples ("pcm-f32le:..."). 3: a gate
 // item's comparison output is "expected" and the upstream figures are "wer_vs_upstream" and
 // "upstream_mismatches"; schema 2 called all three "reference", which also names the target.
-const SchemaVersion = 3
+// 4: no_caching's shift_fraction and its interval are the paired ratio repeat/fresh − 1 (Wilcoxon
+// signed-rank, 98%) with its pair count; schema 3 kept an unpaired shift over the fresh median
+// (Mann–Whitney, 95%) and that shift in ms (shift_ms, shift_ci_ms).
+const SchemaVersion = 4
 
 // Evidence is one run.
 type Evidence struct {
