@@ -89,11 +89,29 @@ func (c *Checkpoint) compareOne(ctx context.Context, p join.Pair, native map[str
 // nativeRun runs the target's native-run command for the request's input inside the server
 // container, on the bundle the server serves.
 func (c *Checkpoint) nativeRun(ctx context.Context, req workload.Request) (string, error) {
-	out, err := c.nativeStdout(ctx, req)
+	out, err := c.nativeStdoutOnce(ctx, req)
 	if err != nil {
 		return "", err
 	}
 	return c.kind().nativeOutput(ctx, c, out)
+}
+
+// nativeStdoutOnce is nativeStdout run at most once per input key on the served bundle: the
+// same input on the same bundle in the same container prints the same output, and a later
+// reader of its Task time (the no-caching check) gets the same cold-process run identity made.
+func (c *Checkpoint) nativeStdoutOnce(ctx context.Context, req workload.Request) (string, error) {
+	if out, ok := c.serving.native[req.Key]; ok {
+		return out, nil
+	}
+	out, err := c.nativeStdout(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	if c.serving.native == nil {
+		c.serving.native = map[string]string{}
+	}
+	c.serving.native[req.Key] = out
+	return out, nil
 }
 
 // nativeStdout runs the native-run command for the request's input and returns what it printed.

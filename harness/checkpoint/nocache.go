@@ -122,10 +122,11 @@ func (c *Checkpoint) collectNoCache(ctx context.Context, n *evidence.NoCache, an
 	return err
 }
 
-// nativeTaskMS runs the native Task on the input once more and reads the wall time of its
-// public Task call (public_task_call_wall_ms); nil when the target's native run prints none.
+// nativeTaskMS reads the wall time of the public Task call (public_task_call_wall_ms) of the
+// native run on the input, which identity already made on the served bundle in the server
+// container (run again only if it did not); nil when the target's native run prints none.
 func (c *Checkpoint) nativeTaskMS(ctx context.Context, req workload.Request) (*float64, error) {
-	out, err := c.nativeStdout(ctx, req)
+	out, err := c.nativeStdoutOnce(ctx, req)
 	if err != nil {
 		return nil, err
 	}

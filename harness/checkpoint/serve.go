@@ -24,6 +24,9 @@ type served struct {
 	aiperf  *serving.AIPerfRun // its Exports (every run together) for the join, its Runs for statistics over runs
 	records []contract.Record
 	route   string
+	// native is what the native run printed per input key on the served bundle: identity runs
+	// it once per distinct input, and the no-caching check reads its Task time on X from there.
+	native map[string]string
 }
 
 // Cleanup is a function the caller defers right after the start it undoes.
