@@ -17,6 +17,7 @@ import (
 
 // Join matches every AIPerf record (warmup included) to exactly one server record.
 func (c *Checkpoint) Join() (join.Report, error) {
+	defer c.timed("join")()
 	if c.serving == nil || c.serving.aiperf == nil {
 		return join.Report{}, c.fail("join", fmt.Errorf("no AIPerf run to join"))
 	}
@@ -37,6 +38,7 @@ func (c *Checkpoint) Join() (join.Report, error) {
 // Identity compares, for every joined request, the HTTP output (from AIPerf's raw response),
 // the server record's output and a native run on the same input inside the server container.
 func (c *Checkpoint) Identity(ctx context.Context) error {
+	defer c.timed("identity")()
 	if c.Result.Join == nil || !c.steps["join"] {
 		return c.fail("identity", fmt.Errorf("no clean join to compare"))
 	}
@@ -140,6 +142,7 @@ func (c *Checkpoint) nativeStdout(ctx context.Context, req workload.Request) (st
 // transcripts non-empty and within the family's gold-WER bound; images within TRTMC's
 // diffusion sanity bounds).
 func (c *Checkpoint) Meaning() error {
+	defer c.timed("meaning")()
 	if c.Result.Identity == nil || !c.steps["identity"] {
 		return c.fail("meaning", fmt.Errorf("identity did not pass"))
 	}
@@ -163,6 +166,7 @@ func (c *Checkpoint) Meaning() error {
 // over runs when AIPerf ran several (Result.Repeated), and draws the latency plot and one
 // timeline per AIPerf run (Result.Timelines).
 func (c *Checkpoint) Timing() error {
+	defer c.timed("timing")()
 	if c.Result.Join == nil || !c.steps["join"] {
 		return c.fail("timing", fmt.Errorf("no clean join to time"))
 	}

@@ -34,17 +34,19 @@ type Cleanup func(ctx context.Context) error
 
 // StartNetwork creates the run's private network: internal, so AIPerf reaches only the server.
 func (c *Checkpoint) StartNetwork(ctx context.Context) (Cleanup, error) {
+	defer c.timed(containers)()
 	nw, err := serving.NewNetwork(ctx)
 	if err != nil {
 		return nil, c.fail("serve", err)
 	}
 	c.serving = &served{network: nw}
-	return func(ctx context.Context) error { return nw.Remove(ctx) }, nil
+	return func(ctx context.Context) error { defer c.timed(containers)(); return nw.Remove(ctx) }, nil
 }
 
 // StartServer loads the pinned inputs and starts the server container on the exact bundle with
 // the inputs copied in; CheckServed then asks it what it serves.
 func (c *Checkpoint) StartServer(ctx context.Context) (Cleanup, error) {
+	defer c.timed(containers)()
 	if c.serving == nil {
 		return nil, c.fail("serve", fmt.Errorf("no network: StartNetwork first"))
 	}
@@ -91,6 +93,7 @@ func (c *Checkpoint) StartServer(ctx context.Context) (Cleanup, error) {
 	start := time.Now()
 	srv, err := c.serving.network.Start(ctx, spec)
 	cleanup := func(ctx context.Context) error {
+		defer c.timed(containers)()
 		if !srv.Running() {
 			return nil
 		}
@@ -141,6 +144,7 @@ func (c *Checkpoint) scratch(container string) (string, error) {
 // CheckServed asks the running server what it serves: /v1/serving/info must list one model
 // whose bundle sha256 is the built (and gated) one.
 func (c *Checkpoint) CheckServed(ctx context.Context) error {
+	defer c.timed("serve check")()
 	if c.serving == nil || c.serving.server == nil {
 		return c.fail("serve", fmt.Errorf("no server running"))
 	}
@@ -179,6 +183,7 @@ func (c *Checkpoint) loadInputs() ([]workload.Input, error) {
 // RunAIPerf sends W warmup and N measured requests from the pinned inputs and collects the
 // artifacts and the server records.
 func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
+	defer c.timed(aiperfStep)()
 	if c.serving == nil || c.serving.server == nil {
 		return c.fail("aiperf", fmt.Errorf("no server running"))
 	}

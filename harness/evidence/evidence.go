@@ -183,6 +183,7 @@ type Result struct {
 	Plot          string             `json:"plot,omitempty"`
 	Timelines     []string           `json:"timelines,omitempty"` // one PNG per AIPerf run, relative to the run directory
 	NoCache       *NoCache           `json:"no_caching,omitempty"`
+	Cost          *Cost              `json:"cost,omitempty"`           // the harness's own cost of the row (harness/cost)
 	ServerMetrics []string           `json:"server_metrics,omitempty"` // AIPerf\'s server-metrics exports (a scrape of the server\'s /metrics), one per run, relative
 	Commands      [][]string         `json:"commands"`
 	Reproduce     string             `json:"reproduce"`
