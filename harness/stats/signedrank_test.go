@@ -55,26 +55,14 @@ func TestSignedRankIntervalInvertsScipysWilcoxon(t *testing.T) {
 				}
 			}
 			sort.Float64s(walsh)
-			below, above := 0, 0
-			for _, w := range walsh {
-				if w < sh.Estimate {
-					below++
-				} else if w > sh.Estimate {
-					above++
-				}
+			if !isMedian(sh.Estimate, walsh) {
+				t.Errorf("n %d: estimate %v is not a median of the %d Walsh averages", n, sh.Estimate, len(walsh))
 			}
-			if below > len(walsh)/2 || above > len(walsh)/2 {
-				t.Errorf("n %d: estimate %v is not a median of the Walsh averages (%d below, %d above of %d)", n, sh.Estimate, below, above, len(walsh))
-			}
-			lo, hi := sort.SearchFloat64s(walsh, sh.CI.Lower), sort.SearchFloat64s(walsh, sh.CI.Upper)
-			if lo < 1 || hi+1 >= len(walsh) {
+			deltas, ok := boundaryProbes(walsh, sh.CI)
+			if !ok {
 				t.Fatalf("n %d level %v: interval [%v, %v] reaches the ends of the Walsh averages", n, level, sh.CI.Lower, sh.CI.Upper)
 			}
-			method := map[string]string{"exact": "exact", "normal": "asymptotic"}[sh.Method]
-			probes = append(probes, probe{D: d, Method: method, Deltas: []float64{
-				(walsh[lo-1] + walsh[lo]) / 2, (walsh[lo] + walsh[lo+1]) / 2, // outside, inside the lower bound
-				(walsh[hi-1] + walsh[hi]) / 2, (walsh[hi] + walsh[hi+1]) / 2, // inside, outside the upper bound
-			}})
+			probes = append(probes, probe{D: d, Method: scipyMethod[sh.Method], Deltas: deltas})
 			shifts = append(shifts, sh)
 		}
 	}
@@ -85,7 +73,7 @@ func TestSignedRankIntervalInvertsScipysWilcoxon(t *testing.T) {
 	}
 	for i, p := range ps {
 		sh, alpha := shifts[i], 1-shifts[i].Level
-		if !(p[0] < alpha && p[1] >= alpha && p[2] >= alpha && p[3] < alpha) {
+		if !inverts(p, alpha) {
 			t.Errorf("%d pairs at %.2f (%s): scipy p just outside/inside the lower bound %.4g/%.4g, inside/outside the upper %.4g/%.4g; want < %.2f outside, ≥ inside",
 				sh.N[0], sh.Level, sh.Method, p[0], p[1], p[2], p[3], alpha)
 		}
