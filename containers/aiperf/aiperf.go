@@ -25,6 +25,23 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/containers/spec"
 )
 
+// Env is the AIPerf container's environment: run-profile.sh's settings and AIPerf 0.13.0's own
+// (aiperf/common/environment.py), none of which changes what a run sends or measures.
+func Env(p spec.Profile) map[string]string {
+	return map[string]string{"QUAL_AIPERF_VERSION": images.AIPerfVersion, "QUAL_AIPERF_RUNS": strconv.Itoa(max(1, p.Runs)),
+		// AIPerf's services must register within 30 s by default; a loaded 2-core runner starting
+		// several AIPerf runs misses that ("Some services failed to register within timeout").
+		"AIPERF_SERVICE_REGISTRATION_TIMEOUT": "300",
+		// After the last answer AIPerf waits this long (default 2 s, every run) before its final
+		// scrape of the server's /metrics, for servers whose metrics lag their answers
+		// (server_metrics/manager.py, _capture_profile_complete_scrape). The records manager
+		// holds the results until that scrape is done. The server exports are evidence linked
+		// from the report, not a claim; the reference server counts a request before its answer
+		// is complete, so the final scrape after the last answer already sees every request.
+		"AIPERF_SERVER_METRICS_COLLECTION_FLUSH_PERIOD": "0",
+	}
+}
+
 // Result is what one run left.
 type Result struct {
 	Dir         string   // host directory: artifacts/, aiperf.stdout, aiperf.stderr, command.json
@@ -117,10 +134,7 @@ func Run(ctx context.Context, image string, p spec.Profile, outDir string, opts 
 	customizers := []testcontainers.ContainerCustomizer{
 		testcontainers.WithCmd(args...),
 		testcontainers.WithFiles(files...),
-		// AIPerf's services must register within 30 s by default; a loaded 2-core runner starting
-		// several AIPerf runs misses that ("Some services failed to register within timeout").
-		testcontainers.WithEnv(map[string]string{"QUAL_AIPERF_VERSION": images.AIPerfVersion, "QUAL_AIPERF_RUNS": strconv.Itoa(max(1, p.Runs)),
-			"AIPERF_SERVICE_REGISTRATION_TIMEOUT": "300"}),
+		testcontainers.WithEnv(Env(p)),
 		testcontainers.WithWaitStrategyAndDeadline(o.timeout, wait.ForExit().WithExitTimeout(o.timeout)),
 		// The client yields the CPU to the server under contention (a quarter of the default
 		// weight): on a small machine AIPerf's Python services otherwise steal cycles from the Task

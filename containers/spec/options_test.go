@@ -63,3 +63,4 @@ func TestArgsConcurrencyExtraInputsAndKey(t *testing.T) {
 		t.Errorf("empty options added flags: %v", args)
 	}
 }
+

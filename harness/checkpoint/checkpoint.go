@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/cost"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/serving"
@@ -59,6 +60,7 @@ type Checkpoint struct {
 	step       *target.Step // TRTMC-kind targets: the checkpoint's values for TRTMC's own tooling
 	steps      map[string]bool
 	serving    *served
+	meter      *cost.Meter // the row's wall time by step (harness/cost)
 }
 
 // New prepares a checkpoint from its inventory row, in RunDir/<stage>/<profile>.
@@ -81,7 +83,7 @@ func NewIn(env *Env, row inventory.Row, dir string) (*Checkpoint, error) {
 	if len(m.Testcases) == 0 {
 		return nil, fmt.Errorf("manifest %s has no testcase", m.Name)
 	}
-	c := &Checkpoint{Env: env, W: workload.WithCache(w, env.Cache), Row: row, Manifest: m, Testcase: m.Testcases[0], steps: map[string]bool{}, Dir: dir}
+	c := &Checkpoint{Env: env, W: workload.WithCache(w, env.Cache), Row: row, Manifest: m, Testcase: m.Testcases[0], steps: map[string]bool{}, Dir: dir, meter: cost.Start()}
 	if c.Dir == "" {
 		c.Dir = filepath.Join(env.RunDir, string(env.Stage), m.Name)
 	}
@@ -151,7 +153,10 @@ func (c *Checkpoint) nativeHostArgs(tmpl []string) ([]string, error) {
 }
 
 // Build builds the bundle the target's way (kindSteps) and hashes it.
-func (c *Checkpoint) Build(ctx context.Context) error { return c.kind().build(ctx, c) }
+func (c *Checkpoint) Build(ctx context.Context) error {
+	defer c.timed("build")()
+	return c.kind().build(ctx, c)
+}
 
 // build runs the reference target's build command and hashes the bundle.
 func (referenceSteps) build(ctx context.Context, c *Checkpoint) error {
@@ -181,6 +186,7 @@ func (referenceSteps) build(ctx context.Context, c *Checkpoint) error {
 // Capability checks that the built bundle implements the stage's Task, the target's way
 // (kindSteps).
 func (c *Checkpoint) Capability(ctx context.Context) error {
+	defer c.timed("capability")()
 	return c.kind().capability(ctx, c, string(c.W.Stage().Capability()))
 }
 
@@ -219,7 +225,10 @@ func (referenceSteps) capability(ctx context.Context, c *Checkpoint, want string
 }
 
 // Gate runs the family's unchanged gate on the exact bundle, the target's way (kindSteps).
-func (c *Checkpoint) Gate(ctx context.Context) error { return c.kind().gate(ctx, c) }
+func (c *Checkpoint) Gate(ctx context.Context) error {
+	defer c.timed("gate")()
+	return c.kind().gate(ctx, c)
+}
 
 // gate checks the threshold pin, then runs the target's gate command on the exact bundle.
 func (referenceSteps) gate(ctx context.Context, c *Checkpoint) error {
@@ -291,6 +300,7 @@ func CheckThresholdPin(root, thresholdsPath string) (string, error) {
 
 // Unchanged checks the bundle's sha256 after serving equals the built one.
 func (c *Checkpoint) Unchanged() error {
+	defer c.timed("unchanged")()
 	after, err := bundle.FileSHA256(c.bundlePath)
 	if err != nil {
 		return c.fail("bundle unchanged", err)
@@ -327,6 +337,7 @@ func (c *Checkpoint) Finish(full bool) evidence.Result {
 			c.Result.Failures = append(c.Result.Failures, "steps not completed: "+strings.Join(missing, ", "))
 		}
 	}
+	c.settleCost()
 	return c.Result
 }
 

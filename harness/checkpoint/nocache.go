@@ -25,6 +25,7 @@ import (
 // once the native twins ran (after the server stopped: one model in GPU memory at a time).
 func (c *Checkpoint) SendNoCacheProbe(ctx context.Context) error {
 	const step = "no caching"
+	defer c.timed(step)()
 	if c.Result.Join == nil || !c.steps["join"] {
 		return c.fail(step, fmt.Errorf("no clean join to repeat a request of"))
 	}
@@ -64,6 +65,7 @@ func (c *Checkpoint) SendNoCacheProbe(ctx context.Context) error {
 // on the input. It runs after identity (the outputs it compares are then known to be right).
 func (c *Checkpoint) NoCaching(ctx context.Context) error {
 	const step = "no caching"
+	defer c.timed(step)()
 	if c.Result.Identity == nil || !c.steps["identity"] {
 		return c.fail(step, fmt.Errorf("identity did not pass"))
 	}
@@ -76,8 +78,8 @@ func (c *Checkpoint) NoCaching(ctx context.Context) error {
 		return c.fail(step, err)
 	}
 	nocache.Judge(n)
-	c.logf("no caching: %s, %d repeats against %d fresh variants at concurrency %d: median %.1f ms against %.1f ms, shift %+.1f%% (%.0f%% interval %+.1f%% to %+.1f%%), native %s: passed %v",
-		n.Input, len(n.Repeats), len(n.Fresh), n.Concurrency, n.RepeatMedianMS, n.FreshMedianMS, 100*n.ShiftFraction, 100*n.Level,
+	c.logf("no caching: %s, %d repeats beside %d fresh variants at concurrency %d (%d pairs): median %.1f ms against %.1f ms, paired ratio − 1 %+.1f%% (%.0f%% interval %+.1f%% to %+.1f%%), native %s: passed %v",
+		n.Input, len(n.Repeats), len(n.Fresh), n.Concurrency, n.Pairs, n.RepeatMedianMS, n.FreshMedianMS, 100*n.ShiftFraction, 100*n.Level,
 		100*n.ShiftFractionCI.Lower, 100*n.ShiftFractionCI.Upper, fmtMS(n.NativeTaskMS), n.Passed)
 	if !n.Passed {
 		return c.fail(step, errors.New(strings.Join(n.Failures, "; ")))
@@ -137,10 +139,11 @@ func (c *Checkpoint) collectNoCache(ctx context.Context, n *evidence.NoCache, an
 	return err
 }
 
-// nativeTaskMS runs the native Task on the input once more and reads the wall time of its
-// public Task call (public_task_call_wall_ms); nil when the target's native run prints none.
+// nativeTaskMS reads the wall time of the public Task call (public_task_call_wall_ms) of the
+// native run on the input, which identity already made on the served bundle in the native
+// container (run again only if it did not); nil when the target's native run prints none.
 func (c *Checkpoint) nativeTaskMS(ctx context.Context, req workload.Request) (*float64, error) {
-	out, err := c.nativeStdout(ctx, req)
+	out, err := c.nativeStdoutOnce(ctx, req)
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,9 @@ type served struct {
 	spec       serving.Spec      // how the server started: the native container starts the same way
 	native     *serving.Server   // the native twins' container, after the server stopped (native.go)
 	nocacheReq *workload.Request // the request the no-caching probe repeated
+	// native is what the native run printed per input key on the served bundle: identity runs
+	// it once per distinct input, and the no-caching check reads its Task time on X from there.
+	nativeOut map[string]string
 }
 
 // Cleanup is a function the caller defers right after the start it undoes.
@@ -36,17 +39,19 @@ type Cleanup func(ctx context.Context) error
 
 // StartNetwork creates the run's private network: internal, so AIPerf reaches only the server.
 func (c *Checkpoint) StartNetwork(ctx context.Context) (Cleanup, error) {
+	defer c.timed(containers)()
 	nw, err := serving.NewNetwork(ctx)
 	if err != nil {
 		return nil, c.fail("serve", err)
 	}
 	c.serving = &served{network: nw}
-	return func(ctx context.Context) error { return nw.Remove(ctx) }, nil
+	return func(ctx context.Context) error { defer c.timed(containers)(); return nw.Remove(ctx) }, nil
 }
 
 // StartServer loads the pinned inputs and starts the server container on the exact bundle with
 // the inputs copied in; CheckServed then asks it what it serves.
 func (c *Checkpoint) StartServer(ctx context.Context) (Cleanup, error) {
+	defer c.timed(containers)()
 	if c.serving == nil {
 		return nil, c.fail("serve", fmt.Errorf("no network: StartNetwork first"))
 	}
@@ -94,6 +99,7 @@ func (c *Checkpoint) StartServer(ctx context.Context) (Cleanup, error) {
 	c.serving.spec = spec
 	srv, err := c.serving.network.Start(ctx, spec)
 	cleanup := func(ctx context.Context) error {
+		defer c.timed(containers)()
 		if !srv.Running() {
 			return nil
 		}
@@ -143,6 +149,7 @@ func (c *Checkpoint) scratch(container string) (string, error) {
 
 // CheckServed asks the running server what it serves, in the target kind's own terms.
 func (c *Checkpoint) CheckServed(ctx context.Context) error {
+	defer c.timed("serve check")()
 	if c.serving == nil || c.serving.server == nil {
 		return c.fail("serve", fmt.Errorf("no server running"))
 	}
@@ -190,6 +197,7 @@ func (c *Checkpoint) loadInputs() ([]workload.Input, error) {
 // RunAIPerf sends W warmup and N measured requests from the pinned inputs and collects the
 // artifacts and the server records.
 func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
+	defer c.timed(aiperfStep)()
 	if c.serving == nil || c.serving.server == nil {
 		return c.fail("aiperf", fmt.Errorf("no server running"))
 	}

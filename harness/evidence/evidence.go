@@ -30,6 +30,9 @@ import (
 // 4: records' input_sha256 of images and audio questions is over length-framed fields
 // (task.FieldsSHA256); schema 3 joined them with NUL bytes, which a prompt holding a NUL could
 // shift from one field to the next.
+// Also 4: no_caching's shift_fraction and its interval are the paired ratio repeat/fresh − 1 (Wilcoxon
+// signed-rank, 98%) with its pair count; schema 3 kept an unpaired shift over the fresh median
+// (Mann–Whitney, 95%) and that shift in ms (shift_ms, shift_ci_ms).
 const SchemaVersion = 4
 
 // Evidence is one run.
@@ -208,6 +211,7 @@ type Result struct {
 	Plot          string             `json:"plot,omitempty"`
 	Timelines     []string           `json:"timelines,omitempty"` // one PNG per AIPerf run, relative to the run directory
 	NoCache       *NoCache           `json:"no_caching,omitempty"`
+	Cost          *Cost              `json:"cost,omitempty"`           // the harness's own cost of the row (harness/cost)
 	ServerMetrics []string           `json:"server_metrics,omitempty"` // AIPerf\'s server-metrics exports (a scrape of the server\'s /metrics), one per run, relative
 	Commands      [][]string         `json:"commands"`
 	Reproduce     string             `json:"reproduce"`

@@ -16,14 +16,14 @@ type NoCache struct {
 	Fresh          []NoCacheRequest `json:"fresh"`
 	RepeatMedianMS float64          `json:"repeat_median_model_call_ms"`
 	FreshMedianMS  float64          `json:"fresh_median_model_call_ms"`
-	// Shift is the Hodges–Lehmann shift repeats − fresh of model_call_ms (ms) with its
-	// Mann–Whitney interval; ShiftFraction and ShiftFractionCI are the same over the fresh median.
-	ShiftMS         float64       `json:"shift_ms"`
-	ShiftCI         schema.Bounds `json:"shift_ci_ms"`
+	// Pairs are the (repeat i, fresh variant i) pairs both answered; ShiftFraction is the paired
+	// Hodges–Lehmann ratio repeat/fresh of model_call_ms minus 1, ShiftFractionCI its Wilcoxon
+	// signed-rank interval (computed on log-ratios), minus 1.
+	Pairs           int           `json:"pairs"`
 	ShiftFraction   float64       `json:"shift_fraction"`
 	ShiftFractionCI schema.Bounds `json:"shift_fraction_ci"`
 	Level           float64       `json:"level"`
-	Method          string        `json:"method"`         // exact or normal (harness/stats.HodgesLehmann)
+	Method          string        `json:"method"`         // exact or normal (harness/stats.SignedRank)
 	NativeTaskMS    *float64      `json:"native_task_ms"` // the native run's public Task call on the input; nil when the target prints none
 	Margin          float64       `json:"margin"`         // how much faster repeats may be, as a fraction of the fresh median
 	NativeFloor     float64       `json:"native_floor"`   // the fraction of the native time below which a repeat median fails

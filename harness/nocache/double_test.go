@@ -164,7 +164,7 @@ func TestCollectRefusesTwoRecordsForOneAnswer(t *testing.T) {
 	}
 }
 
-func TestPlanInterleavesRepeatsAndFreshVariants(t *testing.T) {
+func TestPlanPairsRepeatsAndFreshVariantsInAlternatingOrder(t *testing.T) {
 	x := map[string]any{"seed": 1.0}
 	plan, err := Plan(x, func(i int) (map[string]any, error) { return map[string]any{"seed": 2.0 + float64(i)}, nil }, "p", 3)
 	if err != nil {
@@ -174,7 +174,7 @@ func TestPlanInterleavesRepeatsAndFreshVariants(t *testing.T) {
 	for _, p := range plan {
 		got = append(got, fmt.Sprintf("%s:%v:%v", p.RequestID, p.Repeat, p.Payload["seed"]))
 	}
-	if want := "p-r1:true:1 p-f1:false:2 p-r2:true:1 p-f2:false:3 p-r3:true:1 p-f3:false:4"; strings.Join(got, " ") != want {
+	if want := "p-r1:true:1 p-f1:false:2 p-f2:false:3 p-r2:true:1 p-r3:true:1 p-f3:false:4"; strings.Join(got, " ") != want {
 		t.Fatalf("plan %v, want %s", got, want)
 	}
 }

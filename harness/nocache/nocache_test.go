@@ -65,17 +65,47 @@ func TestSpeedupWithinTheMarginPasses(t *testing.T) {
 	}
 }
 
-// A point estimate beyond 10% is not enough: the interval must lie wholly beyond it.
+// A point estimate beyond 10% is not enough: the interval must lie wholly beyond it. Pair
+// ratios spread from 0.5 to 1.2 around 0.85 leave a 15% speedup uncertain.
 func TestAnUncertainSpeedupPasses(t *testing.T) {
 	n := &evidence.NoCache{Input: "clip", Output: "text"}
-	fresh := []float64{60, 80, 90, 100, 110, 120, 140, 160}
-	for i, f := range fresh {
+	ratios := []float64{0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.05, 1.2}
+	for i, r := range ratios {
+		f := 100 + 10*float64(i)
 		n.Fresh = append(n.Fresh, evidence.NoCacheRequest{RequestID: fmt.Sprintf("f%d", i), Status: 200, TaskMS: f})
-		n.Repeats = append(n.Repeats, evidence.NoCacheRequest{RequestID: fmt.Sprintf("r%d", i), Status: 200, Output: "text", TaskMS: f * 0.85})
+		n.Repeats = append(n.Repeats, evidence.NoCacheRequest{RequestID: fmt.Sprintf("r%d", i), Status: 200, Output: "text", TaskMS: f * r})
 	}
 	if Judge(n); !n.Passed || n.ShiftFraction > -Margin {
 		t.Fatalf("a 15%% point estimate in a wide interval: passed %v, shift %.3f [%.3f, %.3f], failures %v", n.Passed, n.ShiftFraction,
 			n.ShiftFractionCI.Lower, n.ShiftFractionCI.Upper, n.Failures)
+	}
+}
+
+// Pairs are repeat i with fresh variant i: the same times paired the other way round (each
+// repeat beside a fresh variant sent at another moment of a drifting load) would not be caught.
+// A load that rises eightfold through the check hides a consistent 20% speedup from any
+// comparison of the two sides as wholes, not from the pairs.
+func TestAConsistentSpeedupUnderDriftFails(t *testing.T) {
+	n := &evidence.NoCache{Input: "clip", Output: "text"}
+	for i := range MinK {
+		load := 100 * math.Pow(8, float64(i)/MinK) * (1 + 0.01*float64(i%3))
+		n.Fresh = append(n.Fresh, evidence.NoCacheRequest{RequestID: fmt.Sprintf("f%d", i), Status: 200, TaskMS: load})
+		n.Repeats = append(n.Repeats, evidence.NoCacheRequest{RequestID: fmt.Sprintf("r%d", i), Status: 200, Output: "text", TaskMS: 0.8 * load})
+	}
+	if Judge(n); n.Passed || n.Pairs != MinK || math.Abs(n.ShiftFraction+0.2) > 0.01 {
+		t.Fatalf("a 20%% speedup under drift: passed %v, %d pairs, ratio − 1 %.3f [%.3f, %.3f]", n.Passed, n.Pairs, n.ShiftFraction,
+			n.ShiftFractionCI.Lower, n.ShiftFractionCI.Upper)
+	}
+}
+
+// A cached answer recorded as taking 0 ms compares as the fastest possible, not as an error.
+func TestZeroMillisecondRepeatsFail(t *testing.T) {
+	n := seeded(3, MinK, 100, 0, 0.05)
+	for i := range n.Repeats {
+		n.Repeats[i].TaskMS = 0
+	}
+	if Judge(n); n.Passed || !strings.Contains(strings.Join(n.Failures, "; "), "significantly more than") {
+		t.Fatalf("repeats at 0 ms: passed %v, failures %v", n.Passed, n.Failures)
 	}
 }
 
@@ -123,7 +153,7 @@ func TestEveryRequestMustBeAnsweredAndFresh(t *testing.T) {
 }
 
 func TestKGrowsWithConcurrency(t *testing.T) {
-	for c, want := range map[int]int{1: 8, 2: 8, 4: 8, 5: 10, 16: 32} {
+	for c, want := range map[int]int{1: 16, 2: 16, 8: 16, 9: 18, 16: 32} {
 		if K(c) != want {
 			t.Errorf("K(%d) = %d, want %d", c, K(c), want)
 		}

@@ -125,9 +125,11 @@ type Planned struct {
 	Payload   map[string]any
 }
 
-// Plan interleaves k repeats of payload x with k fresh variants (fresh(i), i = 0..k-1), each
-// with its own request id (prefix-r1, prefix-f1, prefix-r2, ...): repeats and fresh variants
-// then meet the same load, lanes and moment.
+// Plan sends k repeats of payload x side by side with k fresh variants (fresh(i), i = 0..k-1),
+// each with its own request id (prefix-r1, prefix-f1, prefix-f2, prefix-r2, ...): repeat i and
+// fresh variant i form a pair that meets the same load, lanes and moment, and which of the two
+// goes first alternates from pair to pair, so that a load rising or falling through the check
+// favours neither side (the pair's members stay exchangeable, which the signed-rank rule needs).
 func Plan(x map[string]any, fresh func(i int) (map[string]any, error), prefix string, k int) ([]Planned, error) {
 	out := make([]Planned, 0, 2*k)
 	for i := range k {
@@ -135,8 +137,12 @@ func Plan(x map[string]any, fresh func(i int) (map[string]any, error), prefix st
 		if err != nil {
 			return nil, fmt.Errorf("fresh variant %d: %w", i+1, err)
 		}
-		out = append(out, Planned{RequestID: fmt.Sprintf("%s-r%d", prefix, i+1), Repeat: true, Payload: x},
-			Planned{RequestID: fmt.Sprintf("%s-f%d", prefix, i+1), Payload: f})
+		pair := []Planned{{RequestID: fmt.Sprintf("%s-r%d", prefix, i+1), Repeat: true, Payload: x},
+			{RequestID: fmt.Sprintf("%s-f%d", prefix, i+1), Payload: f}}
+		if i%2 == 1 {
+			pair[0], pair[1] = pair[1], pair[0]
+		}
+		out = append(out, pair...)
 	}
 	return out, nil
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // NoCacheCells are a row's no-caching figures (harness/nocache) as the reports show them:
-// repeats and fresh variants, their medians, the shift with its interval, the native time and the
+// repeats and fresh variants, their medians, the paired ratio with its interval, the native time and the
 // verdict.
 func NoCacheCells(n *evidence.NoCache) []string {
 	native := "not printed"
@@ -30,7 +30,7 @@ func NoCacheCells(n *evidence.NoCache) []string {
 }
 
 // noCacheHeader names NoCacheCells' columns.
-var noCacheHeader = []string{"profile", "input", "repeats + fresh", "median repeat / fresh Task ms", "shift (interval) of fresh median", "native Task ms", "verdict"}
+var noCacheHeader = []string{"profile", "input", "repeats + fresh", "median repeat / fresh Task ms", "paired ratio repeat/fresh − 1 (interval)", "native Task ms", "verdict"}
 
 // writeNoCache is the no-caching table: only rows that ran the check.
 func writeNoCache(b *strings.Builder, s evidence.Stage) {
@@ -40,7 +40,7 @@ func writeNoCache(b *strings.Builder, s evidence.Stage) {
 			continue
 		}
 		if !header {
-			fmt.Fprintf(b, "No caching (repeats of one input against fresh variants of equal cost; fails when the %.0f%% interval lies wholly below −%.0f%% or the repeats' median under %.0f%% of the native run):\n\n| %s |\n|%s\n",
+			fmt.Fprintf(b, "No caching (repeats of one input beside fresh variants of equal cost, in pairs; fails when the %.0f%% signed-rank interval of the paired ratio lies wholly below −%.0f%% or the repeats' median under %.0f%% of the native run):\n\n| %s |\n|%s\n",
 				100*r.NoCache.Level, 100*r.NoCache.Margin, 100*r.NoCache.NativeFloor, strings.Join(noCacheHeader, " | "), strings.Repeat("---|", len(noCacheHeader)))
 			header = true
 		}

@@ -24,3 +24,19 @@ for xml in "$run_dir"/junit/*.xml; do
   stages+="${stages:+ | }$(basename "$xml" .xml) ${secs:-?}s"
 done
 [ -z "$stages" ] || echo "[time] of the suites step: $stages"
+# Each row's own cost (harness/cost): its wall time, the Task time its claims needed and the
+# harness's overhead, from the stage evidence the suites wrote.
+for stage_json in "$run_dir"/*/stage.json; do
+  [ -f "$stage_json" ] || continue
+  python3 - "$stage_json" <<'PY'
+import json, sys
+stage = json.load(open(sys.argv[1]))
+for r in stage.get("results") or []:
+    c = r.get("cost")
+    if not c:
+        continue
+    steps = ", ".join(f"{s['step']} {s['overhead_s']:.1f}s" for s in c["steps"] if s["overhead_s"] >= 0.05)
+    print(f"[time] row {stage['stage']}/{r['profile']}: wall {c['wall_s']:.1f}s, Task {c['task_s']:.1f}s, "
+          f"harness overhead {c['overhead_s']:.1f}s ({steps})")
+PY
+done

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 )
 
 // mannWhitneyScript answers, for each case, scipy.stats.mannwhitneyu's two-sided p-value of
@@ -57,27 +59,14 @@ func TestHodgesLehmannIntervalInvertsScipysMannWhitney(t *testing.T) {
 			}
 		}
 		sort.Float64s(diffs)
-		below, above := 0, 0
-		for _, d := range diffs {
-			if d < sh.Estimate {
-				below++
-			} else if d > sh.Estimate {
-				above++
-			}
+		if !isMedian(sh.Estimate, diffs) {
+			t.Errorf("case %d: estimate %v is not a median of the %d differences", i, sh.Estimate, len(diffs))
 		}
-		if below > len(diffs)/2 || above > len(diffs)/2 {
-			t.Errorf("case %d: estimate %v is not a median of the differences (%d below, %d above of %d)", i, sh.Estimate, below, above, len(diffs))
-		}
-		lo := sort.SearchFloat64s(diffs, sh.CI.Lower)
-		hi := sort.SearchFloat64s(diffs, sh.CI.Upper)
-		if lo < 1 || hi+1 >= len(diffs) {
+		deltas, ok := boundaryProbes(diffs, sh.CI)
+		if !ok {
 			t.Fatalf("case %d: interval [%v, %v] reaches the ends of the differences", i, sh.CI.Lower, sh.CI.Upper)
 		}
-		method := map[string]string{"exact": "exact", "normal": "asymptotic"}[sh.Method]
-		probes = append(probes, probe{Base: base, New: new, Method: method, Deltas: []float64{
-			(diffs[lo-1] + diffs[lo]) / 2, (diffs[lo] + diffs[lo+1]) / 2, // outside, inside the lower bound
-			(diffs[hi-1] + diffs[hi]) / 2, (diffs[hi] + diffs[hi+1]) / 2, // inside, outside the upper bound
-		}})
+		probes = append(probes, probe{Base: base, New: new, Method: scipyMethod[sh.Method], Deltas: deltas})
 		shifts = append(shifts, sh)
 	}
 	raw := runScipy(t, mannWhitneyScript, probes)
@@ -88,7 +77,7 @@ func TestHodgesLehmannIntervalInvertsScipysMannWhitney(t *testing.T) {
 	alpha := 1 - level
 	for i, p := range ps {
 		sh := shifts[i]
-		if !(p[0] < alpha && p[1] >= alpha && p[2] >= alpha && p[3] < alpha) {
+		if !inverts(p, alpha) {
 			t.Errorf("sizes %v (%s): scipy p just outside/inside the lower bound %.4g/%.4g, inside/outside the upper %.4g/%.4g; want < %.2f outside, ≥ inside",
 				sh.N, sh.Method, p[0], p[1], p[2], p[3], alpha)
 		}
@@ -100,6 +89,42 @@ func TestHodgesLehmannIntervalInvertsScipysMannWhitney(t *testing.T) {
 
 // The exact U distribution against known values: for m = n = 3 there are 20 arrangements with
 // U = 0,1,2,2,3,3,3,4,4,5,... (counts 1,1,2,3,3,3,3,2,1,1), so P(U ≤ 0) = 0.05, P(U ≤ 1) = 0.10.
+// isMedian says whether at most half of xs lie on either side of m.
+func isMedian(m float64, xs []float64) bool {
+	below, above := 0, 0
+	for _, x := range xs {
+		if x < m {
+			below++
+		} else if x > m {
+			above++
+		}
+	}
+	return below <= len(xs)/2 && above <= len(xs)/2
+}
+
+// scipyMethod names our methods as scipy's tests do.
+var scipyMethod = map[string]string{"exact": "exact", "normal": "asymptotic"}
+
+// boundaryProbes are the points just outside and just inside each bound of an interval whose
+// bounds are values of sorted: midway to the neighbouring values. ok is false when a bound is
+// an end of sorted (nothing lies outside it).
+func boundaryProbes(sorted []float64, ci schema.Bounds) (deltas []float64, ok bool) {
+	lo, hi := sort.SearchFloat64s(sorted, ci.Lower), sort.SearchFloat64s(sorted, ci.Upper)
+	if lo < 1 || hi+1 >= len(sorted) {
+		return nil, false
+	}
+	return []float64{
+		(sorted[lo-1] + sorted[lo]) / 2, (sorted[lo] + sorted[lo+1]) / 2, // outside, inside the lower bound
+		(sorted[hi-1] + sorted[hi]) / 2, (sorted[hi] + sorted[hi+1]) / 2, // inside, outside the upper bound
+	}, true
+}
+
+// inverts says whether a test's p-values at boundaryProbes' points reject outside the interval
+// and not inside it, at alpha.
+func inverts(p []float64, alpha float64) bool {
+	return p[0] < alpha && p[1] >= alpha && p[2] >= alpha && p[3] < alpha
+}
+
 func TestExactQuantileU(t *testing.T) {
 	for _, c := range []struct {
 		p    float64

@@ -46,6 +46,9 @@ func notRederived(e evidence.Evidence) []Recorded {
 			if r.NoCache != nil {
 				add(false, "the no-caching check's response bodies (not kept): each repeat's output, and the native run's Task time on the input; its records, figures and verdict are judged again")
 			}
+			if r.Cost != nil {
+				add(false, "the harness's own cost of the row (wall and Task time by step): the suite's clock, no second copy")
+			}
 		}
 	}
 	return out
