@@ -94,8 +94,7 @@ func ServedOf(info contract.TRTMCServingInfo, build map[string]any) evidence.Ser
 	if info.LoadMS != nil {
 		s.LoadMS = *info.LoadMS
 	}
-	if lang, ok := info.BaseRequest["language"]; ok { // the operation takes a language: say it on both sides
-		l := fmt.Sprint(lang)
+	if l, ok := contract.BaseLanguage(info.BaseRequest); ok { // the operation takes a language: say it on both sides
 		if l == "" {
 			l = familyLanguage(build)
 		}

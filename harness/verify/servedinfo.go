@@ -31,7 +31,7 @@ func checkServedInfo(where string, r evidence.Result, report reporter) {
 	if s.HTTP["language"] != s.Native["language"] {
 		report(where, "HTTP language %q differs from the native run's %q", s.HTTP["language"], s.Native["language"])
 	}
-	if _, takes := s.BaseRequest["language"]; takes && s.Native["language"] == "" {
+	if _, takes := contract.BaseLanguage(s.BaseRequest); takes && s.Native["language"] == "" {
 		report(where, "the served operation takes a language, but none was sent explicitly")
 	}
 	for k, v := range contract.NativeFromBase(s.BaseRequest) {
