@@ -44,12 +44,12 @@ class RequestError(ValueError):
     """openai.py RequestError: the body cannot be mapped (400)."""
 
 
-class BackendError(Exception):
-    """The worker refused the request (422)."""
+class BackendError(RuntimeError):
+    """backends/base.py BackendError: the worker refused the request (422)."""
 
 
-class BackendUnavailable(Exception):
-    """The worker is gone (503)."""
+class BackendUnavailable(RuntimeError):
+    """backends/base.py BackendUnavailable: the worker is gone (503); at startup, cli.py's exit 2."""
 
 
 class Saturated(RuntimeError):
@@ -86,10 +86,13 @@ class Worker:
         self.lines = queue.Queue()
         threading.Thread(target=self.pump, daemon=True).start()
         self.available = True
-        ready = self.read(self.startup_timeout, "worker startup")
-        if ready.get("event") != "ready":
+        try:
+            ready = self.read(self.startup_timeout, "worker startup")
+            if ready.get("event") != "ready":
+                raise BackendUnavailable(f"worker failed to load: {ready.get('error', ready)}")
+        except BackendUnavailable:
             self.close()
-            raise BackendUnavailable(f"worker failed to load: {ready.get('error', ready)}")
+            raise
         return ready
 
     def pump(self):
