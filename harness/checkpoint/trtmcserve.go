@@ -143,7 +143,10 @@ func (c *Checkpoint) servedHTTP(rows []map[string]any) {
 		return
 	}
 	for _, row := range rows {
-		extra := map[string]any{}
+		extra, _ := row["extra"].(map[string]any) // the row's own (a prompt's seed...) stays
+		if extra == nil {
+			extra = map[string]any{}
+		}
 		for k, v := range c.Result.Served.HTTP {
 			extra[k] = v
 		}
