@@ -92,6 +92,14 @@ func TRTMCDecoders() map[string]any {
 	}
 }
 
+// HeaderRequestID is the request's id: sent by the harness, answered by TRTMC's app on every
+// answer and error that got one (app.py @1797a247 _headers, _error, _REQUEST_ID).
+const HeaderRequestID = "X-Request-ID"
+
+// TRTMCHeaders are the answer headers the harness reads from a TRTMC-kind server (the refusal
+// probe reads the id an error answered with); a test ties each to a fidelity row.
+func TRTMCHeaders() []string { return []string{HeaderRequestID} }
+
 // BaseRequestReads are the members of serving/info.base_request the harness reads (a map, so
 // TRTMCDecoders cannot list them): the language (BaseLanguage) and each native value
 // (NativeFromBase). A test ties each to a fidelity row, as it does the decoders' members.

@@ -38,6 +38,11 @@ func TestEveryTRTMCReadHasAFidelityRow(t *testing.T) {
 			}
 		}
 	}
+	for _, h := range TRTMCHeaders() {
+		if field := "header." + h; !rows[field] {
+			missing = append(missing, field)
+		}
+	}
 	for _, key := range BaseRequestReads() {
 		if field := "serving/info.base_request." + key; !rows[field] {
 			missing = append(missing, field)
