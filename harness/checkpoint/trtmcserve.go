@@ -94,8 +94,7 @@ func ServedOf(info contract.TRTMCServingInfo, build map[string]any) evidence.Ser
 	if info.LoadMS != nil {
 		s.LoadMS = *info.LoadMS
 	}
-	if lang, ok := info.BaseRequest["language"]; ok { // the operation takes a language: say it on both sides
-		l := fmt.Sprint(lang)
+	if l, ok := contract.BaseLanguage(info.BaseRequest); ok { // the operation takes a language: say it on both sides
 		if l == "" {
 			l = familyLanguage(build)
 		}
@@ -144,7 +143,10 @@ func (c *Checkpoint) servedHTTP(rows []map[string]any) {
 		return
 	}
 	for _, row := range rows {
-		extra := map[string]any{}
+		extra, _ := row["extra"].(map[string]any) // the row's own (a prompt's seed...) stays
+		if extra == nil {
+			extra = map[string]any{}
+		}
 		for k, v := range c.Result.Served.HTTP {
 			extra[k] = v
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
@@ -93,5 +94,19 @@ func TestSHA256FieldOfSha256sum(t *testing.T) {
 	}
 	if got := sha256Field("sha256sum: /bundles/x.bundle: No such file or directory\n"); got != "" {
 		t.Errorf("got %q", got)
+	}
+}
+
+// The served configuration's form fields join each AIPerf row's own extra inputs, never replace them.
+func TestServedHTTPKeepsTheRowsOwnExtra(t *testing.T) {
+	c := &Checkpoint{}
+	c.Result.Served = &evidence.Served{HTTP: map[string]string{"language": "en"}}
+	rows := []map[string]any{{"session_id": "a", "extra": map[string]any{"seed": 7}}, {"session_id": "b"}}
+	c.servedHTTP(rows)
+	if e, _ := rows[0]["extra"].(map[string]any); e["seed"] != 7 || e["language"] != "en" {
+		t.Errorf("row with its own extra: %v", rows[0])
+	}
+	if e, _ := rows[1]["extra"].(map[string]any); e["language"] != "en" {
+		t.Errorf("row without: %v", rows[1])
 	}
 }

@@ -71,30 +71,27 @@ type RecordImage struct {
 
 // ParseRecord reads one records JSONL line: ours, or TRTMC's serving app's
 // {"request_id","route","operation","backend","time","timing":{...},"observation"} (app.py
-// @1797a247 execute), whose members are read through TRTMCRecord only. Our own fields win.
+// @1797a247 execute). A line with TRTMC's timing and observation is read through TRTMCRecord
+// only: a key in our spelling on it (status, output, trtmc_timing...) is not TRTMC's, and is
+// never taken for what TRTMC reported.
 func ParseRecord(line []byte) (Record, error) {
+	var t TRTMCRecord
+	if err := json.Unmarshal(line, &t); err != nil {
+		return Record{}, fmt.Errorf("record: %w", err)
+	}
+	if t.Timing != nil && t.Observation != nil {
+		if t.RequestID == "" {
+			return Record{}, fmt.Errorf("record has no request_id")
+		}
+		// The app writes a record only for a request it executed.
+		return Record{RequestID: t.RequestID, Route: t.Route, Timing: *t.Timing, Status: 200, Output: t.Observation.output()}, nil
+	}
 	var r Record
 	if err := json.Unmarshal(line, &r); err != nil {
 		return r, fmt.Errorf("record: %w", err)
 	}
-	var t TRTMCRecord
-	if err := json.Unmarshal(line, &t); err != nil {
-		return r, fmt.Errorf("record: %w", err)
-	}
 	if r.RequestID == "" {
 		return r, fmt.Errorf("record has no request_id")
-	}
-	if t.Timing == nil || t.Observation == nil { // our own record
-		return r, nil
-	}
-	if r.Timing == (Timing{}) {
-		r.Timing = *t.Timing
-	}
-	if r.Status == 0 { // the app writes a record only for a request it executed
-		r.Status = 200
-	}
-	if r.Output == nil {
-		r.Output = t.Observation.output()
 	}
 	return r, nil
 }

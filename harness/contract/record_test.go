@@ -41,10 +41,11 @@ func TestParseRecordsNamesTheBadLine(t *testing.T) {
 	}
 }
 
-// Our own fields win over the other spellings when both are present.
-func TestOurSpellingWins(t *testing.T) {
+// A line with TRTMC's timing and observation is TRTMC's app's record: no producer writes our
+// trtmc_timing beside them, and the TRTMC path reads only what TRTMC writes.
+func TestATRTMCShapedLineIsReadAsTRTMCs(t *testing.T) {
 	r, err := ParseRecord([]byte(`{"request_id":"ours","trtmc_timing":{"model_call_ms":5},"timing":{"model_call_ms":9},"observation":{}}`))
-	if err != nil || r.RequestID != "ours" || r.Timing.ModelCallMS != 5 {
+	if err != nil || r.RequestID != "ours" || r.Timing.ModelCallMS != 9 {
 		t.Errorf("%+v %v", r, err)
 	}
 }

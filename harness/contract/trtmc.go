@@ -88,6 +88,58 @@ func TRTMCDecoders() map[string]any {
 		"transcription": TRTMCTranscription{},
 		"images":        ImageReply{},
 		"error":         TRTMCError{},
+		"answer":        Timed{}, // the identity step compares every 200 answer's trtmc_timing with its record's
+	}
+}
+
+// HeaderRequestID is the request's id: sent by the harness, answered by TRTMC's app on every
+// answer and error that got one (app.py @1797a247 _headers, _error, _REQUEST_ID).
+const HeaderRequestID = "X-Request-ID"
+
+// TRTMCHeaders are the answer headers the harness reads from a TRTMC-kind server (the refusal
+// probe reads the id an error answered with); a test ties each to a fidelity row.
+func TRTMCHeaders() []string { return []string{HeaderRequestID} }
+
+// BaseRequestReads are the members of serving/info.base_request the harness reads (a map, so
+// TRTMCDecoders cannot list them): the language (BaseLanguage) and each native value
+// (NativeFromBase). A test ties each to a fidelity row, as it does the decoders' members.
+func BaseRequestReads() []string {
+	out := []string{baseLanguage}
+	for _, f := range baseNative() {
+		out = append(out, f.key)
+	}
+	return append(out, baseNegativePrompt)
+}
+
+const (
+	baseLanguage       = "language"
+	baseNegativePrompt = "negative_prompt"
+)
+
+// BaseLanguage is the served base request's language, and whether the operation takes one at
+// all (the key is present: task_adapters.py @0dd9052f always writes it for a transcription).
+func BaseLanguage(base map[string]any) (string, bool) {
+	v, ok := base[baseLanguage]
+	if !ok {
+		return "", false
+	}
+	s, _ := v.(string)
+	return s, true
+}
+
+// baseField is a numeric base-request member the native run takes, under the target's
+// placeholder name, when the worker would treat it as set.
+type baseField struct {
+	key, value string
+	set        func(float64) bool
+}
+
+func baseNative() []baseField {
+	positive := func(v float64) bool { return v > 0 }
+	nonNegative := func(v float64) bool { return v >= 0 }
+	return []baseField{
+		{"max_new_tokens", "max_tokens", positive}, {"num_steps", "steps", positive}, {"guidance_scale", "guidance", nonNegative},
+		{"cfg_scale", "cfg_scale", nonNegative}, {"height", "height", positive}, {"width", "width", positive}, {"seed", "seed", nonNegative},
 	}
 }
 
@@ -118,22 +170,14 @@ func (o *TRTMCObservation) UnmarshalJSON(b []byte) error {
 // run_transcribe) under the target's placeholder name, and a non-empty negative prompt. The run
 // derives the native twin's flags from it, and qual verify re-derives them from the stored copy.
 func NativeFromBase(base map[string]any) map[string]string {
-	positive := func(v float64) bool { return v > 0 }
-	nonNegative := func(v float64) bool { return v >= 0 }
 	out := map[string]string{}
-	for _, f := range []struct {
-		key, value string
-		set        func(float64) bool
-	}{
-		{"max_new_tokens", "max_tokens", positive}, {"num_steps", "steps", positive}, {"guidance_scale", "guidance", nonNegative},
-		{"cfg_scale", "cfg_scale", nonNegative}, {"height", "height", positive}, {"width", "width", positive}, {"seed", "seed", nonNegative},
-	} {
+	for _, f := range baseNative() {
 		if v, ok := base[f.key].(float64); ok && f.set(v) {
 			out[f.value] = strconv.FormatFloat(v, 'g', -1, 64)
 		}
 	}
-	if v, ok := base["negative_prompt"].(string); ok && v != "" {
-		out["negative_prompt"] = v
+	if v, ok := base[baseNegativePrompt].(string); ok && v != "" {
+		out[baseNegativePrompt] = v
 	}
 	return out
 }

@@ -38,6 +38,16 @@ func TestEveryTRTMCReadHasAFidelityRow(t *testing.T) {
 			}
 		}
 	}
+	for _, h := range TRTMCHeaders() {
+		if field := "header." + h; !rows[field] {
+			missing = append(missing, field)
+		}
+	}
+	for _, key := range BaseRequestReads() {
+		if field := "serving/info.base_request." + key; !rows[field] {
+			missing = append(missing, field)
+		}
+	}
 	sort.Strings(missing)
 	if len(missing) > 0 {
 		t.Errorf("read from TRTMC's serving output with no fidelity row (| `field` | ... file@commit ... |) in the double's README:\n%s", strings.Join(missing, "\n"))

@@ -78,7 +78,7 @@ func Refusal(ctx context.Context, env *checkpoint.Env, row inventory.Row, w work
 	}
 	rule := env.Target.Kind.Refusal() // what this target's server documents (TRTMC: 404, no record)
 	p := &evidence.Probe{Model: row.Profile, Route: w.Route(), Status: resp.StatusCode, ErrorCode: answer.Error.Code,
-		Message: answer.Error.Message, RequestID: resp.Header.Get("X-Request-ID"), Expected: rule.String(), SentID: sent}
+		Message: answer.Error.Message, RequestID: resp.Header.Get(contract.HeaderRequestID), Expected: rule.String(), SentID: sent}
 	records, err := c.Server().Records(ctx)
 	if err != nil {
 		return p, cleanups, err

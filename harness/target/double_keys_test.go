@@ -116,16 +116,39 @@ func servedKeysAreTRTMCs(t *testing.T, base, kind string, answer []byte) {
 	check("models", get("/v1/models"))
 	check("undefined route", get("/v1/no-such-route"))
 	check(kind, answer)
-	for route, body := range map[string]string{"/v1/chat/completions": `{"messages": [{"role": "user", "content": "hi"}]}`,
-		"/v1/images/generations": `{"prompt": "x", "no_such_field": 1}`, "/v1/audio/transcriptions": `{}`} {
-		resp, err := http.Post(base+route, "application/json", strings.NewReader(body))
+	served := map[string]string{"images": "/v1/images/generations", "transcription": "/v1/audio/transcriptions"}[kind]
+	// Each refusal TRTMC's app makes of these requests (app.py @1797a247 guarded, _error; openai.py
+	// @db5a3def _check_fields, image_generation, transcription), with its status and code.
+	for _, r := range []struct {
+		route, body string
+		status      int
+		code        string
+	}{
+		{"/v1/chat/completions", `{"messages": [{"role": "user", "content": "hi"}]}`, 404, "route_not_served"},
+		{"/v1/images/generations", `{"prompt": "x", "no_such_field": 1}`, 400, "invalid_request"},
+		{"/v1/images/generations", `{"prompt": "x", "n": 2}`, 400, "invalid_request"},
+		{"/v1/images/generations", `{"prompt": "x", "size": "big"}`, 400, "invalid_request"},
+		{"/v1/audio/transcriptions", `{}`, 400, "invalid_request"},
+	} {
+		resp, err := http.Post(base+r.route, "application/json", strings.NewReader(r.body))
 		if err != nil {
 			t.Fatal(err)
 		}
 		raw, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode < 400 || resp.Header.Get("X-Request-ID") == "" {
-			t.Errorf("%s %s: status %d, X-Request-ID %q: want a refusal with X-Request-ID", route, body, resp.StatusCode, resp.Header.Get("X-Request-ID"))
+		var answer struct {
+			Error struct {
+				Code string `json:"code"`
+			} `json:"error"`
+		}
+		_ = json.Unmarshal(raw, &answer)
+		want := r.status
+		if r.route != served {
+			want, r.code = 404, "route_not_served" // guarded: a route of an operation this server does not serve
+		}
+		if resp.StatusCode != want || answer.Error.Code != r.code || resp.Header.Get("X-Request-ID") == "" {
+			t.Errorf("%s %s: status %d, code %q, X-Request-ID %q: want %d %q with X-Request-ID", r.route, r.body, resp.StatusCode,
+				answer.Error.Code, resp.Header.Get("X-Request-ID"), want, r.code)
 		}
 		check("error", raw)
 	}

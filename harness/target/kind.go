@@ -50,6 +50,11 @@ func (k Kind) Embedded() bool { return k == Reference }
 // interpreter, GPU) come from QUAL_TRTMC_*.
 func (k Kind) InCheckout() bool { return k == TRTMC }
 
+// RecordsServedInfo says whether a row of the target that got past serving records what its
+// server reported at /v1/serving/info (evidence Served): TRTMC's app names no bundle sha256, so
+// that report, checked against the row, is the row's only word on what was served.
+func (k Kind) RecordsServedInfo() bool { return k == TRTMC }
+
 // Refusal is how the target's server documents refusing a request it cannot serve.
 func (k Kind) Refusal() contract.Refusal { return contract.RefusalOf(string(k)) }
 

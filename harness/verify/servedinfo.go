@@ -5,22 +5,31 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/target"
 )
 
 // servedInfoCheck: what a TRTMC-kind server reported at /v1/serving/info (evidence Served) is the
 // row's, its timing scope is the one the timing claim assumes, and the one configuration both
 // sides ran with is re-derived from the stored base request and found in the native commands run.
 func servedInfoCheck(r *Run) []Problem {
-	return r.eachRow(func(row *Row, report reporter) { checkServedInfo(row.Where, row.Result, report) })
+	return r.eachRow(func(row *Row, report reporter) {
+		checkServedInfo(row.Where, kindOf(row.Stage.TargetKind), row.Result, report)
+	})
 }
 
-func checkServedInfo(where string, r evidence.Result, report reporter) {
+func checkServedInfo(where string, kind target.Kind, r evidence.Result, report reporter) {
 	s := r.Served
 	if s == nil {
+		if kind.RecordsServedInfo() && r.Status == evidence.StatusQualified {
+			report(where, "qualified, but records no served info: nothing says which bundle the server served")
+		}
 		return
 	}
 	if s.Profile != r.Profile {
 		report(where, "served profile %q is not the row's %q", s.Profile, r.Profile)
+	}
+	if task, _ := r.Bundle.Header["task"].(string); task != "" && s.Task != task {
+		report(where, "served task %q is not the bundle header's %q", s.Task, task)
 	}
 	if s.TimingScope != "public_task_call_wall" {
 		report(where, "served timing_scope %q: model_call_ms is read as public_task_call_wall", s.TimingScope)
@@ -31,7 +40,7 @@ func checkServedInfo(where string, r evidence.Result, report reporter) {
 	if s.HTTP["language"] != s.Native["language"] {
 		report(where, "HTTP language %q differs from the native run's %q", s.HTTP["language"], s.Native["language"])
 	}
-	if _, takes := s.BaseRequest["language"]; takes && s.Native["language"] == "" {
+	if _, takes := contract.BaseLanguage(s.BaseRequest); takes && s.Native["language"] == "" {
 		report(where, "the served operation takes a language, but none was sent explicitly")
 	}
 	for k, v := range contract.NativeFromBase(s.BaseRequest) {

@@ -15,6 +15,7 @@ TRTMC's `--serve` protocol (backends/trtmc.py @7b798a32), the double's build/trt
 """
 import asyncio
 import base64
+import binascii
 import json
 import os
 import platform
@@ -44,12 +45,12 @@ class RequestError(ValueError):
     """openai.py RequestError: the body cannot be mapped (400)."""
 
 
-class BackendError(Exception):
-    """The worker refused the request (422)."""
+class BackendError(RuntimeError):
+    """backends/base.py BackendError: the worker refused the request (422)."""
 
 
-class BackendUnavailable(Exception):
-    """The worker is gone (503)."""
+class BackendUnavailable(RuntimeError):
+    """backends/base.py BackendUnavailable: the worker is gone (503); at startup, cli.py's exit 2."""
 
 
 class Saturated(RuntimeError):
@@ -86,10 +87,13 @@ class Worker:
         self.lines = queue.Queue()
         threading.Thread(target=self.pump, daemon=True).start()
         self.available = True
-        ready = self.read(self.startup_timeout, "worker startup")
-        if ready.get("event") != "ready":
+        try:
+            ready = self.read(self.startup_timeout, "worker startup")
+            if ready.get("event") != "ready":
+                raise BackendUnavailable(f"worker failed to load: {ready.get('error', ready)}")
+        except BackendUnavailable:
             self.close()
-            raise BackendUnavailable(f"worker failed to load: {ready.get('error', ready)}")
+            raise
         return ready
 
     def pump(self):
@@ -189,14 +193,11 @@ def image_request(body, base):
     return request
 
 
-def transcription_request(audio, filename, fields, base, inputs):
-    """openai.py transcription, with the upload written where files.py materializes a $file."""
+def transcription_request(audio, filename, fields, base):
+    """openai.py transcription: the upload inline as a $file, materialized with every other request's."""
     check_fields(fields, TRANSCRIPTION_FIELDS)
     suffix = "." + filename.rsplit(".", 1)[-1] if "." in filename else ".wav"
-    inputs.mkdir(parents=True, exist_ok=True)
-    path = inputs / f"audio_path{suffix}"
-    path.write_bytes(audio)
-    request = {**base, "audio_path": str(path)}
+    request = {**base, "audio_path": {"$file": {"suffix": suffix, "b64": base64.b64encode(audio).decode()}}}
     if fields.get("language"):
         request["language"] = fields["language"]
     return request
@@ -211,18 +212,41 @@ def server_paths(value, key=""):
     return [key] if isinstance(value, str) and (key.endswith("_path") or key.endswith("_paths")) else []
 
 
-def materialize(value, inputs, key="input"):
-    """files.py materialize_files: each {"$file": {"suffix", "b64"}} becomes a file under inputs."""
-    if isinstance(value, dict) and set(value) == {"$file"}:
-        inputs.mkdir(parents=True, exist_ok=True)
-        path = inputs / f"{key}{value['$file'].get('suffix', '')}"
-        path.write_bytes(base64.b64decode(value["$file"]["b64"]))
-        return str(path)
-    if isinstance(value, dict):
-        return {k: materialize(v, inputs, k) for k, v in value.items()}
-    if isinstance(value, list):
-        return [materialize(v, inputs, key) for v in value]
-    return value
+def materialize(value, inputs):
+    """files.py materialize_files: each {"$file": {"suffix", "b64"}} becomes inputs/input-NNNN<suffix>;
+    a reference with sibling keys, a suffix longer than 16 or holding "/" or "..", or invalid base64
+    is a ValueError (400)."""
+    counter = iter(range(1_000_000))
+
+    def visit(item):
+        if isinstance(item, dict):
+            if "$file" in item:
+                return write_file(item, inputs, next(counter))
+            return {k: visit(v) for k, v in item.items()}
+        if isinstance(item, list):
+            return [visit(v) for v in item]
+        return item
+
+    return visit(value)
+
+
+def write_file(reference, inputs, index):
+    if set(reference) != {"$file"}:
+        raise ValueError("$file references cannot carry sibling fields")
+    body = reference["$file"]
+    if not isinstance(body, dict) or not isinstance(body.get("b64"), str):
+        raise ValueError("$file requires a base64 'b64' string")
+    suffix = body.get("suffix", "")
+    if not isinstance(suffix, str) or len(suffix) > 16 or "/" in suffix or ".." in suffix:
+        raise ValueError("$file suffix must be a short file extension")
+    try:
+        data = base64.b64decode(body["b64"], validate=True)
+    except binascii.Error as error:
+        raise ValueError(f"$file contains invalid base64: {error}") from error
+    inputs.mkdir(parents=True, exist_ok=True)
+    path = inputs / f"input-{index:04d}{suffix}"
+    path.write_bytes(data)
+    return str(path)
 
 
 def media_digest(workdir):
@@ -353,8 +377,8 @@ def create_app(worker, opts, info, base):
                 raise RequestError("multipart field 'file' is required")
             fields = {k: v for k, v in form.items() if k != "file"}
             audio, filename = await upload.read(), upload.filename or "audio.wav"
-            result = await execute(request_id, "/v1/audio/transcriptions",
-                                   lambda inputs: transcription_request(audio, filename, fields, base, inputs))
+            mapped = transcription_request(audio, filename, fields, base)
+            result = await execute(request_id, "/v1/audio/transcriptions", lambda inputs: materialize(mapped, inputs))
             return respond({"text": result["observation"].get("text", "")}, result, request_id)
         return await guarded(request, "/v1/audio/transcriptions", ("transcribe",), handle)
 
@@ -362,7 +386,7 @@ def create_app(worker, opts, info, base):
     async def images(request: Request):
         async def handle(request_id):
             mapped = image_request(await request.json(), base)
-            result = await execute(request_id, "/v1/images/generations", lambda _: mapped)
+            result = await execute(request_id, "/v1/images/generations", lambda inputs: materialize(mapped, inputs))
             artifact = result["observation"].get("artifact") or result["observation"].get("path") or ""
             return respond({"created": int(time.time()), "data": [{"url": f"file://{artifact}" if artifact else ""}],
                             "inference_time_s": float(result["timing"]["model_call_ms"]) / 1000.0}, result, request_id)

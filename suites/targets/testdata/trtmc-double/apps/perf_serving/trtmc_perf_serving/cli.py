@@ -118,11 +118,11 @@ def main(argv):
             raise ValueError("the contract double serves only the trtmc backend")
         if not all(opts.get(o) for o in ("--bundle", "--runtime-root", "--worker")):
             raise ValueError("the trtmc backend requires --bundle, --runtime-root, and --worker")
-    except (ValueError, RuntimeError) as error:
+        from . import app
+        return app.serve(opts, manifest, testcase, operation, request)
+    except (ValueError, RuntimeError) as error:  # cli.py main: serve's errors, the worker's failed load included
         sys.stderr.write(f"{PROG}: {error}\n")
         return 2
-    from . import app
-    return app.serve(opts, manifest, testcase, operation, request)
 
 
 if __name__ == "__main__":
