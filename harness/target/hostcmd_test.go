@@ -53,6 +53,37 @@ func TestExecRunnerTimeoutLeavesNoProcessBehind(t *testing.T) {
 	}
 }
 
+// However a command ends by itself (exit 0, exit 1), what it left running in its group is ended
+// too: a gate that returns while its native run or engine build still runs must not leave that
+// process on the GPU for the next row. The grandchild lets go of stdout, so nothing holds Wait.
+func TestExecRunnerLeavesNoProcessBehindWhenTheCommandExits(t *testing.T) {
+	for _, exit := range []string{"0", "1"} {
+		dir := t.TempDir()
+		pids := filepath.Join(dir, "pids")
+		script := "sleep 300 >/dev/null 2>&1 </dev/null & echo $! > " + pids + "; exit " + exit
+		_, err := ExecRunner(context.Background(), []string{"sh", "-c", script}, nil, dir)
+		if (err == nil) != (exit == "0") {
+			t.Fatalf("exit %s: ExecRunner error %v", exit, err)
+		}
+		data, err := os.ReadFile(pids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if alive(pid) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("exit %s: grandchild %d outlived its command", exit, pid)
+		}
+	}
+}
+
 // alive says whether pid is a running (not zombie) process.
 func alive(pid int) bool {
 	if syscall.Kill(pid, 0) != nil {

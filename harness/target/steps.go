@@ -24,9 +24,10 @@ type Runner func(ctx context.Context, args, env []string, dir string) ([]byte, e
 func ExecRunner(ctx context.Context, args, env []string, dir string) ([]byte, error) {
 	cmd := HostCommand(ctx, args)
 	cmd.Env, cmd.Dir = hostEnviron(env), dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := RunHost(cmd)
+	out := stdout.Bytes()
 	if err != nil {
 		return out, fmt.Errorf("%s: %w\n%s%s", strings.Join(args, " "), err, clip(out), clip(stderr.Bytes()))
 	}
