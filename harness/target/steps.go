@@ -80,7 +80,8 @@ func (s *Step) path(tmpl string) (string, error) {
 
 // NativeArgs renders a native_run template with a request's values (bundle, input or prompt, ...)
 // over the step's own ({trtmc_binary}, {runtime_root}, {max_tokens}, ...): the run and `qual
-// plan` both render it here.
+// plan` both render it here. A request that names its clip's {sample_rate} gets that clip's
+// {chunk_samples}, as TRTMC's worker chunks each request's own clip.
 func (s *Step) NativeArgs(tmpl []string, request map[string]string) ([]string, error) {
 	values := make(map[string]string, len(s.Values)+len(request))
 	for k, v := range s.Values {
@@ -89,6 +90,7 @@ func (s *Step) NativeArgs(tmpl []string, request map[string]string) ([]string, e
 	for k, v := range request {
 		values[k] = v
 	}
+	requestChunk(values)
 	return Expand(tmpl, values)
 }
 
