@@ -52,8 +52,8 @@ func TestStreamingChunkIsSizedFromTheRequestsOwnClip(t *testing.T) {
 		"--input", "{input}", "--chunk-samples", "{chunk_samples}"}}}
 	for _, c := range []struct {
 		testcaseChunk, rate string // the step's {chunk_samples} (the testcase clip's) and the request's clip rate
-		chunkMS                    string
-		want                       string
+		chunkMS             string
+		want                string
 	}{
 		{"2560", "16000", "160", "2560"},
 		{"2560", "8000", "160", "1280"},
