@@ -40,16 +40,7 @@ func TestExecRunnerTimeoutLeavesNoProcessBehind(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The processes were reaped or are zombies of a reaped parent; either way kill(pid, 0)
-		// must not find a live process of ours. Allow the kernel a moment to finish the kill.
-		deadline := time.Now().Add(5 * time.Second)
-		for alive(pid) && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if alive(pid) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Errorf("process %d outlived its command's timeout", pid)
-		}
+		requireGone(t, pid, "its command's timeout")
 	}
 }
 
@@ -73,14 +64,21 @@ func TestExecRunnerLeavesNoProcessBehindWhenTheCommandExits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(5 * time.Second)
-		for alive(pid) && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if alive(pid) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Errorf("exit %s: grandchild %d outlived its command", exit, pid)
-		}
+		requireGone(t, pid, "its command's exit "+exit)
+	}
+}
+
+// requireGone fails unless pid is gone (reaped, or a zombie of a reaped parent) within a moment
+// for the kernel to finish the kill; a survivor is killed so the test leaves nothing behind.
+func requireGone(t *testing.T, pid int, after string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for alive(pid) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if alive(pid) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("process %d outlived %s", pid, after)
 	}
 }
 
