@@ -120,7 +120,7 @@ func (c *Checkpoint) runKeeping(ctx context.Context, args []string, keep string)
 	cmd.Dir = c.Env.Root
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	err := target.RunHost(cmd)
 	if keep != "" {
 		for ext, out := range map[string][]byte{".stdout.txt": stdout.Bytes(), ".stderr.txt": stderr.Bytes()} {
 			if werr := os.WriteFile(filepath.Join(c.Dir, keep+ext), out, 0o644); werr != nil {

@@ -140,10 +140,16 @@ type AIPerfRun struct {
 }
 
 // RunAIPerf runs profile p on n from image, writing its artifacts under dir; done counts the
-// requests answered so far (progress every few seconds through logf, out of total).
+// requests answered so far (progress every few seconds through logf, out of total). limit bounds
+// the AIPerf container's whole run (0: aiperf.Run's default); a row's limit is the target's
+// (Target.Limits), which may be hours for a large model's images.
 func (n *Network) RunAIPerf(ctx context.Context, image string, p spec.Profile, dir string, total int,
-	done func(context.Context) (int, error), logf func(string, ...any)) (*AIPerfRun, error) {
-	res, err := aiperf.Run(ctx, image, p, dir, aiperf.WithNetwork(n.nw), aiperf.WithProgress(aiperf.Progress{Total: total, Done: done, Logf: logf}))
+	done func(context.Context) (int, error), logf func(string, ...any), limit time.Duration) (*AIPerfRun, error) {
+	opts := []aiperf.Option{aiperf.WithNetwork(n.nw), aiperf.WithProgress(aiperf.Progress{Total: total, Done: done, Logf: logf})}
+	if limit > 0 {
+		opts = append(opts, aiperf.WithTimeout(limit))
+	}
+	res, err := aiperf.Run(ctx, image, p, dir, opts...)
 	if res == nil {
 		return nil, err
 	}

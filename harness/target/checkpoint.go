@@ -16,11 +16,12 @@ const defaultChunkMS = 160
 // CheckpointValues are one checkpoint's placeholder values: {profile}, {testcase}, {family_dir},
 // {bundle_name}, {work}, and the testcase's own native-run settings {cfg_scale} and {max_tokens},
 // empty when it declares none (optional flags then leave them out; see Expand), and
-// {chunk_samples}: the streaming chunk the server's worker uses, sample_rate * chunk_ms / 1000
-// samples of the testcase's clip (benchmark_worker.cpp @d46edb11 run_transcribe; the family test
-// passes the same --chunk-samples), empty when the clip cannot be read. The run and `qual plan`
-// both render commands from these, so the plan shows what the run executes. {language} is
-// filled from the served base request at run time.
+// {chunk_ms}, the streaming chunk the server's worker uses, and {chunk_samples}: sample_rate *
+// chunk_ms / 1000 samples of the testcase's clip (benchmark_worker.cpp @08b8f334 run_transcribe;
+// the family test passes the same --chunk-samples), empty when the clip cannot be read; a request
+// that names its own clip's {sample_rate} gets that clip's chunk (NativeArgs), as the worker
+// sizes it per request. The run and `qual plan` both render commands from these, so the plan
+// shows what the run executes. {language} is filled from the served base request at run time.
 func (t *Target) CheckpointValues(m *manifest.Manifest, tc manifest.Testcase, work string) map[string]string {
 	familyDir := filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(m.Path)))) // families/<dir>/tests/manifests
 	if t.Layout == "tests/e2e" {
@@ -34,14 +35,27 @@ func (t *Target) CheckpointValues(m *manifest.Manifest, tc manifest.Testcase, wo
 	if tc.MaxNewTokens != nil {
 		v["max_tokens"] = strconv.Itoa(*tc.MaxNewTokens)
 	}
+	chunk := defaultChunkMS
+	if tc.ChunkMS != nil {
+		chunk = *tc.ChunkMS
+	}
+	v["chunk_ms"] = strconv.Itoa(chunk)
 	if rate := clipRate(m, tc); rate > 0 {
-		chunk := defaultChunkMS
-		if tc.ChunkMS != nil {
-			chunk = *tc.ChunkMS
-		}
-		v["chunk_samples"] = strconv.Itoa(rate * chunk / 1000)
+		v["chunk_samples"] = chunkSamples(rate, chunk)
 	}
 	return v
+}
+
+// chunkSamples is the worker's streaming chunk: max(1, sample_rate * chunk_ms / 1000) samples.
+func chunkSamples(rate, chunkMS int) string { return strconv.Itoa(max(1, rate*chunkMS/1000)) }
+
+// requestChunk sizes {chunk_samples} for a request's own clip when it names its {sample_rate}.
+func requestChunk(values map[string]string) {
+	rate, err1 := strconv.Atoi(values["sample_rate"])
+	chunk, err2 := strconv.Atoi(values["chunk_ms"])
+	if err1 == nil && err2 == nil && rate > 0 {
+		values["chunk_samples"] = chunkSamples(rate, chunk)
+	}
 }
 
 // clipRate is the sample rate of the testcase's own clip (resolved against the manifest

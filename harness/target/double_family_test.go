@@ -2,6 +2,8 @@ package target
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -97,23 +99,62 @@ func TestDoubleGateGetsTheNativeBuildTree(t *testing.T) {
 	}
 }
 
+// bundleOfTask is a copy of bundle whose header declares task: the bundle's own task, not --task,
+// decides cli.cpp's path (run @022e18f7: InspectBundle, then uses_existing_task_runtime).
+func bundleOfTask(t *testing.T, bundle, task string) string {
+	t.Helper()
+	data, err := os.ReadFile(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := binary.LittleEndian.Uint64(data[8:16])
+	header := map[string]any{}
+	if err := json.Unmarshal(data[16:16+n], &header); err != nil {
+		t.Fatal(err)
+	}
+	header["task"] = task
+	js, err := json.Marshal(header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := append(append(append([]byte(nil), data[:8]...), binary.LittleEndian.AppendUint64(nil, uint64(len(js)))...), js...)
+	path := filepath.Join(t.TempDir(), filepath.Base(bundle))
+	if err := os.WriteFile(path, append(out, data[16+n:]...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // speech_transcription runs on cli.cpp's Task-SDK path, which refuses --max-output-tokens (no such
 // config) and takes --set max_new_tokens=N; the target's command for it must run, and bound the
-// transcript as the served base request does.
+// transcript as the served base request does. The existing-runtime path (transcription,
+// transcription_streaming) refuses --task and --set whatever they name (cli.cpp dispatch
+// @022e18f7), so neither the target nor the double may lean on them there.
 func TestDoubleSDKPathTakesSetAndRefusesMaxOutputTokens(t *testing.T) {
 	b := newDoubleBed(t)
 	s, m := b.step("sphinx", "sphinx-en-us")
 	if _, _, err := s.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	existing := s.Values["bundle"]
+	sdk := bundleOfTask(t, existing, "speech_transcription")
 	clip := filepath.Join(b.double, "families", "sphinx", "tests", filepath.FromSlash(m.Testcases[0].InputAudio))
 	trtmc := filepath.Join(b.double, "bin", "trtmc")
-	refused, err := ExecRunner(context.Background(), []string{trtmc, "transcribe", s.Values["bundle"], "--runtime-root", b.work,
-		"--task", "speech_transcription", "--input", clip, "--max-output-tokens", "5"}, s.Env, b.work)
+	run := func(args ...string) ([]byte, error) { return ExecRunner(context.Background(), args, s.Env, b.work) }
+	refused, err := run(trtmc, "transcribe", sdk, "--runtime-root", b.work, "--input", clip, "--max-output-tokens", "5")
 	if err == nil || !strings.Contains(err.Error(), "does not declare config 'max_output_tokens'") || !strings.Contains(err.Error(), "exit status 2") {
 		t.Fatalf("the SDK path took --max-output-tokens: %s %v", refused, err)
 	}
+	for _, cmd := range []string{"transcribe", "transcribe-streaming"} {
+		for _, opt := range [][]string{{"--set", "max_new_tokens=5"}, {"--task", "speech_transcription"}, {"--task", "transcription"}, {"--set", "beam_size=1"}} {
+			args := append([]string{trtmc, cmd, existing, "--runtime-root", b.work, "--input", clip}, opt...)
+			if out, err := run(args...); err == nil || !strings.Contains(err.Error(), "--task and --set require a family migrated to the Task SDK") || !strings.Contains(err.Error(), "exit status 2") {
+				t.Errorf("the existing-runtime path took %s %q: %s %v", cmd, opt, out, err)
+			}
+		}
+	}
 	s.Values["input"] = clip
+	s.Values["bundle"] = sdk
 	args, err := Expand(b.tg.NativeRun["speech_transcription"], s.Values)
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +162,7 @@ func TestDoubleSDKPathTakesSetAndRefusesMaxOutputTokens(t *testing.T) {
 	if strings.Contains(strings.Join(args, " "), "--max-output-tokens") || !strings.Contains(strings.Join(args, " "), "--set max_new_tokens=5") {
 		t.Fatalf("speech_transcription renders %q", args)
 	}
-	out, err := ExecRunner(context.Background(), append(args, "--task", "speech_transcription"), s.Env, b.work)
+	out, err := run(args...)
 	if err != nil {
 		t.Fatalf("the target's speech_transcription command was refused: %v", err)
 	}
@@ -163,8 +204,24 @@ func TestDoubleStreamingTwinUsesTheServedChunk(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr, err := ParseTranscript(b.tg.NativeOutput["transcription_streaming"], out)
-	if err != nil || strings.TrimSpace(tr.Text) == "" {
-		t.Fatalf("streaming transcript %+v %v from %s", tr, err, out)
+	if err != nil || len(strings.Fields(tr.Text)) != 5 || !strings.Contains(strings.Join(args, " "), "--max-new-tokens 5") {
+		t.Fatalf("streaming transcript %+v %v from %s by %q: want the testcase's max_new_tokens=5 words, as served", tr, err, out, args)
+	}
+	// TRTMC's shape (cli.cpp @022e18f7 stream_result_json), nothing of the double's own.
+	var payload map[string]json.RawMessage
+	var final map[string]any
+	if err := json.Unmarshal(out, &payload); err != nil || json.Unmarshal(payload["final"], &final) != nil {
+		t.Fatalf("streaming payload %s: %v", out, err)
+	}
+	for k := range payload {
+		if k != "chunks" && k != "final" && k != "contract_double" {
+			t.Errorf("streaming payload carries %q, which TRTMC's does not", k)
+		}
+	}
+	for _, k := range []string{"text", "token_ids", "is_final", "chunk_index", "accepted_samples", "sample_rate"} {
+		if _, ok := final[k]; !ok {
+			t.Errorf("final lacks TRTMC's %q: %v", k, final)
+		}
 	}
 	if _, err := ParseTranscript(b.tg.NativeOutput["transcription_streaming"], []byte(`{"text": "whole clip"}`)); err == nil {
 		t.Fatal("a whole-clip transcript was read as the streaming twin's final.text")

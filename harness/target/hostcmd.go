@@ -16,13 +16,25 @@ const waitDelay = 10 * time.Second
 // HostCommand is a command of this machine in a process group of its own. Cancelling ctx (a node
 // timeout, an interrupted run) kills the whole group: TRTMC's tools start the engine build or the
 // native run as a grandchild (builder.py subprocess.run, the family tests' subprocess calls),
-// which would otherwise keep running on the GPU while the next row starts.
+// which would otherwise keep running on the GPU while the next row starts. Run it with RunHost,
+// which also ends what the command left running when it exits by itself.
 func HostCommand(ctx context.Context, args []string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = waitDelay
 	return cmd
+}
+
+// RunHost runs a HostCommand and then kills what is left of its process group, however the
+// command ended: a build or gate that exits (passing, failing, or killed by its own limit) while a
+// grandchild it started still runs would leave that grandchild on the GPU while the next row starts.
+func RunHost(cmd *exec.Cmd) error {
+	err := cmd.Run()
+	if cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // ESRCH when nothing is left: nothing to do
+	}
+	return err
 }
 
 // Environ is base with env applied in order: "KEY=VALUE" sets KEY, a bare "KEY" removes it (a

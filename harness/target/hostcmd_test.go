@@ -40,16 +40,45 @@ func TestExecRunnerTimeoutLeavesNoProcessBehind(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The processes were reaped or are zombies of a reaped parent; either way kill(pid, 0)
-		// must not find a live process of ours. Allow the kernel a moment to finish the kill.
-		deadline := time.Now().Add(5 * time.Second)
-		for alive(pid) && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
+		requireGone(t, pid, "its command's timeout")
+	}
+}
+
+// However a command ends by itself (exit 0, exit 1), what it left running in its group is ended
+// too: a gate that returns while its native run or engine build still runs must not leave that
+// process on the GPU for the next row. The grandchild lets go of stdout, so nothing holds Wait.
+func TestExecRunnerLeavesNoProcessBehindWhenTheCommandExits(t *testing.T) {
+	for _, exit := range []string{"0", "1"} {
+		dir := t.TempDir()
+		pids := filepath.Join(dir, "pids")
+		script := "sleep 300 >/dev/null 2>&1 </dev/null & echo $! > " + pids + "; exit " + exit
+		_, err := ExecRunner(context.Background(), []string{"sh", "-c", script}, nil, dir)
+		if (err == nil) != (exit == "0") {
+			t.Fatalf("exit %s: ExecRunner error %v", exit, err)
 		}
-		if alive(pid) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Errorf("process %d outlived its command's timeout", pid)
+		data, err := os.ReadFile(pids)
+		if err != nil {
+			t.Fatal(err)
 		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireGone(t, pid, "its command's exit "+exit)
+	}
+}
+
+// requireGone fails unless pid is gone (reaped, or a zombie of a reaped parent) within a moment
+// for the kernel to finish the kill; a survivor is killed so the test leaves nothing behind.
+func requireGone(t *testing.T, pid int, after string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for alive(pid) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if alive(pid) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("process %d outlived %s", pid, after)
 	}
 }
 

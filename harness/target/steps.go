@@ -24,9 +24,10 @@ type Runner func(ctx context.Context, args, env []string, dir string) ([]byte, e
 func ExecRunner(ctx context.Context, args, env []string, dir string) ([]byte, error) {
 	cmd := HostCommand(ctx, args)
 	cmd.Env, cmd.Dir = hostEnviron(env), dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := RunHost(cmd)
+	out := stdout.Bytes()
 	if err != nil {
 		return out, fmt.Errorf("%s: %w\n%s%s", strings.Join(args, " "), err, clip(out), clip(stderr.Bytes()))
 	}
@@ -79,7 +80,8 @@ func (s *Step) path(tmpl string) (string, error) {
 
 // NativeArgs renders a native_run template with a request's values (bundle, input or prompt, ...)
 // over the step's own ({trtmc_binary}, {runtime_root}, {max_tokens}, ...): the run and `qual
-// plan` both render it here.
+// plan` both render it here. A request that names its clip's {sample_rate} gets that clip's
+// {chunk_samples}, as TRTMC's worker chunks each request's own clip.
 func (s *Step) NativeArgs(tmpl []string, request map[string]string) ([]string, error) {
 	values := make(map[string]string, len(s.Values)+len(request))
 	for k, v := range s.Values {
@@ -88,6 +90,7 @@ func (s *Step) NativeArgs(tmpl []string, request map[string]string) ([]string, e
 	for k, v := range request {
 		values[k] = v
 	}
+	requestChunk(values)
 	return Expand(tmpl, values)
 }
 

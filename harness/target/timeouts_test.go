@@ -43,3 +43,32 @@ func TestBuildByGateStopsAtTheTargetsGateTimeout(t *testing.T) {
 		t.Fatalf("a 30 s gate under a 1 s gate_seconds was not killed: %v", err)
 	}
 }
+
+// The streaming twin is chunked as TRTMC's worker chunks each request: sample_rate * chunk_ms /
+// 1000 samples of that request's own clip (benchmark_worker.cpp @08b8f334 run_transcribe), not of
+// the testcase's clip, whose rate an AIPerf input need not share.
+func TestStreamingChunkIsSizedFromTheRequestsOwnClip(t *testing.T) {
+	tg := &Target{Name: "t", NativeRun: map[string][]string{"transcription_streaming": {"trtmc", "transcribe-streaming", "{bundle}",
+		"--input", "{input}", "--chunk-samples", "{chunk_samples}"}}}
+	for _, c := range []struct {
+		testcaseChunk, rate string // the step's {chunk_samples} (the testcase clip's) and the request's clip rate
+		chunkMS             string
+		want                string
+	}{
+		{"2560", "16000", "160", "2560"},
+		{"2560", "8000", "160", "1280"},
+		{"53760", "16000", "1120", "17920"},
+		{"17920", "44100", "1120", "49392"},
+		{"2560", "", "160", "2560"}, // a request that names no rate keeps the testcase clip's chunk
+	} {
+		s := &Step{T: tg, Values: map[string]string{"chunk_ms": c.chunkMS, "chunk_samples": c.testcaseChunk}}
+		req := map[string]string{"bundle": "/b", "input": "/data/x.wav"}
+		if c.rate != "" {
+			req["sample_rate"] = c.rate
+		}
+		args, err := s.NativeArgs(tg.NativeRun["transcription_streaming"], req)
+		if err != nil || args[len(args)-1] != c.want {
+			t.Errorf("rate %s, chunk_ms %s: %q %v, want --chunk-samples %s", c.rate, c.chunkMS, args, err, c.want)
+		}
+	}
+}

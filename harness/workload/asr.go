@@ -146,7 +146,7 @@ func (w asr) Request(p join.Pair, inputs []Input) (Request, error) {
 	}
 	for _, in := range inputs {
 		if in.AudioSHA == sha {
-			return Request{Key: in.ID, Input: in.ID, Gold: in.Gold, Output: text, Native: map[string]string{"input": in.ContainerPath}}, nil
+			return Request{Key: in.ID, Input: in.ID, Gold: in.Gold, Output: text, Native: clipNative(in)}, nil
 		}
 	}
 	return Request{}, fmt.Errorf("request audio (sha %s) is not one of the pinned clips", sha)

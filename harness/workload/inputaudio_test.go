@@ -127,3 +127,21 @@ func fileSum(t *testing.T, path string) string {
 	}
 	return sum
 }
+
+// An ASR request's native values name its clip's decoded rate, which sizes a streaming twin's
+// chunk for that clip (harness/target NativeArgs); a clip of unknown rate names none.
+func TestASRNativeValuesNameTheClipsSampleRate(t *testing.T) {
+	for _, c := range []struct {
+		rate int
+		want string
+	}{{16000, "16000"}, {8000, "8000"}, {0, ""}} {
+		got := clipNative(Input{ContainerPath: "/data/x.wav", SampleRate: c.rate})
+		if got["input"] != "/data/x.wav" || got["sample_rate"] != c.want {
+			t.Errorf("rate %d: %v", c.rate, got)
+		}
+		planned, err := asr{}.PlannedNative(Input{ContainerPath: "/data/x.wav", SampleRate: c.rate}, Load{})
+		if err != nil || planned["sample_rate"] != c.want {
+			t.Errorf("planned, rate %d: %v %v", c.rate, planned, err)
+		}
+	}
+}

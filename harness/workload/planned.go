@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"maps"
+	"strconv"
 )
 
 // PlannedNative is what a run's native_run would be given for input in, before any request is
@@ -13,7 +14,18 @@ func PlannedNative(w Workload, in Input, l Load) (map[string]string, error) {
 
 // PlannedNative: a transcription's native run is given the clip.
 func (asr) PlannedNative(in Input, _ Load) (map[string]string, error) {
-	return map[string]string{"input": in.ContainerPath}, nil
+	return clipNative(in), nil
+}
+
+// clipNative is a clip's native-run values: its path in the container and, when decoded, its
+// sample rate, from which a streaming twin's chunk is sized as TRTMC's worker sizes it for this
+// very clip (benchmark_worker.cpp @08b8f334 run_transcribe: audio.sample_rate * chunk_ms / 1000).
+func clipNative(in Input) map[string]string {
+	v := map[string]string{"input": in.ContainerPath}
+	if in.SampleRate > 0 {
+		v["sample_rate"] = strconv.Itoa(in.SampleRate)
+	}
+	return v
 }
 
 // PlannedNative: an audio question's native run is given the clip and the question.

@@ -78,7 +78,7 @@ func level(ctx context.Context, env *checkpoint.Env, nw *serving.Network, w work
 	p := plan.AIPerfProfile(env.Target, w, profile, url, l)
 	p.Concurrency, p.WarmupCount, p.RequestCount, p.Runs, p.Goodput = n, s.Warmup, s.Requests, 1, ""
 	none := func(context.Context) (int, error) { return 0, nil } // the instant server keeps no records to count
-	res, err := nw.RunAIPerf(ctx, env.Images.AIPerf, p, dir, s.Warmup+s.Requests, none, func(string, ...any) {})
+	res, err := nw.RunAIPerf(ctx, env.Images.AIPerf, p, dir, s.Warmup+s.Requests, none, func(string, ...any) {}, 0)
 	if err == nil && res.ExitCode != 0 {
 		err = fmt.Errorf("aiperf exited %d (see %s)", res.ExitCode, res.Dir)
 	}
