@@ -149,7 +149,7 @@ func (c *Checkpoint) Timing() error {
 		return c.fail("timing", fmt.Errorf("no clean join to time"))
 	}
 	plotPath := filepath.Join(c.Dir, "latency.svg")
-	row, err := figures.Of(c.Result.Join.Pairs, c.serving.aiperf.Exports, c.serving.aiperf.Runs,
+	row, err := figures.Of(c.Result.Join.Pairs, c.serving.aiperf.Runs,
 		c.Manifest.Name+": client latency vs Task call (measured requests)", plotPath)
 	if row.Timing.Requests > 0 { // kept when only the intervals or the plot failed
 		c.Result.Timing = &row.Timing

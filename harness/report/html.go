@@ -79,7 +79,6 @@ func HTML(runDir string, e evidence.Evidence) ([]byte, error) {
 		"gate":        gateCell,
 		"join":        joinCell,
 		"fails":       func(r evidence.Result) string { return strings.Join(r.Failures, "; ") },
-		"figure":      figure,
 		"plotURI":     func(r evidence.Result) (template.URL, error) { return plotURI(runDir, r) },
 		"inc":         func(i int) int { return i + 1 },
 		"nocacheRows": func(rs []evidence.Result) bool {
@@ -96,12 +95,7 @@ func HTML(runDir string, e evidence.Evidence) ([]byte, error) {
 		"kv":          func(m map[string]float64) []string { return gateKV(m) },
 		"gaps":        gapRows,
 		"skipped":     skippedLines, // inputs not sent, by the family's clip limits (skipped.go)
-		"p95": func(r evidence.Result, name string) string { // under the sample rule, as in the Markdown
-			if r.Timing == nil {
-				return "—"
-			}
-			return p95Cell(*r.Timing, name)
-		},
+		"perf":        PerfOf,       // the cells qualification.md prints
 	}).Parse(htmlTemplate)
 	if err != nil {
 		return nil, fmt.Errorf("report.html template: %w", err)
@@ -111,17 +105,6 @@ func HTML(runDir string, e evidence.Evidence) ([]byte, error) {
 		return nil, fmt.Errorf("render report.html: %w", err)
 	}
 	return buf.Bytes(), nil
-}
-
-func figure(r evidence.Result, name string) string {
-	if r.Timing == nil {
-		return "—"
-	}
-	v, ok := r.Timing.Get(name)
-	if !ok {
-		return "—"
-	}
-	return fmt.Sprintf("%.4g", v)
 }
 
 func gateKV(m map[string]float64) []string {
@@ -180,15 +163,15 @@ img.plot{max-width:42em;display:block}
 <h2 id="stage-{{.Stage}}">evidence.Stage {{.Number}} (<code>{{.Stage}}</code>): {{upper .Status}}</h2>
 {{if .Reason}}<p>{{.Reason}}</p>{{end}}
 {{if .Results}}<table class="rows"><tr><th></th><th>profile</th><th>checkpoint</th><th>kind</th><th>counted</th><th>status</th><th>gate</th><th>join</th>
-<th>client p50 / p95 ms</th><th>Task p50 / p95 ms</th><th>client − Task p50 ms</th><th>failures</th></tr>
+<th>client p50 / p95 ms</th><th>Task p50 / p95 ms</th><th>client − Task p50 ms</th><th>throughput</th><th>RTF or images/s</th><th>failures</th></tr>
 {{range failedFirst .Results}}<tr class="row" id="row-{{$stage.Stage}}-{{.Profile}}" data-profile="{{.Profile}}"><td><span class="light {{light .}}" title="{{light .}}"></span></td>
 <td>{{.Profile}}</td><td>{{checkpoint .Checkpoint .Revision}}</td><td>{{.Kind}}</td><td>{{if .Counted}}yes{{else}}no{{end}}</td><td>{{.Status}}</td>
 <td>{{gate .}}{{if .Gate}}<br><small>{{range kv .Gate.Figures}}{{.}}<br>{{end}}</small>{{end}}</td><td>{{join .}}</td>
-<td>{{figure . "client_latency_p50"}} / {{p95 . "client_latency_p95"}}</td><td>{{figure . "task_call_p50"}} / {{p95 . "task_call_p95"}}</td>
-<td>{{figure . "client_minus_task_p50"}}</td><td class="fails">{{fails .}}</td></tr>
-{{if .Skipped}}<tr class="skipped" data-profile="{{.Profile}}"><td></td><td colspan="11" class="fails"><small>{{range skipped .}}{{.}}<br>{{end}}</small></td></tr>
+{{with perf .}}<td>{{.ClientP50}} / {{.ClientP95}}</td><td>{{.TaskP50}} / {{.TaskP95}}</td>
+<td>{{.Overhead}}</td><td>{{.Throughput}}</td><td>{{.Rate}}</td>{{end}}<td class="fails">{{fails .}}</td></tr>
+{{if .Skipped}}<tr class="skipped" data-profile="{{.Profile}}"><td></td><td colspan="13" class="fails"><small>{{range skipped .}}{{.}}<br>{{end}}</small></td></tr>
 {{end}}{{end}}{{range gaps .}}<tr class="gap"><td><span class="light white" title="gap"></span></td><td>—</td><td>{{checkpoint .Checkpoint .Revision}}</td><td>gap</td><td>no</td>
-<td>not qualified</td><td>—</td><td>—</td><td>—</td><td>—</td><td>—</td><td class="fails">{{.Reason}}</td></tr>
+<td>not qualified</td><td>—</td><td>—</td><td>—</td><td>—</td><td>—</td><td>—</td><td>—</td><td class="fails">{{.Reason}}</td></tr>
 {{end}}</table>
 {{range .Results}}{{if .Statement}}<p><strong>Note ({{.Profile}}):</strong> {{.Statement}}.</p>{{end}}{{end}}
 {{if nocacheRows .Results}}<table class="nocache"><tr>{{range nocacheHead}}<th>{{.}}</th>{{end}}</tr>

@@ -149,38 +149,47 @@ func joinCell(r evidence.Result) string {
 	return s
 }
 
-// writeFigures is the performance table: only rows that were measured.
+// writeFigures is the performance table: only rows that were measured. Its cells are the
+// ones report.html prints (PerfOf).
 func writeFigures(b *strings.Builder, s evidence.Stage) {
 	header := false
 	for _, r := range s.Results {
-		t := r.Timing
-		if t == nil {
+		if r.Timing == nil {
 			continue
 		}
 		if !header {
-			b.WriteString("Figures (measured requests; formulas at the end; a p95 needs 59 samples):\n\n| profile | client p50 / p95 ms | Task p50 / p95 ms | client − Task p50 ms | throughput | RTF or images/s | plot |\n|---|---|---|---|---|---|---|\n")
+			b.WriteString("Figures (measured requests of every run; a rate is the mean over runs of each run's own rate, ± its 95% half-width over runs; formulas at the end):\n\n" +
+				"| profile | client p50 ms | Task p50 ms | client − Task p50 ms | throughput | RTF or images/s | plot |\n|---|---|---|---|---|---|---|\n")
 			header = true
-		}
-		// A figure the row does not have prints "—", never a 0 that reads as measured.
-		get := func(n, format string) string {
-			if v, ok := t.Get(n); ok {
-				return fmt.Sprintf(format, v)
-			}
-			return "—"
-		}
-		rate := "—"
-		if _, ok := t.Get("rtf"); ok {
-			rate = fmt.Sprintf("RTF %s (%s audio-s/s)", get("rtf", "%.3f"), get("audio_seconds_per_second", "%.2f"))
-		} else if _, ok := t.Get("images_per_second"); ok {
-			rate = get("images_per_second", "%.2f") + " images/s"
 		}
 		plot := "—"
 		if r.Plot != "" {
 			plot = fmt.Sprintf("[latency](%s)", r.Plot)
 		}
-		fmt.Fprintf(b, "| %s | %s / %s | %s / %s | %s | %s req/s | %s | %s |\n", r.Profile, // p95 under the sample rule (intervals.go)
-			get("client_latency_p50", "%.1f"), p95Cell(*t, "client_latency_p95"), get("task_call_p50", "%.1f"), p95Cell(*t, "task_call_p95"),
-			get("client_minus_task_p50", "%.2f"), get("request_throughput", "%.2f"), rate, plot)
+		p := PerfOf(r)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.Profile, p.ClientP50, p.TaskP50, p.Overhead, p.Throughput, p.Rate, plot)
+	}
+	if header {
+		b.WriteString("\n")
+	}
+	writeTails(b, s)
+}
+
+// writeTails is the tail percentiles of every measured row, pooled over its runs, each with n and
+// its distribution-free interval.
+func writeTails(b *strings.Builder, s evidence.Stage) {
+	header := false
+	for _, r := range s.Results {
+		if r.Timing == nil {
+			continue
+		}
+		if !header {
+			b.WriteString("Tails (pooled over every run: value [95% distribution-free interval] n; a side no sample can bound is *open*):\n\n" +
+				"| profile | client p95 ms | client p99 ms | Task p95 ms | Task p99 ms |\n|---|---|---|---|---|\n")
+			header = true
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", r.Profile, TailCell(r, "client_latency", 95), TailCell(r, "client_latency", 99),
+			TailCell(r, "task_call", 95), TailCell(r, "task_call", 99))
 	}
 	if header {
 		b.WriteString("\n")
