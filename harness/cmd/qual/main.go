@@ -20,6 +20,9 @@ const (
 	exitOK     = 0 // the command did its job; a check passed
 	exitFailed = 1 // a verdict or a check failed (a regression, a mismatch, a blocker)
 	exitUsage  = 2 // a wrong invocation or configuration: nothing was checked
+	// exitUndecided: the check ran but its data could not decide (qual compare: a common row's
+	// light stayed white). Not a pass, and not a failure a retry with the same data would fix.
+	exitUndecided = 3
 )
 
 type command func(ctx context.Context, args []string, stdout io.Writer) error
@@ -67,14 +70,19 @@ func commands() map[string]spec {
 		"merge": {runMerge, "-o reports/RUN reports/SHARD...", "combine shard runs into one run",
 			"Copies each shard's checkpoint folders and JUnit files into the output run and merges the stage evidence. Shards must come from the same target, settings and code version, and the output must be new or empty.",
 			"qual merge -o reports/merged reports/shard-1 reports/shard-2", 1, -1},
-		"compare": {runCompare, "[-o DIR] [--noise-floor A1,A2] reports/BASE reports/NEW", "compare two runs per checkpoint",
-			"Speedup lights, accuracy non-inferiority and changed outputs for every checkpoint in both runs. Exit 1 on a red light or an accuracy failure; exit 2 when the runs have no checkpoint in common.",
+		"compare": {runCompare, "[-o DIR] [--noise-floor A1,A2] [--allow-missing] reports/BASE reports/NEW", "compare two runs per checkpoint",
+			"Speedup lights, accuracy non-inferiority and changed outputs for every checkpoint in both runs. The verdict is REGRESSION (exit 1) on a red light or an accuracy failure; INCOMPLETE (exit 1) when a row is in one run only, unless --allow-missing; INCONCLUSIVE (k of n decided) (exit 3) when a common row's light is white; no regression found (exit 0) only when every common row's light decided; exit 2 when the runs have no checkpoint in common.",
 			"qual compare -o build/cmp reports/last-release reports/latest", 2, 2},
 		"capacity": {runCapacity, "[--stage S] [--profile P] [--levels 1,2,4] [--runs N] [--requests N] [--ceiling]", "per counted row, the highest concurrency within the stage's latency objective",
 			"For each counted full row of each stage the target declares a capacity sweep for (capacity: in the target file), qualifies the row at each concurrency level on a fresh server (build, AIPerf, join, identity, meaning, timing) and prints per level throughput, goodput (ours and AIPerf's --goodput), client, Task and queue percentiles, failures, offered vs achieved rate and whether the client kept up; then the capacity (the highest level within the objective, its interval over runs), the knee and the lanes/Task-time bound. Writes capacity.json, capacity.md and capacity.png per row under QUAL_RUN_DIR (default reports/capacity-<time>). --ceiling measures the harness's own ceiling against server/peerbench/peer.py instead. Exit 1 when a level's checks fail or a row has no level within its objective (harness/capacity/README.md).",
 			"qual capacity --stage asr --profile sphinx-en-us --levels 1,2 --runs 2 --requests 4", 0, 0},
 	}
 }
+
+// undecidedError is a check whose data could not decide: exit status 3.
+type undecidedError struct{ error }
+
+func (e undecidedError) Unwrap() error { return e.error }
 
 // usageError is a wrong invocation or configuration (an unknown stage, a missing argument, a
 // path that does not exist): exit status 2, so scripts can tell it from a failed check (1).
@@ -119,6 +127,7 @@ func runQual(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	err := cmd.run(ctx, args[1:], stdout)
 	var ue usageError
+	var undecided undecidedError
 	var help helpRequested
 	switch {
 	case err == nil:
@@ -129,6 +138,9 @@ func runQual(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "qual %s: %v\n", args[0], err)
 		return exitUsage
+	case errors.As(err, &undecided):
+		fmt.Fprintf(stderr, "qual %s: %v\n", args[0], err)
+		return exitUndecided
 	}
 	fmt.Fprintf(stderr, "qual %s: %v\n", args[0], err)
 	return exitFailed
@@ -149,7 +161,8 @@ func usage() string {
 	fmt.Fprintf(&b, "  qual %-10s %s\n", "--version", "the module version and commit")
 	b.WriteString(`
 Stages: asr (3), t2i (6), audioqa (9): --stage takes the name or the number.
-Exit status: 0 success, 1 a verdict or check failed, 2 a usage or configuration error.
+Exit status: 0 success, 1 a verdict or check failed, 2 a usage or configuration error,
+3 the data could not decide (qual compare: INCONCLUSIVE).
 Run 'qual COMMAND --help' for a command's arguments, flags and an example.
 `)
 	return b.String()
