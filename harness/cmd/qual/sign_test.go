@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -175,4 +176,73 @@ func TestUnsignedRunFailsVerify(t *testing.T) {
 	if err == nil || !strings.Contains(out, "MISMATCH "+attest.PublicKeyFile+": run is not signed") {
 		t.Fatalf("verify of an unsigned run: %q %v", out, err)
 	}
+}
+
+// A signed run is never rewritten in place: qual report refuses (exit 2), says how to render a
+// copy and how to re-sign, and leaves every file as signed; -o DIR renders a copy, and a copied
+// (renamed) run keeps the run id it recorded, so verify still accepts the signed original.
+func TestReportNeverRewritesASignedRun(t *testing.T) {
+	key := filepath.Join(t.TempDir(), "k")
+	if _, err := run(t, runKeygen, "-o", key); err != nil {
+		t.Fatal(err)
+	}
+	dir := plannedRun(t)
+	recorded, err := evidence.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, runSign, "--key", key, dir); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string][]byte{}
+	for _, name := range []string{"evidence.json", "qualification.md", "report.html", attest.EnvelopeFile} {
+		before[name], _ = os.ReadFile(filepath.Join(dir, name))
+	}
+	_, err = run(t, runReport, "--fail-on", "failed", dir)
+	if code, msg := exitOf(err); code != exitUsage || !strings.Contains(msg, "is signed") || !strings.Contains(msg, "qual report -o DIR "+dir) ||
+		!strings.Contains(msg, "qual sign "+dir) {
+		t.Fatalf("report on a signed run: exit %d %q", code, msg)
+	}
+	for name, data := range before {
+		if now, _ := os.ReadFile(filepath.Join(dir, name)); !bytes.Equal(now, data) {
+			t.Errorf("%s was rewritten", name)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "copy")
+	if _, err := run(t, runReport, "--fail-on", "failed", "-o", out, dir); err != nil {
+		t.Fatalf("report -o: %v", err)
+	}
+	if e, err := evidence.Read(out); err != nil || e.RunID != recorded.RunID {
+		t.Errorf("the copy's run id %q (%v), recorded %q", e.RunID, err, recorded.RunID)
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.html")); err != nil {
+		t.Error(err)
+	}
+	if _, err := run(t, runVerify, "--key", key+".pub", dir); err != nil {
+		t.Errorf("the signed run no longer verifies: %v", err)
+	}
+	// A copied, unsigned run assembled in place keeps the recorded id, not its folder's name.
+	renamed := filepath.Join(t.TempDir(), "renamed")
+	if err := os.CopyFS(renamed, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(renamed, attest.EnvelopeFile))
+	if _, err := run(t, runReport, "--fail-on", "failed", renamed); err != nil {
+		t.Fatal(err)
+	}
+	if e, _ := evidence.Read(renamed); e.RunID != recorded.RunID {
+		t.Errorf("a renamed run's id became %q, recorded %q", e.RunID, recorded.RunID)
+	}
+}
+
+// exitOf is the exit status and message runQual gives an error.
+func exitOf(err error) (int, string) {
+	var ue usageError
+	switch {
+	case err == nil:
+		return exitOK, ""
+	case errors.As(err, &ue):
+		return exitUsage, err.Error()
+	}
+	return exitFailed, err.Error()
 }
