@@ -151,7 +151,10 @@ func (c *Checkpoint) nativeHostArgs(tmpl []string) ([]string, error) {
 }
 
 // Build builds the bundle the target's way (kindSteps) and hashes it.
-func (c *Checkpoint) Build(ctx context.Context) error { return c.kind().build(ctx, c) }
+func (c *Checkpoint) Build(ctx context.Context) error {
+	defer c.beat(ctx, "build")()
+	return c.kind().build(ctx, c)
+}
 
 // build runs the reference target's build command and hashes the bundle.
 func (referenceSteps) build(ctx context.Context, c *Checkpoint) error {
@@ -219,7 +222,10 @@ func (referenceSteps) capability(ctx context.Context, c *Checkpoint, want string
 }
 
 // Gate runs the family's unchanged gate on the exact bundle, the target's way (kindSteps).
-func (c *Checkpoint) Gate(ctx context.Context) error { return c.kind().gate(ctx, c) }
+func (c *Checkpoint) Gate(ctx context.Context) error {
+	defer c.beat(ctx, "family gate")()
+	return c.kind().gate(ctx, c)
+}
 
 // gate checks the threshold pin, then runs the target's gate command on the exact bundle.
 func (referenceSteps) gate(ctx context.Context, c *Checkpoint) error {

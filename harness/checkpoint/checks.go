@@ -37,6 +37,7 @@ func (c *Checkpoint) Join() (join.Report, error) {
 // Identity compares, for every joined request, the HTTP output (from AIPerf's raw response),
 // the server record's output and a native run on the same input inside the server container.
 func (c *Checkpoint) Identity(ctx context.Context) error {
+	defer c.beat(ctx, "identity (native runs)")()
 	if c.Result.Join == nil || !c.steps["join"] {
 		return c.fail("identity", fmt.Errorf("no clean join to compare"))
 	}

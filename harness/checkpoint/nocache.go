@@ -26,6 +26,7 @@ import (
 // run on the input. It runs after timing, on the server AIPerf measured.
 func (c *Checkpoint) NoCaching(ctx context.Context) error {
 	const step = "no caching"
+	defer c.beat(ctx, step)()
 	if c.Result.Identity == nil || !c.steps["identity"] {
 		return c.fail(step, fmt.Errorf("identity did not pass"))
 	}
