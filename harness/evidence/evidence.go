@@ -66,6 +66,9 @@ type Stage struct {
 	Target        string               `json:"target"`
 	TargetKind    string               `json:"target_kind"`
 	Settings      map[string]any       `json:"settings"`
+	// Selection is the target's rows of this stage and how this run narrowed them (nil in
+	// evidence written before it was recorded: the inventory stands for the target's rows).
+	Selection *Selection `json:"selection,omitempty"`
 }
 
 // Probe is a request that proves a refusal (stage 9: audio to a model without the capability).

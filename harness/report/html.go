@@ -58,10 +58,9 @@ func HTML(runDir string, e evidence.Evidence) ([]byte, error) {
 	tmpl, err := template.New("report").Funcs(template.FuncMap{
 		"verdict": func() string { return evidence.Verdict(e) },
 		"banner":  func() string { return evidence.TestBuildBanner(e.Versions) },
-		"counts": func(s evidence.Stage) string {
-			q, c, _ := evidence.StageCounts(s)
-			return fmt.Sprintf("%d / %d", q, c)
-		},
+		"counts":  func(s evidence.Stage) string { q, _ := StageCells(s); return q },
+		"rowsRun": func(s evidence.Stage) string { _, r := StageCells(s); return r },
+		"scope":   func() string { return ScopeLine(e) },
 		"failedCount": func(s evidence.Stage) string {
 			if s.Status == evidence.StatusBlocked || s.Status == evidence.StatusPlanned {
 				return "— (" + string(s.Status) + ")"
@@ -149,8 +148,9 @@ img.plot{max-width:42em;display:block}
 <h1>Qualification report — run {{.RunID}}</h1>
 {{with banner}}<p class="testbuild" id="testbuild"><strong>{{.}}.</strong> Its binaries were built with a test-only flag that changes what they do; nothing in this run qualifies a checkpoint.</p>{{end}}
 <p class="verdict" id="verdict">Verdict: {{verdict}}</p>
-<table id="stages"><tr><th>stage</th><th>status</th><th>counted rows qualified</th><th>rows</th><th>failures</th></tr>
-{{range .Stages}}<tr><td>{{.Number}} <code>{{.Stage}}</code></td><td>{{upper .Status}}</td><td>{{counts .}}</td><td>{{len .Results}}</td><td>{{failedCount .}}</td></tr>
+{{with scope}}<p id="scope">{{.}}</p>{{end}}
+<table id="stages"><tr><th>stage</th><th>status</th><th>counted rows qualified (of the target's)</th><th>rows run (of the target's)</th><th>failures</th></tr>
+{{range .Stages}}<tr><td>{{.Number}} <code>{{.Stage}}</code></td><td>{{upper .Status}}</td><td>{{counts .}}</td><td>{{rowsRun .}}</td><td>{{failedCount .}}</td></tr>
 {{end}}</table>
 {{with failing}}<div id="failing"><p><strong>Failing rows</strong> (the first failure of each, and what to do):</p><ul>
 {{range .}}<li><a href="#row-{{.Stage}}-{{.Profile}}"><code>{{.Stage}}/{{.Profile}}</code></a>: {{.First}}<br><small>What to do: {{.Hint}} (<a href="{{.Folder}}">the row's folder</a>)</small></li>

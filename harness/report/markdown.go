@@ -35,9 +35,13 @@ func writeVerdict(b *strings.Builder, e evidence.Evidence) {
 		fmt.Fprintf(b, "> **%s.** Its binaries were built with a test-only flag that changes what they do; nothing in this run qualifies a checkpoint.\n\n", banner)
 	}
 	fmt.Fprintf(b, "**Verdict: %s**\n\n", evidence.Verdict(e))
-	b.WriteString("| stage | status | counted rows qualified | rows | failures |\n|---|---|---|---|---|\n")
+	if line := ScopeLine(e); line != "" {
+		b.WriteString(line + "\n\n")
+	}
+	b.WriteString("| stage | status | counted rows qualified (of the target's) | rows run (of the target's) | failures |\n|---|---|---|---|---|\n")
 	for _, s := range e.Stages {
-		q, counted, fails := evidence.StageCounts(s)
+		_, _, fails := evidence.StageCounts(s)
+		qualified, rows := StageCells(s)
 		failures := "none"
 		if fails > 0 {
 			failures = evidence.CountRows(fails)
@@ -45,7 +49,7 @@ func writeVerdict(b *strings.Builder, e evidence.Evidence) {
 		if s.Status == "blocked" || s.Status == "planned" {
 			failures = "— (" + string(s.Status) + ")"
 		}
-		fmt.Fprintf(b, "| %d `%s` | %s | %d / %d | %d | %s |\n", s.Number, s.Stage, strings.ToUpper(string(s.Status)), q, counted, len(s.Results), failures)
+		fmt.Fprintf(b, "| %d `%s` | %s | %s | %s | %s |\n", s.Number, s.Stage, strings.ToUpper(string(s.Status)), qualified, rows, failures)
 	}
 	b.WriteString("\n")
 	if failing := FailingRows(e); len(failing) > 0 {
@@ -317,10 +321,15 @@ const glossary = `## Statuses
   failed; *failed*: a row failed, or no counted row was qualified; *blocked*: no profile of the
   target implements the stage's capability (the audit shows why; JUnit marks it skipped);
   *planned*: the target could not run here (e.g. no GPU stack), nothing is claimed.
+- **Scope** — a run that does not select every row of the target (make smoke, a focus, one
+  shard) is never a qualification: its verdict reads e.g. *SMOKE — not a qualification: 3 of 12
+  rows (selected rows: QUALIFIED)*, its denominators are the target's, and each row it did not
+  select is *not selected* in the inventory.
 - **Row** — *aiperf-qualified*: gate passed on the exact bundle, served, AIPerf ran, every
   request joined, native == HTTP on every request, outputs meaningful, timing derived, bundle
   unchanged; *family-validated*: the family gate passed on the bundle (reduced and variant rows
-  stop here); *planned*: not run, with the reason; *failed*: a claim failed (see failures);
+  stop here); *planned*: not run, with the reason; *not selected*: a row of the target this run
+  did not select; *failed*: a claim failed (see failures);
   *excluded*: not in the stage's group, with the reason.
 - **evidence.Kind** — *full*: the checkpoint's normal profile; *reduced*: L0 / random-weight / smaller
   settings; *variant*: a precision, parallelism or decode-setting variant. **Counted**: only

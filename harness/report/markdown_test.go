@@ -92,3 +92,28 @@ func TestMarkdownReadsOnOneScreen(t *testing.T) {
 		}
 	}
 }
+
+// A smoke run's reports say so where the verdict is, with the target's denominators.
+func TestReportsShowTheRunsScope(t *testing.T) {
+	rows := []inventory.Row{{Profile: "a", Kind: inventory.KindFull, Counted: true}, {Profile: "b", Kind: inventory.KindFull, Counted: true},
+		{Profile: "c", Kind: inventory.KindReduced}}
+	s := evidence.Stage{Stage: "asr", Number: 3, Status: evidence.StageQualified, Inventory: rows, Selection: evidence.SelectionOf(rows, "smoke"),
+		Results: []evidence.Result{{Profile: "a", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusQualified}}}
+	e := evidence.Evidence{RunID: "smoke-1", Stages: []evidence.Stage{s}}
+	md := Markdown(e)
+	page, err := HTML(t.TempDir(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"**Verdict: SMOKE — not a qualification: 1 of 3 rows (selected rows: QUALIFIED)**",
+		"Scope: this run selected 1 of the target's 3 rows", "| 3 `asr` | QUALIFIED | 1 / 2 | 1 of 3 | none |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("qualification.md lacks %q:\n%s", want, md)
+		}
+	}
+	for _, want := range []string{"Verdict: SMOKE — not a qualification: 1 of 3 rows", "<td>1 / 2</td><td>1 of 3</td>", `<p id="scope">Scope: this run selected 1 of the target&#39;s 3 rows`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}

@@ -75,3 +75,24 @@ func intervalOf(rep *schema.Repeated, name string) (schema.Interval, bool) {
 	}
 	return schema.Interval{}, false
 }
+
+// StageCells are a stage's verdict-table cells, shared by both reports: counted rows qualified
+// over the target's counted rows, and rows run over the target's rows (a smoke run, a focus or
+// a shard runs fewer; the denominators stay the target's).
+func StageCells(s evidence.Stage) (qualified, rows string) {
+	q, counted, _ := evidence.StageCounts(s)
+	sc := evidence.StageScope(s)
+	if sc.Total == 0 { // blocked, or a stage with no resulting rows: what ran is all there is
+		return fmt.Sprintf("%d / %d", q, counted), fmt.Sprint(len(s.Results))
+	}
+	return fmt.Sprintf("%d / %d", q, max(counted, sc.Counted)), fmt.Sprintf("%d of %d", sc.Selected, sc.Total)
+}
+
+// ScopeLine says, under a verdict whose run left rows of the target out, what it covered.
+func ScopeLine(e evidence.Evidence) string {
+	sc := evidence.ScopeOf(e)
+	if !sc.Partial() {
+		return ""
+	}
+	return fmt.Sprintf("Scope: this run selected %d of the target's %d rows; the others are *not selected* in each stage's inventory and nothing is claimed for them. A qualification runs every row (make qualify).", sc.Selected, sc.Total)
+}

@@ -65,7 +65,8 @@ func (s *Suite) Lifecycle() {
 		env, err := s.Plan.Setup(ctx, GinkgoWriter)
 		Expect(err).NotTo(HaveOccurred(), "images and run directory")
 		env.Log = GinkgoWriter
-		s.Env, s.Stage = env, s.Plan.NewStageRun()
+		suiteConfig, _ := GinkgoConfiguration()
+		s.Env, s.Stage = env, s.Plan.NewStageRun(s.Plan.ScopeLabel(len(suiteConfig.FocusStrings) > 0))
 	}, NodeTimeout(30*time.Minute))
 	AfterSuite(func(ctx SpecContext) {
 		if s.Stage != nil {

@@ -48,7 +48,7 @@ func plannedStageRun(t *testing.T, stage, shardSpec string) (dir string, rows in
 		reason = "planned: recorded by the test"
 	}
 	dir = t.TempDir()
-	run := p.NewStageRun()
+	run := p.NewStageRun("")
 	for _, row := range p.Rows {
 		run.Planned(row, reason)
 	}

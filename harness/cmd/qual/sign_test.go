@@ -275,3 +275,28 @@ func TestVerifyCaveatsAreGroupedAndCounted(t *testing.T) {
 		t.Errorf("verify -v:\n%s", long.String())
 	}
 }
+
+// qual verify's result line repeats the run's scope: a smoke run verifies as what it is.
+func TestVerifyRepeatsTheScope(t *testing.T) {
+	t.Setenv("QUAL_CACHE", t.TempDir())
+	t.Setenv("QUAL_SIGNING_KEY", "")
+	dir := t.TempDir()
+	rows := []inventory.Row{{Profile: "p", Kind: string(evidence.KindFull), Counted: true, Status: string(evidence.StatusPlanned)},
+		{Profile: "q", Kind: string(evidence.KindFull), Counted: true, Status: string(evidence.StatusNotSelected)}}
+	stage := evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: "t2i", Number: 6, Status: "planned", Reason: "signing test",
+		Results:   []evidence.Result{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned, Statement: "signing test"}},
+		Inventory: rows, Selection: evidence.SelectionOf(rows, "smoke")}
+	if err := evidence.WriteJSON(filepath.Join(dir, "t2i", "stage.json"), stage); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := report.Assemble(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, runSign, dir); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, runVerify, dir)
+	if want := "VERIFIED " + dir + ": verdict SMOKE — not a qualification: 1 of 2 rows (selected rows: NOT QUALIFIED); "; err != nil || !strings.HasPrefix(out, want) {
+		t.Errorf("verify of a smoke run: %v\n%s\nwant it to start %q", err, out, want)
+	}
+}
