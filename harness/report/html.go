@@ -41,12 +41,15 @@ func RowLight(r evidence.Result) Light {
 
 // WriteHTML writes report.html into runDir: the same content as qualification.md, in one
 // self-contained file (no script, no external resource) with each row's latency plot inline.
-func WriteHTML(runDir string, e evidence.Evidence) error {
+func WriteHTML(runDir string, e evidence.Evidence) error { return writeHTMLTo(runDir, runDir, e) }
+
+// writeHTMLTo renders the run in runDir (its plots inlined) into outDir/report.html.
+func writeHTMLTo(runDir, outDir string, e evidence.Evidence) error {
 	page, err := HTML(runDir, e)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(runDir, "report.html"), page, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(outDir, "report.html"), page, 0o644); err != nil {
 		return fmt.Errorf("write report.html: %w", err)
 	}
 	return nil

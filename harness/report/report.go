@@ -33,14 +33,7 @@ func WriteCopy(runDir, outDir string, e evidence.Evidence) error {
 	if err := os.WriteFile(filepath.Join(outDir, "qualification.md"), []byte(Markdown(e)), 0o644); err != nil {
 		return fmt.Errorf("write qualification.md: %w", err)
 	}
-	page, err := HTML(runDir, e)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(outDir, "report.html"), page, 0o644); err != nil {
-		return fmt.Errorf("write report.html: %w", err)
-	}
-	return nil
+	return writeHTMLTo(runDir, outDir, e)
 }
 
 // Assemble merges every <stage>/stage.json under runDir into evidence.json (evidence.Assemble)
