@@ -163,7 +163,7 @@ img.plot{max-width:42em;display:block}
 <span class="light yellow"></span> counted row stopped short without a failing claim ·
 <span class="light red"></span> a claim failed · <span class="light white"></span> nothing claimed (planned, excluded, blocked).</p>
 {{range $stage := .Stages}}
-<h2 id="stage-{{.Stage}}">evidence.Stage {{.Number}} (<code>{{.Stage}}</code>): {{upper .Status}}</h2>
+<h2 id="stage-{{.Stage}}">Stage {{.Number}} (<code>{{.Stage}}</code>): {{upper .Status}}</h2>
 {{if .Reason}}<p>{{.Reason}}</p>{{end}}
 {{if .Results}}<table class="rows"><tr><th></th><th>profile</th><th>checkpoint</th><th>kind</th><th>counted</th><th>status</th><th>gate</th><th>join</th>
 <th>client p50 / p95 ms</th><th>Task p50 / p95 ms</th><th>client − Task p50 ms</th><th>throughput</th><th>RTF or images/s</th><th>failures</th></tr>

@@ -313,11 +313,11 @@ func writeFormulas(b *strings.Builder, e evidence.Evidence) {
 
 const glossary = `## Statuses
 
-- **evidence.Verdict**: QUALIFIED when every stage is qualified; PARTIAL when none failed but some are
+- **Verdict**: QUALIFIED when every stage is qualified; PARTIAL when none failed but some are
   blocked or planned; NOT QUALIFIED when no stage is qualified and none failed; FAILED when any
   stage failed; TEST BUILD, whatever the stages say, when the binaries carry a test-only build tag
   (versions: build_tags, e.g. qual_slowdown).
-- **evidence.Stage** — *qualified*: at least one counted full-model row is aiperf-qualified and no row
+- **Stage** — *qualified*: at least one counted full-model row is aiperf-qualified and no row
   failed; *failed*: a row failed, or no counted row was qualified; *blocked*: no profile of the
   target implements the stage's capability (the audit shows why; JUnit marks it skipped);
   *planned*: the target could not run here (e.g. no GPU stack), nothing is claimed.
@@ -331,7 +331,7 @@ const glossary = `## Statuses
   stop here); *planned*: not run, with the reason; *not selected*: a row of the target this run
   did not select; *failed*: a claim failed (see failures);
   *excluded*: not in the stage's group, with the reason.
-- **evidence.Kind** — *full*: the checkpoint's normal profile; *reduced*: L0 / random-weight / smaller
+- **Kind** — *full*: the checkpoint's normal profile; *reduced*: L0 / random-weight / smaller
   settings; *variant*: a precision, parallelism or decode-setting variant. **Counted**: only
   full rows count toward a stage's qualification.
 `

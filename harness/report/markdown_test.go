@@ -1,6 +1,7 @@
 package report
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -114,6 +115,21 @@ func TestReportsShowTheRunsScope(t *testing.T) {
 	for _, want := range []string{"Verdict: SMOKE — not a qualification: 1 of 3 rows", "<td>1 / 2</td><td>1 of 3</td>", `<p id="scope">Scope: this run selected 1 of the target&#39;s 3 rows`} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}
+
+// No Go identifier (a package-qualified name such as evidence.Stage) in any text a reader sees.
+func TestReportsHaveNoGoIdentifiers(t *testing.T) {
+	e := sampleRun()
+	page, err := HTML(t.TempDir(), withoutPlots(e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goName := regexp.MustCompile(`\b(evidence|timing|schema|stats|inventory|report)\.[A-Z]\w*`)
+	for name, text := range map[string]string{"qualification.md": Markdown(e), "report.html": string(page)} {
+		if m := goName.FindAllString(text, -1); len(m) > 0 {
+			t.Errorf("%s shows Go identifiers %q", name, m)
 		}
 	}
 }

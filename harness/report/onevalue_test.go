@@ -31,7 +31,7 @@ func TestEveryFigureHasOneValueInEveryOutput(t *testing.T) {
 	if err := json.Unmarshal(raw, &stored); err != nil {
 		t.Fatal(err)
 	}
-	number := `([0-9.e+-]+(?: ± [0-9.e+-]+)?(?: \*inconclusive\*)?)`
+	number := `([0-9.e+-]+(?: ± [0-9.e+-]+)?(?: \(inconclusive\))?)`
 	for _, c := range []struct{ name, pattern string }{
 		{"request_throughput", number + ` req/s`},
 		{"audio_seconds_per_second", number + ` audio-s/s`},

@@ -55,7 +55,7 @@ func FigureCell(r evidence.Result, name string) string {
 	if iv, ok := intervalOf(r.Repeated, name); ok && iv.CI != nil {
 		cell += fmt.Sprintf(" ± %.2g", iv.HalfWidth)
 		if iv.Inconclusive {
-			cell += " *inconclusive*"
+			cell += " (inconclusive)"
 		}
 	}
 	return cell
