@@ -94,7 +94,7 @@ func TestEverySubcommandRefusesWrongUsageWithExit2(t *testing.T) {
 		{[]string{"inventory", "--stage", "4"}, `unknown stage "4" (stages: asr, audioqa, t2i)`},
 		{[]string{"doctor", "extra"}, `unexpected argument "extra"`},
 		{[]string{"images", "extra"}, `unexpected argument "extra"`},
-		{[]string{"report"}, "missing argument: qual report [--fail-on LEVEL] reports/RUN"},
+		{[]string{"report"}, "missing argument: qual report [--fail-on LEVEL] [-o DIR] reports/RUN"},
 		{[]string{"report", "--fail-on", "partial", t.TempDir()}, `fail-on "partial" is neither not-qualified nor failed`},
 		{[]string{"report", "/nonexistent/run"}, "/nonexistent/run does not exist"},
 		{[]string{"keygen"}, "-o PATH is required"},
