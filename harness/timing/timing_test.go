@@ -86,3 +86,22 @@ func TestRatesArePerRunMeans(t *testing.T) {
 		t.Errorf("images_per_second = %v, want 1.25", got)
 	}
 }
+
+// IsRunMean names exactly the figures Summarize defines as means over runs, for every workload
+// shape (audio, images).
+func TestIsRunMeanNamesTheMeansOverRuns(t *testing.T) {
+	for _, samples := range [][]Sample{
+		{{ClientMS: 10, TaskMS: 5, StartNS: 0, EndNS: 1e9, AudioSeconds: 2}, {ClientMS: 10, TaskMS: 5, StartNS: 5e9, EndNS: 7e9, AudioSeconds: 1, Run: 1}},
+		{{ClientMS: 10, TaskMS: 5, StartNS: 0, EndNS: 1e9, Images: 1}, {ClientMS: 10, TaskMS: 5, StartNS: 5e9, EndNS: 7e9, Images: 1, Run: 1}},
+	} {
+		sum, err := Summarize(samples)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range sum.Figures {
+			if mean := strings.HasPrefix(f.Formula, "mean over AIPerf runs of"); mean != IsRunMean(f.Name) {
+				t.Errorf("%s: formula %q, IsRunMean %v", f.Name, f.Formula, IsRunMean(f.Name))
+			}
+		}
+	}
+}
