@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
@@ -61,8 +62,14 @@ func FigureCell(r evidence.Result, name string) string {
 	return cell
 }
 
-// formatFigure is the one number format of the reports' timing figures.
-func formatFigure(v float64) string { return fmt.Sprintf("%.4g", v) }
+// formatFigure is the one number format of the reports' timing figures: four significant
+// digits, whole numbers from 1000 up (15710 ms, not 1.571e+04).
+func formatFigure(v float64) string {
+	if math.Abs(v) >= 1000 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.4g", v)
+}
 
 func intervalOf(rep *schema.Repeated, name string) (schema.Interval, bool) {
 	if rep == nil {
