@@ -121,7 +121,7 @@ SMOKE_ROWS := sphinx-tidigits |procdiff-small |sphinxqa-en-us
 smoke: ## one counted row per stage end to end with the fewest requests (a first try; pre-merge CI)
 	@echo "[smoke] a smoke run, not a qualification: its verdict covers only the rows it runs ($(SMOKE_ROWS))"
 	@$(MAKE) --no-print-directory qualify-all TARGET=suites/targets/reference.yaml RUN_ID=smoke-$(RUN_ID) FAIL_ON=failed \
-	  GINKGO="$(GINKGO) --focus='$(SMOKE_ROWS)'" \
+	  GINKGO="$(GINKGO) --focus='$(SMOKE_ROWS)'" QUAL_SCOPE=smoke \
 	  QUAL_ASR_WARMUP=1 QUAL_ASR_REQUESTS=1 QUAL_ASR_RUNS=1 QUAL_T2I_WARMUP=1 QUAL_T2I_REQUESTS=1 QUAL_T2I_RUNS=1 \
 	  QUAL_AUDIOQA_WARMUP=1 QUAL_AUDIOQA_REQUESTS=1 QUAL_AUDIOQA_RUNS=1
 

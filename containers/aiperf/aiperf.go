@@ -60,10 +60,12 @@ type options struct {
 // Progress reports, while AIPerf runs, how many of its requests the server has answered: a
 // long run otherwise prints nothing until it ends.
 type Progress struct {
-	Every time.Duration                      // between lines (default 10 s)
-	Total int                                // warmup + measured requests
-	Done  func(context.Context) (int, error) // requests answered so far, e.g. server records
-	Logf  func(format string, args ...any)   // where the lines go (GinkgoWriter in the suites)
+	Every time.Duration // between lines (default 10 s)
+	Total int           // runs × (warmup + measured requests)
+	// Done is how many inference requests of this AIPerf container the server has answered so
+	// far: records of the row's route only (never a health check or a /metrics scrape).
+	Done func(context.Context) (int, error)
+	Logf func(format string, args ...any) // where the lines go (GinkgoWriter in the suites)
 }
 
 // WithProgress prints a line every p.Every with requests answered / total.
@@ -89,6 +91,8 @@ func (p Progress) report(ctx context.Context, start time.Time) {
 				return
 			case err != nil:
 				p.Logf("[aiperf] %s: progress unknown (%v)", elapsed, err)
+			case done > p.Total: // never above the total: the surplus is not this run's requests
+				p.Logf("[aiperf] %s: %d/%d requests answered (%d more records than requests sent)", elapsed, p.Total, p.Total, done-p.Total)
 			default:
 				p.Logf("[aiperf] %s: %d/%d requests answered", elapsed, done, p.Total)
 			}

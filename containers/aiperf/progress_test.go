@@ -45,3 +45,16 @@ func TestProgressReportsAnsweredOfTotal(t *testing.T) {
 		}
 	}
 }
+
+// The counter never reads above its total, whatever Done returns.
+func TestProgressNeverAboveItsTotal(t *testing.T) {
+	var lines []string
+	ctx, cancel := context.WithCancel(context.Background())
+	p := Progress{Every: time.Millisecond, Total: 45,
+		Done: func(context.Context) (int, error) { return 415, nil },
+		Logf: func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)); cancel() }}
+	p.report(ctx, time.Now())
+	if len(lines) != 1 || !strings.HasSuffix(lines[0], ": 45/45 requests answered (370 more records than requests sent)") {
+		t.Errorf("lines %q", lines)
+	}
+}

@@ -155,6 +155,7 @@ func (c *Checkpoint) nativeHostArgs(tmpl []string) ([]string, error) {
 // Build builds the bundle the target's way (kindSteps) and hashes it.
 func (c *Checkpoint) Build(ctx context.Context) error {
 	defer c.timed("build")()
+	defer c.beat(ctx, "build")()
 	return c.kind().build(ctx, c)
 }
 
@@ -227,6 +228,7 @@ func (referenceSteps) capability(ctx context.Context, c *Checkpoint, want string
 // Gate runs the family's unchanged gate on the exact bundle, the target's way (kindSteps).
 func (c *Checkpoint) Gate(ctx context.Context) error {
 	defer c.timed("gate")()
+	defer c.beat(ctx, "family gate")()
 	return c.kind().gate(ctx, c)
 }
 

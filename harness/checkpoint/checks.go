@@ -40,6 +40,7 @@ func (c *Checkpoint) Join() (join.Report, error) {
 // the server record's output and a native run on the same input inside the server container.
 func (c *Checkpoint) Identity(ctx context.Context) error {
 	defer c.timed("identity")()
+	defer c.beat(ctx, "identity (native runs)")()
 	if c.Result.Join == nil || !c.steps["join"] {
 		return c.fail("identity", fmt.Errorf("no clean join to compare"))
 	}
@@ -181,7 +182,7 @@ func (c *Checkpoint) Timing() error {
 		return c.fail("timing", err)
 	}
 	plotPath := filepath.Join(c.Dir, "latency.svg")
-	row, err := figures.Of(c.Result.Join.Pairs, c.serving.aiperf.Exports, c.serving.aiperf.Runs,
+	row, err := figures.Of(c.Result.Join.Pairs, c.serving.aiperf.Runs,
 		c.Manifest.Name+": client latency vs Task call (measured requests)", plotPath)
 	if row.Timing.Requests > 0 { // kept when only the intervals or the plot failed
 		c.Result.Timing = &row.Timing

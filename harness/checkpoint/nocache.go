@@ -26,6 +26,7 @@ import (
 func (c *Checkpoint) SendNoCacheProbe(ctx context.Context) error {
 	const step = "no caching"
 	defer c.timed(step)()
+	defer c.beat(ctx, step)()
 	if c.Result.Join == nil || !c.steps["join"] {
 		return c.fail(step, fmt.Errorf("no clean join to repeat a request of"))
 	}

@@ -1,7 +1,6 @@
 package checkpoint
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -212,7 +211,7 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 	c.Result.Endpoint = c.serving.route
 	c.Result.Settings = map[string]any{"warmup": load.Warmup, "requests": load.Requests, "concurrency": load.Concurrency,
 		"lanes": max(1, c.Env.Target.Server.Lanes), "endpoint_type": p.EndpointType, "extra_inputs": p.ExtraInputs, "runs": max(1, load.Runs)}
-	c.logf("AIPerf: %d warmup + %d measured requests at concurrency %d ...", load.Warmup, load.Requests, load.Concurrency)
+	c.logf("AIPerf: %d run(s) × (%d warmup + %d measured) requests at concurrency %d ...", max(1, load.Runs), load.Warmup, load.Requests, load.Concurrency)
 	before, err := c.recordCount(ctx)
 	if err != nil {
 		return c.fail("aiperf", fmt.Errorf("server records before AIPerf: %w", err))
@@ -265,13 +264,14 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 	return nil
 }
 
-// recordCount is how many records the server has written so far.
+// recordCount is how many requests to the row's inference route the server has recorded so
+// far: its other routes (health, AIPerf's /metrics scrapes) are not requests AIPerf sent.
 func (c *Checkpoint) recordCount(ctx context.Context) (int, error) {
 	records, err := c.serving.server.Records(ctx)
 	if err != nil {
 		return 0, err
 	}
-	return bytes.Count(records, []byte("\n")), nil
+	return contract.CountRoute(records, c.serving.route), nil
 }
 
 // settleRecords waits until every request has a record, or the count has not moved for three

@@ -26,6 +26,15 @@ import (
 // can gate a candidate on the last qualified run.
 var ErrRegression = errors.New("regression")
 
+// ErrInconclusive makes `qual compare` exit with its own status when no regression was found
+// but some common row's light did not decide (white): "no regression found" would be a claim
+// the data does not support.
+var ErrInconclusive = errors.New("inconclusive")
+
+// ErrMissing fails a comparison in which a row of either run is absent from the other (a smoke
+// run against a full one), unless the caller allows it.
+var ErrMissing = errors.New("rows missing from one side")
+
 // ErrNothingInCommon is returned when the runs share no checkpoint (a usage error).
 var ErrNothingInCommon = errors.New("no checkpoint in common")
 
@@ -55,7 +64,11 @@ type Comparison struct {
 	OnlyInNew  []string        `json:"only_in_new,omitempty"`
 	Red        int             `json:"red"`
 	Failed     int             `json:"accuracy_failed"`
-	Rules      map[string]string
+	// Decided counts the common rows whose performance light decided (green, yellow or red).
+	Decided      int    `json:"decided"`
+	AllowMissing bool   `json:"allow_missing"`
+	Verdict      string `json:"verdict"` // overall
+	Rules        map[string]string
 }
 
 // Build is one side's binaries: their Go build tags and, for a test build (e.g. -tags
@@ -111,10 +124,19 @@ type ChangedOutput struct {
 	New    string `json:"new"`
 }
 
-// Dirs compares the runs in baseDir and newDir, writes the Markdown to w and, when outDir is
-// not "", comparison.md and comparison.json there. A red light or an accuracy fail is
-// ErrRegression, after everything is written.
-func Dirs(baseDir, newDir, outDir, noisePair string, w io.Writer) error {
+// Options are `qual compare`'s flags.
+type Options struct {
+	Out          string // also write comparison.md and comparison.json here
+	NoisePair    string // two runs of one build, A1,A2 (noise.go)
+	AllowMissing bool   // rows in one run only are listed but do not fail the comparison
+}
+
+// Dirs compares the runs in baseDir and newDir, writes the Markdown to w and, when o.Out is
+// not "", comparison.md and comparison.json there. After everything is written: a red light or
+// an accuracy fail is ErrRegression; else a row in one run only is ErrMissing (unless allowed);
+// else a common row whose light did not decide is ErrInconclusive.
+func Dirs(baseDir, newDir string, o Options, w io.Writer) error {
+	outDir, noisePair := o.Out, o.NoisePair
 	base, err := evidence.Read(baseDir)
 	if err != nil {
 		return fmt.Errorf("base: %w", err)
@@ -124,6 +146,7 @@ func Dirs(baseDir, newDir, outDir, noisePair string, w io.Writer) error {
 		return fmt.Errorf("new: %w", err)
 	}
 	c := compareRuns(base, cand)
+	c.AllowMissing = o.AllowMissing
 	addTaskShifts(&c, baseDir, newDir, base, cand)
 	if err := addNoiseFloor(&c, noisePair); err != nil {
 		return err
@@ -134,6 +157,7 @@ func Dirs(baseDir, newDir, outDir, noisePair string, w io.Writer) error {
 	if sameRun(baseDir, newDir, base, cand) {
 		fmt.Fprintf(w, "Note: both sides are the same run (%s): every row is compared with itself.\n\n", base.RunID)
 	}
+	c.Verdict = overall(c)
 	md := compareMarkdown(c)
 	fmt.Fprint(w, md)
 	if outDir != "" {
@@ -144,10 +168,13 @@ func Dirs(baseDir, newDir, outDir, noisePair string, w io.Writer) error {
 			return fmt.Errorf("write comparison.md: %w", err)
 		}
 	}
-	if c.Red > 0 || c.Failed > 0 {
-		return fmt.Errorf("%w: %d red, %d accuracy fail", ErrRegression, c.Red, c.Failed)
-	}
-	return nil
+	_, err = outcome(c)
+	return err
+}
+
+// missing says whether rows of one run are absent from the other and that fails the comparison.
+func (c Comparison) missing() bool {
+	return !c.AllowMissing && len(c.OnlyInBase)+len(c.OnlyInNew) > 0
 }
 
 // sameRun says whether the two sides are one run: the same directory, the same run id, or the
@@ -208,6 +235,9 @@ func compareRuns(base, cand evidence.Evidence) Comparison {
 		row := compareRow(k, b[k], n[k])
 		if row.Performance != nil && row.Performance.Light == stats.Red {
 			c.Red++
+		}
+		if row.Performance != nil && row.Performance.Light != stats.White {
+			c.Decided++
 		}
 		if row.Accuracy != nil && row.Accuracy.Verdict != nil && row.Accuracy.Verdict.Verdict == schema.Fail {
 			c.Failed++
@@ -437,7 +467,8 @@ func diffOutputs(source string, b, n map[string]string) []ChangedOutput {
 func compareMarkdown(c Comparison) string {
 	var w strings.Builder
 	fmt.Fprintf(&w, "# Comparison: %s → %s\n\n", c.Base, c.New)
-	fmt.Fprintf(&w, "Verdict: **%s** (%d red, %d accuracy fail, %d rows compared).\n\n", overall(c), c.Red, c.Failed, len(c.Rows))
+	fmt.Fprintf(&w, "Verdict: **%s** (%d red, %d accuracy fail, %d of %d common rows decided, %d only in base, %d only in new).\n\n",
+		c.Verdict, c.Red, c.Failed, c.Decided, len(c.Rows), len(c.OnlyInBase), len(c.OnlyInNew))
 	fmt.Fprintf(&w, "Builds: base %s; new %s.\n\n", buildCell(c.BaseBuild), buildCell(c.NewBuild))
 	w.WriteString("| stage | checkpoint | runs base/new | S = base/new (90% CI) | light | A/A noise floor S (90% CI) | Task shift new − base, ms (HL, 90% MW CI) | accuracy | margin | changed outputs |\n")
 	w.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
@@ -456,10 +487,10 @@ func compareMarkdown(c Comparison) string {
 		}
 	}
 	if len(c.OnlyInBase) > 0 {
-		fmt.Fprintf(&w, "\nNot compared, only in base: %s.\n", strings.Join(c.OnlyInBase, ", "))
+		fmt.Fprintf(&w, "\nMissing from new (only in base, not compared): %s.\n", strings.Join(c.OnlyInBase, ", "))
 	}
 	if len(c.OnlyInNew) > 0 {
-		fmt.Fprintf(&w, "\nNot compared, only in new: %s.\n", strings.Join(c.OnlyInNew, ", "))
+		fmt.Fprintf(&w, "\nMissing from base (only in new, not compared): %s.\n", strings.Join(c.OnlyInNew, ", "))
 	}
 	w.WriteString("\n## Rules\n\n")
 	for _, k := range []string{"performance", "noise floor", "task shift", "runs", "mean", "accuracy", "work"} {
@@ -475,11 +506,28 @@ func buildCell(b Build) string {
 	return "normal build (build tags: " + b.Tags + ")"
 }
 
+// overall is the comparison's verdict: "no regression found" only when every common row's
+// light decided and no row is missing.
 func overall(c Comparison) string {
-	if c.Red > 0 || c.Failed > 0 {
-		return "REGRESSION"
+	v, _ := outcome(c)
+	return v
+}
+
+// outcome is the verdict and the error Dirs returns with it, decided in one place: a red light
+// or an accuracy fail is ErrRegression; else a row in one run only is ErrMissing (unless
+// allowed); else a common row whose light did not decide is ErrInconclusive.
+func outcome(c Comparison) (string, error) {
+	switch {
+	case c.Red > 0 || c.Failed > 0:
+		return "REGRESSION", fmt.Errorf("%w: %d red, %d accuracy fail", ErrRegression, c.Red, c.Failed)
+	case c.missing():
+		return fmt.Sprintf("INCOMPLETE (%s in one run only)", evidence.CountRows(len(c.OnlyInBase)+len(c.OnlyInNew))),
+			fmt.Errorf("%w: %d only in base, %d only in new (--allow-missing to compare the common rows alone)", ErrMissing, len(c.OnlyInBase), len(c.OnlyInNew))
+	case c.Decided < len(c.Rows):
+		v := fmt.Sprintf("INCONCLUSIVE (%d of %d decided)", c.Decided, len(c.Rows))
+		return v, fmt.Errorf("%w: %s", ErrInconclusive, v)
 	}
-	return "no regression found"
+	return "no regression found", nil
 }
 
 func runsCell(r RowComparison) string {

@@ -27,8 +27,14 @@ func TestCompareOneRunPerRowIsWhiteByRule(t *testing.T) {
 	cand := runfixture.WriteRun(t, "new", runfixture.ASRRow("sphinx-en-us", golds, 130), runfixture.ASRRow("sphinx-extra", golds, 5))
 	out := t.TempDir()
 	var stdout bytes.Buffer
-	if err := runCompare(context.Background(), []string{"-o", out, base, cand}, &stdout); err != nil {
-		t.Fatalf("one run per row must not fail the gate: %v\n%s", err, stdout.String())
+	if err := runCompare(context.Background(), []string{base, cand}, &stdout); !errors.Is(err, ErrMissing) ||
+		!strings.Contains(stdout.String(), "Verdict: **INCOMPLETE (1 row in one run only)**") || !strings.Contains(stdout.String(), "Missing from base (only in new, not compared): asr/sphinx-extra.") {
+		t.Fatalf("a row in one run only must fail the comparison and be listed: %v\n%s", err, stdout.String())
+	}
+	stdout.Reset()
+	if err := runCompare(context.Background(), []string{"-o", out, "--allow-missing", base, cand}, &stdout); !errors.Is(err, ErrInconclusive) ||
+		!strings.Contains(stdout.String(), "Verdict: **INCONCLUSIVE (0 of 1 decided)**") {
+		t.Fatalf("one run per row decides nothing: the comparison must say so, not pass: %v\n%s", err, stdout.String())
 	}
 	var c Comparison
 	data, err := os.ReadFile(filepath.Join(out, "comparison.json"))
@@ -51,7 +57,7 @@ func TestCompareOneRunPerRowIsWhiteByRule(t *testing.T) {
 	if a := c.Rows[0].Accuracy; a == nil || a.Verdict == nil || a.Verdict.Verdict != schema.Pass || a.Margin != werMarginPoints {
 		t.Errorf("identical transcripts within a 0.3-point margin must pass: %+v", a)
 	}
-	if len(c.OnlyInNew) != 1 || c.OnlyInNew[0] != "asr/sphinx-extra" {
+	if len(c.OnlyInNew) != 1 || c.OnlyInNew[0] != "asr/sphinx-extra" || c.Verdict != "INCONCLUSIVE (0 of 1 decided)" || c.Decided != 0 {
 		t.Errorf("only in new: %v", c.OnlyInNew)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "comparison.md"))
@@ -161,19 +167,23 @@ func TestCompareResamplesTheBaseRunsGroups(t *testing.T) {
 	}
 }
 
-// runCompare is `qual compare [-o DIR] [--noise-floor A1,A2] BASE NEW` without the command around it.
+// runCompare is `qual compare [-o DIR] [--noise-floor A1,A2] [--allow-missing] BASE NEW` without the command around it.
 func runCompare(_ context.Context, args []string, w io.Writer) error {
-	out, noise := "", ""
+	var o Options
 	for len(args) > 2 {
 		switch args[0] {
 		case "-o":
-			out = args[1]
+			o.Out = args[1]
 		case "--noise-floor":
-			noise = args[1]
+			o.NoisePair = args[1]
+		case "--allow-missing":
+			o.AllowMissing = true
+			args = args[1:]
+			continue
 		}
 		args = args[2:]
 	}
-	return Dirs(args[0], args[1], out, noise, w)
+	return Dirs(args[0], args[1], o, w)
 }
 
 // TestCompareShowsTheTaskShift: with server records beside the evidence, each row gets the
@@ -192,7 +202,7 @@ func TestCompareShowsTheTaskShift(t *testing.T) {
 			if o.Phase == "warmup" {
 				ms = 1e6 // a warmup outlier must not count
 			}
-			lines = append(lines, fmt.Sprintf(`{"request_id":%q,"route":"/v1/audio/transcriptions","status":200,"timing":{"queue_ms":0,"model_call_ms":%v,"handler_ms":%v}}`, o.RequestID, ms, ms+1))
+			lines = append(lines, fmt.Sprintf(`{"request_id":%q,"route":"/v1/audio/transcriptions","status":200,"trtmc_timing":{"queue_ms":0,"model_call_ms":%v,"handler_ms":%v}}`, o.RequestID, ms, ms+1))
 		}
 		path := filepath.Join(dir, r.Records)
 		os.MkdirAll(filepath.Dir(path), 0o755)
@@ -226,5 +236,51 @@ func TestCompareShowsTheTaskShift(t *testing.T) {
 	json.Unmarshal(data, &c)
 	if c.Rows[0].TaskShift != nil || !strings.Contains(c.Rows[0].TaskShiftError, "new: server records") {
 		t.Errorf("missing records: %+v %q", c.Rows[0].TaskShift, c.Rows[0].TaskShiftError)
+	}
+}
+
+// Every combination of lights, missing rows and --allow-missing: "no regression found" is
+// printed exactly when Dirs returns nil, and only when every common row's light decided and no
+// row is missing (or missing rows are allowed); otherwise the error names what happened.
+func TestCompareVerdictDecidesOrSaysItDidNot(t *testing.T) {
+	lights := []stats.Light{stats.Green, stats.Yellow, stats.Red, stats.White}
+	for _, a := range lights {
+		for _, b := range lights {
+			for _, missing := range []bool{false, true} {
+				for _, allow := range []bool{false, true} {
+					c := Comparison{AllowMissing: allow}
+					for _, l := range []stats.Light{a, b} {
+						row := RowComparison{Performance: &stats.Speedup{Light: l}}
+						c.Rows = append(c.Rows, row)
+						if l == stats.Red {
+							c.Red++
+						}
+						if l != stats.White {
+							c.Decided++
+						}
+					}
+					if missing {
+						c.OnlyInBase = []string{"asr/x"}
+					}
+					verdict, err := outcome(c)
+					if (err == nil) != (verdict == "no regression found") {
+						t.Errorf("verdict %q with error %v", verdict, err)
+					}
+					decided := a != stats.White && b != stats.White
+					want := "no regression found"
+					switch {
+					case a == stats.Red || b == stats.Red:
+						want = "REGRESSION"
+					case missing && !allow:
+						want = "INCOMPLETE (1 row in one run only)"
+					case !decided:
+						want = fmt.Sprintf("INCONCLUSIVE (%d of 2 decided)", c.Decided)
+					}
+					if verdict != want {
+						t.Errorf("lights %s/%s missing %v allow %v: verdict %q, want %q", a, b, missing, allow, verdict, want)
+					}
+				}
+			}
+		}
 	}
 }

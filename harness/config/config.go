@@ -47,6 +47,7 @@ func Vars() []Var {
 		{"QUAL_LOAD_SECONDS", "tests: duration of the server load test (make load)"},
 		{"QUAL_PLOT_OUT", "tests: directory to keep rendered plots and reports in, to look at them"},
 		{"QUAL_SIGNING_KEY", "qual sign: the signing key (PKCS#8 PEM)"},
+		{"QUAL_SCOPE", "the word a run that selects only some of the target's rows gives its verdict (make smoke: smoke; default: focused or shard i/n)"},
 		{"QUAL_FAIL_ON", "qual report and make qualify-all: not-qualified (default: exit 1 unless QUALIFIED) or failed (exit 1 only on a FAILED stage)"},
 		{"QUAL_VERIFY_RUN", "tests: a published run for harness/verify's tamper table to copy instead of running the suites"},
 		{"QUAL_DOCKER_WAIT", "containers/engine/ensure-docker.sh: seconds to wait for DOCKER_HOST to answer"},
@@ -100,6 +101,9 @@ type Config struct {
 	Shard      shard.Shard
 	Loads      map[stage.Name]Override
 	FailOn     FailOn
+	// Scope names a run that selects only some rows (QUAL_SCOPE, "smoke"); "" lets the suites
+	// say how they were narrowed (a focus, a shard).
+	Scope string
 	// WhisperPython is the python of the whisper family's workers on this host ("" = the venv
 	// make deps builds under Cache); the server container is given its own by the image.
 	WhisperPython string
@@ -163,6 +167,7 @@ func FromEnv(getenv func(string) string, environ []string, wd string) (Config, e
 	if rd := getenv("QUAL_RUN_DIR"); rd != "" {
 		c.RunDir = absUnder(root, rd, "")
 	}
+	c.Scope = strings.TrimSpace(getenv("QUAL_SCOPE"))
 	if c.FailOn, err = ParseFailOn(getenv("QUAL_FAIL_ON")); err != nil {
 		errs = append(errs, fmt.Errorf("QUAL_FAIL_ON: %w", err))
 	}

@@ -172,3 +172,24 @@ type TornLines struct {
 func (t *TornLines) Error() string {
 	return fmt.Sprintf("server record line %d: %v (%d lines are not records)", t.Lines[0], t.First, len(t.Lines))
 }
+
+// CountRoute is how many complete records of data (a records file being written: a last line
+// without its newline is not counted yet) are requests to route. Progress counts inference
+// requests this way, so health checks and AIPerf's /metrics scrapes never count as answered.
+func CountRoute(data []byte, route string) int {
+	n := 0
+	for len(data) > 0 {
+		line, rest, complete := bytes.Cut(data, []byte("\n"))
+		if !complete {
+			break
+		}
+		data = rest
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if r, err := ParseRecord(line); err == nil && r.Route == route {
+			n++
+		}
+	}
+	return n
+}

@@ -2,6 +2,7 @@ package contract
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -91,5 +92,37 @@ func TestTRTMCImageRecordCarriesArtifactAndDigest(t *testing.T) {
 	compacted := strings.Replace(line, `"thumbnails": [[1, 2, 3]]`, `"thumbnails": {"$array_length": 1}`, 1)
 	if r, err := ParseRecord([]byte(compacted)); err != nil || r.Output != nil {
 		t.Fatalf("a compacted digest was read as an image: %+v %v", r.Output, err)
+	}
+}
+
+// Progress counts only requests to the row's inference route: for each stage's route, a records
+// file holding every route the server serves (health, serving info, /metrics scrapes, the other
+// stages' routes), in both record shapes, and a line still being written, counts that route's
+// complete records alone.
+func TestCountRouteCountsOnlyTheInferenceRoute(t *testing.T) {
+	routes := []string{"/v1/audio/transcriptions", "/v1/images/generations", "/v1/chat/completions"}
+	other := []string{"/metrics", "/health/live", "/health/ready", "/v1/serving/info", "/v1/models"}
+	for _, route := range routes {
+		var data []byte
+		want := 0
+		for i, r := range append(append([]string{}, other...), routes...) {
+			n := 3 + i%4 // every route several times
+			for j := range n {
+				var line string
+				if j%2 == 0 {
+					line = fmt.Sprintf(`{"request_id":"r%d-%d","method":"POST","route":%q,"status":200}`, i, j, r)
+				} else { // TRTMC's shape: endpoint, x_request_id, status_code
+					line = fmt.Sprintf(`{"x_request_id":"r%d-%d","endpoint":%q,"status_code":200}`, i, j, r)
+				}
+				data = append(data, line+"\n"...)
+			}
+			if r == route {
+				want += n
+			}
+		}
+		partial := append(append([]byte{}, data...), fmt.Sprintf(`{"request_id":"late","route":%q`, route)...)
+		if got := CountRoute(partial, route); got != want {
+			t.Errorf("%s: counted %d, want %d", route, got, want)
+		}
 	}
 }

@@ -72,6 +72,9 @@ type Stage struct {
 	Target        string               `json:"target"`
 	TargetKind    string               `json:"target_kind"`
 	Settings      map[string]any       `json:"settings"`
+	// Selection is the target's rows of this stage and how this run narrowed them (nil in
+	// evidence written before it was recorded: the inventory stands for the target's rows).
+	Selection *Selection `json:"selection,omitempty"`
 }
 
 // Probe is a request that proves a refusal (stage 9: audio to a model without the capability).
@@ -282,6 +285,17 @@ func Read(runDir string) (Evidence, error) {
 // Assemble merges every <stage>/stage.json under runDir into evidence.json (harness/report
 // renders it).
 func Assemble(runDir string) (Evidence, error) {
+	e, err := Collect(runDir)
+	if err != nil {
+		return e, err
+	}
+	return e, WriteJSON(filepath.Join(runDir, "evidence.json"), e)
+}
+
+// Collect merges the stages' evidence without writing anything. The run id is the one an
+// earlier evidence.json recorded (a copied or renamed run keeps its id, so its signature and
+// its reports still agree), else the directory's name.
+func Collect(runDir string) (Evidence, error) {
 	paths, err := filepath.Glob(filepath.Join(runDir, "*", "stage.json"))
 	if err != nil {
 		return Evidence{}, err
@@ -289,7 +303,7 @@ func Assemble(runDir string) (Evidence, error) {
 	if len(paths) == 0 {
 		return Evidence{}, fmt.Errorf("no stage evidence under %s (did the suites run?)", runDir)
 	}
-	e := Evidence{SchemaVersion: SchemaVersion, RunID: filepath.Base(runDir)}
+	e := Evidence{SchemaVersion: SchemaVersion, RunID: recordedRunID(runDir)}
 	for _, p := range paths {
 		s, err := ReadStage(p)
 		if err != nil {
@@ -303,7 +317,16 @@ func Assemble(runDir string) (Evidence, error) {
 		e.Versions = maps.Clone(e.Versions)
 		e.Versions[BuildTagsKey] = mergeBuildTags(e.Stages)
 	}
-	return e, WriteJSON(filepath.Join(runDir, "evidence.json"), e)
+	return e, nil
+}
+
+// recordedRunID is the run id of runDir's evidence.json, or the directory's name when there is
+// none yet.
+func recordedRunID(runDir string) string {
+	if prev, err := Read(runDir); err == nil && prev.RunID != "" {
+		return prev.RunID
+	}
+	return filepath.Base(runDir)
 }
 
 // GoldPairs are the stored transcripts with their gold text, for metrics.GoldCorpusWER.

@@ -25,6 +25,11 @@ func (m *Merge) Add(s Stage) {
 		m.stages[s.Stage] = &first
 		merged = &first
 	}
+	if merged.Selection != nil && s.Selection != nil && merged.Selection.Label != s.Selection.Label {
+		sel := *merged.Selection
+		sel.Label = "merged shards" // the rows still missing are the target's, whichever shard left them out
+		merged.Selection = &sel
+	}
 	merged.Results = append(merged.Results, s.Results...)
 	for _, row := range s.Inventory { // each shard lists only its own rows
 		if !slices.ContainsFunc(merged.Inventory, func(r inventory.Row) bool { return r.Profile == row.Profile }) {
@@ -54,6 +59,7 @@ func (m *Merge) Stages() map[string]Stage {
 			s.Status = ""
 		}
 		Settle(s)
+		markNotSelected(s)
 		out[name] = *s
 	}
 	return out

@@ -81,5 +81,6 @@ func (s *StageRun) Write(runDir string, versions map[string]string, hw Hardware)
 	e := &s.Evidence
 	e.Versions, e.Hardware = versions, hw
 	Settle(e)
+	markNotSelected(e)
 	return WriteJSON(filepath.Join(runDir, e.Stage, "stage.json"), e)
 }

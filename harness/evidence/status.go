@@ -65,10 +65,23 @@ func Settle(s *Stage) {
 
 // Verdict is the run's one-word outcome, derived from the stage statuses (see the glossary). A
 // test build (a binary built with a test-only tag such as qual_slowdown) is never QUALIFIED.
+//
+// A run that did not select every row of the target (a smoke run, a focus, one shard) is never a
+// qualification: its verdict names the narrowing and the rows it covered out of the target's,
+// then what its selected rows gave.
 func Verdict(e Evidence) string {
 	if len(TestBuildTags(e.Versions)) > 0 {
 		return "TEST BUILD"
 	}
+	v := stagesVerdict(e)
+	if sc := ScopeOf(e); sc.Partial() {
+		return scopeVerdict(sc, v)
+	}
+	return v
+}
+
+// stagesVerdict is the verdict of the stage statuses alone.
+func stagesVerdict(e Evidence) string {
 	counts := map[Status]int{}
 	for _, s := range e.Stages {
 		counts[s.Status]++

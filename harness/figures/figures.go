@@ -19,10 +19,10 @@ type Row struct {
 	Repeated *schema.Repeated // nil with one run
 }
 
-// Of computes them from the joined pairs, the merged exports' per-request metrics and each
-// run's exports, and draws the latency plot (title) at plotPath.
-func Of(pairs []join.Pair, merged aiperfexport.Exports, runs []aiperfexport.Exports, title, plotPath string) (Row, error) {
-	samples, client, task, err := timing.Samples(pairs, merged.Metrics)
+// Of computes them from the joined pairs and each run's exports (every rate per run, see
+// timing.Summarize), and draws the latency plot (title) at plotPath.
+func Of(pairs []join.Pair, runs []aiperfexport.Exports, title, plotPath string) (Row, error) {
+	samples, client, task, err := timing.RunSamples(pairs, runs)
 	if err != nil {
 		return Row{}, err
 	}

@@ -28,8 +28,11 @@ type Plan struct {
 	W      workload.Workload
 	Target *target.Target
 	Rows   []inventory.Row
-	Paths  []string // every manifest of the target
-	Caps   inventory.Capabilities
+	// TargetRows are the stage's rows in the whole target, before sharding: the denominators of
+	// the run's scope (evidence.Selection).
+	TargetRows []inventory.Row
+	Paths      []string // every manifest of the target
+	Caps       inventory.Capabilities
 	// Shard i of Shards ($QUAL_SHARD or the engine's index, see harness/shard); stage-level specs (the audit) run in shard 1 only.
 	Shard, Shards int
 	// PlannedReason is set when this machine cannot run the target (no GPU stack, no target
@@ -62,6 +65,7 @@ func New(cfg config.Config, stage string) (*Plan, error) {
 		return nil, err
 	}
 	p.Shard, p.Shards = cfg.Shard.Index, cfg.Shard.Total
+	p.TargetRows = p.Rows
 	p.Rows = inventory.Shard(p.Rows, cfg.Shard.Index, cfg.Shard.Total)
 	if !t.Kind.Embedded() {
 		p.PlannedReason = missingStack(t)
@@ -100,14 +104,30 @@ func FromEnv(stage string) (*Plan, error) {
 	return New(cfg, stage)
 }
 
+// ScopeLabel is the word for how this run narrows the target's rows, should it: QUAL_SCOPE
+// (make smoke), else "focused" when the suites were focused, else the shard.
+func (p *Plan) ScopeLabel(focused bool) string {
+	switch {
+	case p.Config.Scope != "":
+		return p.Config.Scope
+	case focused:
+		return "focused"
+	case p.Shards > 1:
+		return fmt.Sprintf("shard %d/%d", p.Shard, p.Shards)
+	}
+	return ""
+}
+
 // NewStageRun starts the stage's evidence: its inventory (paths relative to the target's
-// root), the target and the AIPerf and server settings.
-func (p *Plan) NewStageRun() *evidence.StageRun {
+// root), the target's rows and how the run selects them (label: ScopeLabel), and the AIPerf and
+// server settings.
+func (p *Plan) NewStageRun(label string) *evidence.StageRun {
 	rows := append([]inventory.Row(nil), p.Rows...)
 	inventory.Relative(rows, p.Target.Root)
 	return evidence.NewStageRun(evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: p.Stage,
 		Number: p.W.Stage().Number(), Inventory: rows, Target: evidence.RelPath(p.Root, p.Target.Path), TargetKind: string(p.Target.Kind),
-		Settings: map[string]any{"aiperf": p.Target.StageLoad(p.Stage), "server": p.Target.Server}})
+		Settings:  map[string]any{"aiperf": p.Target.StageLoad(p.Stage), "server": p.Target.Server},
+		Selection: evidence.SelectionOf(p.TargetRows, label)})
 }
 
 // Capabilities is how a target's profiles declare what they implement: the embedded target's

@@ -41,12 +41,15 @@ func RowLight(r evidence.Result) Light {
 
 // WriteHTML writes report.html into runDir: the same content as qualification.md, in one
 // self-contained file (no script, no external resource) with each row's latency plot inline.
-func WriteHTML(runDir string, e evidence.Evidence) error {
+func WriteHTML(runDir string, e evidence.Evidence) error { return writeHTMLTo(runDir, runDir, e) }
+
+// writeHTMLTo renders the run in runDir (its plots inlined) into outDir/report.html.
+func writeHTMLTo(runDir, outDir string, e evidence.Evidence) error {
 	page, err := HTML(runDir, e)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(runDir, "report.html"), page, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(outDir, "report.html"), page, 0o644); err != nil {
 		return fmt.Errorf("write report.html: %w", err)
 	}
 	return nil
@@ -58,10 +61,9 @@ func HTML(runDir string, e evidence.Evidence) ([]byte, error) {
 	tmpl, err := template.New("report").Funcs(template.FuncMap{
 		"verdict": func() string { return evidence.Verdict(e) },
 		"banner":  func() string { return evidence.TestBuildBanner(e.Versions) },
-		"counts": func(s evidence.Stage) string {
-			q, c, _ := evidence.StageCounts(s)
-			return fmt.Sprintf("%d / %d", q, c)
-		},
+		"counts":  func(s evidence.Stage) string { q, _ := StageCells(s); return q },
+		"rowsRun": func(s evidence.Stage) string { _, r := StageCells(s); return r },
+		"scope":   func() string { return ScopeLine(e) },
 		"failedCount": func(s evidence.Stage) string {
 			if s.Status == evidence.StatusBlocked || s.Status == evidence.StatusPlanned {
 				return "— (" + string(s.Status) + ")"
@@ -79,7 +81,6 @@ func HTML(runDir string, e evidence.Evidence) ([]byte, error) {
 		"gate":        gateCell,
 		"join":        joinCell,
 		"fails":       func(r evidence.Result) string { return strings.Join(r.Failures, "; ") },
-		"figure":      figure,
 		"plotURI":     func(r evidence.Result) (template.URL, error) { return plotURI(runDir, r) },
 		"inc":         func(i int) int { return i + 1 },
 		"nocacheRows": func(rs []evidence.Result) bool {
@@ -96,12 +97,7 @@ func HTML(runDir string, e evidence.Evidence) ([]byte, error) {
 		"kv":          func(m map[string]float64) []string { return gateKV(m) },
 		"gaps":        gapRows,
 		"skipped":     skippedLines, // inputs not sent, by the family's clip limits (skipped.go)
-		"p95": func(r evidence.Result, name string) string { // under the sample rule, as in the Markdown
-			if r.Timing == nil {
-				return "—"
-			}
-			return p95Cell(*r.Timing, name)
-		},
+		"perf":        PerfOf,       // the cells qualification.md prints
 	}).Parse(htmlTemplate)
 	if err != nil {
 		return nil, fmt.Errorf("report.html template: %w", err)
@@ -111,17 +107,6 @@ func HTML(runDir string, e evidence.Evidence) ([]byte, error) {
 		return nil, fmt.Errorf("render report.html: %w", err)
 	}
 	return buf.Bytes(), nil
-}
-
-func figure(r evidence.Result, name string) string {
-	if r.Timing == nil {
-		return "—"
-	}
-	v, ok := r.Timing.Get(name)
-	if !ok {
-		return "—"
-	}
-	return fmt.Sprintf("%.4g", v)
 }
 
 func gateKV(m map[string]float64) []string {
@@ -166,8 +151,9 @@ img.plot{max-width:42em;display:block}
 <h1>Qualification report — run {{.RunID}}</h1>
 {{with banner}}<p class="testbuild" id="testbuild"><strong>{{.}}.</strong> Its binaries were built with a test-only flag that changes what they do; nothing in this run qualifies a checkpoint.</p>{{end}}
 <p class="verdict" id="verdict">Verdict: {{verdict}}</p>
-<table id="stages"><tr><th>stage</th><th>status</th><th>counted rows qualified</th><th>rows</th><th>failures</th></tr>
-{{range .Stages}}<tr><td>{{.Number}} <code>{{.Stage}}</code></td><td>{{upper .Status}}</td><td>{{counts .}}</td><td>{{len .Results}}</td><td>{{failedCount .}}</td></tr>
+{{with scope}}<p id="scope">{{.}}</p>{{end}}
+<table id="stages"><tr><th>stage</th><th>status</th><th>counted rows qualified (of the target's)</th><th>rows run (of the target's)</th><th>failures</th></tr>
+{{range .Stages}}<tr><td>{{.Number}} <code>{{.Stage}}</code></td><td>{{upper .Status}}</td><td>{{counts .}}</td><td>{{rowsRun .}}</td><td>{{failedCount .}}</td></tr>
 {{end}}</table>
 {{with failing}}<div id="failing"><p><strong>Failing rows</strong> (the first failure of each, and what to do):</p><ul>
 {{range .}}<li><a href="#row-{{.Stage}}-{{.Profile}}"><code>{{.Stage}}/{{.Profile}}</code></a>: {{.First}}<br><small>What to do: {{.Hint}} (<a href="{{.Folder}}">the row's folder</a>)</small></li>
@@ -177,18 +163,18 @@ img.plot{max-width:42em;display:block}
 <span class="light yellow"></span> counted row stopped short without a failing claim ·
 <span class="light red"></span> a claim failed · <span class="light white"></span> nothing claimed (planned, excluded, blocked).</p>
 {{range $stage := .Stages}}
-<h2 id="stage-{{.Stage}}">evidence.Stage {{.Number}} (<code>{{.Stage}}</code>): {{upper .Status}}</h2>
+<h2 id="stage-{{.Stage}}">Stage {{.Number}} (<code>{{.Stage}}</code>): {{upper .Status}}</h2>
 {{if .Reason}}<p>{{.Reason}}</p>{{end}}
 {{if .Results}}<table class="rows"><tr><th></th><th>profile</th><th>checkpoint</th><th>kind</th><th>counted</th><th>status</th><th>gate</th><th>join</th>
-<th>client p50 / p95 ms</th><th>Task p50 / p95 ms</th><th>client − Task p50 ms</th><th>failures</th></tr>
+<th>client p50 / p95 ms</th><th>Task p50 / p95 ms</th><th>client − Task p50 ms</th><th>throughput</th><th>RTF or images/s</th><th>failures</th></tr>
 {{range failedFirst .Results}}<tr class="row" id="row-{{$stage.Stage}}-{{.Profile}}" data-profile="{{.Profile}}"><td><span class="light {{light .}}" title="{{light .}}"></span></td>
 <td>{{.Profile}}</td><td>{{checkpoint .Checkpoint .Revision}}</td><td>{{.Kind}}</td><td>{{if .Counted}}yes{{else}}no{{end}}</td><td>{{.Status}}</td>
 <td>{{gate .}}{{if .Gate}}<br><small>{{range kv .Gate.Figures}}{{.}}<br>{{end}}</small>{{end}}</td><td>{{join .}}</td>
-<td>{{figure . "client_latency_p50"}} / {{p95 . "client_latency_p95"}}</td><td>{{figure . "task_call_p50"}} / {{p95 . "task_call_p95"}}</td>
-<td>{{figure . "client_minus_task_p50"}}</td><td class="fails">{{fails .}}</td></tr>
-{{if .Skipped}}<tr class="skipped" data-profile="{{.Profile}}"><td></td><td colspan="11" class="fails"><small>{{range skipped .}}{{.}}<br>{{end}}</small></td></tr>
+{{with perf .}}<td>{{.ClientP50}} / {{.ClientP95}}</td><td>{{.TaskP50}} / {{.TaskP95}}</td>
+<td>{{.Overhead}}</td><td>{{.Throughput}}</td><td>{{.Rate}}</td>{{end}}<td class="fails">{{fails .}}</td></tr>
+{{if .Skipped}}<tr class="skipped" data-profile="{{.Profile}}"><td></td><td colspan="13" class="fails"><small>{{range skipped .}}{{.}}<br>{{end}}</small></td></tr>
 {{end}}{{end}}{{range gaps .}}<tr class="gap"><td><span class="light white" title="gap"></span></td><td>—</td><td>{{checkpoint .Checkpoint .Revision}}</td><td>gap</td><td>no</td>
-<td>not qualified</td><td>—</td><td>—</td><td>—</td><td>—</td><td>—</td><td class="fails">{{.Reason}}</td></tr>
+<td>not qualified</td><td>—</td><td>—</td><td>—</td><td>—</td><td>—</td><td>—</td><td>—</td><td class="fails">{{.Reason}}</td></tr>
 {{end}}</table>
 {{range .Results}}{{if .Statement}}<p><strong>Note ({{.Profile}}):</strong> {{.Statement}}.</p>{{end}}{{end}}
 {{if nocacheRows .Results}}<table class="nocache"><tr>{{range nocacheHead}}<th>{{.}}</th>{{end}}</tr>

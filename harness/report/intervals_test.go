@@ -12,32 +12,59 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
-func TestIntervalsInTheReport(t *testing.T) {
+// repeatedRow is a row measured over five AIPerf runs of 12 requests, its figures computed as
+// the checkpoint flow computes them.
+func repeatedRow(t *testing.T) evidence.Result {
+	t.Helper()
 	var runs []schema.Run
+	var all []timing.Sample
 	var task []float64
 	for i, p50 := range []float64{100, 101, 99, 100.5, 99.5} {
-		runs = append(runs, stats.RunOf(i+1, timing.Summary{Requests: 12, Figures: []timing.Figure{
-			{Name: "task_call_p50", Value: p50}, {Name: "request_throughput", Value: float64(8 + 2*i)}}}))
-		for j := range 12 {
-			task = append(task, p50+float64(j))
+		var mine []timing.Sample
+		for j := range 12 { // run i lasts 1 + i/2 s
+			s := timing.Sample{ClientMS: p50 + float64(j) + 1, TaskMS: p50 + float64(j), StartNS: int64(i) * 100e9,
+				EndNS: int64(i)*100e9 + int64(j+1)*int64(1e9+i*5e8)/12, AudioSeconds: 1, Run: i}
+			mine, task = append(mine, s), append(task, s.TaskMS)
 		}
+		sum, err := timing.Summarize(mine)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, all = append(runs, stats.RunOf(i+1, sum)), append(all, mine...)
 	}
 	rep, err := stats.Summarize(runs, map[string][]float64{"task_call": task}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	pooled, err := timing.Summarize(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evidence.Result{Profile: "p", Kind: "full", Counted: true, Status: "aiperf-qualified", Timing: &pooled, Repeated: &rep}
+}
+
+func TestIntervalsInTheReport(t *testing.T) {
+	row := repeatedRow(t)
 	gate := &family.GateResult{Figures: map[string]float64{"gold_wer": 0.2}, Thresholds: map[string]float64{"gold_wer": 0.35},
 		Items: []family.GateItem{{ID: "a", Gold: "one two", Output: "one two"}, {ID: "b", Gold: "three four", Output: "three for"}}}
 	acc, err := accuracy.Gate(gate, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := evidence.Stage{Stage: "asr", Number: 3, Status: "qualified", Results: []evidence.Result{{Profile: "p", Repeated: &rep, Accuracy: acc, Gate: gate}}}
+	s := evidence.Stage{Stage: "asr", Number: 3, Status: "qualified", Results: []evidence.Result{row}}
+	s.Results[0].Accuracy, s.Results[0].Gate = acc, gate
 	var b strings.Builder
+	writeFigures(&b, s)
 	writeIntervals(&b, s)
 	md := b.String()
+	// Throughput: runs of 12 requests over windows of 1, 1.5, 2, 2.5 and 3 s: 12, 8, 6, 4.8 and
+	// 4 req/s, mean 6.96, the same cell in both tables (one clip-second per request: the same
+	// audio-s/s); Task p50 of run i is its p50 + 5.5 ms (RTF 105.5/1000); 60 pooled requests
+	// bound no p95 from above (72 needed): the tails show n and an open upper side.
 	for _, want := range []string{
-		"| p | 5 × 12 | 100 ± 0.98 | — | 12 ± 3.9 *inconclusive* | — | — | 111.0 (≤ 112.0) / – (n=60<299) |",
+		"| p | 106.5 | 105.5 | 1 | 6.96 ± 4 (inconclusive) req/s | RTF 0.1055 ± 0.00098 (6.96 ± 4 (inconclusive) audio-s/s) | — |",
+		"| p | 5 × 12 | 105.5 ± 0.98 | 1 ± 0 | 6.96 ± 4 (inconclusive) req/s | RTF 0.1055 ± 0.00098 (6.96 ± 4 (inconclusive) audio-s/s) |",
+		"| p | 112 [111, open] n=60 | 112.7 [112, open] n=60 | 111 [110, open] n=60 | 111.7 [111, open] n=60 |",
 		"| p | gold_wer | 0.25 | [0, 0.5] | ≤ 0.35 | 2 / 2 | inconclusive |",
 	} {
 		if !strings.Contains(md, want) {

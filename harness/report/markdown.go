@@ -35,9 +35,13 @@ func writeVerdict(b *strings.Builder, e evidence.Evidence) {
 		fmt.Fprintf(b, "> **%s.** Its binaries were built with a test-only flag that changes what they do; nothing in this run qualifies a checkpoint.\n\n", banner)
 	}
 	fmt.Fprintf(b, "**Verdict: %s**\n\n", evidence.Verdict(e))
-	b.WriteString("| stage | status | counted rows qualified | rows | failures |\n|---|---|---|---|---|\n")
+	if line := ScopeLine(e); line != "" {
+		b.WriteString(line + "\n\n")
+	}
+	b.WriteString("| stage | status | counted rows qualified (of the target's) | rows run (of the target's) | failures |\n|---|---|---|---|---|\n")
 	for _, s := range e.Stages {
-		q, counted, fails := evidence.StageCounts(s)
+		_, _, fails := evidence.StageCounts(s)
+		qualified, rows := StageCells(s)
 		failures := "none"
 		if fails > 0 {
 			failures = evidence.CountRows(fails)
@@ -45,7 +49,7 @@ func writeVerdict(b *strings.Builder, e evidence.Evidence) {
 		if s.Status == "blocked" || s.Status == "planned" {
 			failures = "— (" + string(s.Status) + ")"
 		}
-		fmt.Fprintf(b, "| %d `%s` | %s | %d / %d | %d | %s |\n", s.Number, s.Stage, strings.ToUpper(string(s.Status)), q, counted, len(s.Results), failures)
+		fmt.Fprintf(b, "| %d `%s` | %s | %s | %s | %s |\n", s.Number, s.Stage, strings.ToUpper(string(s.Status)), qualified, rows, failures)
 	}
 	b.WriteString("\n")
 	if failing := FailingRows(e); len(failing) > 0 {
@@ -149,38 +153,47 @@ func joinCell(r evidence.Result) string {
 	return s
 }
 
-// writeFigures is the performance table: only rows that were measured.
+// writeFigures is the performance table: only rows that were measured. Its cells are the
+// ones report.html prints (PerfOf).
 func writeFigures(b *strings.Builder, s evidence.Stage) {
 	header := false
 	for _, r := range s.Results {
-		t := r.Timing
-		if t == nil {
+		if r.Timing == nil {
 			continue
 		}
 		if !header {
-			b.WriteString("Figures (measured requests; formulas at the end; a p95 needs 59 samples):\n\n| profile | client p50 / p95 ms | Task p50 / p95 ms | client − Task p50 ms | throughput | RTF or images/s | plot |\n|---|---|---|---|---|---|---|\n")
+			b.WriteString("Figures (measured requests of every run; a rate is the mean over runs of each run's own rate, ± its 95% half-width over runs; formulas at the end):\n\n" +
+				"| profile | client p50 ms | Task p50 ms | client − Task p50 ms | throughput | RTF or images/s | plot |\n|---|---|---|---|---|---|---|\n")
 			header = true
-		}
-		// A figure the row does not have prints "—", never a 0 that reads as measured.
-		get := func(n, format string) string {
-			if v, ok := t.Get(n); ok {
-				return fmt.Sprintf(format, v)
-			}
-			return "—"
-		}
-		rate := "—"
-		if _, ok := t.Get("rtf"); ok {
-			rate = fmt.Sprintf("RTF %s (%s audio-s/s)", get("rtf", "%.3f"), get("audio_seconds_per_second", "%.2f"))
-		} else if _, ok := t.Get("images_per_second"); ok {
-			rate = get("images_per_second", "%.2f") + " images/s"
 		}
 		plot := "—"
 		if r.Plot != "" {
 			plot = fmt.Sprintf("[latency](%s)", r.Plot)
 		}
-		fmt.Fprintf(b, "| %s | %s / %s | %s / %s | %s | %s req/s | %s | %s |\n", r.Profile, // p95 under the sample rule (intervals.go)
-			get("client_latency_p50", "%.1f"), p95Cell(*t, "client_latency_p95"), get("task_call_p50", "%.1f"), p95Cell(*t, "task_call_p95"),
-			get("client_minus_task_p50", "%.2f"), get("request_throughput", "%.2f"), rate, plot)
+		p := PerfOf(r)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.Profile, p.ClientP50, p.TaskP50, p.Overhead, p.Throughput, p.Rate, plot)
+	}
+	if header {
+		b.WriteString("\n")
+	}
+	writeTails(b, s)
+}
+
+// writeTails is the tail percentiles of every measured row, pooled over its runs, each with n and
+// its distribution-free interval.
+func writeTails(b *strings.Builder, s evidence.Stage) {
+	header := false
+	for _, r := range s.Results {
+		if r.Timing == nil {
+			continue
+		}
+		if !header {
+			b.WriteString("Tails (pooled over every run: value [95% distribution-free interval] n; a side no sample can bound is *open*):\n\n" +
+				"| profile | client p95 ms | client p99 ms | Task p95 ms | Task p99 ms |\n|---|---|---|---|---|\n")
+			header = true
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", r.Profile, TailCell(r, "client_latency", 95), TailCell(r, "client_latency", 99),
+			TailCell(r, "task_call", 95), TailCell(r, "task_call", 99))
 	}
 	if header {
 		b.WriteString("\n")
@@ -300,20 +313,25 @@ func writeFormulas(b *strings.Builder, e evidence.Evidence) {
 
 const glossary = `## Statuses
 
-- **evidence.Verdict**: QUALIFIED when every stage is qualified; PARTIAL when none failed but some are
+- **Verdict**: QUALIFIED when every stage is qualified; PARTIAL when none failed but some are
   blocked or planned; NOT QUALIFIED when no stage is qualified and none failed; FAILED when any
   stage failed; TEST BUILD, whatever the stages say, when the binaries carry a test-only build tag
   (versions: build_tags, e.g. qual_slowdown).
-- **evidence.Stage** — *qualified*: at least one counted full-model row is aiperf-qualified and no row
+- **Stage** — *qualified*: at least one counted full-model row is aiperf-qualified and no row
   failed; *failed*: a row failed, or no counted row was qualified; *blocked*: no profile of the
   target implements the stage's capability (the audit shows why; JUnit marks it skipped);
   *planned*: the target could not run here (e.g. no GPU stack), nothing is claimed.
+- **Scope** — a run that does not select every row of the target (make smoke, a focus, one
+  shard) is never a qualification: its verdict reads e.g. *SMOKE — not a qualification: 3 of 12
+  rows (selected rows: QUALIFIED)*, its denominators are the target's, and each row it did not
+  select is *not selected* in the inventory.
 - **Row** — *aiperf-qualified*: gate passed on the exact bundle, served, AIPerf ran, every
   request joined, native == HTTP on every request, outputs meaningful, timing derived, bundle
   unchanged; *family-validated*: the family gate passed on the bundle (reduced and variant rows
-  stop here); *planned*: not run, with the reason; *failed*: a claim failed (see failures);
+  stop here); *planned*: not run, with the reason; *not selected*: a row of the target this run
+  did not select; *failed*: a claim failed (see failures);
   *excluded*: not in the stage's group, with the reason.
-- **evidence.Kind** — *full*: the checkpoint's normal profile; *reduced*: L0 / random-weight / smaller
+- **Kind** — *full*: the checkpoint's normal profile; *reduced*: L0 / random-weight / smaller
   settings; *variant*: a precision, parallelism or decode-setting variant. **Counted**: only
   full rows count toward a stage's qualification.
 `

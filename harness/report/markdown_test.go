@@ -1,6 +1,7 @@
 package report
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -89,6 +90,46 @@ func TestMarkdownReadsOnOneScreen(t *testing.T) {
 	for _, line := range strings.Split(md, "\n") {
 		if strings.HasPrefix(line, "| ") && len([]rune(line)) > 160 {
 			t.Errorf("table row of %d characters (want ≤ 160, no horizontal scrolling): %s", len([]rune(line)), line)
+		}
+	}
+}
+
+// A smoke run's reports say so where the verdict is, with the target's denominators.
+func TestReportsShowTheRunsScope(t *testing.T) {
+	rows := []inventory.Row{{Profile: "a", Kind: inventory.KindFull, Counted: true}, {Profile: "b", Kind: inventory.KindFull, Counted: true},
+		{Profile: "c", Kind: inventory.KindReduced}}
+	s := evidence.Stage{Stage: "asr", Number: 3, Status: evidence.StageQualified, Inventory: rows, Selection: evidence.SelectionOf(rows, "smoke"),
+		Results: []evidence.Result{{Profile: "a", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusQualified}}}
+	e := evidence.Evidence{RunID: "smoke-1", Stages: []evidence.Stage{s}}
+	md := Markdown(e)
+	page, err := HTML(t.TempDir(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"**Verdict: SMOKE — not a qualification: 1 of 3 rows (selected rows: QUALIFIED)**",
+		"Scope: this run selected 1 of the target's 3 rows", "| 3 `asr` | QUALIFIED | 1 / 2 | 1 of 3 | none |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("qualification.md lacks %q:\n%s", want, md)
+		}
+	}
+	for _, want := range []string{"Verdict: SMOKE — not a qualification: 1 of 3 rows", "<td>1 / 2</td><td>1 of 3</td>", `<p id="scope">Scope: this run selected 1 of the target&#39;s 3 rows`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}
+
+// No Go identifier (a package-qualified name such as evidence.Stage) in any text a reader sees.
+func TestReportsHaveNoGoIdentifiers(t *testing.T) {
+	e := sampleRun()
+	page, err := HTML(t.TempDir(), withoutPlots(e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goName := regexp.MustCompile(`\b(evidence|timing|schema|stats|inventory|report)\.[A-Z]\w*`)
+	for name, text := range map[string]string{"qualification.md": Markdown(e), "report.html": string(page)} {
+		if m := goName.FindAllString(text, -1); len(m) > 0 {
+			t.Errorf("%s shows Go identifiers %q", name, m)
 		}
 	}
 }

@@ -20,6 +20,22 @@ func Write(runDir string, e evidence.Evidence) error {
 	return WriteHTML(runDir, e)
 }
 
+// WriteCopy renders the run in runDir into outDir instead (evidence.json, qualification.md and
+// report.html, the plots inlined from runDir), leaving the run itself untouched: how a signed
+// run is re-rendered without breaking its signature.
+func WriteCopy(runDir, outDir string, e evidence.Evidence) error {
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return fmt.Errorf("report copy: %w", err)
+	}
+	if err := evidence.WriteJSON(filepath.Join(outDir, "evidence.json"), e); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(outDir, "qualification.md"), []byte(Markdown(e)), 0o644); err != nil {
+		return fmt.Errorf("write qualification.md: %w", err)
+	}
+	return writeHTMLTo(runDir, outDir, e)
+}
+
 // Assemble merges every <stage>/stage.json under runDir into evidence.json (evidence.Assemble)
 // and renders it: what `qual report` and `qual merge` leave in a run directory.
 func Assemble(runDir string) (evidence.Evidence, error) {

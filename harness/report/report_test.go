@@ -33,7 +33,7 @@ func TestAssembleWritesEvidenceAndReport(t *testing.T) {
 		t.Fatalf("evidence %+v", e)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "qualification.md"))
-	for _, want := range []string{"Stage 3 (`asr`): QUALIFIED", "Stage 9 (`audioqa`): BLOCKED", "RTF 0.200", "NOT a trained model", "unsupported_capability", "Σ task / Σ audio"} {
+	for _, want := range []string{"Stage 3 (`asr`): QUALIFIED", "Stage 9 (`audioqa`): BLOCKED", "RTF 0.2 (", "NOT a trained model", "unsupported_capability", "Σ task / Σ audio"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report lacks %q", want)
 		}

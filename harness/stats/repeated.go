@@ -11,9 +11,9 @@ import (
 
 // RunFigureNames are the per-run statistics kept for every run, in report order: the server's
 // model-call p50, the client-minus-Task p50 (serving overhead), throughput, and the workload's
-// rate. A figure a run does not have (images/s for ASR) is skipped.
+// rates (audio-s/s and RTF, or images/s). A figure a run does not have (images/s for ASR) is skipped.
 func RunFigureNames() []string {
-	return []string{"task_call_p50", "client_minus_task_p50", "request_throughput", "audio_seconds_per_second", "images_per_second"}
+	return []string{"task_call_p50", "client_minus_task_p50", "request_throughput", "audio_seconds_per_second", "rtf", "images_per_second"}
 }
 
 // TailNames are the pooled per-request latencies whose tail percentiles are reported under the
@@ -79,25 +79,14 @@ func Summarize(runs []schema.Run, pooled map[string][]float64, units map[string]
 // export names it. The checkpoint flow and qual verify both call it, so verify recomputes every
 // interval from the stored artifacts.
 func FromRuns(pairs []join.Pair, runs []aiperfexport.Exports) (schema.Repeated, error) {
+	samples, client, task, err := timing.RunSamples(pairs, runs)
+	if err != nil {
+		return schema.Repeated{}, err
+	}
 	var out []schema.Run
-	pooled := map[string][]float64{}
 	units := map[string]string{}
-	for i, r := range runs {
-		ids := map[string]bool{}
-		for _, m := range r.Metrics {
-			ids[m.Metadata.XRequestID] = true
-		}
-		var mine []join.Pair
-		for _, p := range pairs {
-			if ids[p.ID] {
-				mine = append(mine, p)
-			}
-		}
-		samples, client, task, err := timing.Samples(mine, r.Metrics)
-		if err != nil {
-			return schema.Repeated{}, fmt.Errorf("run %d: %w", i+1, err)
-		}
-		sum, err := timing.Summarize(samples)
+	for i, mine := range timing.ByRun(samples) {
+		sum, err := timing.Summarize(mine)
 		if err != nil {
 			return schema.Repeated{}, fmt.Errorf("run %d: %w", i+1, err)
 		}
@@ -105,8 +94,6 @@ func FromRuns(pairs []join.Pair, runs []aiperfexport.Exports) (schema.Repeated, 
 			units[f.Name] = f.Unit
 		}
 		out = append(out, RunOf(i+1, sum))
-		pooled["client_latency"] = append(pooled["client_latency"], client...)
-		pooled["task_call"] = append(pooled["task_call"], task...)
 	}
-	return Summarize(out, pooled, units)
+	return Summarize(out, map[string][]float64{"client_latency": client, "task_call": task}, units)
 }

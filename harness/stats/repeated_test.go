@@ -16,7 +16,7 @@ func TestSummarizeRepeatedRuns(t *testing.T) {
 	var runs []schema.Run
 	var task []float64
 	for i, p50 := range []float64{100, 102, 98, 101, 99} {
-		s := timing.Summary{Requests: 12, Figures: []timing.Figure{{Name: "task_call_p50", Value: p50}, {Name: "request_throughput", Value: 10 + float64(i)}, {Name: "rtf", Value: 0.5}}}
+		s := timing.Summary{Requests: 12, Figures: []timing.Figure{{Name: "task_call_p50", Value: p50}, {Name: "request_throughput", Value: 10 + float64(i)}, {Name: "rtfx", Value: 2}}}
 		runs = append(runs, RunOf(i, s))
 		for j := range 12 {
 			task = append(task, p50+float64(j))
@@ -27,7 +27,7 @@ func TestSummarizeRepeatedRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(rep.Figures) != 2 || rep.Figures[0].Name != "task_call_p50" || rep.Figures[0].Unit != "ms" || rep.Figures[0].N != 5 {
-		t.Fatalf("want task_call_p50 and request_throughput over 5 runs (rtf is not a per-run figure): %+v", rep.Figures)
+		t.Fatalf("want task_call_p50 and request_throughput over 5 runs (rtfx is not a per-run figure): %+v", rep.Figures)
 	}
 	if rep.Figures[0].Mean != 100 || rep.Figures[0].Inconclusive {
 		t.Errorf("task p50 mean 100 with a ~2%% half-width: %+v", rep.Figures[0].Interval)

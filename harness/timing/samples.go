@@ -41,3 +41,53 @@ func Samples(pairs []join.Pair, metricsRecords []aiperfexport.MetricRecord) ([]S
 	}
 	return samples, client, task, nil
 }
+
+// RunSamples is Samples over several AIPerf runs, each sample tagged with its run: a request
+// belongs to the run whose per-request metrics export names it. The rates Summarize derives
+// are per run, so every caller that has the runs (the checkpoint flow, the statistics over
+// runs, qual verify) reads the samples through here.
+func RunSamples(pairs []join.Pair, runs []aiperfexport.Exports) ([]Sample, []float64, []float64, error) {
+	if len(runs) == 0 {
+		return nil, nil, nil, fmt.Errorf("no AIPerf run to take samples from")
+	}
+	var samples []Sample
+	var client, task []float64
+	for i, r := range runs {
+		s, c, t, err := Samples(PairsOf(pairs, r), r.Metrics)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("run %d: %w", i+1, err)
+		}
+		for j := range s {
+			s[j].Run = i
+		}
+		samples, client, task = append(samples, s...), append(client, c...), append(task, t...)
+	}
+	return samples, client, task, nil
+}
+
+// PairsOf are the pairs one run's per-request metrics export names.
+func PairsOf(pairs []join.Pair, run aiperfexport.Exports) []join.Pair {
+	ids := map[string]bool{}
+	for _, m := range run.Metrics {
+		ids[m.Metadata.XRequestID] = true
+	}
+	var mine []join.Pair
+	for _, p := range pairs {
+		if ids[p.ID] {
+			mine = append(mine, p)
+		}
+	}
+	return mine
+}
+
+// ByRun splits tagged samples by run, in run order.
+func ByRun(samples []Sample) [][]Sample {
+	var out [][]Sample
+	for _, s := range samples {
+		for len(out) <= s.Run {
+			out = append(out, nil)
+		}
+		out[s.Run] = append(out[s.Run], s)
+	}
+	return out
+}

@@ -3,6 +3,7 @@ package verify
 import (
 	"math"
 	"os"
+	"reflect"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
@@ -75,7 +76,7 @@ func checkServed(runDir, where, stage, kind string, r evidence.Result, report fu
 		report(where, "join recomputed as %s; evidence says %s", rep, *r.Join)
 	}
 	if r.Timing != nil {
-		samples, _, _, err := timing.Samples(rep.Pairs, exports.Metrics)
+		samples, _, _, err := timing.RunSamples(rep.Pairs, runs)
 		if err == nil {
 			var sum timing.Summary
 			if sum, err = timing.Summarize(samples); err == nil {
@@ -119,6 +120,9 @@ func compareFigures(where string, got, want timing.Summary, report func(string, 
 		w := want.Figures[i]
 		if f.Name != w.Name || math.Abs(f.Value-w.Value) > 1e-9*math.Max(1, math.Abs(w.Value)) {
 			report(where, "figure %s recomputed %v, evidence says %s = %v", f.Name, f.Value, w.Name, w.Value)
+		}
+		if !reflect.DeepEqual(f.Interval, w.Interval) {
+			report(where, "figure %s: interval recomputed %+v, evidence says %+v", f.Name, f.Interval, w.Interval)
 		}
 	}
 }

@@ -216,7 +216,11 @@ func (f *forger) recompute(r *evidence.Result) {
 	exports, records := f.served(*r)
 	rep := join.Join(exports.Raw, records, r.Join.Route)
 	r.Join = &rep
-	samples, _, _, err := timing.Samples(rep.Pairs, exports.Metrics)
+	runs, err := aiperfexport.ReadRuns(f.path(r.AIPerf.Dir))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	samples, _, _, err := timing.RunSamples(rep.Pairs, runs)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -226,10 +230,6 @@ func (f *forger) recompute(r *evidence.Result) {
 	}
 	r.Timing = &sum
 	if r.Repeated != nil {
-		runs, err := aiperfexport.ReadRuns(f.path(r.AIPerf.Dir))
-		if err != nil {
-			f.t.Fatal(err)
-		}
 		repeated, err := stats.FromRuns(rep.Pairs, runs)
 		if err != nil {
 			f.t.Fatal(err)

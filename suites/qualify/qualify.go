@@ -67,7 +67,8 @@ func (s *Suite) Lifecycle() {
 		env, err := setup.Prepare(ctx, s.Plan, GinkgoWriter)
 		Expect(err).NotTo(HaveOccurred(), "images and run directory")
 		env.Log = GinkgoWriter
-		s.Env, s.Stage = env, s.Plan.NewStageRun()
+		suiteConfig, _ := GinkgoConfiguration()
+		s.Env, s.Stage = env, s.Plan.NewStageRun(s.Plan.ScopeLabel(len(suiteConfig.FocusStrings) > 0))
 	}, NodeTimeout(30*time.Minute))
 	AfterSuite(func(ctx SpecContext) {
 		if s.Stage != nil {
@@ -151,6 +152,7 @@ func (s *Suite) NewCheckpoint(row inventory.Row) *checkpoint.Checkpoint {
 		prepared, err := checkpoint.New(s.Env, row)
 		Expect(err).NotTo(HaveOccurred())
 		*c = *prepared
+		c.Announce(s.position(row))
 		DeferCleanup(func() { s.Stage.Add(c.Finish(row.Kind == inventory.KindFull && row.Counted)) })
 	})
 	// A failed claim's JUnit case says how to run the row again and where its files are.
@@ -161,6 +163,16 @@ func (s *Suite) NewCheckpoint(row inventory.Row) *checkpoint.Checkpoint {
 		}
 	})
 	return c
+}
+
+// position is the row's place among the stage's rows (of this shard): i of n.
+func (s *Suite) position(row inventory.Row) (int, int) {
+	for i, r := range s.Plan.Rows {
+		if r.Profile == row.Profile {
+			return i + 1, len(s.Plan.Rows)
+		}
+	}
+	return 0, len(s.Plan.Rows)
 }
 
 // full is a counted checkpoint's whole qualification. The served claims run while the server is

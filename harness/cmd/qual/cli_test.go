@@ -49,7 +49,7 @@ func plannedStageRun(t *testing.T, stage, shardSpec string) (dir string, rows in
 		reason = "planned: recorded by the test"
 	}
 	dir = t.TempDir()
-	run := p.NewStageRun()
+	run := p.NewStageRun("")
 	for _, row := range p.Rows {
 		run.Planned(row, reason)
 	}
@@ -96,7 +96,7 @@ func TestEverySubcommandRefusesWrongUsageWithExit2(t *testing.T) {
 		{[]string{"inventory", "--stage", "4"}, `unknown stage "4" (stages: asr, audioqa, t2i)`},
 		{[]string{"doctor", "extra"}, `unexpected argument "extra"`},
 		{[]string{"images", "extra"}, `unexpected argument "extra"`},
-		{[]string{"report"}, "missing argument: qual report [--fail-on LEVEL] reports/RUN"},
+		{[]string{"report"}, "missing argument: qual report [--fail-on LEVEL] [-o DIR] reports/RUN"},
 		{[]string{"report", "--fail-on", "partial", t.TempDir()}, `fail-on "partial" is neither not-qualified nor failed`},
 		{[]string{"report", "/nonexistent/run"}, "/nonexistent/run is not a run directory: it does not exist"},
 		{[]string{"keygen"}, "-o PATH is required"},
@@ -254,7 +254,8 @@ func TestSummaryNamesFailingRows(t *testing.T) {
 	}
 }
 
-// compare refuses runs with no checkpoint in common (exit 2) and says when both sides are one run.
+// compare refuses runs with no checkpoint in common (exit 2) and says when both sides are one run;
+// one AIPerf run per row decides no light: INCONCLUSIVE, exit 3, never "no regression found".
 func TestCompareRefusesUnrelatedRunsAndNamesTheSameRun(t *testing.T) {
 	base := runfixture.WriteRun(t, "base", runfixture.ASRRow("sphinx-en-us", runfixture.Golds(), 100))
 	other := runfixture.WriteRun(t, "other", runfixture.ASRRow("whisper-tiny-en", runfixture.Golds(), 100))
@@ -263,12 +264,22 @@ func TestCompareRefusesUnrelatedRunsAndNamesTheSameRun(t *testing.T) {
 		t.Errorf("unrelated runs: exit %d %q %q", code, out, errOut)
 	}
 	code, out, _ = qualRun(t, "compare", base, base)
-	if code != exitOK || !strings.HasPrefix(out, "Note: both sides are the same run (base)") {
+	if code != exitUndecided || !strings.HasPrefix(out, "Note: both sides are the same run (base)") {
 		t.Errorf("a run with itself: exit %d\n%s", code, out)
 	}
-	code, out, _ = qualRun(t, "compare", base, runfixture.WriteRun(t, "new", runfixture.ASRRow("sphinx-en-us", runfixture.Golds(), 100)))
-	if code != exitOK || strings.Contains(out, "same run") {
-		t.Errorf("two runs: exit %d\n%s", code, out)
+	code, out, errOut = qualRun(t, "compare", base, runfixture.WriteRun(t, "new", runfixture.ASRRow("sphinx-en-us", runfixture.Golds(), 100)))
+	if code != exitUndecided || strings.Contains(out, "same run") || strings.Contains(out, "no regression found") ||
+		!strings.Contains(out, "Verdict: **INCONCLUSIVE (0 of 1 decided)**") || !strings.Contains(errOut, "inconclusive") {
+		t.Errorf("two runs of one AIPerf run each: exit %d\n%s%s", code, out, errOut)
+	}
+	smoke := runfixture.WriteRun(t, "smoke", runfixture.ASRRow("sphinx-en-us", runfixture.Golds(), 100))
+	full := runfixture.WriteRun(t, "full", runfixture.ASRRow("sphinx-en-us", runfixture.Golds(), 100), runfixture.ASRRow("whisper-tiny-en", runfixture.Golds(), 100))
+	code, out, _ = qualRun(t, "compare", full, smoke)
+	if code != exitFailed || !strings.Contains(out, "Missing from new (only in base, not compared): asr/whisper-tiny-en.") {
+		t.Errorf("a full run against a smoke run: exit %d\n%s", code, out)
+	}
+	if code, _, _ = qualRun(t, "compare", "--allow-missing", full, smoke); code != exitUndecided {
+		t.Errorf("--allow-missing: exit %d, want the common row's verdict (inconclusive, 3)", code)
 	}
 }
 

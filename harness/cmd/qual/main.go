@@ -22,6 +22,9 @@ const (
 	exitOK     = 0 // the command did its job; a check passed
 	exitFailed = 1 // a verdict or a check failed (a regression, a mismatch, a blocker)
 	exitUsage  = 2 // a wrong invocation or configuration: nothing was checked
+	// exitUndecided: the check ran but its data could not decide (qual compare: a common row's
+	// light stayed white). Not a pass, and not a failure a retry with the same data would fix.
+	exitUndecided = 3
 )
 
 type command func(ctx context.Context, args []string, stdout io.Writer) error
@@ -54,8 +57,8 @@ func commands() map[string]spec {
 		"plan": {runPlan, "--trtmc-root DIR [--target T.yaml] [--stage S] [--run-dir DIR] [--json]", "print every command a TRTMC run would execute, running none",
 			"For each row of a TRTMC target: the build, inspect, gate, serve, native and AIPerf commands with their working directory and environment, rendered by the same functions the run uses (the run records the same commands). Nothing is run; review a GPU run by reading this first.",
 			"qual plan --trtmc-root ~/TensorRT-Model-Connect --stage t2i", 0, 0},
-		"report": {runReport, "[--fail-on LEVEL] reports/RUN", "assemble a run's evidence.json and reports; exit 1 unless the verdict passes",
-			"Merges the stages' evidence into evidence.json, qualification.md and report.html and prints the summary, ending with the verdict. Exit 1 when the verdict fails --fail-on: not-qualified (default, QUAL_FAIL_ON) fails every verdict but QUALIFIED; failed fails only a FAILED stage or a run without stages.",
+		"report": {runReport, "[--fail-on LEVEL] [-o DIR] reports/RUN", "assemble a run's evidence.json and reports; exit 1 unless the verdict passes",
+			"Merges the stages' evidence into evidence.json, qualification.md and report.html and prints the summary, ending with the verdict. Exit 1 when the verdict fails --fail-on: not-qualified (default, QUAL_FAIL_ON) fails every verdict but QUALIFIED; failed fails only a FAILED stage or a run without stages. The run keeps the id its evidence.json recorded. A signed run is never rewritten in place (exit 2, saying how to re-sign): -o DIR renders evidence.json, qualification.md and report.html into DIR instead.",
 			"qual report --fail-on failed reports/latest", 1, 1},
 		"keygen": {runKeygen, "-o PATH", "make a signing key pair",
 			"Writes PATH (PKCS#8 PEM, mode 0600) and PATH.pub (PKIX PEM) and prints the key's fingerprint. It never overwrites a key.",
@@ -69,14 +72,19 @@ func commands() map[string]spec {
 		"merge": {runMerge, "-o reports/RUN reports/SHARD...", "combine shard runs into one run",
 			"Copies each shard's checkpoint folders and JUnit files into the output run and merges the stage evidence. Shards must come from the same target, settings and code version, and the output must be new or empty.",
 			"qual merge -o reports/merged reports/shard-1 reports/shard-2", 1, -1},
-		"compare": {runCompare, "[-o DIR] [--noise-floor A1,A2] reports/BASE reports/NEW", "compare two runs per checkpoint",
-			"Speedup lights, accuracy non-inferiority and changed outputs for every checkpoint in both runs. Exit 1 on a red light or an accuracy failure; exit 2 when the runs have no checkpoint in common.",
+		"compare": {runCompare, "[-o DIR] [--noise-floor A1,A2] [--allow-missing] reports/BASE reports/NEW", "compare two runs per checkpoint",
+			"Speedup lights, accuracy non-inferiority and changed outputs for every checkpoint in both runs. The verdict is REGRESSION (exit 1) on a red light or an accuracy failure; INCOMPLETE (exit 1) when a row is in one run only, unless --allow-missing; INCONCLUSIVE (k of n decided) (exit 3) when a common row's light is white; no regression found (exit 0) only when every common row's light decided; exit 2 when the runs have no checkpoint in common.",
 			"qual compare -o build/cmp reports/last-release reports/latest", 2, 2},
 		"capacity": {viaTool("qual-run", "capacity"), "[--stage S] [--profile P] [--levels 1,2,4] [--runs N] [--requests N] [--ceiling]", "per counted row, the highest concurrency within the stage's latency objective",
 			"For each counted full row of each stage the target declares a capacity sweep for (capacity: in the target file), qualifies the row at each concurrency level on a fresh server (build, AIPerf, join, identity, meaning, timing) and prints per level throughput, goodput (ours and AIPerf's --goodput), client, Task and queue percentiles, failures, offered vs achieved rate and whether the client kept up; then the capacity (the highest level within the objective, its interval over runs), the knee and the lanes/Task-time bound. Writes capacity.json, capacity.md and capacity.png per row under QUAL_RUN_DIR (default reports/capacity-<time>). --ceiling measures the harness's own ceiling against server/peerbench/peer.py instead. Exit 1 when a level's checks fail or a row has no level within its objective (harness/capacity/README.md).",
 			"qual capacity --stage asr --profile sphinx-en-us --levels 1,2 --runs 2 --requests 4", 0, 0},
 	}
 }
+
+// undecidedError is a check whose data could not decide: exit status 3.
+type undecidedError struct{ error }
+
+func (e undecidedError) Unwrap() error { return e.error }
 
 // usageError is a wrong invocation or configuration (an unknown stage, a missing argument, a
 // path that does not exist): exit status 2, so scripts can tell it from a failed check (1).
@@ -121,6 +129,7 @@ func runQual(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	err := cmd.run(ctx, args[1:], stdout)
 	var ue usageError
+	var undecided undecidedError
 	var help helpRequested
 	var tool toolRun
 	switch {
@@ -134,6 +143,9 @@ func runQual(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	case errors.As(err, &tool):
 		return runTool(ctx, toolDirs(tool.tool), tool, stdout, stderr)
+	case errors.As(err, &undecided):
+		fmt.Fprintf(stderr, "qual %s: %v\n", args[0], err)
+		return exitUndecided
 	}
 	fmt.Fprintf(stderr, "qual %s: %v\n", args[0], err)
 	return exitFailed
@@ -154,7 +166,8 @@ func usage() string {
 	fmt.Fprintf(&b, "  qual %-10s %s\n", "--version", "the module version and commit")
 	b.WriteString(`
 Stages: asr (3), t2i (6), audioqa (9): --stage takes the name or the number.
-Exit status: 0 success, 1 a verdict or check failed, 2 a usage or configuration error.
+Exit status: 0 success, 1 a verdict or check failed, 2 a usage or configuration error,
+3 the data could not decide (qual compare: INCONCLUSIVE).
 Run 'qual COMMAND --help' for a command's arguments, flags and an example.
 `)
 	return b.String()

@@ -44,7 +44,7 @@ func TestShardsMergeIntoOneVerifiedRun(t *testing.T) {
 			reason = "planned: recorded by the merge test"
 		}
 		dir := t.TempDir()
-		stage := p.NewStageRun()
+		stage := p.NewStageRun("")
 		for _, row := range p.Rows {
 			stage.Planned(row, reason)
 		}

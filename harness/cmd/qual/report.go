@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/attest"
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/report"
@@ -21,6 +22,7 @@ import (
 func runReport(_ context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	failOn := fs.String("fail-on", "", "not-qualified (default: exit 1 unless QUALIFIED) or failed (exit 1 only on a FAILED stage); default $QUAL_FAIL_ON")
+	out := fs.String("o", "", "render evidence.json and the reports into this directory, leaving the run untouched (required for a signed run)")
 	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
@@ -37,15 +39,38 @@ func runReport(_ context.Context, args []string, stdout io.Writer) error {
 	if err := checkRunDir(fs.Arg(0), stageEvidence); err != nil {
 		return err
 	}
-	e, err := report.Assemble(fs.Arg(0))
+	e, err := assembleOrCopy(fs.Arg(0), *out)
 	if err != nil {
 		return err
 	}
-	printSummary(stdout, fs.Arg(0), e)
+	where := fs.Arg(0)
+	if *out != "" {
+		where = *out
+	}
+	printSummary(stdout, where, e)
 	if !verdictPasses(e, level) {
 		return fmt.Errorf("verdict %s fails --fail-on %s", evidence.Verdict(e), level)
 	}
 	return nil
+}
+
+// assembleOrCopy assembles the run in place, or renders it into out. A signed run is never
+// rewritten in place: reports from another renderer would no longer match its signature, and
+// verify would refuse the run with no word of why.
+func assembleOrCopy(runDir, out string) (evidence.Evidence, error) {
+	if out != "" {
+		e, err := evidence.Collect(runDir)
+		if err != nil {
+			return e, err
+		}
+		return e, report.WriteCopy(runDir, out, e)
+	}
+	if _, err := os.Stat(filepath.Join(runDir, attest.EnvelopeFile)); err == nil {
+		return evidence.Evidence{}, usageError{fmt.Errorf("%s is signed (%s): rewriting its reports in place would break the signature; "+
+			"render a copy with `qual report -o DIR %s`, or to re-render the run itself: remove %s, run `qual report %s`, then re-sign with `qual sign %s`",
+			runDir, attest.EnvelopeFile, runDir, filepath.Join(runDir, attest.EnvelopeFile), runDir, runDir)}
+	}
+	return report.Assemble(runDir)
 }
 
 // verdictPasses applies a --fail-on level to a run.

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -58,12 +60,12 @@ func TestKeygenSignVerifyPinned(t *testing.T) {
 		t.Fatalf("sign: %q %v", out, err)
 	}
 	out, err = run(t, runVerify, "--key", key+".pub", dir)
-	if err != nil || !strings.Contains(out, "signed by key "+fp+", pinned") {
+	if err != nil || !strings.HasPrefix(out, "VERIFIED "+dir+": verdict NOT QUALIFIED; signature with the pinned key "+fp+"\n") {
 		t.Fatalf("verify --key: %q %v", out, err)
 	}
 	os.WriteFile(filepath.Join(dir, "t2i", "notes.txt"), []byte("added later"), 0o644)
 	out, err = run(t, runVerify, "--key", key+".pub", dir)
-	if err == nil || !strings.Contains(out, "MISMATCH t2i/notes.txt: added after signing") {
+	if err == nil || !strings.HasPrefix(out, "REFUSED "+dir+": 1 mismatches") || !strings.Contains(out, "\nMISMATCH t2i/notes.txt: added after signing") {
 		t.Fatalf("verify after adding a file: %q %v", out, err)
 	}
 }
@@ -85,16 +87,20 @@ func TestLocalKeyIsCreatedOnceAndReused(t *testing.T) {
 	if err != nil || strings.Contains(second, "created") || !strings.Contains(second, "with key "+fp) {
 		t.Fatalf("second sign (fingerprint %s): %q %v", fp, second, err)
 	}
-	out, err := run(t, runVerify, "--require-key", dir)
+	out, err := run(t, runVerify, "-v", "--require-key", dir)
 	if err != nil || !strings.Contains(out, "pinned to this machine's local signing key") || !strings.Contains(out, "signed by key "+fp+", pinned") ||
-		!strings.HasSuffix(out, "; verdict NOT QUALIFIED\n") || !strings.Contains(lastLine(out), "verified "+dir+": signature with the pinned key "+fp) {
+		firstLine(out) != "VERIFIED "+dir+": verdict NOT QUALIFIED; signature with the pinned key "+fp {
 		t.Fatalf("verify without --key of a run this machine signed: %q %v", out, err)
+	}
+	if short, _ := run(t, runVerify, "--require-key", dir); strings.Contains(short, "signed by key") || firstLine(short) != firstLine(out) {
+		t.Errorf("without -v the details stay behind -v, the result first:\n%s", short)
 	}
 }
 
-func lastLine(out string) string {
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	return lines[len(lines)-1]
+// firstLine is verify's result line.
+func firstLine(out string) string {
+	line, _, _ := strings.Cut(out, "\n")
+	return line
 }
 
 // TestUnpinnedMeansUnpinned signs with a key this machine does not hold: verify checks the
@@ -111,11 +117,11 @@ func TestUnpinnedMeansUnpinned(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := run(t, runVerify, dir)
-	if err != nil || !strings.HasPrefix(lastLine(out), "UNPINNED: integrity of the files only") || !strings.HasSuffix(lastLine(out), "verdict NOT QUALIFIED") {
+	if err != nil || !strings.HasPrefix(firstLine(out), "UNPINNED "+dir+": verdict NOT QUALIFIED; integrity of the files only") {
 		t.Fatalf("unpinned verify: %q %v", out, err)
 	}
 	out, err = run(t, runVerify, "--require-key", dir)
-	if err == nil || !strings.Contains(err.Error(), "--require-key") || !strings.HasPrefix(lastLine(out), "UNPINNED") {
+	if err == nil || !strings.Contains(err.Error(), "--require-key") || !strings.HasPrefix(firstLine(out), "UNPINNED") {
 		t.Fatalf("unpinned verify --require-key: %q %v", out, err)
 	}
 	// a run named through a link (reports/latest) is the run it points to
@@ -123,7 +129,7 @@ func TestUnpinnedMeansUnpinned(t *testing.T) {
 	if err := os.Symlink(dir, latest); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := run(t, runVerify, latest); err != nil || !strings.HasPrefix(lastLine(out), "UNPINNED") {
+	if out, err := run(t, runVerify, latest); err != nil || !strings.HasPrefix(firstLine(out), "UNPINNED") {
 		t.Fatalf("verify through a link: %q %v", out, err)
 	}
 }
@@ -142,7 +148,7 @@ func TestVerifyExitCodes(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "report.html"), []byte("<p>QUALIFIED</p>"), 0o644)
 	out.Reset()
-	if code := runQual(context.Background(), []string{"verify", dir}, &out, &errOut); code != 1 || !strings.HasPrefix(lastLine(out.String()), "REFUSED") {
+	if code := runQual(context.Background(), []string{"verify", dir}, &out, &errOut); code != 1 || !strings.HasPrefix(firstLine(out.String()), "REFUSED "+dir+": ") {
 		t.Fatalf("edited run: exit %d\n%s", code, out.String())
 	}
 	for _, args := range [][]string{{"verify"}, {"verify", "a", "b"}, {"verify", "--no-such-flag", dir}, {"verify", filepath.Join(dir, "missing")}, {"sign", "--no-such-flag", dir}} {
@@ -174,5 +180,123 @@ func TestUnsignedRunFailsVerify(t *testing.T) {
 	out, err := run(t, runVerify, plannedRun(t))
 	if err == nil || !strings.Contains(out, "MISMATCH "+attest.PublicKeyFile+": run is not signed") {
 		t.Fatalf("verify of an unsigned run: %q %v", out, err)
+	}
+}
+
+// A signed run is never rewritten in place: qual report refuses (exit 2), says how to render a
+// copy and how to re-sign, and leaves every file as signed; -o DIR renders a copy, and a copied
+// (renamed) run keeps the run id it recorded, so verify still accepts the signed original.
+func TestReportNeverRewritesASignedRun(t *testing.T) {
+	key := filepath.Join(t.TempDir(), "k")
+	if _, err := run(t, runKeygen, "-o", key); err != nil {
+		t.Fatal(err)
+	}
+	dir := plannedRun(t)
+	recorded, err := evidence.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, runSign, "--key", key, dir); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string][]byte{}
+	for _, name := range []string{"evidence.json", "qualification.md", "report.html", attest.EnvelopeFile} {
+		before[name], _ = os.ReadFile(filepath.Join(dir, name))
+	}
+	_, err = run(t, runReport, "--fail-on", "failed", dir)
+	if code, msg := exitOf(err); code != exitUsage || !strings.Contains(msg, "is signed") || !strings.Contains(msg, "qual report -o DIR "+dir) ||
+		!strings.Contains(msg, "qual sign "+dir) {
+		t.Fatalf("report on a signed run: exit %d %q", code, msg)
+	}
+	for name, data := range before {
+		if now, _ := os.ReadFile(filepath.Join(dir, name)); !bytes.Equal(now, data) {
+			t.Errorf("%s was rewritten", name)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "copy")
+	if _, err := run(t, runReport, "--fail-on", "failed", "-o", out, dir); err != nil {
+		t.Fatalf("report -o: %v", err)
+	}
+	if e, err := evidence.Read(out); err != nil || e.RunID != recorded.RunID {
+		t.Errorf("the copy's run id %q (%v), recorded %q", e.RunID, err, recorded.RunID)
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.html")); err != nil {
+		t.Error(err)
+	}
+	if _, err := run(t, runVerify, "--key", key+".pub", dir); err != nil {
+		t.Errorf("the signed run no longer verifies: %v", err)
+	}
+	// A copied, unsigned run assembled in place keeps the recorded id, not its folder's name.
+	renamed := filepath.Join(t.TempDir(), "renamed")
+	if err := os.CopyFS(renamed, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(renamed, attest.EnvelopeFile))
+	if _, err := run(t, runReport, "--fail-on", "failed", renamed); err != nil {
+		t.Fatal(err)
+	}
+	if e, _ := evidence.Read(renamed); e.RunID != recorded.RunID {
+		t.Errorf("a renamed run's id became %q, recorded %q", e.RunID, recorded.RunID)
+	}
+}
+
+// exitOf is the exit status and message runQual gives an error.
+func exitOf(err error) (int, string) {
+	var ue usageError
+	switch {
+	case err == nil:
+		return exitOK, ""
+	case errors.As(err, &ue):
+		return exitUsage, err.Error()
+	}
+	return exitFailed, err.Error()
+}
+
+// Verify's caveats come after its result, grouped with their counts; a long group shows two
+// and says how many more, and -v lists every one with the details.
+func TestVerifyCaveatsAreGroupedAndCounted(t *testing.T) {
+	o := &verifyOutput{result: "VERIFIED r: verdict QUALIFIED; signature with the pinned key k"}
+	for i := range 5 {
+		o.caveat("not re-derived (taken as recorded)", fmt.Sprintf("asr/p%d: hardware", i))
+	}
+	o.caveat("the pins and the run's name", "NOTE: run_id")
+	fmt.Fprintln(&o.details, "signed by key k, pinned: 9 files match")
+	var short, long strings.Builder
+	o.print(&short, false)
+	o.print(&long, true)
+	want := "VERIFIED r: verdict QUALIFIED; signature with the pinned key k\n6 caveats in 2 groups (-v lists every one):\n" +
+		"  not re-derived (taken as recorded) (5)\n    asr/p0: hardware\n    asr/p1: hardware\n    … 3 more\n" +
+		"  the pins and the run's name (1)\n    NOTE: run_id\n"
+	if short.String() != want {
+		t.Errorf("verify without -v:\n%s\nwant\n%s", short.String(), want)
+	}
+	if !strings.Contains(long.String(), "    asr/p4: hardware\n") || !strings.HasSuffix(long.String(), "details:\nsigned by key k, pinned: 9 files match\n") ||
+		firstLine(long.String()) != firstLine(want) {
+		t.Errorf("verify -v:\n%s", long.String())
+	}
+}
+
+// qual verify's result line repeats the run's scope: a smoke run verifies as what it is.
+func TestVerifyRepeatsTheScope(t *testing.T) {
+	t.Setenv("QUAL_CACHE", t.TempDir())
+	t.Setenv("QUAL_SIGNING_KEY", "")
+	dir := t.TempDir()
+	rows := []inventory.Row{{Profile: "p", Kind: string(evidence.KindFull), Counted: true, Status: string(evidence.StatusPlanned)},
+		{Profile: "q", Kind: string(evidence.KindFull), Counted: true, Status: string(evidence.StatusNotSelected)}}
+	stage := evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: "t2i", Number: 6, Status: "planned", Reason: "signing test",
+		Results:   []evidence.Result{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned, Statement: "signing test"}},
+		Inventory: rows, Selection: evidence.SelectionOf(rows, "smoke")}
+	if err := evidence.WriteJSON(filepath.Join(dir, "t2i", "stage.json"), stage); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := report.Assemble(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, runSign, dir); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, runVerify, dir)
+	if want := "VERIFIED " + dir + ": verdict SMOKE — not a qualification: 1 of 2 rows (selected rows: NOT QUALIFIED); "; err != nil || !strings.HasPrefix(out, want) {
+		t.Errorf("verify of a smoke run: %v\n%s\nwant it to start %q", err, out, want)
 	}
 }

@@ -19,9 +19,11 @@ import (
 )
 
 // runVerify checks a published run: the signature (pinned with --key, or with this machine's
-// local key when that key signed it) and every file hash, then every recomputation. Its last
-// line says what was established and the run's verdict; exit 0 when everything matches, 1 when
-// a check failed (or --require-key found no pinned key), 2 on a usage error.
+// local key when that key signed it) and every file hash, then every recomputation. Its first
+// line is the result (VERIFIED, UNPINNED or REFUSED, with the run's verdict and scope), then the
+// mismatches, then the caveats grouped and counted; -v adds every detail. Exit 0 when
+// everything matches, 1 when a check failed (or --require-key found no pinned key), 2 on a
+// usage error.
 func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	var key string
@@ -31,6 +33,7 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	rerun := fs.Bool("rerun", false, "re-execute every reference row's gate (the native Task on the pinned inputs, from the stored bundle) and compare its outputs exactly")
 	native := fs.String("native", "", "trtmc-native for --rerun (default: the one `qual images` builds into this checkout's build/bin)")
 	withoutBundles := fs.Bool("without-bundles", false, "accept a run published without its .bundle files (the CI upload): their signed sha256 and headers are taken as recorded, and listed")
+	verbose := fs.Bool("v", false, "also print every detail: the signature, the pins, each re-executed gate and each caveat")
 	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
@@ -38,11 +41,13 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := checkRunDir(runDir, reportedRun); err != nil {
 		return err
 	}
-	pinned, err := pinnedKey(key, runDir, stdout)
+	out := &verifyOutput{}
+	defer func() { out.print(stdout, *verbose) }()
+	pinned, err := pinnedKey(key, runDir, &out.details)
 	if err != nil {
 		return err
 	}
-	sig, err := checkSignature(ctx, runDir, pinned, *withoutBundles, stdout)
+	sig, err := checkSignature(ctx, runDir, pinned, *withoutBundles, out)
 	if err != nil {
 		return err
 	}
@@ -55,47 +60,116 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(stdout, rep.Pins)
+	fmt.Fprintln(&out.details, rep.Pins)
 	for _, n := range rep.Notes {
-		fmt.Fprintln(stdout, n)
+		out.caveat("the pins and the run's name", n)
 	}
 	mismatches := sig.problems
 	for _, p := range rep.Problems {
 		mismatches = append(mismatches, p.String())
 	}
 	if *rerun {
-		problems, err := rerunGates(ctx, runDir, *native, stdout)
+		problems, err := rerunGates(ctx, runDir, *native, &out.details)
 		if err != nil {
 			return err
 		}
 		mismatches = append(mismatches, problems...)
 	}
-	printRecorded(stdout, rep.Recorded, *rerun)
+	for _, r := range rep.Recorded {
+		if r.ByRerun && *rerun {
+			continue // re-executed
+		}
+		hint := ""
+		if r.ByRerun {
+			hint = " [--rerun re-executes it]"
+		}
+		out.caveat("not re-derived (taken as recorded)", fmt.Sprintf("%s: %s%s", r.Row, r.What, hint))
+	}
 	verdict := "unknown (evidence.json unreadable)"
 	banner := ""
 	if e, err := evidence.Read(runDir); err == nil {
 		verdict, banner = evidence.Verdict(e), evidence.TestBuildBanner(e.Versions)
 	}
 	if len(mismatches) > 0 {
-		for _, m := range mismatches {
-			fmt.Fprintf(stdout, "MISMATCH %s\n", m)
-		}
-		fmt.Fprintf(stdout, "REFUSED %s: %d mismatches; its recorded verdict %s is not established\n", runDir, len(mismatches), verdict)
+		out.result = fmt.Sprintf("REFUSED %s: %d mismatches; its recorded verdict %s is not established", runDir, len(mismatches), verdict)
+		out.mismatches = mismatches
 		return fmt.Errorf("%d mismatches between the evidence and its artifacts", len(mismatches))
 	}
 	if banner != "" {
-		fmt.Fprintf(stdout, "NOT A QUALIFICATION: %s; the evidence is consistent, the binaries are a test build\n", banner)
+		out.caveat("test build", fmt.Sprintf("NOT A QUALIFICATION: %s; the evidence is consistent, the binaries are a test build", banner))
 	}
 	what := "file hashes, statuses backed, requests 2xx and counted, joins, timing, outputs, gate figures against the pins, JUnit, bundle and input hashes, canonical JSON, and report all match"
 	if sig.pinned {
-		fmt.Fprintf(stdout, "verified %s: signature with the pinned key %s, %s; verdict %s\n", runDir, sig.fingerprint, what, verdict)
+		out.result = fmt.Sprintf("VERIFIED %s: verdict %s; signature with the pinned key %s", runDir, verdict, sig.fingerprint)
 	} else {
-		fmt.Fprintf(stdout, "UNPINNED: integrity of the files only: %s was signed by key %s, which nothing pins (pass --key); %s as the signer made them; verdict %s\n", runDir, sig.fingerprint, what, verdict)
+		out.result = fmt.Sprintf("UNPINNED %s: verdict %s; integrity of the files only: signed by key %s, which nothing pins (pass --key)", runDir, verdict, sig.fingerprint)
 	}
+	fmt.Fprintf(&out.details, "checked: %s\n", what)
 	if !sig.pinned && *requireKey {
 		return errors.New("--require-key: the signature was not checked with a pinned key")
 	}
 	return nil
+}
+
+// verifyOutput is what verify prints, in the order a reader needs it: the result, the
+// mismatches behind a refusal, the caveats by group with their counts, and (-v) the details.
+type verifyOutput struct {
+	result     string
+	mismatches []string
+	groups     []string            // caveat groups, in first-seen order
+	caveats    map[string][]string // by group
+	details    strings.Builder
+}
+
+func (o *verifyOutput) caveat(group, text string) {
+	if o.caveats == nil {
+		o.caveats = map[string][]string{}
+	}
+	if _, ok := o.caveats[group]; !ok {
+		o.groups = append(o.groups, group)
+	}
+	o.caveats[group] = append(o.caveats[group], text)
+}
+
+// caveatGroupShown is how many of a group's caveats print without -v.
+const caveatGroupShown = 2
+
+func (o *verifyOutput) print(w io.Writer, verbose bool) {
+	if o.result == "" {
+		return // the run could not be checked: the error says why, on stderr
+	}
+	fmt.Fprintln(w, o.result)
+	for _, m := range o.mismatches {
+		fmt.Fprintf(w, "MISMATCH %s\n", m)
+	}
+	total := 0
+	for _, g := range o.groups {
+		total += len(o.caveats[g])
+	}
+	if total > 0 {
+		more := " (-v lists every one)"
+		if verbose {
+			more = ""
+		}
+		fmt.Fprintf(w, "%d caveats in %d groups%s:\n", total, len(o.groups), more)
+	}
+	for _, g := range o.groups {
+		items := o.caveats[g]
+		fmt.Fprintf(w, "  %s (%d)\n", g, len(items))
+		shown := items
+		if !verbose && len(items) > caveatGroupShown {
+			shown = items[:caveatGroupShown]
+		}
+		for _, c := range shown {
+			fmt.Fprintf(w, "    %s\n", c)
+		}
+		if len(shown) < len(items) {
+			fmt.Fprintf(w, "    … %d more\n", len(items)-len(shown))
+		}
+	}
+	if verbose && o.details.Len() > 0 {
+		fmt.Fprintf(w, "details:\n%s", o.details.String())
+	}
 }
 
 // pinnedKey is the public key to check the signature with: --key, else this machine's local key
@@ -144,7 +218,8 @@ type signature struct {
 
 // checkSignature verifies the run's signature and file manifest, with the pinned key when given,
 // and says which key signed it.
-func checkSignature(ctx context.Context, runDir string, pinned []byte, withoutBundles bool, stdout io.Writer) (signature, error) {
+func checkSignature(ctx context.Context, runDir string, pinned []byte, withoutBundles bool, out *verifyOutput) (signature, error) {
+	stdout := &out.details
 	var mayBeAbsent func(string) bool
 	if withoutBundles {
 		mayBeAbsent = func(name string) bool { return strings.HasSuffix(name, ".bundle") }
@@ -154,7 +229,7 @@ func checkSignature(ctx context.Context, runDir string, pinned []byte, withoutBu
 		return signature{}, err
 	}
 	if len(rep.Absent) > 0 {
-		fmt.Fprintf(stdout, "published without %d bundle(s): their signed sha256 stand for them, not re-hashed: %s\n", len(rep.Absent), strings.Join(rep.Absent, ", "))
+		out.caveat("published without bundles", fmt.Sprintf("%d bundle(s): their signed sha256 stand for them, not re-hashed: %s", len(rep.Absent), strings.Join(rep.Absent, ", ")))
 	}
 	sig := signature{pinned: rep.Pinned, fingerprint: rep.Fingerprint}
 	for _, p := range rep.Problems {
@@ -199,22 +274,6 @@ func rerunGates(ctx context.Context, runDir, native string, stdout io.Writer) ([
 		problems = append(problems, p.String())
 	}
 	return problems, nil
-}
-
-// printRecorded lists what verify took as recorded, per row (what --rerun re-executed is left
-// out when it ran).
-func printRecorded(stdout io.Writer, recorded []verify.Recorded, rerun bool) {
-	fmt.Fprintln(stdout, "not re-derived (taken as recorded):")
-	for _, r := range recorded {
-		if r.ByRerun && rerun {
-			continue
-		}
-		hint := ""
-		if r.ByRerun {
-			hint = " [--rerun re-executes it]"
-		}
-		fmt.Fprintf(stdout, "  %s: %s%s\n", r.Row, r.What, hint)
-	}
 }
 
 // verifyOptions are the configuration's answers to where the pins are (the repository root)

@@ -1,0 +1,105 @@
+package report
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
+	"github.com/trtmc-qual/trtmc-qual/harness/timing"
+)
+
+// Perf are a row's performance cells, computed once for qualification.md and report.html so
+// a figure reads the same in both: the value is the row's timing figure (for a rate, the mean
+// over AIPerf runs of each run's own rate, harness/timing) and, with several runs, the
+// half-width of its interval over runs beside it.
+type Perf struct {
+	ClientP50, ClientP95, TaskP50, TaskP95, Overhead string // tails with n and their interval
+	Throughput                                       string // req/s
+	Rate                                             string // RTF and audio-s/s, or images/s
+}
+
+// PerfOf is a row's cells; a figure the row does not have is "—", never a 0 that reads as measured.
+func PerfOf(r evidence.Result) Perf {
+	p := Perf{ClientP50: "—", ClientP95: "—", TaskP50: "—", TaskP95: "—", Overhead: "—", Throughput: "—", Rate: "—"}
+	if r.Timing == nil {
+		return p
+	}
+	p.ClientP50, p.TaskP50 = FigureCell(r, "client_latency_p50"), FigureCell(r, "task_call_p50")
+	p.Overhead = FigureCell(r, "client_minus_task_p50")
+	p.ClientP95, p.TaskP95 = TailCell(r, "client_latency", 95), TailCell(r, "task_call", 95)
+	if _, ok := r.Timing.Get("request_throughput"); ok {
+		p.Throughput = FigureCell(r, "request_throughput") + " req/s"
+	}
+	if _, ok := r.Timing.Get("rtf"); ok {
+		p.Rate = fmt.Sprintf("RTF %s (%s audio-s/s)", FigureCell(r, "rtf"), FigureCell(r, "audio_seconds_per_second"))
+	} else if _, ok := r.Timing.Get("images_per_second"); ok {
+		p.Rate = FigureCell(r, "images_per_second") + " images/s"
+	}
+	return p
+}
+
+// FigureCell is one timing figure as every report prints it: four significant digits, and
+// with several runs its 95% half-width over runs (*inconclusive* past the 5% rule).
+func FigureCell(r evidence.Result, name string) string {
+	if r.Timing == nil {
+		return "—"
+	}
+	v, ok := r.Timing.Get(name)
+	if !ok {
+		return "—"
+	}
+	cell := formatFigure(v)
+	if !timing.IsRunMean(name) {
+		return cell // a pooled figure: the means over runs of per-run figures are another figure
+	}
+	if iv, ok := intervalOf(r.Repeated, name); ok && iv.CI != nil {
+		cell += fmt.Sprintf(" ± %.2g", iv.HalfWidth)
+		if iv.Inconclusive {
+			cell += " (inconclusive)"
+		}
+	}
+	return cell
+}
+
+// formatFigure is the one number format of the reports' timing figures: four significant
+// digits, whole numbers from 1000 up (15710 ms, not 1.571e+04).
+func formatFigure(v float64) string {
+	if math.Abs(v) >= 1000 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.4g", v)
+}
+
+func intervalOf(rep *schema.Repeated, name string) (schema.Interval, bool) {
+	if rep == nil {
+		return schema.Interval{}, false
+	}
+	for _, f := range rep.Figures {
+		if f.Name == name {
+			return f.Interval, true
+		}
+	}
+	return schema.Interval{}, false
+}
+
+// StageCells are a stage's verdict-table cells, shared by both reports: counted rows qualified
+// over the target's counted rows, and rows run over the target's rows (a smoke run, a focus or
+// a shard runs fewer; the denominators stay the target's).
+func StageCells(s evidence.Stage) (qualified, rows string) {
+	q, counted, _ := evidence.StageCounts(s)
+	sc := evidence.StageScope(s)
+	if sc.Total == 0 { // blocked, or a stage with no resulting rows: what ran is all there is
+		return fmt.Sprintf("%d / %d", q, counted), fmt.Sprint(len(s.Results))
+	}
+	return fmt.Sprintf("%d / %d", q, max(counted, sc.Counted)), fmt.Sprintf("%d of %d", sc.Selected, sc.Total)
+}
+
+// ScopeLine says, under a verdict whose run left rows of the target out, what it covered.
+func ScopeLine(e evidence.Evidence) string {
+	sc := evidence.ScopeOf(e)
+	if !sc.Partial() {
+		return ""
+	}
+	return fmt.Sprintf("Scope: this run selected %d of the target's %d rows; the others are *not selected* in each stage's inventory and nothing is claimed for them. A qualification runs every row (make qualify).", sc.Selected, sc.Total)
+}
