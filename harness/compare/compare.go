@@ -17,6 +17,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/accuracy"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
@@ -114,6 +115,11 @@ type ChangedOutput struct {
 // not "", comparison.md and comparison.json there. A red light or an accuracy fail is
 // ErrRegression, after everything is written.
 func Dirs(baseDir, newDir, outDir, noisePair string, w io.Writer) error {
+	for _, dir := range []string{baseDir, newDir} {
+		if err := runfile.CheckTree(dir); err != nil {
+			return err
+		}
+	}
 	base, err := evidence.Read(baseDir)
 	if err != nil {
 		return fmt.Errorf("base: %w", err)

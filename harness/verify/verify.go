@@ -14,6 +14,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 )
 
 // Problem is one mismatch.
@@ -95,6 +96,9 @@ func checks() []func(*Run) []Problem {
 func Check(runDir string, opts Options) (Report, error) {
 	runDir = resolvedDir(runDir)
 	var rep Report
+	if err := runfile.CheckTree(runDir); err != nil {
+		return rep, err
+	}
 	e, err := evidence.Read(runDir)
 	if err != nil {
 		return rep, err

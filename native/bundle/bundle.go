@@ -132,12 +132,9 @@ func Parse(data []byte) (*Bundle, error) {
 	if hlen == 0 || hlen > maxHeader || hlen > uint64(len(data)-16) {
 		return nil, fmt.Errorf("corrupt or truncated bundle: header length %d does not fit a %d-byte file", hlen, len(data))
 	}
-	var h Header
-	if err := json.Unmarshal(data[16:16+hlen], &h); err != nil {
-		return nil, fmt.Errorf("corrupt bundle header: %w", err)
-	}
-	if h.Format != 1 {
-		return nil, fmt.Errorf("unsupported bundle format %d (this runtime reads format 1)", h.Format)
+	h, err := decodeHeader(data[16 : 16+hlen])
+	if err != nil {
+		return nil, err
 	}
 	payload := data[16+hlen:]
 	for name, s := range h.Sections {
@@ -153,6 +150,35 @@ func Parse(data []byte) (*Bundle, error) {
 	}
 	sum := sha256.Sum256(data)
 	return &Bundle{Header: h, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data)), data: payload}, nil
+}
+
+// ReadHeader reads only the header at the start of r: what a bundle says it is, without loading
+// its payload (a stored bundle can be gigabytes).
+func ReadHeader(r io.Reader) (Header, error) {
+	var prefix [16]byte
+	if _, err := io.ReadFull(r, prefix[:]); err != nil || !bytes.Equal(prefix[:8], []byte(Magic)) {
+		return Header{}, fmt.Errorf("not a bundle: the file does not start with the BUNDLE\\x01\\x00 magic")
+	}
+	hlen := binary.LittleEndian.Uint64(prefix[8:])
+	if hlen == 0 || hlen > maxHeader {
+		return Header{}, fmt.Errorf("corrupt bundle: header length %d", hlen)
+	}
+	raw := make([]byte, hlen)
+	if _, err := io.ReadFull(r, raw); err != nil {
+		return Header{}, fmt.Errorf("truncated bundle header: %w", err)
+	}
+	return decodeHeader(raw)
+}
+
+func decodeHeader(raw []byte) (Header, error) {
+	var h Header
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return h, fmt.Errorf("corrupt bundle header: %w", err)
+	}
+	if h.Format != 1 {
+		return h, fmt.Errorf("unsupported bundle format %d (this runtime reads format 1)", h.Format)
+	}
+	return h, nil
 }
 
 // Section returns a section's bytes.

@@ -15,6 +15,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify"
 )
 
@@ -37,6 +38,9 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	runDir := fs.Arg(0)
 	if info, err := os.Stat(runDir); err != nil || !info.IsDir() {
 		return usageError{fmt.Errorf("%s is not a run directory: %v", runDir, err)}
+	}
+	if err := runfile.CheckTree(runDir); err != nil {
+		return err
 	}
 	pinned, err := pinnedKey(key, runDir, stdout)
 	if err != nil {
