@@ -53,7 +53,7 @@ func admit(path string, fi fs.FileInfo, k Kind) error {
 		return &Error{path, fmt.Sprintf("not a regular file (%s); a run holds only regular files", typeName(fi.Mode()))}
 	}
 	if fi.Size() > k.MaxBytes() {
-		return &Error{path, fmt.Sprintf("%d bytes, over the %d-byte cap of a %s", fi.Size(), k.MaxBytes(), k)}
+		return &Error{path, fmt.Sprintf("%d bytes, over the %d-byte cap of its kind (%s)", fi.Size(), k.MaxBytes(), k)}
 	}
 	return nil
 }
@@ -87,11 +87,11 @@ func Read(path string, k Kind) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if int64(len(data)) > k.MaxBytes() {
-		return nil, &Error{path, fmt.Sprintf("grew past the %d-byte cap of a %s while it was read", k.MaxBytes(), k)}
+		return nil, &Error{path, fmt.Sprintf("grew past the %d-byte cap of its kind (%s) while it was read", k.MaxBytes(), k)}
 	}
 	if k.MaxLines() > 0 {
 		if n := bytes.Count(data, []byte{'\n'}); n > k.MaxLines() {
-			return nil, &Error{path, fmt.Sprintf("%d lines, over the %d-line cap of %s", n, k.MaxLines(), k)}
+			return nil, &Error{path, fmt.Sprintf("%d lines, over the %d-line cap of its kind (%s)", n, k.MaxLines(), k)}
 		}
 	}
 	return data, nil

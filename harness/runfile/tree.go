@@ -57,7 +57,7 @@ func CheckTree(runDir string) error {
 // checkEntry admits one entry of the tree.
 func checkEntry(path string, d fs.DirEntry, k Kind) error {
 	if !d.Type().IsRegular() {
-		return &Error{path, fmt.Sprintf("not a regular file (%s); a run holds only regular files", typeName(d.Type()))}
+		return &Error{path, fmt.Sprintf("not a regular file (%s)", typeName(d.Type()))}
 	}
 	fi, err := d.Info()
 	if err != nil {
@@ -88,7 +88,7 @@ func checkLines(path string, k Kind) error {
 		chunk, err := r.ReadSlice('\n')
 		if len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
 			if n++; n > k.MaxLines() {
-				return &Error{path, fmt.Sprintf("more than %d lines, over the line cap of %s", k.MaxLines(), k)}
+				return &Error{path, fmt.Sprintf("more than %d lines, over the line cap of its kind (%s)", k.MaxLines(), k)}
 			}
 		}
 		switch {
