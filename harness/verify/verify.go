@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
@@ -78,6 +80,7 @@ func checks() []func(*Run) []Problem {
 		stageStatusCheck,     // each stage's status settles from its rows (stagestatus.go)
 		probeCheck,           // stage 9's refusal, by the target's documented rule (probe.go)
 		bundleCheck,          // one bundle built, gated, served (bundle.go)
+		bundlePathCheck,      // a built or gated bundle is named in the run (bundlepath.go)
 		bundleHeaderCheck,    // the stored bundle is the row's (bundleheader.go)
 		backingCheck,         // each status is backed by what it claims (complete.go)
 		storedCheck,          // stored bundle and inputs re-hashed, clip limits (stored.go)
@@ -117,6 +120,9 @@ func Check(runDir string, opts Options) (Report, error) {
 			if opts.WithoutBundles && bundleAbsent(runDir, r) { // without its bundle when published so
 				row.Stored.Bundle.Path, row.Published = "", true
 				rep.Recorded = append(rep.Recorded, Recorded{Row: row.Where, What: "the bundle, published without it: its sha256 and header, and an image request's family defaults behind input_sha256"})
+				if !slices.Contains(opts.SignedAbsent, path.Clean(r.Bundle.Path)) {
+					rep.Problems = append(rep.Problems, Problem{r.Bundle.Path, "absent, and not a file the signature lists: only a signed bundle may be published without its bytes (--without-bundles)"})
+				}
 			}
 			run.Rows = append(run.Rows, row)
 		}
