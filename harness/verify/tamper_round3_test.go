@@ -1,0 +1,126 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"image"
+	"image/png"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/attest"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/report"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
+)
+
+// roundThreeForgeries are kinds of the third red team's forgeries and bad inputs: a served image
+// that is a decompression bomb, bundles removed with their paths, a bundle absent from the
+// signature under --without-bundles, and a failed refusal probe under a qualified stage. Each is
+// re-signed by a forger.
+func roundThreeForgeries() []tamper {
+	return []tamper{
+		{name: "R3 bundle.path emptied in every row and the bundles deleted", forged: true,
+			want:      []string{"bundle.path is empty", "the stored bundle must be in the run"},
+			rerunWant: []string{"--rerun cannot re-execute the gate", "bundle.path is empty"},
+			edit: func(t *testing.T, f *forger) {
+				for _, name := range stageNames(f.e) {
+					f.stage(name, func(s *evidence.Stage) {
+						for i := range s.Results {
+							if p := s.Results[i].Bundle.Path; p != "" {
+								if err := os.Remove(f.path(p)); err != nil {
+									t.Fatal(err)
+								}
+								s.Results[i].Bundle.Path = ""
+							}
+						}
+					})
+				}
+			}},
+		{name: "R3 a bundle deleted before signing, the run verified --without-bundles", forged: true,
+			edit: func(t *testing.T, f *forger) {
+				_, r := f.result(string(stage.ASR), evidence.StatusQualified, "")
+				if err := os.Remove(f.path(r.Bundle.Path)); err != nil {
+					t.Fatal(err)
+				}
+			},
+			check: func(t *testing.T, dir string) {
+				isBundle := func(name string) bool { return strings.HasSuffix(name, ".bundle") }
+				sig, err := attest.VerifyAllowingAbsent(context.Background(), dir, nil, isBundle)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts := envOptions()
+				opts.WithoutBundles, opts.SignedAbsent = true, sig.Absent
+				rep, err := Check(dir, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				for _, p := range rep.Problems {
+					got = append(got, p.String())
+				}
+				if !containsAll(got, ".bundle", "not a file the signature lists") {
+					t.Fatalf("a bundle the signature does not list, absent under --without-bundles: %v", got)
+				}
+			}},
+		{name: "R3 a served T2I image replaced by an 8192×8192 PNG of 70 KB (a decompression bomb)", forged: true,
+			want: []string{"over the 4194304-pixel cap"},
+			edit: func(t *testing.T, f *forger) {
+				_, r := f.result(string(stage.T2I), evidence.StatusQualified, "")
+				target := r.Outputs[len(r.Outputs)-1].RequestID
+				var buf bytes.Buffer
+				if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 8192, 8192))); err != nil {
+					t.Fatal(err)
+				}
+				bomb := base64.StdEncoding.EncodeToString(buf.Bytes())
+				f.responses(r, func(id string, body map[string]any) {
+					if id == target {
+						body["data"] = []any{map[string]any{"b64_json": bomb}}
+					}
+				})
+			}},
+		{name: "R3 the stage-9 refusal probe answered 200 (failed), the stage left qualified", forged: true,
+			want: []string{string(stage.AudioQA), "the refusal probe failed"},
+			edit: func(t *testing.T, f *forger) {
+				qa := string(stage.AudioQA)
+				f.stage(qa, func(s *evidence.Stage) {
+					if s.Probe == nil || s.Probe.Planned != "" {
+						t.Fatalf("the reduced run's stage %s has no probe that ran: %+v", qa, s.Probe)
+					}
+					s.Probe.Status, s.Probe.ErrorCode, s.Probe.Message, s.Probe.Passed = 200, "", "", false
+				})
+				forceStageStatus(t, f, qa, evidence.StageQualified)
+			}},
+	}
+}
+
+func stageNames(e evidence.Evidence) []string {
+	var out []string
+	for _, s := range e.Stages {
+		out = append(out, s.Stage)
+	}
+	return out
+}
+
+// forceStageStatus writes a stage's status over what the status rule settled, in stage.json and
+// evidence.json, and re-renders the reports from it: a forger who keeps the verdict.
+func forceStageStatus(t *testing.T, f *forger, name string, status evidence.Status) {
+	t.Helper()
+	for i := range f.e.Stages {
+		if s := &f.e.Stages[i]; s.Stage == name {
+			s.Status, s.Reason = status, "forced"
+			if err := evidence.WriteJSON(f.path(name+"/stage.json"), *s); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := evidence.WriteJSON(f.path("evidence.json"), f.e); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.Write(f.dir, f.e); err != nil {
+		t.Fatal(err)
+	}
+}
