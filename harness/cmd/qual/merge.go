@@ -19,7 +19,7 @@ import (
 func runMerge(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	out := fs.String("o", "", "output run directory (new or empty)")
-	key := fs.String("key", "", "the shards' signer's public key (PEM): every shard is verified with it before merging (required)")
+	key := fs.String("key", "", "the shards' signer's public key (PEM): every shard is verified with it before merging; without it only shards this machine's local key signed are merged")
 	withoutBundles := fs.Bool("without-bundles", false, "accept shards published without their .bundle files (the CI upload), as qual verify --without-bundles does")
 	if err := parseArgs(fs, args); err != nil {
 		return err

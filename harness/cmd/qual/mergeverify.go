@@ -4,29 +4,29 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/verify"
 )
 
-// verifyShards runs qual verify's checks on every shard with the pinned key before anything is
+// verifyShards runs qual verify's checks on every shard with a pinned key before anything is
 // merged: the merged run is signed afresh, so a shard it takes in unverified would carry the
-// merger's signature. A shard that does not verify, or a merge without a key, is refused.
+// merger's signature. The key is --key, else, as qual verify pins it, this machine's local key
+// when it signed the shard; a shard no key pins, or that does not verify, is refused.
 func verifyShards(ctx context.Context, dirs []string, keyFile string, withoutBundles bool) error {
-	if keyFile == "" {
-		return usageError{fmt.Errorf("--key is required: each shard is verified with the signer's pinned public key before it is merged (the shards' signer, e.g. the team key in QUAL_SIGNING_KEY)")}
-	}
-	pub, err := os.ReadFile(keyFile)
-	if err != nil {
-		return usageError{fmt.Errorf("pinned key: %w", err)}
-	}
 	opts, err := verifyOptions()
 	if err != nil {
 		return err
 	}
 	opts.WithoutBundles = withoutBundles
 	for _, dir := range dirs {
+		pub, err := pinnedKey(keyFile, dir, io.Discard)
+		if err != nil {
+			return usageError{err}
+		}
+		if pub == nil {
+			return fmt.Errorf("shard %s is signed by a key nothing pins, not merged: pass the signer's public key (--key; CI: the team key whose private half is QUAL_SIGNING_KEY)", dir)
+		}
 		if err := verifyShard(ctx, dir, pub, opts); err != nil {
 			return err
 		}
