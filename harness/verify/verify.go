@@ -88,6 +88,8 @@ func checks() []func(*Run) []Problem {
 		accuracyCheck,        // bootstrap intervals of the gate's figures (repeated.go)
 		scratchCheck,         // kept artifacts only where the target keeps them (scratch.go)
 		servedCheck,          // join, timing, outputs, copies recomputed (served.go)
+		scrapeCheck,          // the server's /metrics Task times against the records (scrape.go)
+		exportsAgreeCheck,    // both exports' timestamps and AIPerf's benchmark_duration (exportsagree.go)
 		inputHashCheck,       // each record's input_sha256 is the payload's (inputhash.go)
 		noCacheCheck,         // the no-caching check judged again from its records (nocache.go)
 		gateCheck,            // each gate recomputed or re-read (gateof.go)
