@@ -82,6 +82,36 @@ func roundThreeForgeries() []tamper {
 					}
 				})
 			}},
+		{name: "R3 every Task time of a row halved in the records and bodies, figures recomputed, the /metrics scrape left", forged: true,
+			want: []string{"server_metrics_export.json", "the server's /metrics counted"},
+			edit: func(t *testing.T, f *forger) {
+				i, r := f.result(string(stage.ASR), evidence.StatusQualified, "")
+				f.jsonl(r.Records, func(m map[string]any) map[string]any {
+					halveTaskTime(m["trtmc_timing"])
+					return m
+				})
+				f.responses(r, func(_ string, body map[string]any) { halveTaskTime(body["trtmc_timing"]) })
+				f.stage(string(stage.ASR), func(s *evidence.Stage) { f.recompute(&s.Results[i]) })
+			}},
+		{name: "R3 throughput doubled by compressing only the raw export's timestamps, figures recomputed", forged: true,
+			want: []string{"profile_export_raw.jsonl", "but profile_export.jsonl has"},
+			edit: func(t *testing.T, f *forger) {
+				i, r := f.result(string(stage.ASR), evidence.StatusQualified, "")
+				for _, d := range f.runDirs(r) {
+					t0 := -1.0
+					f.jsonl(d+"/profile_export_raw.jsonl", func(m map[string]any) map[string]any {
+						md := m["metadata"].(map[string]any)
+						if t0 < 0 {
+							t0 = md["request_start_ns"].(float64)
+						}
+						for _, k := range []string{"request_start_ns", "request_end_ns"} {
+							md[k] = t0 + (md[k].(float64)-t0)/2
+						}
+						return m
+					})
+				}
+				f.stage(string(stage.ASR), func(s *evidence.Stage) { f.recompute(&s.Results[i]) })
+			}},
 		{name: "R3 the stage-9 refusal probe answered 200 (failed), the stage left qualified", forged: true,
 			want: []string{string(stage.AudioQA), "the refusal probe failed"},
 			edit: func(t *testing.T, f *forger) {
@@ -122,5 +152,14 @@ func forceStageStatus(t *testing.T, f *forger, name string, status evidence.Stat
 	}
 	if err := report.Write(f.dir, f.e); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// halveTaskTime halves a trtmc_timing object's model_call_ms.
+func halveTaskTime(timing any) {
+	if m, ok := timing.(map[string]any); ok {
+		if v, ok := m["model_call_ms"].(float64); ok {
+			m["model_call_ms"] = v / 2
+		}
 	}
 }
