@@ -166,8 +166,8 @@ func sameRun(baseDir, newDir string, base, cand evidence.Evidence) bool {
 	if base.RunID != "" && base.RunID == cand.RunID {
 		return true
 	}
-	bb, errB := os.ReadFile(filepath.Join(baseDir, "evidence.json"))
-	nb, errN := os.ReadFile(filepath.Join(newDir, "evidence.json"))
+	bb, errB := runfile.ReadIn(baseDir, "evidence.json")
+	nb, errN := runfile.ReadIn(newDir, "evidence.json")
 	return errB == nil && errN == nil && string(bb) == string(nb)
 }
 
