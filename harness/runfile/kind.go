@@ -40,13 +40,22 @@ const (
 	gib = mib << 10
 )
 
-// limit is a kind's name in errors, the most bytes a file of the kind may hold, and for a
-// line-oriented kind the most lines (0: not counted).
+// limit is a kind's name in errors, the most bytes a file of the kind may hold, for a
+// line-oriented kind the most lines, and for a JSON kind the most JSON values (0: not counted).
 type limit struct {
-	name     string
-	maxBytes int64
-	maxLines int
+	name      string
+	maxBytes  int64
+	maxLines  int
+	maxValues int
 }
+
+// maxJSONValues bounds the values (objects, arrays, members, elements) of one JSON or JSONL
+// file: decoded, a value costs up to ~140 bytes, so a file at the cap stays near 140 MiB
+// whatever its byte size (64 MiB of one-member objects is 6.7 M values, 934 MiB decoded). A
+// reduced run's largest JSON holds 7 000 values. Server records are read into typed records
+// (about 12 values a line, the server's /metrics scrapes included: two a second), so their
+// files may hold twice as many, and 100 000 lines (14 hours of scraping).
+const maxJSONValues = 1_000_000
 
 // limits holds the caps: a run's legitimate sizes with a wide margin (a reduced reference run's
 // largest JSON is well under 1 MiB, a full one's a few MiB), small enough that parsing a file at
@@ -55,35 +64,35 @@ type limit struct {
 func (k Kind) limit() limit {
 	switch k {
 	case Evidence:
-		return limit{"evidence JSON", 32 * mib, 0}
+		return limit{"evidence JSON", 32 * mib, 0, maxJSONValues}
 	case Signature:
-		return limit{"signature envelope", 16 * mib, 0}
+		return limit{"signature envelope", 16 * mib, 0, maxJSONValues}
 	case PublicKey:
-		return limit{"public key", 64 * kib, 0}
+		return limit{"public key", 64 * kib, 0, 0}
 	case Records:
-		return limit{"JSONL records", 64 * mib, 100_000}
+		return limit{"JSONL records", 64 * mib, 100_000, 2 * maxJSONValues}
 	case JSON:
-		return limit{"JSON export", 64 * mib, 0}
+		return limit{"JSON export", 64 * mib, 0, maxJSONValues}
 	case JUnit:
-		return limit{"JUnit XML", 32 * mib, 0}
+		return limit{"JUnit XML", 32 * mib, 0, 0}
 	case Markdown:
-		return limit{"Markdown report", 16 * mib, 0}
+		return limit{"Markdown report", 16 * mib, 0, 0}
 	case HTML:
-		return limit{"HTML report", 64 * mib, 0}
+		return limit{"HTML report", 64 * mib, 0, 0}
 	case SVG:
-		return limit{"SVG plot", 16 * mib, 0}
+		return limit{"SVG plot", 16 * mib, 0, 0}
 	case PNG:
-		return limit{"PNG image", 32 * mib, 0}
+		return limit{"PNG image", 32 * mib, 0, 0}
 	case WAV:
-		return limit{"WAV clip", 32 * mib, 0}
+		return limit{"WAV clip", 32 * mib, 0, 0}
 	case Text:
-		return limit{"text log", 64 * mib, 0}
+		return limit{"text log", 64 * mib, 0, 0}
 	case Bundle:
-		return limit{"bundle", 256 * gib, 0}
+		return limit{"bundle", 256 * gib, 0, 0}
 	case LoadedBundle:
-		return limit{"bundle read whole", 128 * mib, 0}
+		return limit{"bundle read whole", 128 * mib, 0, 0}
 	}
-	return limit{"file", 64 * mib, 0}
+	return limit{"file", 64 * mib, 0, 0}
 }
 
 func (k Kind) String() string { return k.limit().name }
@@ -93,6 +102,9 @@ func (k Kind) MaxBytes() int64 { return k.limit().maxBytes }
 
 // MaxLines is the most lines a file of the kind may hold (0: not counted).
 func (k Kind) MaxLines() int { return k.limit().maxLines }
+
+// MaxValues is the most JSON values a file of the kind may hold (0: not counted).
+func (k Kind) MaxValues() int { return k.limit().maxValues }
 
 // Kinds lists every kind a file name selects (KindOf), for tests that attack each.
 func Kinds() []Kind {

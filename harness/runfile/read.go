@@ -74,8 +74,8 @@ func typeName(m fs.FileMode) string {
 	return "mode " + m.String()
 }
 
-// Read reads a whole run file of kind k (Open's rules), and for a line-counted kind refuses more
-// lines than its cap before anything parses them.
+// Read reads a whole run file of kind k (Open's rules), and refuses more lines or JSON values
+// than its kind allows before anything parses them.
 func Read(path string, k Kind) ([]byte, error) {
 	f, err := Open(path, k)
 	if err != nil {
@@ -89,10 +89,8 @@ func Read(path string, k Kind) ([]byte, error) {
 	if int64(len(data)) > k.MaxBytes() {
 		return nil, &Error{path, fmt.Sprintf("grew past the %d-byte cap of its kind (%s) while it was read", k.MaxBytes(), k)}
 	}
-	if k.MaxLines() > 0 {
-		if n := bytes.Count(data, []byte{'\n'}); n > k.MaxLines() {
-			return nil, &Error{path, fmt.Sprintf("%d lines, over the %d-line cap of its kind (%s)", n, k.MaxLines(), k)}
-		}
+	if err := checkShape(path, bytes.NewReader(data), k); err != nil {
+		return nil, err
 	}
 	return data, nil
 }

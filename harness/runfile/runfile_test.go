@@ -55,9 +55,11 @@ func TestReadRefusesWhatIsNotABoundedRegularFile(t *testing.T) {
 	over := file("over.json", nil)
 	mustNil(t, os.Truncate(over, runfile.Evidence.MaxBytes()+1))
 	lines := file("r.jsonl", bytes.Repeat([]byte("{}\n"), runfile.Records.MaxLines()+1))
+	// A million values in 2 MB; commas inside a string are not values.
+	values := file("v.json", []byte("[\"a,b,\\\",c\","+strings.Repeat("1,", runfile.Evidence.MaxValues())+"1]"))
 	for path, want := range map[string]string{
 		link: "a symbolic link", fifo: "a named pipe", "/dev/zero": "a device", filepath.Join(dir, "sub.json"): "a directory",
-		over: "over the 33554432-byte cap of its kind", lines: "lines, over the 100000-line cap of its kind",
+		over: "over the 33554432-byte cap of its kind", lines: "more than 100000 lines, over the line cap", values: "more than 1000000 JSON values",
 	} {
 		k := runfile.Evidence
 		if path == lines {

@@ -1,10 +1,8 @@
 package runfile
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -67,38 +65,22 @@ func checkEntry(path string, d fs.DirEntry, k Kind) error {
 		return err
 	}
 	switch {
-	case k.MaxLines() > 0:
-		return checkLines(path, k)
+	case k.MaxLines() > 0 || k.MaxValues() > 0:
+		return checkShapeFile(path, k)
 	case k == PNG:
 		return checkPNGFile(path)
 	}
 	return nil
 }
 
-// checkLines counts a line-oriented file's lines as a stream.
-func checkLines(path string, k Kind) error {
+// checkShapeFile counts a file's lines and JSON values as a stream (checkShape).
+func checkShapeFile(path string, k Kind) error {
 	f, err := Open(path, k)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	r := bufio.NewReaderSize(f, 64<<10)
-	n := 0
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if len(chunk) > 0 && chunk[len(chunk)-1] == '\n' {
-			if n++; n > k.MaxLines() {
-				return &Error{path, fmt.Sprintf("more than %d lines, over the line cap of its kind (%s)", k.MaxLines(), k)}
-			}
-		}
-		switch {
-		case err == nil, errors.Is(err, bufio.ErrBufferFull):
-		case errors.Is(err, io.EOF):
-			return nil
-		default:
-			return fmt.Errorf("read %s: %w", path, err)
-		}
-	}
+	return checkShape(path, f, k)
 }
 
 // checkPNGFile reads only a PNG's header and refuses a declared size DecodePNG would refuse.

@@ -145,10 +145,10 @@ func attacks() []attack {
 			mustDo(t, os.Truncate(path, k.MaxBytes()+1))
 			return false // qual sign refuses it as verify does
 		}, always},
-		{"bomb (3 M junk records, a PNG declaring 100000×100000, JSON nested 7 M deep)", func(t *testing.T, path string, k runfile.Kind) bool {
+		{"bomb (3 M junk records or values, a PNG declaring 100000×100000, 7 M nested brackets)", func(t *testing.T, path string, k runfile.Kind) bool {
 			mustDo(t, os.WriteFile(path, bombOf(k), 0o644))
 			return true
-		}, func(k runfile.Kind) bool { return k == runfile.Records || k == runfile.PNG }},
+		}, func(k runfile.Kind) bool { return k.MaxLines() > 0 || k.MaxValues() > 0 || k == runfile.PNG }},
 	}
 }
 
@@ -157,6 +157,8 @@ func bombOf(k runfile.Kind) []byte {
 	switch k {
 	case runfile.Records:
 		return bytes.Repeat([]byte("{\"m\":1}\n"), 3_000_000)
+	case runfile.Evidence, runfile.Signature, runfile.JSON:
+		return append(append([]byte(`{"data":[`), bytes.Repeat([]byte(`{"m":1},`), 3_000_000)...), `{}]}`...)
 	case runfile.PNG:
 		return runfixture.PNGDeclaring(100000, 100000)
 	case runfile.WAV:
