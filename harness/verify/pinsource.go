@@ -32,9 +32,6 @@ type Options struct {
 	// WithoutBundles accepts a run published without its bundle files (the CI upload): a row
 	// whose bundle is absent has its sha256 and header taken as recorded, and says so.
 	WithoutBundles bool
-	// SignedAbsent are the signed files the signature check found absent (attest's
-	// Report.Absent): with WithoutBundles, only a bundle listed there may be missing.
-	SignedAbsent []string
 	// Cache and Python are the machine's cache and worker interpreter (harness/config), passed
 	// to the gates --rerun runs as trtmc-native's flags (it reads no environment).
 	Cache, Python string

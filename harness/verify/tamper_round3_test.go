@@ -2,24 +2,21 @@ package verify
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"image"
 	"image/png"
 	"os"
-	"strings"
 	"testing"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/attest"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/report"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 )
 
 // roundThreeForgeries are kinds of the third red team's forgeries and bad inputs: a served image
-// that is a decompression bomb, bundles removed with their paths, a bundle absent from the
-// signature under --without-bundles, and a failed refusal probe under a qualified stage. Each is
-// re-signed by a forger.
+// that is a decompression bomb, bundles removed with their paths (and --rerun on them), Task
+// times and throughput edited against their second sources, and a failed refusal probe under a
+// qualified stage. Each is re-signed by a forger.
 func roundThreeForgeries() []tamper {
 	return []tamper{
 		{name: "R3 bundle.path emptied in every row and the bundles deleted", forged: true,
@@ -37,33 +34,6 @@ func roundThreeForgeries() []tamper {
 							}
 						}
 					})
-				}
-			}},
-		{name: "R3 a bundle deleted before signing, the run verified --without-bundles", forged: true,
-			edit: func(t *testing.T, f *forger) {
-				_, r := f.result(string(stage.ASR), evidence.StatusQualified, "")
-				if err := os.Remove(f.path(r.Bundle.Path)); err != nil {
-					t.Fatal(err)
-				}
-			},
-			check: func(t *testing.T, dir string) {
-				isBundle := func(name string) bool { return strings.HasSuffix(name, ".bundle") }
-				sig, err := attest.VerifyAllowingAbsent(context.Background(), dir, nil, isBundle)
-				if err != nil {
-					t.Fatal(err)
-				}
-				opts := envOptions()
-				opts.WithoutBundles, opts.SignedAbsent = true, sig.Absent
-				rep, err := Check(dir, opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var got []string
-				for _, p := range rep.Problems {
-					got = append(got, p.String())
-				}
-				if !containsAll(got, ".bundle", "not a file the signature lists") {
-					t.Fatalf("a bundle the signature does not list, absent under --without-bundles: %v", got)
 				}
 			}},
 		{name: "R3 a served T2I image replaced by an 8192×8192 PNG of 70 KB (a decompression bomb)", forged: true,

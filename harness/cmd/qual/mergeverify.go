@@ -40,7 +40,6 @@ func verifyShard(ctx context.Context, dir string, pub []byte, opts verify.Option
 	if err != nil {
 		return fmt.Errorf("shard %s: %w", dir, err)
 	}
-	opts.SignedAbsent = sig.absent
 	rep, err := verify.Check(dir, opts)
 	if err != nil {
 		return fmt.Errorf("shard %s does not verify: %w", dir, err)

@@ -54,7 +54,7 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts.WithoutBundles, opts.SignedAbsent = *withoutBundles, sig.absent
+	opts.WithoutBundles = *withoutBundles
 	rep, err := verify.Check(runDir, opts)
 	if err != nil {
 		return err
@@ -144,7 +144,6 @@ type signature struct {
 	pinned      bool
 	fingerprint string
 	problems    []string
-	absent      []string // signed files allowed absent (--without-bundles) and absent
 }
 
 // checkSignature verifies the run's signature and file manifest, with the pinned key when given,
@@ -161,7 +160,7 @@ func checkSignature(ctx context.Context, runDir string, pinned []byte, withoutBu
 	if len(rep.Absent) > 0 {
 		fmt.Fprintf(stdout, "published without %d bundle(s): their signed sha256 stand for them, not re-hashed: %s\n", len(rep.Absent), strings.Join(rep.Absent, ", "))
 	}
-	sig := signature{pinned: rep.Pinned, fingerprint: rep.Fingerprint, absent: rep.Absent}
+	sig := signature{pinned: rep.Pinned, fingerprint: rep.Fingerprint}
 	for _, p := range rep.Problems {
 		sig.problems = append(sig.problems, p.String())
 	}
