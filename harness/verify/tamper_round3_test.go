@@ -6,6 +6,8 @@ import (
 	"image"
 	"image/png"
 	"os"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
@@ -62,6 +64,7 @@ func roundThreeForgeries() []tamper {
 				})
 				f.responses(r, func(_ string, body map[string]any) { halveTaskTime(body["trtmc_timing"]) })
 				f.stage(string(stage.ASR), func(s *evidence.Stage) { f.recompute(&s.Results[i]) })
+				f.junitTiming(string(stage.ASR), i)
 			}},
 		{name: "R3 throughput doubled by compressing only the raw export's timestamps, figures recomputed", forged: true,
 			want: []string{"profile_export_raw.jsonl", "but profile_export.jsonl has"},
@@ -81,6 +84,7 @@ func roundThreeForgeries() []tamper {
 					})
 				}
 				f.stage(string(stage.ASR), func(s *evidence.Stage) { f.recompute(&s.Results[i]) })
+				f.junitTiming(string(stage.ASR), i)
 			}},
 		{name: "R3 the stage-9 refusal probe answered 200 (failed), the stage left qualified", forged: true,
 			want: []string{string(stage.AudioQA), "the refusal probe failed"},
@@ -132,4 +136,27 @@ func halveTaskTime(timing any) {
 			m["model_call_ms"] = v / 2
 		}
 	}
+}
+
+// junitTiming rewrites the row's timing properties in the stage's JUnit report (the
+// `<figure>_<unit>` properties of its test cases) to the evidence's recomputed figures, so that
+// the JUnit copy agrees with the forgery.
+func (f *forger) junitTiming(stageName string, i int) {
+	f.t.Helper()
+	var r evidence.Result
+	for _, s := range f.e.Stages {
+		if s.Stage == stageName {
+			r = s.Results[i]
+		}
+	}
+	class := regexp.MustCompile(`(?s)<testcase [^>]*classname="` + regexp.QuoteMeta(stageName+"."+r.Profile) + `".*?</testcase>`)
+	f.rewrite("junit/"+stageName+".xml", func(b []byte) []byte {
+		return class.ReplaceAllFunc(b, func(tc []byte) []byte {
+			for _, fig := range r.Timing.Figures {
+				prop := regexp.MustCompile(`(<property name="` + regexp.QuoteMeta(fig.Name) + `_[a-z_]+" value=")[^"]*(")`)
+				tc = prop.ReplaceAll(tc, []byte("${1}"+strconv.FormatFloat(fig.Value, 'g', -1, 64)+"${2}"))
+			}
+			return tc
+		})
+	})
 }
