@@ -153,7 +153,7 @@ func (f *forger) junitTiming(stageName string, i int) {
 	f.rewrite("junit/"+stageName+".xml", func(b []byte) []byte {
 		return class.ReplaceAllFunc(b, func(tc []byte) []byte {
 			for _, fig := range r.Timing.Figures {
-				prop := regexp.MustCompile(`(<property name="` + regexp.QuoteMeta(fig.Name) + `_[a-z_]+" value=")[^"]*(")`)
+				prop := regexp.MustCompile(`(<property name="` + regexp.QuoteMeta(fig.Name) + `(?:_[a-z_]+)?" value=")[^"]*(")`)
 				tc = prop.ReplaceAll(tc, []byte("${1}"+strconv.FormatFloat(fig.Value, 'g', -1, 64)+"${2}"))
 			}
 			return tc
