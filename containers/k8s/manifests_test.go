@@ -258,7 +258,7 @@ func TestEvidenceVolumeShared(t *testing.T) {
 		}
 	}
 	mergeArgs := strings.Join(container(t, m.merge.Spec.Template.Spec.Containers, "merge").Args, "\n")
-	for _, want := range []string{"/evidence/shard-*", "qual merge -o /evidence/merged", "qual sign /evidence/merged", "qual verify"} {
+	for _, want := range []string{"/evidence/shard-*", "qual merge --key /keys/signing.pub -o /evidence/merged", "qual sign /evidence/merged", "qual verify"} {
 		if !strings.Contains(mergeArgs, want) {
 			t.Errorf("the merge command lacks %q", want)
 		}

@@ -7,10 +7,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 )
 
 // Phases AIPerf tags records with.
@@ -170,7 +171,7 @@ func Merge(dir string, runs []Exports) Exports {
 }
 
 func readJSONL(path string, each func(line int, data []byte) error) error {
-	f, err := os.Open(path)
+	f, err := runfile.Open(path, runfile.Records)
 	if err != nil {
 		return fmt.Errorf("AIPerf export: %w", err)
 	}

@@ -13,6 +13,8 @@ import (
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 )
 
 const (
@@ -112,7 +114,7 @@ func statementJSON(runDir string, files []File) ([]byte, error) {
 // predicate states what the run was, read from its evidence.json: a run without evidence is
 // not a qualification and is not signed.
 func predicate(runDir string) (map[string]any, error) {
-	data, err := os.ReadFile(filepath.Join(runDir, "evidence.json"))
+	data, err := runfile.Read(filepath.Join(runDir, "evidence.json"), runfile.Evidence)
 	if err != nil {
 		return nil, fmt.Errorf("not a published run (sign after `qual report`): %w", err)
 	}
@@ -175,7 +177,7 @@ func VerifyAllowingAbsent(ctx context.Context, runDir string, pinnedPublicPEM []
 	problem := func(where, format string, args ...any) {
 		rep.Problems = append(rep.Problems, Problem{where, fmt.Sprintf(format, args...)})
 	}
-	recorded, recErr := os.ReadFile(filepath.Join(runDir, PublicKeyFile))
+	recorded, recErr := runfile.Read(filepath.Join(runDir, PublicKeyFile), runfile.PublicKey)
 	key := pinnedPublicPEM
 	rep.Pinned = key != nil
 	if recErr == nil {
@@ -208,7 +210,7 @@ func VerifyAllowingAbsent(ctx context.Context, runDir string, pinnedPublicPEM []
 
 // verifiedSubjects checks the signature and returns the signed file hashes by path.
 func verifiedSubjects(ctx context.Context, runDir string, publicPEM []byte, fp string, problem func(string, string, ...any)) (map[string]string, bool) {
-	data, err := os.ReadFile(filepath.Join(runDir, EnvelopeFile))
+	data, err := runfile.Read(filepath.Join(runDir, EnvelopeFile), runfile.Signature)
 	if err != nil {
 		problem(EnvelopeFile, "run is not signed (`qual sign` writes it): %v", err)
 		return nil, false

@@ -7,10 +7,11 @@ import (
 	"io"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 )
 
 // File is one manifest entry: a path relative to the run directory (slash-separated) and the
@@ -43,7 +44,7 @@ func Manifest(runDir string) ([]File, error) {
 		case !d.Type().IsRegular():
 			return fmt.Errorf("%s: not a regular file (%s); a published run holds only files", rel, d.Type())
 		}
-		sum, err := fileSHA256(path)
+		sum, err := fileSHA256(path, runfile.KindOf(rel))
 		if err != nil {
 			return err
 		}
@@ -66,8 +67,8 @@ func resolved(runDir string) string {
 	return runDir
 }
 
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
+func fileSHA256(path string, k runfile.Kind) (string, error) {
+	f, err := runfile.Open(path, k)
 	if err != nil {
 		return "", err
 	}

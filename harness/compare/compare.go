@@ -17,6 +17,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/accuracy"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
@@ -137,6 +138,11 @@ type Options struct {
 // else a common row whose light did not decide is ErrInconclusive.
 func Dirs(baseDir, newDir string, o Options, w io.Writer) error {
 	outDir, noisePair := o.Out, o.NoisePair
+	for _, dir := range []string{baseDir, newDir} {
+		if err := runfile.CheckTree(dir); err != nil {
+			return err
+		}
+	}
 	base, err := evidence.Read(baseDir)
 	if err != nil {
 		return fmt.Errorf("base: %w", err)
@@ -188,8 +194,8 @@ func sameRun(baseDir, newDir string, base, cand evidence.Evidence) bool {
 	if base.RunID != "" && base.RunID == cand.RunID {
 		return true
 	}
-	bb, errB := os.ReadFile(filepath.Join(baseDir, "evidence.json"))
-	nb, errN := os.ReadFile(filepath.Join(newDir, "evidence.json"))
+	bb, errB := runfile.ReadIn(baseDir, "evidence.json")
+	nb, errN := runfile.ReadIn(newDir, "evidence.json")
 	return errB == nil && errN == nil && string(bb) == string(nb)
 }
 

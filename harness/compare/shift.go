@@ -2,11 +2,10 @@ package compare
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 )
 
@@ -41,7 +40,7 @@ func taskTimes(runDir string, r evidence.Result) ([]float64, error) {
 	if r.Records == "" {
 		return nil, fmt.Errorf("no server records (status %s)", r.Status)
 	}
-	data, err := os.ReadFile(filepath.Join(runDir, r.Records))
+	data, err := runfile.ReadIn(runDir, r.Records)
 	if err != nil {
 		return nil, fmt.Errorf("server records: %w", err)
 	}

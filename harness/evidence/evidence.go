@@ -15,6 +15,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
@@ -253,7 +254,7 @@ func EncodeJSON(v any) ([]byte, error) {
 // ReadStage reads a stage.json.
 func ReadStage(path string) (Stage, error) {
 	var s Stage
-	data, err := os.ReadFile(path)
+	data, err := runfile.Read(path, runfile.Evidence)
 	if err != nil {
 		return s, fmt.Errorf("read stage evidence: %w", err)
 	}
@@ -269,7 +270,7 @@ func ReadStage(path string) (Stage, error) {
 // Read reads evidence.json.
 func Read(runDir string) (Evidence, error) {
 	var e Evidence
-	data, err := os.ReadFile(filepath.Join(runDir, "evidence.json"))
+	data, err := runfile.Read(filepath.Join(runDir, "evidence.json"), runfile.Evidence)
 	if err != nil {
 		return e, fmt.Errorf("read evidence: %w", err)
 	}

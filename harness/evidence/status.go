@@ -38,20 +38,20 @@ const (
 //   - any failed row — counted or not: a reduced profile failing its family gate is a defect
 //     too — or a counted checkpoint short of aiperf-qualified fails the stage;
 //   - a stage with no counted checkpoint fails (nothing qualified the group);
+//   - a refusal probe that ran and failed fails the stage (the serving path answered what it
+//     must refuse);
 //   - otherwise the stage is qualified.
 func Settle(s *Stage) {
 	if s.Status == StatusBlocked {
 		return
 	}
-	qualified, counted, failed := StageCounts(*s)
-	planned := 0
-	for _, r := range s.Results {
-		if r.Status == StatusPlanned {
-			planned++
-		}
+	if p := s.Probe; p != nil && p.Planned == "" && !p.Passed && !allPlanned(s.Results) {
+		s.Status, s.Reason = StatusFailed, fmt.Sprintf("the refusal probe failed: %s answered HTTP %d %q, not the refusal the target documents (%s)", p.Route, p.Status, p.ErrorCode, p.Expected)
+		return
 	}
+	qualified, counted, failed := StageCounts(*s)
 	switch {
-	case planned > 0 && planned == len(s.Results):
+	case allPlanned(s.Results):
 		s.Status, s.Reason = StatusPlanned, s.Results[0].Statement
 	case failed > 0 || qualified < counted:
 		s.Status = StatusFailed
@@ -61,6 +61,16 @@ func Settle(s *Stage) {
 	default:
 		s.Status, s.Reason = StageQualified, fmt.Sprintf("all %d counted checkpoints aiperf-qualified", counted)
 	}
+}
+
+// allPlanned says whether there are rows and every one is planned.
+func allPlanned(results []Result) bool {
+	for _, r := range results {
+		if r.Status != StatusPlanned {
+			return false
+		}
+	}
+	return len(results) > 0
 }
 
 // Verdict is the run's one-word outcome, derived from the stage statuses (see the glossary). A

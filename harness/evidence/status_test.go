@@ -23,8 +23,12 @@ func TestSettle(t *testing.T) {
 		"some planned":          {[]Result{row("a", KindFull, true, StatusPlanned), row("b", KindFull, true, StatusQualified)}, "", StatusFailed},
 		"blocked stays blocked": {nil, StatusBlocked, StatusBlocked},
 		"stale status replaced": {[]Result{row("a", KindFull, true, StatusFailed)}, StageQualified, StatusFailed},
+		"probe failed":          {[]Result{row("a", KindFull, true, StatusQualified)}, StageQualified, StatusFailed},
 	} {
 		s := Stage{Status: tc.before, Results: tc.results}
+		if name == "probe failed" {
+			s.Probe = &Probe{Route: "/v1/chat/completions", Status: 200, Expected: "400 unsupported_capability"}
+		}
 		Settle(&s)
 		if s.Status != tc.want || (s.Status != StatusBlocked && s.Status != StatusPlanned && s.Reason == "") {
 			t.Errorf("%s: %s (%q), want %s", name, s.Status, s.Reason, tc.want)

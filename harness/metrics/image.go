@@ -1,12 +1,12 @@
 package metrics
 
 import (
-	"bytes"
 	"fmt"
 	"image"
 	"image/draw"
-	"image/png"
 	"math"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 )
 
 // Planes is an 8-bit image as float64 channel planes with values 0..255, the form every image
@@ -18,7 +18,7 @@ type Planes struct {
 
 // DecodePNG reads PNG bytes into RGB planes (alpha dropped).
 func DecodePNG(data []byte) (Planes, error) {
-	img, err := png.Decode(bytes.NewReader(data))
+	img, err := runfile.DecodePNG(data)
 	if err != nil {
 		return Planes{}, fmt.Errorf("decode png: %w", err)
 	}

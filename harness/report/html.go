@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 )
 
 // Light is a row's traffic light in report.html (defined in the report's legend).
@@ -125,7 +126,7 @@ func plotURI(runDir string, r evidence.Result) (template.URL, error) {
 	if !filepath.IsLocal(r.Plot) || filepath.Ext(r.Plot) != ".svg" {
 		return "", fmt.Errorf("plot path %q is not an .svg file inside the run directory", r.Plot)
 	}
-	data, err := os.ReadFile(filepath.Join(runDir, r.Plot))
+	data, err := runfile.ReadIn(runDir, r.Plot)
 	if err != nil {
 		return "", fmt.Errorf("inline plot: %w", err)
 	}

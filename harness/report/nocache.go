@@ -4,11 +4,11 @@ import (
 	"encoding/base64"
 	"fmt"
 	"html/template"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 )
 
 // NoCacheCells are a row's no-caching figures (harness/nocache) as the reports show them:
@@ -61,7 +61,7 @@ func timelineURIs(runDir string, r evidence.Result) ([]template.URL, error) {
 		if !filepath.IsLocal(p) || filepath.Ext(p) != ".png" {
 			return nil, fmt.Errorf("timeline path %q is not a .png file inside the run directory", p)
 		}
-		data, err := os.ReadFile(filepath.Join(runDir, p))
+		data, err := runfile.ReadIn(runDir, p)
 		if err != nil {
 			return nil, fmt.Errorf("inline timeline: %w", err)
 		}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 )
 
 // Write writes qualification.md and report.html for e into runDir.
@@ -39,6 +40,9 @@ func WriteCopy(runDir, outDir string, e evidence.Evidence) error {
 // Assemble merges every <stage>/stage.json under runDir into evidence.json (evidence.Assemble)
 // and renders it: what `qual report` and `qual merge` leave in a run directory.
 func Assemble(runDir string) (evidence.Evidence, error) {
+	if err := runfile.CheckTree(runDir); err != nil {
+		return evidence.Evidence{}, err
+	}
 	e, err := evidence.Assemble(runDir)
 	if err != nil {
 		return e, err

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
@@ -36,7 +36,7 @@ func checkCanonical(runDir string, e evidence.Evidence, report reporter) {
 }
 
 func canonical(runDir, rel string, v any, report reporter) {
-	data, err := os.ReadFile(filepath.Join(runDir, filepath.FromSlash(rel)))
+	data, err := runfile.ReadIn(runDir, rel)
 	if err != nil {
 		report(rel, "%v", err)
 		return
@@ -70,6 +70,10 @@ func canonical(runDir, rel string, v any, report reporter) {
 // readTree decodes one JSON value, keeping numbers as written and refusing a key that repeats
 // in its object exactly or up to case.
 func readTree(data []byte) (any, error) {
+	// encoding/json's own check bounds the nesting before readValue recurses into it.
+	if err := json.Unmarshal(data, new(json.RawMessage)); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	v, err := readValue(dec, "")

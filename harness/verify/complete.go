@@ -3,7 +3,6 @@ package verify
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
@@ -151,7 +151,7 @@ func checkAggregate(runDir, where string, r evidence.Result, report reporter) {
 }
 
 func checkRunAggregate(runDir, rel string, r evidence.Result, report reporter) {
-	data, err := os.ReadFile(filepath.Join(runDir, rel))
+	data, err := runfile.ReadIn(runDir, rel)
 	if err != nil {
 		report(rel, "AIPerf aggregate export: %v", err)
 		return

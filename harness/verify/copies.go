@@ -3,7 +3,6 @@ package verify
 import (
 	"encoding/json"
 	"math"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
@@ -79,7 +79,7 @@ func checkSummaryLatency(runDir, where string, r evidence.Result, runs []aiperfe
 			continue
 		}
 		file := rel(r.AIPerf.Dir, run.Dir, "profile_export_aiperf.json")
-		data, err := os.ReadFile(filepath.Join(run.Dir, "profile_export_aiperf.json"))
+		data, err := runfile.ReadFile(filepath.Join(run.Dir, "profile_export_aiperf.json"))
 		if err != nil {
 			continue // checkAggregate reports a missing summary
 		}
@@ -223,7 +223,7 @@ func checkCommandFile(runDir string, r evidence.Result, report reporter) {
 	if err != nil {
 		return
 	}
-	data, err := os.ReadFile(full)
+	data, err := runfile.ReadFile(full)
 	if err != nil {
 		report(rel, "AIPerf's command record: %v", err)
 		return

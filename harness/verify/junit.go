@@ -3,11 +3,11 @@ package verify
 import (
 	"encoding/xml"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 )
 
 // spec is one JUnit testcase, as Ginkgo writes it.
@@ -52,7 +52,7 @@ func readJUnit(runDir string) ([]spec, []string, error) {
 	for _, f := range files {
 		rel := filepath.ToSlash(filepath.Join("junit", filepath.Base(f)))
 		names = append(names, rel)
-		data, err := os.ReadFile(f)
+		data, err := runfile.ReadFile(f)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -2,10 +2,10 @@ package verify
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
@@ -30,7 +30,7 @@ func checkJUnitGate(runDir, where, stage string, r evidence.Result, report repor
 		return
 	}
 	path := filepath.Join(runDir, stage, r.Profile, "work", "gate-junit.xml")
-	data, err := os.ReadFile(path)
+	data, err := runfile.ReadFile(path)
 	if err != nil {
 		report(where, "TRTMC gate: its JUnit report is not in the run: %v", err)
 		return

@@ -3,12 +3,12 @@ package verify
 import (
 	"encoding/xml"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 )
 
 // junitDoc is what checkJUnitProperties reads of a JUnit file: the suite's properties (the run's
@@ -41,7 +41,7 @@ func checkJUnitProperties(runDir string, e evidence.Evidence, report reporter) {
 	files, _ := filepath.Glob(filepath.Join(runDir, "junit", "*.xml"))
 	for _, f := range files {
 		rel := "junit/" + filepath.Base(f)
-		data, err := os.ReadFile(f)
+		data, err := runfile.ReadFile(f)
 		if err != nil {
 			continue // checkJUnit reports unreadable reports
 		}

@@ -1,15 +1,13 @@
 package verify
 
 import (
-	"os"
-	"path/filepath"
-
 	"github.com/trtmc-qual/trtmc-qual/harness/report"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 )
 
 // markdownCheck: qualification.md is the report rendered from evidence.json.
 func markdownCheck(r *Run) []Problem {
-	md, err := os.ReadFile(filepath.Join(r.Dir, "qualification.md"))
+	md, err := runfile.ReadIn(r.Dir, "qualification.md")
 	if err != nil || string(md) != report.Markdown(r.Evidence) {
 		return []Problem{{"qualification.md", "does not match evidence.json (regenerated report differs)"}}
 	}

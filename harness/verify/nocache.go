@@ -1,12 +1,11 @@
 package verify
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify/derived"
 )
 
@@ -21,7 +20,7 @@ func noCacheCheck(r *Run) []Problem {
 		if len(row.Pairs) > 0 {
 			checkRepeatedInput(row, report)
 		}
-		data, err := os.ReadFile(filepath.Join(r.Dir, n.Records))
+		data, err := runfile.ReadIn(r.Dir, n.Records)
 		if n.Records == "" || err != nil {
 			report(row.Where, "no-caching records %q not readable: %v", n.Records, err)
 			return

@@ -3,11 +3,10 @@ package verify
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/report"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 )
 
 // htmlCheck: report.html is the page rendered from evidence.json.
@@ -19,7 +18,7 @@ func htmlCheck(r *Run) []Problem {
 // wrote it, and requires the stored page to be that page: its verdict and lights are the
 // evidence's, not an edit.
 func checkHTML(runDir string, e evidence.Evidence, say reporter) {
-	stored, err := os.ReadFile(filepath.Join(runDir, "report.html"))
+	stored, err := runfile.ReadIn(runDir, "report.html")
 	if err != nil {
 		say("report.html", "%v", err)
 		return

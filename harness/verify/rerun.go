@@ -52,10 +52,14 @@ func RerunGates(ctx context.Context, runDir, nativeBin string, opts Options) (Re
 	}
 	for _, s := range e.Stages {
 		for _, r := range s.Results {
-			if r.Gate == nil || r.Bundle.Path == "" {
+			if r.Gate == nil {
 				continue
 			}
 			where := s.Stage + "/" + r.Profile
+			if missing := unstoredBundle(runDir, r); missing != "" {
+				out.Problems = append(out.Problems, Problem{where, "--rerun cannot re-execute the gate: " + missing})
+				continue
+			}
 			start := time.Now()
 			n, problems := rerunGate(ctx, runDir, p, t, nativeBin, family.Host{Cache: opts.Cache, Python: opts.Python}, where, r)
 			out.Problems = append(out.Problems, problems...)
@@ -65,6 +69,18 @@ func RerunGates(ctx context.Context, runDir, nativeBin string, opts Options) (Re
 		}
 	}
 	return out, nil
+}
+
+// unstoredBundle says why a gated row's bundle cannot be run ("" when it is stored): a gate
+// that cannot be re-executed is a failure of --rerun, never a row passed over.
+func unstoredBundle(runDir string, r evidence.Result) string {
+	if r.Bundle.Path == "" {
+		return "the row names no stored bundle (bundle.path is empty)"
+	}
+	if bundleAbsent(runDir, r) {
+		return "its bundle " + r.Bundle.Path + " is not in the run (published without it?)"
+	}
+	return ""
 }
 
 func rerunGate(ctx context.Context, runDir string, p pins, t *target.Target, nativeBin string, host family.Host, where string, r evidence.Result) (int, []Problem) {

@@ -2,13 +2,13 @@ package verify
 
 import (
 	"math"
-	"os"
 	"reflect"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify/derived"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
@@ -57,7 +57,7 @@ func checkServed(runDir, where, stage, kind string, r evidence.Result, report fu
 		return nil
 	}
 	exports := aiperfexport.Merge(r.AIPerf.Dir, runs)
-	data, err := os.ReadFile(recordsPath)
+	data, err := runfile.ReadFile(recordsPath)
 	if err != nil {
 		report(where, "server records: %v", err)
 		return nil

@@ -685,7 +685,7 @@ func tampers() []tamper {
 				})
 			}},
 	}
-	return append(cases, copyForgeries()...)
+	return append(append(cases, copyForgeries()...), roundThreeForgeries()...)
 }
 
 // TestTamperedRunsAreCaught edits a real reduced run, produced by the suites, in each way in

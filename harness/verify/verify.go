@@ -14,6 +14,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 )
 
 // Problem is one mismatch.
@@ -78,6 +79,7 @@ func checks() []func(*Run) []Problem {
 		probeCheck,           // stage 9's refusal, by the target's documented rule (probe.go)
 		bundleCheck,          // one bundle built, gated, served (bundle.go)
 		servedInfoCheck,      // a TRTMC server's info and the one configuration (servedinfo.go)
+		bundlePathCheck,      // a built or gated bundle is named in the run (bundlepath.go)
 		bundleHeaderCheck,    // the stored bundle is the row's (bundleheader.go)
 		backingCheck,         // each status is backed by what it claims (complete.go)
 		storedCheck,          // stored bundle and inputs re-hashed, clip limits (stored.go)
@@ -85,6 +87,8 @@ func checks() []func(*Run) []Problem {
 		accuracyCheck,        // bootstrap intervals of the gate's figures (repeated.go)
 		scratchCheck,         // kept artifacts only where the target keeps them (scratch.go)
 		servedCheck,          // join, timing, outputs, copies recomputed (served.go)
+		scrapeCheck,          // the server's /metrics Task times against the records (scrape.go)
+		exportsAgreeCheck,    // both exports' timestamps and AIPerf's benchmark_duration (exportsagree.go)
 		inputHashCheck,       // each record's input_sha256 is the payload's (inputhash.go)
 		noCacheCheck,         // the no-caching check judged again from its records (nocache.go)
 		gateCheck,            // each gate recomputed or re-read (gateof.go)
@@ -96,6 +100,9 @@ func checks() []func(*Run) []Problem {
 func Check(runDir string, opts Options) (Report, error) {
 	runDir = resolvedDir(runDir)
 	var rep Report
+	if err := runfile.CheckTree(runDir); err != nil {
+		return rep, err
+	}
 	e, err := evidence.Read(runDir)
 	if err != nil {
 		return rep, err

@@ -13,6 +13,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
@@ -101,7 +102,7 @@ func clipInput(id, path string) (Input, error) {
 // fileAudio decodes a clip; its SHA256 is the clip's identity, as the server records it in
 // input_sha256.
 func fileAudio(path string) (task.Audio, error) {
-	data, err := os.ReadFile(path)
+	data, err := runfile.ReadFile(path)
 	if err != nil {
 		return task.Audio{}, err
 	}

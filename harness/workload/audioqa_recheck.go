@@ -13,7 +13,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/families/descriptors"
@@ -332,7 +332,7 @@ func rehashClips(runDir string, clips map[string]storedClip, report reporter) ma
 			continue
 		}
 		heard[c.path] = ""
-		data, err := os.ReadFile(c.path)
+		data, err := runfile.ReadFile(c.path)
 		if err != nil {
 			report(relSlash(runDir, c.path), "stored input pinned in %s cannot be read: %v", c.set, err)
 			continue

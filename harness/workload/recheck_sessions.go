@@ -12,11 +12,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 )
 
 // payloadCheck says what in one payload AIPerf sent differs from the pinned input of its
@@ -49,7 +49,7 @@ func aiperfInputsFiles(runDir, where string, r evidence.Result, what string, rep
 // readSessions reads AIPerf's inputs.json ({"data": [{"session_id": ..., "payloads": [...]}]}),
 // numbers kept as written.
 func readSessions(path string) ([]aiperfSession, error) {
-	data, err := os.ReadFile(path)
+	data, err := runfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -1,11 +1,9 @@
 package workload
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"image/png"
 	"strconv"
 	"strings"
 
@@ -13,6 +11,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
@@ -26,7 +25,7 @@ func (t2i) Stage() stage.Name { return stage.T2I }
 
 // ImageOutput is the pixel sha256 of a PNG a native run wrote.
 func (t2i) ImageOutput(raw []byte) (string, error) {
-	img, err := png.Decode(bytes.NewReader(raw))
+	img, err := runfile.DecodePNG(raw)
 	if err != nil {
 		return "", fmt.Errorf("native image does not decode: %w", err)
 	}
@@ -150,7 +149,7 @@ func (w t2i) HTTPOutput(p join.Pair) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	img, err := png.Decode(bytes.NewReader(raw))
+	img, err := runfile.DecodePNG(raw)
 	if err != nil {
 		return "", fmt.Errorf("image does not decode: %w", err)
 	}

@@ -14,14 +14,13 @@ package workload
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
@@ -96,7 +95,7 @@ func ScratchReader(container, hostDir string) ArtifactReader {
 		if !ok || !under || container == "" || rel == "" || strings.HasPrefix(rel, "../") || path.IsAbs(rel) {
 			return nil, fmt.Errorf("artifact url %q is not under the server's scratch directory %s", url, container)
 		}
-		data, err := os.ReadFile(filepath.Join(hostDir, filepath.FromSlash(rel)))
+		data, err := runfile.ReadIn(hostDir, rel)
 		if err != nil {
 			return nil, fmt.Errorf("artifact %s: %w", url, err)
 		}

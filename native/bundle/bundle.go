@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 )
@@ -142,6 +143,11 @@ func Parse(data []byte) (*Bundle, error) {
 	sum := sha256.Sum256(data)
 	return &Bundle{Header: h, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data)), data: payload}, nil
 }
+
+// ReadHeader reads only the header at the start of r: what a bundle says it is, without loading
+// its payload (a stored bundle can be gigabytes). The file's size is not known here, so section
+// bounds are not checked against it (Stat checks them).
+func ReadHeader(r io.Reader) (Header, error) { return readHeader(r, math.MaxInt64) }
 
 // Section returns a section's bytes.
 func (b *Bundle) Section(name string) ([]byte, error) {

@@ -290,22 +290,24 @@ func TestMergeRefusesForeignShards(t *testing.T) {
 	trtmc, _ := plannedStageRun(t, "asr", "1/2")
 	useTarget(t, "reference.yaml", "")
 	reference, _ := plannedStageRun(t, "asr", "")
+	key := teamKey(t)
+	publishShard(t, reference, key)
 	out := filepath.Join(t.TempDir(), "merged")
-	code, _, errOut := qualRun(t, "merge", "-o", out, reference, trtmc)
+	code, _, errOut := qualRun(t, "merge", "--key", key+".pub", "-o", out, reference, trtmc)
 	if code != exitUsage || !strings.Contains(errOut, filepath.Join(trtmc, "asr", "stage.json")+" are not parts of one run: target suites/targets/reference.yaml (reference) vs suites/targets/trtmc.yaml (trtmc)") {
 		t.Errorf("reference + trtmc shards: exit %d %q", code, errOut)
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("a refused merge wrote %s", out)
 	}
-	if code, _, errOut := qualRun(t, "merge", "-o", out, reference); code != exitOK {
+	if code, _, errOut := qualRun(t, "merge", "--key", key+".pub", "-o", out, reference); code != exitOK {
 		t.Fatalf("merge of one shard: exit %d %s", code, errOut)
 	}
-	code, _, errOut = qualRun(t, "merge", "-o", out, reference)
+	code, _, errOut = qualRun(t, "merge", "--key", key+".pub", "-o", out, reference)
 	if code != exitUsage || !strings.Contains(errOut, out+" already holds a run (a previous merge?)") {
 		t.Errorf("merging into an existing run: exit %d %q", code, errOut)
 	}
-	code, _, errOut = qualRun(t, "merge", "-o", t.TempDir(), reference, reference)
+	code, _, errOut = qualRun(t, "merge", "--key", key+".pub", "-o", t.TempDir(), reference, reference)
 	if code != exitUsage || !strings.Contains(errOut, "is in "+reference+" and in "+reference+": each row belongs to one shard") {
 		t.Errorf("one shard twice: exit %d %q", code, errOut)
 	}

@@ -11,13 +11,16 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/compare"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/report"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 )
 
 // runMerge combines shard runs: each shard's stage directories are copied into the output and
 // the stage evidence is merged (results and inventory statuses), then assembled.
-func runMerge(_ context.Context, args []string, stdout io.Writer) error {
+func runMerge(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	out := fs.String("o", "", "output run directory (new or empty)")
+	key := fs.String("key", "", "the shards' signer's public key (PEM): every shard is verified with it before merging; without it only shards this machine's local key signed are merged")
+	withoutBundles := fs.Bool("without-bundles", false, "accept shards published without their .bundle files (the CI upload), as qual verify --without-bundles does")
 	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
@@ -29,6 +32,9 @@ func runMerge(_ context.Context, args []string, stdout io.Writer) error {
 	}
 	shards, err := readShards(fs.Args())
 	if err != nil {
+		return err
+	}
+	if err := verifyShards(ctx, fs.Args(), *key, *withoutBundles); err != nil {
 		return err
 	}
 	merged := evidence.NewMerge()
@@ -73,6 +79,9 @@ func readShards(dirs []string) ([]shard, error) {
 	rowShard := map[string]string{} // stage/profile -> the shard that has it
 	for _, dir := range dirs {
 		if err := checkRunDir(dir, stageEvidence); err != nil {
+			return nil, err
+		}
+		if err := runfile.CheckTree(dir); err != nil {
 			return nil, err
 		}
 		paths, err := filepath.Glob(filepath.Join(dir, "*", "stage.json"))

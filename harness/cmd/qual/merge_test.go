@@ -33,6 +33,7 @@ func TestShardsMergeIntoOneVerifiedRun(t *testing.T) {
 	}
 	var shardDirs []string
 	total := 0
+	key := teamKey(t)
 	for _, shard := range []string{"1/2", "2/2"} {
 		t.Setenv("QUAL_SHARD", shard)
 		p, err := plan.FromEnv("t2i")
@@ -52,10 +53,11 @@ func TestShardsMergeIntoOneVerifiedRun(t *testing.T) {
 		if err := setup.WriteStage(context.Background(), &checkpoint.Env{Root: root, RunDir: dir}, stage); err != nil {
 			t.Fatal(err)
 		}
+		publishShard(t, dir, key)
 		shardDirs = append(shardDirs, dir)
 	}
 	out := t.TempDir()
-	if err := runMerge(context.Background(), append([]string{"-o", out}, shardDirs...), io.Discard); err != nil {
+	if err := runMerge(context.Background(), append([]string{"--key", key + ".pub", "-o", out}, shardDirs...), io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	e, err := evidence.Read(out)

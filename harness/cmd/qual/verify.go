@@ -15,6 +15,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify"
 )
 
@@ -39,6 +40,9 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	runDir := fs.Arg(0)
 	if err := checkRunDir(runDir, reportedRun); err != nil {
+		return err
+	}
+	if err := runfile.CheckTree(runDir); err != nil {
 		return err
 	}
 	out := &verifyOutput{}

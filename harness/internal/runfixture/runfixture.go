@@ -34,13 +34,13 @@ func ASRRow(profile string, hyps []string, taskP50 float64) evidence.Result {
 }
 
 // WriteRun writes a run of a normal build holding rows and returns its directory.
-func WriteRun(t *testing.T, id string, rows ...evidence.Result) string {
+func WriteRun(t testing.TB, id string, rows ...evidence.Result) string {
 	t.Helper()
 	return WriteBuild(t, id, "none", rows...)
 }
 
 // WriteBuild writes a run whose binaries carried the given build tags.
-func WriteBuild(t *testing.T, id, tags string, rows ...evidence.Result) string {
+func WriteBuild(t testing.TB, id, tags string, rows ...evidence.Result) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), id)
 	e := evidence.Evidence{SchemaVersion: evidence.SchemaVersion, RunID: id, Versions: map[string]string{evidence.BuildTagsKey: tags},

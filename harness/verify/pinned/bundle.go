@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/native/families/descriptors"
@@ -17,11 +18,16 @@ func FileSHA256(path string) (string, error) { return bundle.FileSHA256(path) }
 
 // BundleHeader is what a stored bundle says it was built for.
 func BundleHeader(path string) (bundle.Header, error) {
-	b, err := bundle.Open(path)
+	f, err := runfile.Open(path, runfile.Bundle)
 	if err != nil {
 		return bundle.Header{}, err
 	}
-	return b.Header, nil
+	defer f.Close()
+	h, err := bundle.ReadHeader(f)
+	if err != nil {
+		return h, fmt.Errorf("bundle %s: %w", path, err)
+	}
+	return h, nil
 }
 
 // ImageDefaults loads, when the row's workload asks (workload.InputHasher), the request defaults
@@ -39,9 +45,13 @@ func imageDefaults(runDir string, r evidence.Result) (task.ImageSpec, error) {
 	if err != nil {
 		return task.ImageSpec{}, err
 	}
-	b, err := bundle.Open(path)
+	data, err := runfile.Read(path, runfile.LoadedBundle)
 	if err != nil {
 		return task.ImageSpec{}, err
+	}
+	b, err := bundle.Parse(data)
+	if err != nil {
+		return task.ImageSpec{}, fmt.Errorf("bundle %s: %w", path, err)
 	}
 	d, known := descriptors.Lookup(b.Header.Family)
 	if !known || d.ImageDefaults == nil {
