@@ -17,6 +17,7 @@ type Timeouts struct {
 	Identity int `yaml:"identity_seconds"` // the native twins, one bundle load per distinct input (default 3 h)
 	AIPerf   int `yaml:"aiperf_seconds"`   // default: every request of every run at its request timeout, plus 10 min
 	NoCache  int `yaml:"nocache_seconds"`  // repeats of one input over HTTP (default 1 h)
+	Setup    int `yaml:"setup_seconds"`    // a stage's images (a TRTMC checkout's CUDA image with torch) and preflight (default 2 h)
 }
 
 // Defaults of TRTMC's that the harness applies when the target names none.
@@ -28,11 +29,18 @@ const (
 	defaultIdentity   = 3 * time.Hour
 	defaultNoCache    = time.Hour
 	aiperfSlack       = 10 * time.Minute
+	defaultSetup      = 2 * time.Hour
 )
 
 // Limits are a row's step timeouts, resolved.
 type Limits struct {
-	Build, Gate, Serve, Identity, AIPerf, NoCache time.Duration
+	Build, Gate, Serve, Identity, AIPerf, NoCache, Setup time.Duration
+}
+
+// Stage is the longest a stage of rows may take with every step at its limit: the suite's own
+// timeout must not be the one that stops a row whose steps are all within theirs.
+func (l Limits) Stage(rows int) time.Duration {
+	return l.Setup + time.Duration(rows)*(l.Build+l.Gate+l.Serve+l.AIPerf+l.Identity+l.NoCache)
 }
 
 // Limits resolves the step timeouts of a row of stage. The server's start is its worker's
@@ -47,7 +55,7 @@ func (t *Target) Limits(stage string) Limits {
 	}
 	l := Limits{Build: or(t.Timeouts.Build, defaultBuild), Gate: or(t.Timeouts.Gate, defaultGate),
 		Serve: t.StartupTimeout() + or(t.Timeouts.Serve, defaultServeExtra), Identity: or(t.Timeouts.Identity, defaultIdentity),
-		NoCache: or(t.Timeouts.NoCache, defaultNoCache)}
+		NoCache: or(t.Timeouts.NoCache, defaultNoCache), Setup: or(t.Timeouts.Setup, defaultSetup)}
 	if t.BuildOutput == FamilyGate {
 		l.Build = l.Gate
 	}

@@ -5,6 +5,7 @@
 package qualify
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -55,6 +56,11 @@ func Run(t *testing.T, s *Suite, description string) {
 		t.Fatalf("stage %s: %v", s.stage, err)
 	}
 	s.Plan = p
+	// The Makefile's --timeout is a backstop for the reference target; a TRTMC stage whose steps
+	// each stay within the target's limits (a 12 h gate per row) must not be cut off by it.
+	if budget := p.Target.Limits(p.Stage).Stage(len(p.Rows)); suiteConfig.Timeout < budget {
+		suiteConfig.Timeout = budget
+	}
 	suiteConfig.FailOnEmpty = suiteConfig.FailOnEmpty || (suiteConfig.LabelFilter == "" && p.Shards == 1)
 	RegisterFailHandler(Fail)
 	RunSpecs(t, description, suiteConfig, reporterConfig)
@@ -63,13 +69,17 @@ func Run(t *testing.T, s *Suite, description string) {
 // Lifecycle registers BeforeSuite (images, run directory) and AfterSuite (stage.json, written
 // whatever the specs' outcome).
 func (s *Suite) Lifecycle() {
-	BeforeSuite(func(ctx SpecContext) {
+	// Lifecycle runs at init, before Run reads the plan: the node's timeout is a backstop and the
+	// target's setup limit bounds the work itself.
+	BeforeSuite(func(sctx SpecContext) {
+		ctx, cancel := context.WithTimeout(sctx, s.Plan.Target.Limits(s.Plan.Stage).Setup)
+		defer cancel()
 		env, err := setup.Prepare(ctx, s.Plan, GinkgoWriter)
 		Expect(err).NotTo(HaveOccurred(), "images and run directory")
 		env.Log = GinkgoWriter
 		suiteConfig, _ := GinkgoConfiguration()
 		s.Env, s.Stage = env, s.Plan.NewStageRun(s.Plan.ScopeLabel(len(suiteConfig.FocusStrings) > 0))
-	}, NodeTimeout(30*time.Minute))
+	}, NodeTimeout(24*time.Hour))
 	AfterSuite(func(ctx SpecContext) {
 		if s.Stage != nil {
 			Expect(setup.WriteStage(ctx, s.Env, s.Stage)).To(Succeed())
