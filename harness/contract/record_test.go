@@ -111,8 +111,8 @@ func TestCountRouteCountsOnlyTheInferenceRoute(t *testing.T) {
 				var line string
 				if j%2 == 0 {
 					line = fmt.Sprintf(`{"request_id":"r%d-%d","method":"POST","route":%q,"status":200}`, i, j, r)
-				} else { // TRTMC's shape: endpoint, x_request_id, status_code
-					line = fmt.Sprintf(`{"x_request_id":"r%d-%d","endpoint":%q,"status_code":200}`, i, j, r)
+				} else { // TRTMC's serving app's shape (app.py @1797a247 execute)
+					line = fmt.Sprintf(`{"request_id":"r%d-%d","route":%q,"operation":"transcribe","backend":"trtmc","time":1.5,"timing":{"queue_ms":0,"model_call_ms":1,"handler_ms":2},"observation":{"text":"x"}}`, i, j, r)
 				}
 				data = append(data, line+"\n"...)
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/report"
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 )
 
 // runReport assembles a run and exits 1 when its verdict fails the --fail-on level, so that
@@ -37,6 +38,10 @@ func runReport(_ context.Context, args []string, stdout io.Writer) error {
 		}
 	}
 	if err := checkRunDir(fs.Arg(0), stageEvidence); err != nil {
+		return err
+	}
+	// A file that is no run file (a link, a FIFO, a bomb) is named before anything else is said.
+	if err := runfile.CheckTree(fs.Arg(0)); err != nil {
 		return err
 	}
 	e, err := assembleOrCopy(fs.Arg(0), *out)

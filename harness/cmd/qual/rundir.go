@@ -29,7 +29,7 @@ func checkRunDir(dir string, holds runHolds) error {
 		why = err.Error()
 	case !info.IsDir():
 		why = "it is a file"
-	case holds == reportedRun && !isFile(filepath.Join(dir, "evidence.json")):
+	case holds == reportedRun && !present(filepath.Join(dir, "evidence.json")):
 		why = "it holds no evidence.json (qual report writes it)"
 	case holds == stageEvidence && !hasStageEvidence(dir):
 		why = "it holds no stage evidence (<stage>/stage.json, which the suites write)"
@@ -40,9 +40,11 @@ func checkRunDir(dir string, holds runHolds) error {
 	return usageError{fmt.Errorf("%s is not a run directory: %s", dir, why)}
 }
 
-func isFile(p string) bool {
-	info, err := os.Stat(p)
-	return err == nil && info.Mode().IsRegular()
+// present says the entry exists, whatever it is: an evidence.json that is a link or a FIFO makes
+// a run directory with a bad file, which the run-file check (harness/runfile) names (exit 1).
+func present(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 func hasStageEvidence(dir string) bool {

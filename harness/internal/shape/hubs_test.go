@@ -25,6 +25,11 @@ var pendingHubs = map[string]string{
 		"container client (it was harness/serving's), and its stage is a harness/stage name (workload's alias of it, " +
 		"which existed for this cap, is folded); one checkpoint's flow still runs every claim in place, which the " +
 		"claims-as-derivations work splits",
+	"harness/workload": "13: harness/runfile, the one reading layer for run files (regular files only, bounded, never a FIFO), " +
+		"which its stored-input rechecks read through; the rechecks leave workload with claims-as-derivations",
+	"harness/verify": "13: harness/runfile (as workload); the bespoke rechecks it still holds go with claims-as-derivations",
+	"harness/cmd/qual": "13: harness/runfile, so that every command refuses a bad run tree before reading it; qual's commands " +
+		"share one run-directory admission that can move into runfile's CheckTree",
 }
 
 // TestNoPackageIsAHub fails on a package (its non-test files) importing more than maxImports
