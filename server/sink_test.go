@@ -200,3 +200,41 @@ func TestDeletedRecordsFileIsNoticed(t *testing.T) {
 		t.Errorf("exit status %d after the records file was deleted while serving, want 1", exitCode(err))
 	}
 }
+
+// A records file renamed away whose path cannot be reopened (a directory now stands there; or
+// the process is out of file descriptors) still holds the records written to it: the answer
+// is the one its record says. The server once answered 503 records_unavailable for a request
+// whose record, status 200, was already in the renamed file, and the 503 had no record.
+func TestRecordInARenamedFileMatchesItsAnswer(t *testing.T) {
+	f := setup(t)
+	p := st.Start(t, f.server, []string{f.an4})
+	if r := st.Do(t, withID(get(t, p.URL+"/v1/models"), "before-rename")); r.Status != 200 {
+		t.Fatal(r.Status)
+	}
+	rotated := p.Records + ".1"
+	if err := os.Rename(p.Records, rotated); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(p.Records, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(150 * time.Millisecond) // past the path check's period
+	statuses := map[string]int{}
+	for i := range 3 {
+		id := fmt.Sprintf("after-rename-%d", i)
+		statuses[id] = st.Do(t, withID(get(t, p.URL+"/v1/models"), id)).Status
+		time.Sleep(120 * time.Millisecond)
+	}
+	p.Stop(t)
+	data, err := os.ReadFile(rotated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID, _ := parseSink(t, data)
+	for id, status := range statuses {
+		recs := byID[id]
+		if len(recs) != 1 || recs[0].Status != status {
+			t.Errorf("%s answered %d; its records in the renamed file: %+v", id, status, recs)
+		}
+	}
+}
