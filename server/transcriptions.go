@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -50,7 +51,7 @@ func (s *Server) parseTranscriptionForm(r *http.Request) (transcriptionForm, err
 		return f, badRequest(contract.CodeInvalidMultipart, "body must be multipart/form-data with a boundary (got %q)", r.Header.Get("Content-Type"))
 	}
 	acct := accountOf(r.Body)
-	headers := &partHeaderLimit{r: r.Body}
+	headers := &partHeaderLimit{r: r.Body, acct: acct}
 	mr := multipart.NewReader(headers, params["boundary"])
 	seen := map[string]bool{}
 	fields := map[string]*string{"model": &f.model, "language": &f.language, "response_format": &f.responseFormat,
@@ -58,7 +59,6 @@ func (s *Server) parseTranscriptionForm(r *http.Request) (transcriptionForm, err
 	for parts := 0; ; parts++ {
 		headers.budget = maxPartHeaderBytes
 		part, err := mr.NextPart()
-		headerBytes := maxPartHeaderBytes - headers.budget
 		headers.budget = -1
 		if errors.Is(err, io.EOF) {
 			break
@@ -68,10 +68,6 @@ func (s *Server) parseTranscriptionForm(r *http.Request) (transcriptionForm, err
 		}
 		if parts == maxFormParts {
 			return f, errTooMany(maxFormParts, "multipart parts")
-		}
-		// What multipart keeps of a part (its header map, the part): the bytes it read for it.
-		if err := acct.take(headerBytes); err != nil {
-			return f, bodyError(err, contract.CodeInvalidMultipart, "%v", err)
 		}
 		name := part.FormName()
 		if name == "timestamp_granularities[]" { // an array: one part per value
@@ -115,11 +111,19 @@ var errTooLarge = errors.New("too large")
 // partHeaderLimit bounds what multipart reads while it looks for the next part (the rest of
 // the boundary line and the part's headers; the parts before are read to their end): the
 // textproto reader under it would hold a header line of up to 10 MiB, whatever the body
-// memory says. budget < 0 is no limit (while a part's content is read).
+// memory says. budget < 0 is no limit (while a part's content is read). What it reads is
+// taken from the account as it arrives, its bytes and partHeaderLineCost a line: the header
+// map textproto builds from it is held while the client holds the rest (complete or not).
 type partHeaderLimit struct {
 	r      io.Reader
+	acct   *bodyAccount
 	budget int
 }
+
+// partHeaderLineCost bounds what a header line costs beyond its bytes once parsed: a map
+// entry, a key string and a value slot (~90 bytes for a line "a1:"; 16 KB of such lines
+// built ~240 KB).
+const partHeaderLineCost = 128
 
 func (l *partHeaderLimit) Read(p []byte) (int, error) {
 	if l.budget < 0 {
@@ -130,6 +134,9 @@ func (l *partHeaderLimit) Read(p []byte) (int, error) {
 	}
 	n, err := l.r.Read(p[:min(len(p), l.budget)])
 	l.budget -= n
+	if terr := l.acct.take(n + partHeaderLineCost*bytes.Count(p[:n], []byte{'\n'})); terr != nil {
+		return 0, terr
+	}
 	return n, err
 }
 
