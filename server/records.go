@@ -233,10 +233,21 @@ func (w *recordWriter) fits(n int) bool {
 		return false
 	}
 	var fs syscall.Statfs_t
-	if syscall.Statfs(w.path, &fs) == nil && uint64(fs.Bavail)*uint64(fs.Bsize) < uint64(n) {
+	if syscall.Statfs(w.path, &fs) == nil && freeBlocks(&fs)*uint64(fs.Bsize) < uint64(n) {
 		return false
 	}
 	return true
+}
+
+// freeBlocks is what this process may still write to the file system: root may also write
+// into the blocks reserved for it (ext4's 5%), which Bavail leaves out. Bavail alone kept a
+// server running as root (as in a container) refusing records after space was freed, while
+// its writes would have succeeded, until more than the reserve was free.
+func freeBlocks(fs *syscall.Statfs_t) uint64 {
+	if os.Geteuid() == 0 {
+		return fs.Bfree
+	}
+	return fs.Bavail
 }
 
 // fstat is the open file's stat. Through SyscallConn, not Fd: Fd would put a pipe back in
