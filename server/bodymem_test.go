@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"mime/multipart"
+	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 )
@@ -93,5 +97,56 @@ func TestChatClipsHoldWhatTheyDecoded(t *testing.T) {
 	var ae *apiError
 	if _, err := splitChatBody(strings.NewReader(long), 16<<20, nil); !errors.As(err, &ae) || ae.Code != contract.CodeRequestTooLarge {
 		t.Errorf("text over %d bytes: %v, want 413 %s", chatTextBytes, err, contract.CodeRequestTooLarge)
+	}
+}
+
+// partHeaderLimit cuts its reads at the end of each part's headers and gives the rest back
+// to the content: every part must read as it does without it, whatever the read sizes, with a
+// preamble holding a blank line and contents holding blank lines, boundary-like lines and
+// header-like lines; and only header lines are charged.
+func TestPartHeaderLimitKeepsTheParts(t *testing.T) {
+	body := "preamble\r\n\r\na: b\r\n" +
+		"--b\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nsphinx\n\n--x\r\nk: v\r\n\r\n" +
+		"--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.wav\"\r\nContent-Type: audio/wav\r\n\r\n" + strings.Repeat("\n", 5000) + "\r\n" +
+		"--b--\r\n"
+	parts := func(r io.Reader) (got []string) {
+		mr := multipart.NewReader(r, "b")
+		limit, _ := r.(*partHeaderLimit)
+		for {
+			if limit != nil {
+				limit.start()
+			}
+			part, err := mr.NextPart()
+			if limit != nil {
+				limit.budget = -1
+			}
+			if err == io.EOF {
+				return got
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := io.ReadAll(part)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, fmt.Sprint(part.Header)+"|"+string(data))
+		}
+	}
+	want := parts(strings.NewReader(body))
+	for name, r := range map[string]func() io.Reader{
+		"whole":    func() io.Reader { return strings.NewReader(body) },
+		"one byte": func() io.Reader { return iotest.OneByteReader(strings.NewReader(body)) },
+		"half":     func() io.Reader { return iotest.HalfReader(strings.NewReader(body)) },
+	} {
+		acct := &bodyAccount{mem: &bodyMemory{limit: 1 << 30}}
+		got := parts(&partHeaderLimit{r: r(), acct: acct})
+		if !slices.Equal(got, want) {
+			t.Errorf("%s reads: parts %q, want %q", name, got, want)
+		}
+		// 3 preamble lines, 2 boundary lines, 3 header lines, and the bytes read for headers.
+		if acct.held > int64(len(body))+8*partHeaderLineCost {
+			t.Errorf("%s reads: %d bytes charged for a %d-byte body of 3 header lines", name, acct.held, len(body))
+		}
 	}
 }

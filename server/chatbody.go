@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 
@@ -376,7 +377,9 @@ func (sc *chatScanner) escape(p []byte) (int, error) {
 	case '"', '\\', '/':
 		c = []byte{e}
 	case 'b', 'f', 'n', 'r', 't':
-		c = []byte{map[byte]byte{'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}[e]}
+		// Not a map literal: built at every escape, it made a body of "\n" escapes cost
+		// ~180 ns a byte (4 s of CPU for one 21 MB body).
+		c = []byte{controlEscapes[strings.IndexByte("bfnrt", e)]}
 	case 'u':
 		v, err := strconv.ParseUint(string(esc[2:6]), 16, 32)
 		if err != nil {
@@ -390,6 +393,9 @@ func (sc *chatScanner) escape(p []byte) (int, error) {
 	}
 	return n, sc.decode(c)
 }
+
+// controlEscapes are what \b, \f, \n, \r and \t stand for, in that order.
+const controlEscapes = "\b\f\n\r\t"
 
 func escapeLen(esc []byte) int {
 	if len(esc) >= 2 && esc[1] == 'u' {

@@ -255,3 +255,21 @@ func TestSplitChatBodyRefusesNestingDeeperThanJSONAllows(t *testing.T) {
 		t.Fatalf("%d levels (the strict decode's limit): %v", maxNesting, err)
 	}
 }
+
+// BenchmarkChatBodyEscapes reads a data string made of JSON escapes that decode to line
+// breaks (skipped, as base64.StdEncoding skips them): each is work of its own, not bounded by
+// the audio limit, so its cost a byte is what a body of them costs.
+func BenchmarkChatBodyEscapes(b *testing.B) {
+	for _, esc := range []string{`\n`, `\r\n`, `\u000a`} {
+		body := []byte(chatJSON(strings.Repeat(esc, (1<<20)/len(esc))))
+		b.Run(strings.ReplaceAll(esc, `\`, ""), func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := splitChatBody(bytes.NewReader(body), 16<<20, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

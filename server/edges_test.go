@@ -207,6 +207,36 @@ func TestURLImagesOfARefusedAnswerAreReleased(t *testing.T) {
 	}
 }
 
+// The other side of the same rule: url images whose answer became 503 records_unavailable
+// (the record could not be written: a directory stood at the records path) were never given
+// out, and are released too. They once held the quota for their TTL, and the next url image
+// request, with the records back, was 507.
+func TestURLImagesOfAnUnrecordedAnswerAreReleased(t *testing.T) {
+	f := setup(t)
+	dir := t.TempDir()
+	p := st.Start(t, f.server, []string{imageBundle(t, "procdiff-small-l0")}, "--artifact-dir", dir, "--artifact-max-files", "1")
+	body := `{"model":"procdiff-small-l0","prompt":"kites","response_format":"url"}`
+	if err := os.Remove(p.Records); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(p.Records, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if r := st.Do(t, st.JSONPost(t, p.URL+"/v1/images/generations", body)); r.Status != 503 || r.ErrorCode() != contract.CodeRecordsUnavailable {
+		t.Fatalf("a url image with no records file to write: %d %s, want 503 %s", r.Status, r.Body, contract.CodeRecordsUnavailable)
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 0 {
+		t.Errorf("%d artifacts left by the answer that was not sent, want 0", len(files))
+	}
+	if err := os.Remove(p.Records); err != nil {
+		t.Fatal(err)
+	}
+	st.Do(t, get(t, p.URL+"/health/ready")) // its record reopens the path
+	if r := st.Do(t, st.JSONPost(t, p.URL+"/v1/images/generations", body)); r.Status != 200 {
+		t.Errorf("a url image within the quota once records are written again: %d %s, want 200", r.Status, r.Body)
+	}
+}
+
 // An image request's identity cannot be shifted between its fields: a NUL moved from the prompt
 // into the negative prompt gives another image and must give another input_sha256.
 func TestImageIdentityIsFramed(t *testing.T) {

@@ -156,7 +156,7 @@ func (s *Server) generateImages(x *exchange) (*reply, error) {
 	}
 	x.rec.Output = out
 	return &reply{status: http.StatusOK, json: &contract.ImagesResponse{Created: time.Now().Unix(), Data: data,
-		Size: fmt.Sprintf("%dx%d", treq.Width, treq.Height), Model: m.name}}, nil
+		Size: fmt.Sprintf("%dx%d", treq.Width, treq.Height), Model: m.name}, artifacts: stored}, nil
 }
 
 // imageItem is one image of the answer, inline or as a url; name is the artifact it stored.

@@ -168,6 +168,13 @@ func (w *recordWriter) checkIdentity(line []byte) error {
 		w.lostWithFile()
 	}
 	if err := w.reopen(); err != nil {
+		if !gone {
+			// Renamed away, and the path cannot be opened now (a directory stands there, no
+			// file descriptor left): the record is in the rotated file, and the next ones go
+			// there too until the path opens again. Failing it would answer 503 for a
+			// request whose record says otherwise.
+			return nil
+		}
 		return err
 	}
 	if !gone {
@@ -177,16 +184,20 @@ func (w *recordWriter) checkIdentity(line []byte) error {
 }
 
 // follow reopens the path when it no longer names the open file (a rotation or deletion while
-// the sink was failing).
+// the sink was failing). A file renamed away stays the sink while the path cannot be opened.
 func (w *recordWriter) follow() error {
 	var st syscall.Stat_t
 	if syscall.Stat(w.path, &st) == nil && uint64(st.Dev) == w.dev && st.Ino == w.ino {
 		return nil
 	}
-	if unlinked(w.f) {
+	gone := unlinked(w.f)
+	if gone {
 		w.lostWithFile()
 	}
-	return w.reopen()
+	if err := w.reopen(); err != nil && gone {
+		return err
+	}
+	return nil // renamed away and the path will not open: the rotated file still takes records
 }
 
 // lostWithFile counts the records written into the open file as lost: it was deleted.
@@ -222,10 +233,21 @@ func (w *recordWriter) fits(n int) bool {
 		return false
 	}
 	var fs syscall.Statfs_t
-	if syscall.Statfs(w.path, &fs) == nil && uint64(fs.Bavail)*uint64(fs.Bsize) < uint64(n) {
+	if syscall.Statfs(w.path, &fs) == nil && freeBlocks(&fs)*uint64(fs.Bsize) < uint64(n) {
 		return false
 	}
 	return true
+}
+
+// freeBlocks is what this process may still write to the file system: root may also write
+// into the blocks reserved for it (ext4's 5%), which Bavail leaves out. Bavail alone kept a
+// server running as root (as in a container) refusing records after space was freed, while
+// its writes would have succeeded, until more than the reserve was free.
+func freeBlocks(fs *syscall.Statfs_t) uint64 {
+	if os.Geteuid() == 0 {
+		return fs.Bfree
+	}
+	return fs.Bavail
 }
 
 // fstat is the open file's stat. Through SyscallConn, not Fd: Fd would put a pipe back in

@@ -354,6 +354,9 @@ type reply struct {
 	json        contract.TimedBody
 	raw         []byte
 	contentType string
+	// artifacts are the url artifacts the answer gives out: discarded when another answer
+	// (503 records_unavailable) is sent instead, so that they do not hold the quota.
+	artifacts []string
 }
 
 // serve wraps a route with the contract every response keeps: an X-Request-ID, timing in the
@@ -595,6 +598,9 @@ func (s *Server) finish(x *exchange, rep *reply, err error) {
 	if werr := s.writeRecord(x, resp.status); werr != nil {
 		s.log.Error("record not written: answering 503 records_unavailable", "request_id", x.id, "status", resp.status, "err", werr)
 		x.rec.Output = nil
+		if rep != nil {
+			s.artifacts.discard(rep.artifacts)
+		}
 		resp = s.render(x, nil, errRecordsUnavailable())
 		if werr := s.writeRecord(x, resp.status); werr != nil {
 			s.log.Error("record not written", "request_id", x.id, "status", resp.status, "err", werr)

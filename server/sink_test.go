@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -198,5 +199,103 @@ func TestDeletedRecordsFileIsNoticed(t *testing.T) {
 	}
 	if exitCode(err) != 1 {
 		t.Errorf("exit status %d after the records file was deleted while serving, want 1", exitCode(err))
+	}
+}
+
+// A records file renamed away whose path cannot be reopened (a directory now stands there; or
+// the process is out of file descriptors) still holds the records written to it: the answer
+// is the one its record says. The server once answered 503 records_unavailable for a request
+// whose record, status 200, was already in the renamed file, and the 503 had no record.
+func TestRecordInARenamedFileMatchesItsAnswer(t *testing.T) {
+	f := setup(t)
+	p := st.Start(t, f.server, []string{f.an4})
+	if r := st.Do(t, withID(get(t, p.URL+"/v1/models"), "before-rename")); r.Status != 200 {
+		t.Fatal(r.Status)
+	}
+	rotated := p.Records + ".1"
+	if err := os.Rename(p.Records, rotated); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(p.Records, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(150 * time.Millisecond) // past the path check's period
+	statuses := map[string]int{}
+	for i := range 3 {
+		id := fmt.Sprintf("after-rename-%d", i)
+		statuses[id] = st.Do(t, withID(get(t, p.URL+"/v1/models"), id)).Status
+		time.Sleep(120 * time.Millisecond)
+	}
+	p.Stop(t)
+	data, err := os.ReadFile(rotated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID, _ := parseSink(t, data)
+	for id, status := range statuses {
+		recs := byID[id]
+		if len(recs) != 1 || recs[0].Status != status {
+			t.Errorf("%s answered %d; its records in the renamed file: %+v", id, status, recs)
+		}
+	}
+}
+
+// reservedBlocksFS mounts a small ext4 file system whose blocks are half reserved for root, or
+// skips the test where that cannot be done (not root, no loop devices).
+func reservedBlocksFS(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the reserved blocks are root's")
+	}
+	img, dir := filepath.Join(t.TempDir(), "fs.img"), t.TempDir()
+	for _, cmd := range [][]string{{"truncate", "-s", "8M", img}, {"mkfs.ext4", "-q", "-F", "-m", "50", img}, {"mount", "-o", "loop", img, dir}} {
+		if out, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput(); err != nil {
+			t.Skipf("cannot make a file system with reserved blocks: %v: %v\n%s", cmd, err, out)
+		}
+	}
+	t.Cleanup(func() { exec.Command("umount", dir).Run() })
+	return dir
+}
+
+// fillFS writes name until the file system is full (ENOSPC).
+func fillFS(t *testing.T, name string) {
+	t.Helper()
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, size := range []int{64 << 10, 4 << 10, 1} {
+		for {
+			if _, err := f.Write(make([]byte, size)); err != nil {
+				break
+			}
+		}
+	}
+}
+
+// A server running as root (as in a container) fills its disk into the blocks reserved for
+// root; freeing space brings it back at the next request. It once judged the free space by
+// the blocks free for everyone else (Bavail), and stayed 503 with 1 MiB free to it, until more
+// than the whole reserve was freed.
+func TestRecordsRecoverWhenRootsReservedSpaceIsFreed(t *testing.T) {
+	f := setup(t)
+	dir := reservedBlocksFS(t)
+	p := st.Start(t, f.server, []string{f.an4}, "--records", filepath.Join(dir, "records.jsonl"))
+	spare := filepath.Join(dir, "spare")
+	if err := os.WriteFile(spare, make([]byte, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fillFS(t, filepath.Join(dir, "filler"))
+	fillUntil503(t, p.URL, "full", nil)
+	if err := os.Remove(spare); err != nil {
+		t.Fatal(err)
+	}
+	st.Do(t, get(t, p.URL+"/health/ready")) // the request that finds the room (answered 503)
+	if r := st.Do(t, withID(get(t, p.URL+"/v1/models"), "after-freeing")); r.Status != 200 {
+		t.Errorf("with 1 MiB freed: %d %s, want 200", r.Status, r.Body)
+	}
+	if r := st.Do(t, get(t, p.URL+"/health/ready")); r.Status != 200 {
+		t.Errorf("ready with 1 MiB freed: %d %s", r.Status, r.Body)
 	}
 }

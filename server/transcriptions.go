@@ -50,15 +50,14 @@ func (s *Server) parseTranscriptionForm(r *http.Request) (transcriptionForm, err
 		return f, badRequest(contract.CodeInvalidMultipart, "body must be multipart/form-data with a boundary (got %q)", r.Header.Get("Content-Type"))
 	}
 	acct := accountOf(r.Body)
-	headers := &partHeaderLimit{r: r.Body}
+	headers := &partHeaderLimit{r: r.Body, acct: acct}
 	mr := multipart.NewReader(headers, params["boundary"])
 	seen := map[string]bool{}
 	fields := map[string]*string{"model": &f.model, "language": &f.language, "response_format": &f.responseFormat,
 		"temperature": &f.temperature, "prompt": &f.prompt, "stream": &f.stream}
 	for parts := 0; ; parts++ {
-		headers.budget = maxPartHeaderBytes
+		headers.start()
 		part, err := mr.NextPart()
-		headerBytes := maxPartHeaderBytes - headers.budget
 		headers.budget = -1
 		if errors.Is(err, io.EOF) {
 			break
@@ -68,10 +67,6 @@ func (s *Server) parseTranscriptionForm(r *http.Request) (transcriptionForm, err
 		}
 		if parts == maxFormParts {
 			return f, errTooMany(maxFormParts, "multipart parts")
-		}
-		// What multipart keeps of a part (its header map, the part): the bytes it read for it.
-		if err := acct.take(headerBytes); err != nil {
-			return f, bodyError(err, contract.CodeInvalidMultipart, "%v", err)
 		}
 		name := part.FormName()
 		if name == "timestamp_granularities[]" { // an array: one part per value
@@ -116,21 +111,92 @@ var errTooLarge = errors.New("too large")
 // the boundary line and the part's headers; the parts before are read to their end): the
 // textproto reader under it would hold a header line of up to 10 MiB, whatever the body
 // memory says. budget < 0 is no limit (while a part's content is read).
+//
+// What it reads for the headers is taken from the account as it arrives, its bytes and
+// partHeaderLineCost a line: the header map textproto builds from the lines is held while the
+// client holds the rest (complete or not). A read stops at the blank line that ends the
+// headers (the bytes after it are kept for the content), so that the part's content is never
+// read ahead here and charged as header lines: a body of newlines would otherwise reserve 128
+// times its bytes. A line starting with "--" (a boundary) starts the count again, so that a
+// blank line in the preamble cannot end it before the first part's headers.
 type partHeaderLimit struct {
-	r      io.Reader
-	budget int
+	r       io.Reader
+	acct    *bodyAccount
+	budget  int
+	pending []byte // read past the end of the headers: the next reads return it first
+	// Where the reads are: the bytes of the current line (CR aside), its first byte, whether
+	// a line ended before it, and whether the blank line that ends the headers was read.
+	lineBytes int
+	lead      byte
+	lined     bool
+	ended     bool
+}
+
+// partHeaderLineCost bounds what a header line costs beyond its bytes once parsed: a map
+// entry, a key string and a value slot (~90 bytes for a line "a1:"; 16 KB of such lines
+// built ~240 KB).
+const partHeaderLineCost = 128
+
+// start arms the limit for the next part's boundary and headers.
+func (l *partHeaderLimit) start() {
+	l.budget, l.lineBytes, l.lined, l.ended = maxPartHeaderBytes, 0, false, false
 }
 
 func (l *partHeaderLimit) Read(p []byte) (int, error) {
-	if l.budget < 0 {
-		return l.r.Read(p)
-	}
 	if l.budget == 0 {
 		return 0, fmt.Errorf("a multipart part's boundary and headers take more than %d bytes: %w", maxPartHeaderBytes, errTooLarge)
 	}
-	n, err := l.r.Read(p[:min(len(p), l.budget)])
+	if l.budget > 0 {
+		p = p[:min(len(p), l.budget)]
+	}
+	var n int
+	var err error
+	if len(l.pending) > 0 {
+		n = copy(p, l.pending)
+		l.pending = l.pending[n:]
+	} else {
+		n, err = l.r.Read(p)
+	}
+	if l.budget < 0 {
+		return n, err
+	}
+	lines, end := l.headerLines(p[:n])
+	if end < n { // the headers ended: the rest is the content's, read again after them
+		l.pending = append(append([]byte(nil), p[end:n]...), l.pending...)
+		n, err = end, nil
+	}
 	l.budget -= n
+	if terr := l.acct.take(n + partHeaderLineCost*lines); terr != nil {
+		return 0, terr
+	}
 	return n, err
+}
+
+// headerLines follows the lines of p: how many header lines end in it, and where the blank
+// line that ends the headers ends (len(p) when it is not in p).
+func (l *partHeaderLimit) headerLines(p []byte) (lines, end int) {
+	for i, c := range p {
+		switch {
+		case c == '\n':
+			if !l.ended && l.lined && l.lineBytes == 0 {
+				l.ended = true
+				return lines, i + 1
+			}
+			if !l.ended {
+				lines++
+			}
+			l.lined, l.lineBytes = true, 0
+		case c == '\r':
+		default:
+			if l.lineBytes == 0 {
+				l.lead = c
+			} else if l.lineBytes == 1 && l.lead == '-' && c == '-' {
+				l.ended, l.lined = false, false // a boundary line: the headers follow it
+			}
+			l.lineBytes++
+		}
+	}
+	return lines, len(p)
 }
 
 // readClip reads the audio file part into a buffer reused across requests, decoding and
