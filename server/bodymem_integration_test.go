@@ -545,3 +545,43 @@ func TestHeldPartHeadersAreAccounted(t *testing.T) {
 		waitAccounted(t, p.URL, acct0)
 	}
 }
+
+// A request's header map lives as long as its held body: many short header lines (each a map
+// entry in net/http, ~80 bytes of heap beyond its text) and a stalled body must be counted, and
+// headers past --max-header-kb are refused with 431 before any handler holds them.
+func TestHeldRequestHeadersAreAccounted(t *testing.T) {
+	f := setup(t)
+	p := st.Start(t, f.server, []string{f.an4}, "--gc-percent", "1")
+	heap0, acct0 := heldBytes(t, p.URL)
+	lines := func(size int) string {
+		var b strings.Builder
+		for i := 0; b.Len() < size; i++ {
+			fmt.Fprintf(&b, "\r\n%x:", i)
+		}
+		return b.String()
+	}
+	head := formHead + lines(60<<10)
+	const n = 10
+	var held []*heldRequest
+	for i := range n {
+		held = append(held, hold(t, p.URL, fmt.Sprintf("headers %d", i), head, 1<<20, false, []byte("--b")))
+	}
+	settled(t, held, 30*time.Second)
+	heap, acct := heldBytes(t, p.URL)
+	if unseen := (heap - heap0) - (acct - acct0) - n*perRequestUnaccounted; unseen > 2*mib {
+		t.Errorf("%d held requests with 60 KiB of header lines grew the heap %.1f MiB past what was accounted (accounted %.1f MiB)",
+			n, unseen/mib, (acct-acct0)/mib)
+	}
+	resp, err := http.DefaultClient.Do(func() *http.Request {
+		r, _ := http.NewRequest(http.MethodGet, p.URL+"/health/live", nil)
+		r.Header.Set("X-Big", strings.Repeat("a", 100<<10))
+		return r
+	}())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("100 KiB of headers: %d, want 431 (--max-header-kb 64)", resp.StatusCode)
+	}
+}

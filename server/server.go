@@ -407,6 +407,12 @@ func (s *Server) limitBody(x *exchange, limit int64) {
 	if x.r.ContentLength == 0 {
 		return
 	}
+	// The request's header map stays live as long as its body is held: a client that sends
+	// many short header lines and then stalls its body would hold it uncounted.
+	if err := x.body.take(headerHeapBytes(x.r.Header)); err != nil {
+		x.r.Body = sizedBody{refusedBody{err, limited}, x.r.ContentLength, x.body}
+		return
+	}
 	if err := x.body.take(bodyBufferBytes); err != nil { // the read buffer below
 		x.r.Body = sizedBody{refusedBody{err, limited}, x.r.ContentLength, x.body}
 		return

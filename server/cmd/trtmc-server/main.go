@@ -75,6 +75,7 @@ func run(args []string) error {
 	drainTimeout := fs.Duration("drain-timeout", 60*time.Second, "how long SIGTERM waits for in-flight requests")
 	bodyTimeout := fs.Duration("body-timeout", 0, "time to receive a request body, 408 beyond (default 10s + 1s per MiB of --max-body-mb)")
 	headerTimeout := fs.Duration("header-timeout", 10*time.Second, "time to receive a request's headers")
+	maxHeaderKB := fs.Int("max-header-kb", 64, "request header bytes accepted (KiB), beyond which the answer is 431; net/http parses every line into a map that lives as long as the request, ~80 bytes a short line")
 	writeTimeout := fs.Duration("write-timeout", server.DefaultWriteTimeout, "time an answer has to be sent; a client that does not read it loses its connection")
 	idleTimeout := fs.Duration("idle-timeout", 30*time.Second, "how long an idle keep-alive connection is kept open")
 	idMemory := fs.Int("request-id-memory", server.DefaultRequestIDMemory, "client X-Request-IDs remembered to refuse reuse (oldest forgotten past it)")
@@ -113,7 +114,7 @@ func run(args []string) error {
 	// srv.Listener and ConnContext: answers net/http gives before any handler are recorded too.
 	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: *headerTimeout, IdleTimeout: *idleTimeout,
 		DisableGeneralOptionsHandler: true, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		ConnContext: srv.ConnContext}
+		ConnContext: srv.ConnContext, MaxHeaderBytes: *maxHeaderKB << 10}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(srv.Listener(ln)) }()
 	log.Info("listening", "addr", ln.Addr().String(), "bundles", len(bundles), "lanes", *lanes, "queue", *queue, "records", *records)
