@@ -13,9 +13,12 @@ import (
 
 // scrapeCheck: the server's /metrics, as AIPerf scraped it during each run
 // (server_metrics_export.json), is a second copy of the Task times the records hold. Its
-// histogram trtmc_task_call_seconds counts, over the warmup and profiling windows, c Task calls
-// taking S seconds; a window can miss a call at its edges, so S must lie between the sums of the
-// c shortest and the c longest model_call_ms the run's records hold. Records whose times were
+// histogram trtmc_task_call_seconds counts, over the profiling window, c Task calls taking S
+// seconds; the window can miss a call at its edges or take in a warmup call still running, so S
+// must lie between the sums of the c shortest and the c longest model_call_ms the run's records
+// (warmup included) hold. The warmup window is not added: AIPerf's two windows can overlap (with
+// no flush period its warmup window's last scrape already counts profiling calls), so their sum
+// can count a call twice. Records whose times were
 // scaled, however consistently with the exports, fall outside.
 func scrapeCheck(r *Run) []Problem {
 	return r.eachRow(func(row *Row, report reporter) {
@@ -60,8 +63,8 @@ func checkScrape(runDir string, row *Row, report reporter) {
 	}
 }
 
-// scrapedTaskCalls reads trtmc_task_call_seconds's count and sum over both windows of a run's
-// scrape; ok is false when the run has no scrape of it (a server without /metrics).
+// scrapedTaskCalls reads trtmc_task_call_seconds's count and sum over the profiling window of a
+// run's scrape; ok is false when the run has no scrape of it (a server without /metrics).
 func scrapedTaskCalls(path string, report reporter) (calls int, seconds float64, ok bool) {
 	if _, err := os.Lstat(path); err != nil {
 		return 0, 0, false
@@ -81,19 +84,16 @@ func scrapedTaskCalls(path string, report reporter) (calls int, seconds float64,
 		Series []series `json:"series"`
 	}
 	var export struct {
-		Metrics       map[string]metric `json:"metrics"`
-		WarmupMetrics map[string]metric `json:"warmup_metrics"`
+		Metrics map[string]metric `json:"metrics"`
 	}
 	if err := json.Unmarshal(data, &export); err != nil {
 		report(path, "not AIPerf's server-metrics export: %v", err)
 		return 0, 0, false
 	}
 	count := 0.0
-	for _, m := range []map[string]metric{export.Metrics, export.WarmupMetrics} {
-		for _, s := range m["trtmc_task_call_seconds"].Series {
-			if s.Stats.Count != nil && s.Stats.Sum != nil {
-				count, seconds, ok = count+*s.Stats.Count, seconds+*s.Stats.Sum, true
-			}
+	for _, s := range export.Metrics["trtmc_task_call_seconds"].Series {
+		if s.Stats.Count != nil && s.Stats.Sum != nil {
+			count, seconds, ok = count+*s.Stats.Count, seconds+*s.Stats.Sum, true
 		}
 	}
 	return int(count), seconds, ok
