@@ -314,3 +314,47 @@ func TestURLImagesCanBeFetchedWhateverTheHost(t *testing.T) {
 		}
 	}
 }
+
+// A drain that times out answers every request left 503 shutting_down, including those still
+// receiving their bodies: they were once cut only by the drain's last step, closing their
+// connections, so the clients got no answer while the records said 503. Every route with a
+// body, declared length and chunked.
+func TestBodiesArrivingAtADrainTimeoutAnswer503(t *testing.T) {
+	f := setup(t)
+	p := st.Start(t, f.server, []string{f.an4}, "--drain-timeout", "1s")
+	held := []*heldRequest{
+		hold(t, p.URL, "upload", formHead+"\r\nX-Request-ID: held-upload", 1<<20, false, []byte("--b")),
+		hold(t, p.URL, "chunked upload", formHead+"\r\nX-Request-ID: held-chunked-upload", 0, true, []byte("--b")),
+		hold(t, p.URL, "chat", chatHead+"\r\nX-Request-ID: held-chat", 0, true, []byte(`{"model":"x","messages":[`)),
+		hold(t, p.URL, "image", imageHead+"\r\nX-Request-ID: held-image", 1000, false, []byte(`{"model":"x",`)),
+	}
+	settled(t, held, 10*time.Second)
+	time.Sleep(500 * time.Millisecond)
+	p.Signal(syscall.SIGTERM)
+	if err := p.Wait(); err == nil {
+		t.Errorf("a drain that timed out exited 0")
+	}
+	for _, h := range held {
+		if got := h.result(5 * time.Second); got != "503 "+contract.CodeShuttingDown {
+			t.Errorf("%s receiving its body at the drain timeout: %q, want 503 %s", h.name, got, contract.CodeShuttingDown)
+		}
+	}
+	recs := map[string]int{}
+	for _, l := range p.RecordLines(t) {
+		var r contract.Record
+		if json.Unmarshal([]byte(l), &r) == nil && strings.HasPrefix(r.RequestID, "held-") {
+			recs[r.RequestID]++
+			if r.Status != 503 || r.ErrorCode != contract.CodeShuttingDown {
+				t.Errorf("record of %s: %d %s, want 503 %s", r.RequestID, r.Status, r.ErrorCode, contract.CodeShuttingDown)
+			}
+		}
+	}
+	if len(recs) != len(held) {
+		t.Errorf("records of the held requests: %v, want one each of %d", recs, len(held))
+	}
+	for id, n := range recs {
+		if n != 1 {
+			t.Errorf("%s has %d records", id, n)
+		}
+	}
+}
