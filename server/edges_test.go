@@ -6,8 +6,13 @@ package server_test
 // every open route, every protocol version and framing, every route for the method.
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"strings"
 	"syscall"
@@ -256,5 +261,100 @@ func TestImageIdentityIsFramed(t *testing.T) {
 	}
 	if a[0].InputSHA256 == b[0].InputSHA256 {
 		t.Errorf("(\"a red\\0kite\", \"blue\") and (\"a red\", \"kite\\0blue\") share input_sha256 %s", a[0].InputSHA256)
+	}
+}
+
+// A url image is a link to follow, whatever the request's framing: an HTTP/1.0 request may
+// carry no Host and an HTTP/1.1 one an empty Host, and both were given "http:///v1/artifacts/…",
+// which no client can fetch (and whose artifact held the quota for its TTL). Every way of
+// naming the server — none, empty, a Host, an absolute-form target — must give a url that
+// downloads the PNG.
+func TestURLImagesCanBeFetchedWhateverTheHost(t *testing.T) {
+	f := setup(t)
+	p := st.Start(t, f.server, []string{imageBundle(t, "procdiff-small-l0")})
+	addr := strings.TrimPrefix(p.URL, "http://")
+	body := `{"model":"procdiff-small-l0","prompt":"kites","response_format":"url"}`
+	post := func(target, proto, host string) string {
+		return fmt.Sprintf("POST %s %s\r\n%sContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", target, proto, host, len(body), body)
+	}
+	for name, req := range map[string]string{
+		"HTTP/1.0, no Host":       post("/v1/images/generations", "HTTP/1.0", ""),
+		"HTTP/1.0 with Host":      post("/v1/images/generations", "HTTP/1.0", "Host: "+addr+"\r\n"),
+		"HTTP/1.1, empty Host":    post("/v1/images/generations", "HTTP/1.1", "Host: \r\n"),
+		"HTTP/1.1 with Host":      post("/v1/images/generations", "HTTP/1.1", "Host: "+addr+"\r\n"),
+		"HTTP/1.1, absolute-form": post(p.URL+"/v1/images/generations", "HTTP/1.1", "Host: "+addr+"\r\n"),
+		"HTTP/1.0, absolute-form": post(p.URL+"/v1/images/generations", "HTTP/1.0", ""),
+	} {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.SetDeadline(time.Now().Add(30 * time.Second))
+		io.WriteString(conn, req)
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var got contract.ImagesResponse
+		err = json.NewDecoder(resp.Body).Decode(&got)
+		conn.Close()
+		if err != nil || resp.StatusCode != 200 || len(got.Data) != 1 {
+			t.Errorf("%s: %d %v %+v", name, resp.StatusCode, err, got)
+			continue
+		}
+		img, err := http.Get(got.Data[0].URL)
+		if err != nil {
+			t.Errorf("%s: its url %s cannot be fetched: %v", name, got.Data[0].URL, err)
+			continue
+		}
+		png, _ := io.ReadAll(img.Body)
+		img.Body.Close()
+		if img.StatusCode != 200 || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+			t.Errorf("%s: its url %s gave %d and %d bytes, want 200 and a PNG", name, got.Data[0].URL, img.StatusCode, len(png))
+		}
+	}
+}
+
+// A drain that times out answers every request left 503 shutting_down, including those still
+// receiving their bodies: they were once cut only by the drain's last step, closing their
+// connections, so the clients got no answer while the records said 503. Every route with a
+// body, declared length and chunked.
+func TestBodiesArrivingAtADrainTimeoutAnswer503(t *testing.T) {
+	f := setup(t)
+	p := st.Start(t, f.server, []string{f.an4}, "--drain-timeout", "1s")
+	held := []*heldRequest{
+		hold(t, p.URL, "upload", formHead+"\r\nX-Request-ID: held-upload", 1<<20, false, []byte("--b")),
+		hold(t, p.URL, "chunked upload", formHead+"\r\nX-Request-ID: held-chunked-upload", 0, true, []byte("--b")),
+		hold(t, p.URL, "chat", chatHead+"\r\nX-Request-ID: held-chat", 0, true, []byte(`{"model":"x","messages":[`)),
+		hold(t, p.URL, "image", imageHead+"\r\nX-Request-ID: held-image", 1000, false, []byte(`{"model":"x",`)),
+	}
+	settled(t, held, 10*time.Second)
+	time.Sleep(500 * time.Millisecond)
+	p.Signal(syscall.SIGTERM)
+	if err := p.Wait(); err == nil {
+		t.Errorf("a drain that timed out exited 0")
+	}
+	for _, h := range held {
+		if got := h.result(5 * time.Second); got != "503 "+contract.CodeShuttingDown {
+			t.Errorf("%s receiving its body at the drain timeout: %q, want 503 %s", h.name, got, contract.CodeShuttingDown)
+		}
+	}
+	recs := map[string]int{}
+	for _, l := range p.RecordLines(t) {
+		var r contract.Record
+		if json.Unmarshal([]byte(l), &r) == nil && strings.HasPrefix(r.RequestID, "held-") {
+			recs[r.RequestID]++
+			if r.Status != 503 || r.ErrorCode != contract.CodeShuttingDown {
+				t.Errorf("record of %s: %d %s, want 503 %s", r.RequestID, r.Status, r.ErrorCode, contract.CodeShuttingDown)
+			}
+		}
+	}
+	if len(recs) != len(held) {
+		t.Errorf("records of the held requests: %v, want one each of %d", recs, len(held))
+	}
+	for id, n := range recs {
+		if n != 1 {
+			t.Errorf("%s has %d records", id, n)
+		}
 	}
 }

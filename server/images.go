@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"net"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -174,6 +175,11 @@ func (s *Server) imageItem(x *exchange, format string, pngBytes []byte) (item co
 func (s *Server) baseURL(r *http.Request) string {
 	if s.cfg.PublicURL != "" {
 		return strings.TrimRight(s.cfg.PublicURL, "/")
+	}
+	// HTTP/1.0 may send no Host, and HTTP/1.1 an empty one: the url names the address the
+	// request came in on rather than no host at all (a link nobody could follow).
+	if addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && r.Host == "" {
+		return "http://" + addr.String()
 	}
 	return "http://" + r.Host
 }

@@ -311,8 +311,10 @@ type exchange struct {
 	rec    *contract.Record
 	timing contract.Timing
 	model  *servedModel
-	// deadline is set while the body's read deadline is armed (see limitBody).
-	deadline bool
+	// deadline is set while the body's read deadline is armed (see limitBody); stopAbort
+	// then cancels the cut a timed-out drain makes to the body's arrival.
+	deadline  bool
+	stopAbort func() bool
 	// counted is set when the request entered s.handlers (it leaves once its record is written).
 	counted bool
 	// owner says who answers: the handler, or a timed-out drain that answered while the
@@ -387,6 +389,9 @@ func (s *Server) serve(path string, rt route) http.Handler {
 			s.limitBody(x, s.bodyLimit(rt))
 			defer s.bodyRead(x)
 			rep, err = rt.handle(x)
+			if s.aborted.Err() != nil && err != nil && asAPIError(err).Code == contract.CodeRequestTimeout {
+				err = errShuttingDown() // the drain cut its body (limitBody), not the client
+			}
 		}
 		if x.lost { // answered and recorded by the drain
 			return
@@ -429,6 +434,12 @@ func (s *Server) limitBody(x *exchange, limit int64) {
 	// An http.ResponseWriter that cannot set deadlines (a test recorder) simply has none.
 	if http.NewResponseController(x.w).SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout)) == nil {
 		x.deadline = true
+		// A timed-out drain ends the bodies still arriving, so that their requests answer
+		// 503 shutting_down on connections still open: closing those (the drain's last step)
+		// would answer nothing while their records said 503.
+		x.stopAbort = context.AfterFunc(s.aborted, func() {
+			http.NewResponseController(x.w).SetReadDeadline(time.Now())
+		})
 	}
 }
 
@@ -469,6 +480,9 @@ func (b refusedBody) Read([]byte) (int, error) { return 0, b.err }
 
 // bodyRead gives the body's buffer back to the pool once the handler has returned.
 func (s *Server) bodyRead(x *exchange) {
+	if x.stopAbort != nil {
+		x.stopAbort()
+	}
 	x.body.release()
 	if x.buffered != nil {
 		x.buffered.Reset(nil)
@@ -502,6 +516,7 @@ func readBody(body io.Reader) ([]byte, error) {
 // bodyDone disarms the body's read deadline once the body has been read, before the Task call.
 func (s *Server) bodyDone(x *exchange) {
 	if x.deadline {
+		x.stopAbort()
 		http.NewResponseController(x.w).SetReadDeadline(time.Time{})
 		x.deadline = false
 	}
