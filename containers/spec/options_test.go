@@ -63,4 +63,3 @@ func TestArgsConcurrencyExtraInputsAndKey(t *testing.T) {
 		t.Errorf("empty options added flags: %v", args)
 	}
 }
-
