@@ -53,10 +53,7 @@ func TestIntervalsInTheReport(t *testing.T) {
 	}
 	s := evidence.Stage{Stage: "asr", Number: 3, Status: "qualified", Results: []evidence.Result{row}}
 	s.Results[0].Accuracy, s.Results[0].Gate = acc, gate
-	var b strings.Builder
-	writeFigures(&b, s)
-	writeIntervals(&b, s)
-	md := b.String()
+	md := Markdown(evidence.Evidence{Stages: []evidence.Stage{s}})
 	// Throughput: runs of 12 requests over windows of 1, 1.5, 2, 2.5 and 3 s: 12, 8, 6, 4.8 and
 	// 4 req/s, mean 6.96, the same cell in both tables (one clip-second per request: the same
 	// audio-s/s); Task p50 of run i is its p50 + 5.5 ms (RTF 105.5/1000); 60 pooled requests

@@ -1,14 +1,11 @@
 package report
 
 import (
-	"encoding/base64"
 	"fmt"
-	"html/template"
-	"path/filepath"
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
+	"github.com/trtmc-qual/trtmc-qual/harness/report/doc"
 )
 
 // NoCacheCells are a row's no-caching figures (harness/nocache) as the reports show them:
@@ -29,57 +26,58 @@ func NoCacheCells(n *evidence.NoCache) []string {
 		native, verdict}
 }
 
-// noCacheHeader names NoCacheCells' columns.
-var noCacheHeader = []string{"profile", "input", "repeats + fresh", "median repeat / fresh Task ms", "paired ratio repeat/fresh − 1 (interval)", "native Task ms", "verdict"}
+// noCacheHeader names NoCacheCells' columns, after the profile.
+func noCacheHeader() []string {
+	return []string{"profile", "input", "repeats + fresh", "median repeat / fresh Task ms", "paired ratio repeat/fresh − 1 (interval)", "native Task ms", "verdict"}
+}
 
-// writeNoCache is the no-caching table: only rows that ran the check.
-func writeNoCache(b *strings.Builder, s evidence.Stage) {
-	header := false
+// noCacheBlocks is the no-caching table: only rows that ran the check.
+func noCacheBlocks(s evidence.Stage) []doc.Block {
+	t := doc.Table{Class: "nocache", Header: noCacheHeader()}
+	var first *evidence.NoCache
 	for _, r := range s.Results {
 		if r.NoCache == nil {
 			continue
 		}
-		if !header {
-			fmt.Fprintf(b, "No caching (repeats of one input beside fresh variants of equal cost, in pairs; fails when the %.0f%% signed-rank interval of the paired ratio lies wholly below −%.0f%% or the repeats' median under %.0f%% of the native run):\n\n| %s |\n|%s\n",
-				100*r.NoCache.Level, 100*r.NoCache.Margin, 100*r.NoCache.NativeFloor, strings.Join(noCacheHeader, " | "), strings.Repeat("---|", len(noCacheHeader)))
-			header = true
+		if first == nil {
+			first = r.NoCache
 		}
-		fmt.Fprintf(b, "| %s | %s |\n", r.Profile, strings.Join(NoCacheCells(r.NoCache), " | "))
+		cells := []doc.Text{doc.T(r.Profile)}
+		for _, c := range NoCacheCells(r.NoCache) {
+			cells = append(cells, doc.T(c))
+		}
+		t.Rows = append(t.Rows, doc.Row{Cells: cells})
 	}
-	if header {
-		b.WriteString("\n")
+	if first == nil {
+		return nil
 	}
+	return []doc.Block{doc.Paragraph{Text: doc.T(fmt.Sprintf("No caching (repeats of one input beside fresh variants of equal cost, in pairs; fails when the %.0f%% signed-rank interval of the paired ratio lies wholly below −%.0f%% or the repeats' median under %.0f%% of the native run):",
+		100*first.Level, 100*first.Margin, 100*first.NativeFloor))}, t}
 }
 
-// timelineURIs inlines a row's timeline PNGs (gonum draws them in harness/figures; the report
-// only reads the files); only a .png file inside the run directory is read. They are inlined
-// rather than linked so that the page stays one self-contained file under its img-src data:
-// policy.
-func timelineURIs(runDir string, r evidence.Result) ([]template.URL, error) {
-	var out []template.URL
-	for _, p := range r.Timelines {
-		if !filepath.IsLocal(p) || filepath.Ext(p) != ".png" {
-			return nil, fmt.Errorf("timeline path %q is not a .png file inside the run directory", p)
-		}
-		data, err := runfile.ReadIn(runDir, p)
-		if err != nil {
-			return nil, fmt.Errorf("inline timeline: %w", err)
-		}
-		out = append(out, template.URL("data:image/png;base64,"+base64.StdEncoding.EncodeToString(data)))
-	}
-	return out, nil
-}
-
-// writeServerMetrics links each row's AIPerf server-metrics exports (its scrape of /metrics).
-func writeServerMetrics(b *strings.Builder, s evidence.Stage) {
+// perRunBlocks are, for each row, links to AIPerf's scrapes of the server's /metrics and the
+// row's per-run timelines (drawn by harness/figures; the report only references the files),
+// collapsed: a full run has dozens.
+func perRunBlocks(s evidence.Stage) []doc.Block {
+	var out []doc.Block
 	for _, r := range s.Results {
-		if len(r.ServerMetrics) == 0 {
+		if len(r.ServerMetrics) > 0 {
+			t := doc.T("AIPerf's scrape of the server's /metrics, " + r.Profile + ":")
+			for i, f := range r.ServerMetrics {
+				t = t.Plain(" ").Link(fmt.Sprintf("run %d", i+1), f)
+			}
+			out = append(out, doc.Paragraph{Role: "server-metrics", Text: t})
+		}
+		if len(r.Timelines) == 0 {
 			continue
 		}
-		links := make([]string, len(r.ServerMetrics))
-		for i, f := range r.ServerMetrics {
-			links[i] = fmt.Sprintf("[run %d](%s)", i+1, f)
+		figs := doc.Figures{}
+		for i, p := range r.Timelines {
+			figs.Items = append(figs.Items, doc.Figure{Src: p, Alt: fmt.Sprintf("timeline of %s, AIPerf run %d", r.Profile, i+1), Class: "timeline",
+				Caption: doc.T(fmt.Sprintf("%s: AIPerf run %d seen from the server (queue, Task, warmup, failures)", r.Profile, i+1))})
 		}
-		fmt.Fprintf(b, "AIPerf's scrape of the server's /metrics, %s: %s\n\n", r.Profile, strings.Join(links, " "))
+		out = append(out, doc.Details{Summary: doc.T(fmt.Sprintf("Timelines of %s: each of its %d AIPerf runs seen from the server", r.Profile, len(r.Timelines))),
+			Blocks: []doc.Block{figs}})
 	}
+	return out
 }
