@@ -49,10 +49,6 @@ func TestHTMLRefusesPlotsOutsideTheRun(t *testing.T) {
 // `make deps`): the page must render with no console error or exception, show the verdict and
 // every result row, and load every inline plot.
 func TestHTMLReportInChromium(t *testing.T) {
-	browser, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatalf("chromium is not installed (make deps installs Debian's chromium): %v", err)
-	}
 	dir := t.TempDir()
 	e := sampleRun()
 	plotPath := filepath.Join(dir, e.Stages[0].Results[0].Plot)
@@ -67,18 +63,64 @@ func TestHTMLReportInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	ctx, problems := openInChromium(t, filepath.Join(dir, "report.html"))
+	verdict, err := chromedp.Run(ctx, chromedp.Text("#verdict"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("tr.row").length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plotsLoaded, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Array.from(document.images).filter(i => i.complete && i.naturalWidth > 0).length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := os.Getenv("QUAL_PLOT_OUT"); out != "" { // to look at it
+		_ = os.WriteFile(filepath.Join(out, "report.png"), shot, 0o644)
+	}
+	if p := problems(); len(p) > 0 {
+		t.Errorf("report.html logged problems: %s", strings.Join(p, "; "))
+	}
+	if verdict != "Verdict: PARTIAL" {
+		t.Errorf("verdict %q", verdict)
+	}
+	if want := len(e.Stages[0].Results); rows != want {
+		t.Errorf("%d rows shown, want %d", rows, want)
+	}
+	if plotsLoaded != 2 { // the latency plot and the run's timeline
+		t.Errorf("%d plots loaded, want 2", plotsLoaded)
+	}
+	if len(shot) < 10_000 {
+		t.Errorf("screenshot of %d bytes: the page did not render", len(shot))
+	}
+}
+
+// openInChromium loads a page in Debian's headless chromium (installed by `make deps`) in a
+// 1280 × 1000 window; problems returns what the page logged as an error or warning so far
+// (console, exceptions, resource errors, Content-Security-Policy violations).
+func openInChromium(t *testing.T, page string) (ctx context.Context, problems func() []string) {
+	t.Helper()
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatalf("chromium is not installed (make deps installs Debian's chromium): %v", err)
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox,
 		chromedp.Flag("headless", "new"), chromedp.WindowSize(1280, 1000))
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
+	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
+	t.Cleanup(cancel)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	defer cancelTimeout()
+	t.Cleanup(cancelTimeout)
 
 	var mu sync.Mutex
-	var problems []string
-	note := func(p string) { mu.Lock(); problems = append(problems, p); mu.Unlock() }
+	var seen []string
+	note := func(p string) { mu.Lock(); seen = append(seen, p); mu.Unlock() }
 	err = chromedp.Listen(ctx, func(ev any) {
 		switch ev := ev.(type) {
 		case *runtime.EventConsoleAPICalled:
@@ -96,43 +138,8 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
-	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(dir, "report.html")), chromedp.WaitReady("body")); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+page), chromedp.WaitReady("body")); err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
-	verdict, err := chromedp.Run(ctx, chromedp.Text("#verdict"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("tr.row").length`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	plotsLoaded, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Array.from(document.images).filter(i => i.complete && i.naturalWidth > 0).length`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if out := os.Getenv("QUAL_PLOT_OUT"); out != "" { // to look at it
-		_ = os.WriteFile(filepath.Join(out, "report.png"), shot, 0o644)
-	}
-	if len(problems) > 0 {
-		t.Errorf("report.html logged problems: %s", strings.Join(problems, "; "))
-	}
-	if verdict != "Verdict: PARTIAL" {
-		t.Errorf("verdict %q", verdict)
-	}
-	if want := len(e.Stages[0].Results); rows != want {
-		t.Errorf("%d rows shown, want %d", rows, want)
-	}
-	if plotsLoaded != 2 { // the latency plot and the run's timeline
-		t.Errorf("%d plots loaded, want 2", plotsLoaded)
-	}
-	if len(shot) < 10_000 {
-		t.Errorf("screenshot of %d bytes: the page did not render", len(shot))
-	}
+	return ctx, func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), seen...) }
 }

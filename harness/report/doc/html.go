@@ -38,6 +38,7 @@ th{background:#f2f2f2}
 code{overflow-wrap:anywhere}
 p,li{max-width:100%%;overflow-wrap:anywhere}
 .light{display:inline-block;width:0.9em;height:0.9em;border-radius:50%%;border:1px solid #555;vertical-align:middle;margin-right:0.3em}
+.lightword{white-space:nowrap}
 .light.green{background:#2ca02c}.light.yellow{background:#e6c619}.light.red{background:#d62728}.light.white{background:#fff}
 .verdict{font-size:1.4em}
 .banner{background:#d62728;color:#fff;padding:0.5em 0.8em;font-size:1.2em}
@@ -153,7 +154,7 @@ func htmlSpan(k Kind, text string) string {
 	case Emph:
 		return "<em>" + text + "</em>"
 	case Light:
-		return fmt.Sprintf("<span class=\"light %s\" title=\"%s\"></span>%s", text, text, text)
+		return fmt.Sprintf("<span class=\"lightword\"><span class=\"light %s\" title=\"%s\"></span>%s</span>", text, text, text)
 	default:
 		return text
 	}

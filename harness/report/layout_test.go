@@ -1,0 +1,90 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// A real run's report.html read on a 1280 px screen: nothing wider than the window (a wide
+// table scrolls inside its own box), every per-run timeline collapsed until asked for, every
+// figure loaded, nothing logged. The measured page height is printed.
+func TestRealRunFitsA1280pxScreen(t *testing.T) {
+	dir, e := realRun(t)
+	if err := WriteHTML(dir, e); err != nil {
+		t.Fatal(err)
+	}
+	ctx, problems := openInChromium(t, filepath.Join(dir, "report.html"))
+	width, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	viewport, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.innerWidth`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	height, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollHeight`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	timelines, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("img[alt^='timeline of']").length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	collapsed, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("details:not([open]) img[alt^='timeline of']").length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(80))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := os.Getenv("QUAL_PLOT_OUT"); out != "" { // to look at it
+		_ = os.WriteFile(filepath.Join(out, "report-full-run.png"), shot, 0o644)
+	}
+	t.Logf("viewport %d px: page %d × %d px, %d timelines (%d collapsed)", viewport, width, height, timelines, collapsed)
+	if viewport != 1280 {
+		t.Fatalf("the window is %d px wide, want 1280", viewport)
+	}
+	if width > viewport {
+		t.Errorf("the page is %d px wide on a %d px screen: something does not wrap or scroll in its own box", width, viewport)
+	}
+	if timelines < 20 || collapsed != timelines {
+		t.Errorf("%d timelines, %d of them collapsed: every per-run timeline belongs in a closed <details>", timelines, collapsed)
+	}
+	if broken > 0 {
+		t.Errorf("%d figures did not load", broken)
+	}
+	if p := problems(); len(p) > 0 {
+		t.Errorf("report.html logged problems: %s", strings.Join(p, "; "))
+	}
+}
+
+// No Go value leaks into a report of a real run: a package-qualified name (evidence.Stage), a
+// fmt error verb (%!d), a map or struct dump, a nil.
+func TestRealRunShowsNoGoValues(t *testing.T) {
+	dir, e := realRun(t)
+	page, err := HTML(dir, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := htmlContent(t, page)
+	var all []string
+	for _, v := range text {
+		all = append(all, v...)
+	}
+	goValue := regexp.MustCompile(`\b(evidence|timing|schema|stats|inventory|report|doc|join|family)\.[A-Z]\w*|%!|map\[|&?\{[A-Z]\w*:|<nil>|\bnil\b|0x[0-9a-f]{6,}`)
+	for name, body := range map[string]string{"qualification.md": Markdown(e), "report.html (text)": strings.Join(all, "\n")} {
+		if m := goValue.FindAllString(body, -1); len(m) > 0 {
+			t.Errorf("%s shows Go values %q", name, m)
+		}
+	}
+}

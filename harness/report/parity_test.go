@@ -1,0 +1,267 @@
+package report
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/plot"
+)
+
+// realRun is a published full `make qualify` run of the reference target (its evidence.json,
+// gzipped) in a directory holding every figure it references, drawn by harness/plot as the
+// suites draw them.
+func realRun(t *testing.T) (string, evidence.Evidence) {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "full-0951.evidence.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e evidence.Evidence
+	if err := json.NewDecoder(z).Decode(&e); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	timeline, err := plot.Timeline{Title: "run", Lanes: 2, Spans: []plot.Span{{ArrivalS: 0, TaskS: 1, EndS: 1.1, Warmup: true}, {ArrivalS: 1.2, QueueS: 0.2, TaskS: 1, EndS: 2.5}}}.PNG(96)
+	if err != nil {
+		t.Fatal(err)
+	}
+	figures := 0
+	for _, s := range e.Stages {
+		for _, r := range s.Results {
+			if r.Plot != "" {
+				mkdirFor(t, dir, r.Plot)
+				if err := plot.WriteLatencySVG(filepath.Join(dir, r.Plot), r.Profile, []float64{12, 10, 15, 40}, []float64{9, 8, 11, 37}); err != nil {
+					t.Fatal(err)
+				}
+				figures++
+			}
+			for _, p := range r.Timelines {
+				mkdirFor(t, dir, p)
+				if err := os.WriteFile(filepath.Join(dir, p), timeline, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				figures++
+			}
+		}
+	}
+	if figures < 20 {
+		t.Fatalf("the fixture references %d figures; the published run has 6 latency plots and 26 timelines", figures)
+	}
+	return dir, e
+}
+
+func mkdirFor(t *testing.T, dir, rel string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// content is what a reader finds in a report, rendering aside: its headings, the header of
+// each table, every table cell, every figure, every paragraph and list item and every
+// collapsed section's summary, each as normalized text.
+type content map[string][]string
+
+// report.html and qualification.md of a real run hold the same content: a section, table,
+// cell, figure or sentence in one and not in the other fails, named.
+func TestBothReportsHoldTheSameContent(t *testing.T) {
+	dir, e := realRun(t)
+	page, err := HTML(dir, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, hp := markdownContent(Markdown(e)), htmlContent(t, page)
+	for _, kind := range []string{"heading", "table header", "cell", "figure", "paragraph", "list item", "summary"} {
+		if len(md[kind]) == 0 && kind != "summary" {
+			t.Errorf("qualification.md has no %s: the parser or the fixture is wrong", kind)
+		}
+		onlyMD, onlyHTML := difference(md[kind], hp[kind]), difference(hp[kind], md[kind])
+		for _, x := range onlyMD {
+			t.Errorf("%s only in qualification.md: %q", kind, x)
+		}
+		for _, x := range onlyHTML {
+			t.Errorf("%s only in report.html: %q", kind, x)
+		}
+	}
+	for _, want := range []string{"Over runs", "Accuracy", "Tails", "Reproduce each row", "Inventory", "Formulas"} {
+		if !strings.Contains(strings.Join(append(append(hp["paragraph"], hp["heading"]...), hp["summary"]...), "\n"), want) {
+			t.Errorf("report.html lacks %s", want)
+		}
+	}
+}
+
+// difference is the multiset a − b, sorted.
+func difference(a, b []string) []string {
+	left := map[string]int{}
+	for _, x := range b {
+		left[x]++
+	}
+	var out []string
+	for _, x := range a {
+		if left[x] > 0 {
+			left[x]--
+			continue
+		}
+		out = append(out, x)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func norm(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// mdPlain is a Markdown span's text: links, code, strong and emphasis marks dropped.
+func mdPlain(s string) string {
+	s = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`).ReplaceAllString(s, "$1")
+	s = strings.NewReplacer("``", "", "`", "", "**", "", `\|`, "|", "&lt;", "<", "<details><summary>", "", "</summary>", "").Replace(s)
+	s = regexp.MustCompile(`(^|[\s(])\*([^*\s][^*]*)\*`).ReplaceAllString(s, "$1$2")
+	return norm(s)
+}
+
+// markdownContent parses qualification.md as GitHub renders it, for the kinds of block the
+// reports write.
+func markdownContent(md string) content {
+	c := content{}
+	lines := strings.Split(md, "\n")
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		switch {
+		case line == "" || line == "</details>":
+		case strings.HasPrefix(line, "#"):
+			c["heading"] = append(c["heading"], mdPlain(strings.TrimLeft(line, "# ")))
+		case strings.HasPrefix(line, "<details><summary>"):
+			c["summary"] = append(c["summary"], mdPlain(line))
+		case strings.HasPrefix(line, "|"):
+			c["table header"] = append(c["table header"], strings.Join(mdCells(line), " | "))
+			for i += 2; i < len(lines) && strings.HasPrefix(lines[i], "|"); i++ {
+				c["cell"] = append(c["cell"], mdCells(lines[i])...)
+			}
+		case strings.HasPrefix(line, "- ") || strings.HasPrefix(line, "  - "):
+			c["list item"] = append(c["list item"], mdPlain(strings.TrimLeft(line, " -")))
+		case strings.HasPrefix(line, "!["):
+			m := regexp.MustCompile(`^!\[([^\]]*)\]\(([^)]*)\)$`).FindStringSubmatch(line)
+			if m != nil {
+				c["figure"] = append(c["figure"], m[1]+" @ "+m[2])
+			}
+			if i+1 < len(lines) && lines[i+1] != "" { // the caption
+				i++
+				c["figure"] = append(c["figure"], "caption: "+mdPlain(lines[i]))
+			}
+		default:
+			c["paragraph"] = append(c["paragraph"], mdPlain(strings.TrimPrefix(line, "> ")))
+		}
+	}
+	return c
+}
+
+// mdCells splits a table row at its unescaped pipes.
+func mdCells(line string) []string {
+	line = strings.TrimSpace(line)
+	line = line[1 : len(line)-1] // the row's outer pipes
+	var cells []string
+	var cell strings.Builder
+	for i := 0; i < len(line); i++ {
+		switch {
+		case line[i] == '\\' && i+1 < len(line) && line[i+1] == '|':
+			cell.WriteString(`\|`)
+			i++
+		case line[i] == '|':
+			cells = append(cells, mdPlain(cell.String()))
+			cell.Reset()
+		default:
+			cell.WriteByte(line[i])
+		}
+	}
+	return append(cells, mdPlain(cell.String()))
+}
+
+// htmlContent parses report.html with an HTML5 parser, as a browser does.
+func htmlContent(t *testing.T, page []byte) content {
+	t.Helper()
+	root, err := html.Parse(bytes.NewReader(page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := content{}
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			switch n.Data {
+			case "h1", "h2", "h3", "h4", "h5", "h6":
+				c["heading"] = append(c["heading"], norm(textOf(n, "")))
+			case "tr":
+				var cells []string
+				header := false
+				for k := n.FirstChild; k != nil; k = k.NextSibling {
+					if k.Type == html.ElementNode && (k.Data == "th" || k.Data == "td") {
+						header = header || k.Data == "th"
+						cells = append(cells, norm(textOf(k, "")))
+					}
+				}
+				if header {
+					c["table header"] = append(c["table header"], strings.Join(cells, " | "))
+				} else {
+					c["cell"] = append(c["cell"], cells...)
+				}
+				return
+			case "img":
+				c["figure"] = append(c["figure"], attrOf(n, "alt")+" @ "+attrOf(n, "data-src"))
+			case "figcaption":
+				c["figure"] = append(c["figure"], "caption: "+norm(textOf(n, "")))
+				return
+			case "p":
+				c["paragraph"] = append(c["paragraph"], norm(textOf(n, "")))
+				return
+			case "li":
+				c["list item"] = append(c["list item"], norm(textOf(n, "ul")))
+			case "summary":
+				c["summary"] = append(c["summary"], norm(textOf(n, "")))
+				return
+			}
+		}
+		for k := n.FirstChild; k != nil; k = k.NextSibling {
+			walk(k)
+		}
+	}
+	walk(root)
+	return c
+}
+
+// textOf is a node's text, leaving out the elements named skip (a list item's sub-list).
+func textOf(n *html.Node, skip string) string {
+	if n.Type == html.TextNode {
+		return n.Data
+	}
+	var b strings.Builder
+	for k := n.FirstChild; k != nil; k = k.NextSibling {
+		if k.Type == html.ElementNode && k.Data == skip {
+			continue
+		}
+		b.WriteString(textOf(k, skip))
+	}
+	return b.String()
+}
+
+func attrOf(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
