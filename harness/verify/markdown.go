@@ -2,14 +2,12 @@ package verify
 
 import (
 	"github.com/trtmc-qual/trtmc-qual/harness/report"
-	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 )
 
-// markdownCheck: qualification.md is the report rendered from evidence.json.
+// markdownCheck: qualification.md is the run's document (report.Build, from evidence.json)
+// rendered as Markdown, byte for byte.
 func markdownCheck(r *Run) []Problem {
-	md, err := runfile.ReadIn(r.Dir, "qualification.md")
-	if err != nil || string(md) != report.Markdown(r.Evidence) {
-		return []Problem{{"qualification.md", "does not match evidence.json (regenerated report differs)"}}
-	}
-	return nil
+	return problemsFrom(func(say reporter) {
+		compareRendering(r.Dir, "qualification.md", []byte(report.Markdown(r.Evidence)), say)
+	})
 }

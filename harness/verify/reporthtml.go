@@ -14,22 +14,28 @@ func htmlCheck(r *Run) []Problem {
 	return problemsFrom(func(report reporter) { checkHTML(r.Dir, r.Evidence, report) })
 }
 
-// checkHTML re-renders report.html from evidence.json and the run's plots, as `qual report`
-// wrote it, and requires the stored page to be that page: its verdict and lights are the
-// evidence's, not an edit.
+// checkHTML re-renders report.html from evidence.json and the run's figures, as `qual report`
+// wrote it (the same document as qualification.md, rendered as HTML), and requires the stored
+// page to be that page: its verdict and lights are the evidence's, not an edit.
 func checkHTML(runDir string, e evidence.Evidence, say reporter) {
-	stored, err := runfile.ReadIn(runDir, "report.html")
-	if err != nil {
-		say("report.html", "%v", err)
-		return
-	}
 	want, err := report.HTML(runDir, e)
 	if err != nil {
 		say("report.html", "not re-renderable from evidence.json: %v", err)
 		return
 	}
+	compareRendering(runDir, "report.html", want, say)
+}
+
+// compareRendering requires a stored rendering of the evidence to be its re-rendering, and
+// names the first line that differs.
+func compareRendering(runDir, name string, want []byte, say reporter) {
+	stored, err := runfile.ReadIn(runDir, name)
+	if err != nil {
+		say(name, "%v", err)
+		return
+	}
 	if !bytes.Equal(stored, want) {
-		say("report.html", "does not match evidence.json (re-rendered page differs: %s)", differingLine(stored, want))
+		say(name, "does not match evidence.json (re-rendered %s differs: %s)", name, differingLine(stored, want))
 	}
 }
 
