@@ -167,7 +167,7 @@ func safeHref(h string) bool {
 		return true
 	}
 	clean := path.Clean(h)
-	return h != "" && !strings.Contains(h, ":") && !strings.HasPrefix(clean, "/") && clean != ".." && !strings.HasPrefix(clean, "../")
+	return h != "" && !strings.ContainsAny(h, ":\x00\t\n\r\\") && !strings.HasPrefix(clean, "/") && clean != ".." && !strings.HasPrefix(clean, "../")
 }
 
 func attr(name, value string) string {

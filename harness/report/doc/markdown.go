@@ -37,7 +37,11 @@ func mdBlocks(b *strings.Builder, blocks []Block, level int) {
 			mdTable(b, x)
 		case Figures:
 			for _, f := range x.Items {
-				fmt.Fprintf(b, "![%s](%s)\n%s\n\n", mdAlt(f.Alt), f.Src, mdInline(T("").Emph(f.Caption.String()), false))
+				src := "(a figure outside the run directory)"
+				if safeHref(f.Src) {
+					src = mdDest(f.Src)
+				}
+				fmt.Fprintf(b, "![%s](%s)\n%s\n\n", mdAlt(f.Alt), src, mdInline(T("").Emph(f.Caption.String()), false))
 			}
 		case Details:
 			fmt.Fprintf(b, "<details><summary>%s</summary>\n\n", mdInline(x.Summary, false))
@@ -69,8 +73,8 @@ func mdInline(t Text, cell bool) string {
 			text = strings.ReplaceAll(text, "|", `\|`)
 		}
 		out := mdSpan(s.Kind, text)
-		if s.Href != "" && !strings.HasPrefix(s.Href, "#") { // "#id" is a place in report.html only
-			out = fmt.Sprintf("[%s](%s)", out, s.Href)
+		if s.Href != "" && !strings.HasPrefix(s.Href, "#") && safeHref(s.Href) { // "#id" is a place in report.html only
+			out = fmt.Sprintf("[%s](%s)", out, mdDest(s.Href))
 		}
 		b.WriteString(out)
 	}
@@ -99,7 +103,15 @@ func mdSpan(k Kind, text string) string {
 // mdText keeps a "<" in data from opening an HTML tag in a Markdown viewer.
 func mdText(s string) string { return strings.ReplaceAll(s, "<", "&lt;") }
 
-func mdAlt(s string) string { return strings.NewReplacer("[", "(", "]", ")").Replace(oneSpace(s)) }
+func mdAlt(s string) string { return mdText(strings.NewReplacer("[", "(", "]", ")").Replace(oneSpace(s))) }
+
+// mdDest is a link destination; one with spaces or parentheses is written in angle brackets.
+func mdDest(href string) string {
+	if strings.ContainsAny(href, " ()<>") {
+		return "<" + strings.NewReplacer("<", "%3C", ">", "%3E").Replace(href) + ">"
+	}
+	return href
+}
 
 func oneSpace(s string) string {
 	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s)
