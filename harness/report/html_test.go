@@ -68,14 +68,8 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("tr.row").length`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	plotsLoaded, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Array.from(document.images).filter(i => i.complete && i.naturalWidth > 0).length`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := evalInt(t, ctx, `document.querySelectorAll("tr.row").length`)
+	plotsLoaded := evalInt(t, ctx, `Array.from(document.images).filter(i => i.complete && i.naturalWidth > 0).length`)
 	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)
@@ -142,4 +136,14 @@ func openInChromium(t *testing.T, page string) (ctx context.Context, problems fu
 		t.Fatalf("chromium: %v", err)
 	}
 	return ctx, func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), seen...) }
+}
+
+// evalInt is the number a script gives in the page.
+func evalInt(t *testing.T, ctx context.Context, js string) int {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[int](js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -19,30 +19,13 @@ func TestRealRunFitsA1280pxScreen(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, problems := openInChromium(t, filepath.Join(dir, "report.html"))
-	width, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	viewport, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.innerWidth`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	height, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollHeight`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	timelines, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("img[alt^='timeline of']").length`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	collapsed, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("details:not([open]) img[alt^='timeline of']").length`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	broken, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).length`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	width := evalInt(t, ctx, `document.documentElement.scrollWidth`)
+	viewport := evalInt(t, ctx, `window.innerWidth`)
+	height := evalInt(t, ctx, `document.documentElement.scrollHeight`)
+	timelines := evalInt(t, ctx, `document.querySelectorAll("img[alt^='timeline of']").length`)
+	collapsed := evalInt(t, ctx, `document.querySelectorAll("details:not([open]) img[alt^='timeline of']").length`)
+	scrolling := evalInt(t, ctx, `Array.from(document.querySelectorAll(".wide")).filter(d => d.scrollWidth > d.clientWidth).length`)
+	broken := evalInt(t, ctx, `Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).length`)
 	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(80))
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +33,7 @@ func TestRealRunFitsA1280pxScreen(t *testing.T) {
 	if out := os.Getenv("QUAL_PLOT_OUT"); out != "" { // to look at it
 		_ = os.WriteFile(filepath.Join(out, "report-full-run.png"), shot, 0o644)
 	}
-	t.Logf("viewport %d px: page %d × %d px, %d timelines (%d collapsed)", viewport, width, height, timelines, collapsed)
+	t.Logf("viewport %d px: page %d × %d px, %d tables scrolling in their own box, %d timelines (%d collapsed)", viewport, width, height, scrolling, timelines, collapsed)
 	if viewport != 1280 {
 		t.Fatalf("the window is %d px wide, want 1280", viewport)
 	}

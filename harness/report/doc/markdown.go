@@ -103,7 +103,9 @@ func mdSpan(k Kind, text string) string {
 // mdText keeps a "<" in data from opening an HTML tag in a Markdown viewer.
 func mdText(s string) string { return strings.ReplaceAll(s, "<", "&lt;") }
 
-func mdAlt(s string) string { return mdText(strings.NewReplacer("[", "(", "]", ")").Replace(oneSpace(s))) }
+func mdAlt(s string) string {
+	return mdText(strings.NewReplacer("[", "(", "]", ")").Replace(oneSpace(s)))
+}
 
 // mdDest is a link destination; one with spaces or parentheses is written in angle brackets.
 func mdDest(href string) string {
