@@ -97,8 +97,7 @@ func stageSection(s evidence.Stage) doc.Section {
 		}
 		add(rowsTable(s, notes))
 		add(skippedBlocks(s)...) // inputs not sent, by the family's clip limits (skipped.go)
-		add(figuresBlocks(s)...)
-		add(tailsBlocks(s)...)
+		add(measuredBlocks(s)...)
 		add(noCacheBlocks(s)...)
 		add(perRunBlocks(s)...)
 		add(intervalBlocks(s)...) // intervals over runs and accuracy intervals (intervals.go)
@@ -212,14 +211,16 @@ func measured(s evidence.Stage) []evidence.Result {
 	return out
 }
 
-// figuresBlocks is the performance table of the measured rows (PerfOf's cells) and their
-// latency plots.
-func figuresBlocks(s evidence.Stage) []doc.Block {
+// measuredBlocks are the measured rows' performance table (PerfOf's cells), their latency
+// plots, and their tail percentiles pooled over every run, each with n and its
+// distribution-free interval.
+func measuredBlocks(s evidence.Stage) []doc.Block {
 	rows := measured(s)
 	if len(rows) == 0 {
 		return nil
 	}
-	t := doc.Table{Class: "figures", Header: []string{"profile", "client p50 ms", "Task p50 ms", "client − Task p50 ms", "throughput", "RTF or images/s", "plot"}}
+	perf := doc.Table{Class: "figures", Header: []string{"profile", "client p50 ms", "Task p50 ms", "client − Task p50 ms", "throughput", "RTF or images/s", "plot"}}
+	tails := doc.Table{Class: "tails", Header: []string{"profile", "client p95 ms", "client p99 ms", "Task p95 ms", "Task p99 ms"}}
 	var plots doc.Figures
 	for _, r := range rows {
 		plot := doc.T("—")
@@ -229,28 +230,15 @@ func figuresBlocks(s evidence.Stage) []doc.Block {
 				Caption: doc.T(r.Profile + ": client latency vs Task call, measured requests")})
 		}
 		p := PerfOf(r)
-		t.Rows = append(t.Rows, doc.Row{Cells: []doc.Text{doc.T(r.Profile), doc.T(p.ClientP50), doc.T(p.TaskP50), doc.T(p.Overhead), doc.T(p.Throughput), doc.T(p.Rate), plot}})
+		perf.Rows = append(perf.Rows, doc.Row{Cells: []doc.Text{doc.T(r.Profile), doc.T(p.ClientP50), doc.T(p.TaskP50), doc.T(p.Overhead), doc.T(p.Throughput), doc.T(p.Rate), plot}})
+		tails.Rows = append(tails.Rows, doc.Row{Cells: []doc.Text{doc.T(r.Profile), doc.T(TailCell(r, "client_latency", 95)), doc.T(TailCell(r, "client_latency", 99)),
+			doc.T(TailCell(r, "task_call", 95)), doc.T(TailCell(r, "task_call", 99))}})
 	}
-	out := []doc.Block{doc.Paragraph{Text: doc.T("Figures (measured requests of every run; a rate is the mean over runs of each run's own rate, ± its 95% half-width over runs; formulas at the end):")}, t}
+	out := []doc.Block{doc.Paragraph{Text: doc.T("Figures (measured requests of every run; a rate is the mean over runs of each run's own rate, ± its 95% half-width over runs; formulas at the end):")}, perf}
 	if len(plots.Items) > 0 {
 		out = append(out, plots)
 	}
-	return out
-}
-
-// tailsBlocks is the tail percentiles of every measured row, pooled over its runs, each with n
-// and its distribution-free interval.
-func tailsBlocks(s evidence.Stage) []doc.Block {
-	rows := measured(s)
-	if len(rows) == 0 {
-		return nil
-	}
-	t := doc.Table{Class: "tails", Header: []string{"profile", "client p95 ms", "client p99 ms", "Task p95 ms", "Task p99 ms"}}
-	for _, r := range rows {
-		t.Rows = append(t.Rows, doc.Row{Cells: []doc.Text{doc.T(r.Profile), doc.T(TailCell(r, "client_latency", 95)), doc.T(TailCell(r, "client_latency", 99)),
-			doc.T(TailCell(r, "task_call", 95)), doc.T(TailCell(r, "task_call", 99))}})
-	}
-	return []doc.Block{doc.Paragraph{Text: doc.Prose("Tails (pooled over every run: value [95% distribution-free interval] n; a side no sample can bound is *open*):")}, t}
+	return append(out, doc.Paragraph{Text: doc.Prose("Tails (pooled over every run: value [95% distribution-free interval] n; a side no sample can bound is *open*):")}, tails)
 }
 
 // gateFigureBlocks is one column per figure the stage's gates report.
