@@ -64,10 +64,17 @@ func TestRealRunShowsNoGoValues(t *testing.T) {
 	for _, v := range text {
 		all = append(all, v...)
 	}
-	goValue := regexp.MustCompile(`\b(evidence|timing|schema|stats|inventory|report|doc|join|family)\.[A-Z]\w*|%!|map\[|&?\{[A-Z]\w*:|<nil>|\bnil\b|0x[0-9a-f]{6,}`)
+	goValue := regexp.MustCompile(`\b(evidence|timing|schema|stats|inventory|report|doc|join|family|contract|workload|aiperfexport)\.\w+|%!|map\[|&?\{[A-Z]\w*:|<nil>|\bnil\b|0x[0-9a-f]{6,}`)
+	fileName := regexp.MustCompile(`\.(json|html|md|txt|svg|png)$`)
 	for name, body := range map[string]string{"qualification.md": Markdown(e), "report.html (text)": strings.Join(all, "\n")} {
-		if m := goValue.FindAllString(body, -1); len(m) > 0 {
-			t.Errorf("%s shows Go values %q", name, m)
+		var values []string
+		for _, m := range goValue.FindAllString(body, -1) {
+			if !fileName.MatchString(m) { // evidence.json is a file a report may name
+				values = append(values, m)
+			}
+		}
+		if len(values) > 0 {
+			t.Errorf("%s shows Go values %q", name, values)
 		}
 	}
 }
