@@ -31,7 +31,7 @@ func intervalBlocks(s evidence.Stage) []doc.Block {
 	}
 	var out []doc.Block
 	if len(t.Rows) > 0 {
-		out = append(out, doc.Paragraph{Text: doc.Prose("Over runs (mean ± 95% Student-t half-width; *inconclusive* when the half-width exceeds 5% of the mean; the tails pooled over runs are in the Tails table):")}, t)
+		out = append(out, doc.Paragraph{Text: doc.Prose("Over runs (mean ± 95% Student-t half-width; (inconclusive) when the half-width exceeds 5% of the mean; the tails pooled over runs are in the Tails table):")}, t)
 	}
 	return append(out, accuracyBlocks(s)...)
 }
@@ -72,11 +72,11 @@ func intervalCell(rep *schema.Repeated, name string) doc.Text {
 		}
 		switch {
 		case f.CI == nil:
-			return doc.T(fmt.Sprintf("%.3g (%s)", f.Mean, f.Reason))
+			return doc.T(fmt.Sprintf("%s (%s)", formatFigure(f.Mean), f.Reason))
 		case f.Inconclusive:
-			return doc.T(fmt.Sprintf("%.4g ± %.2g ", f.Mean, f.HalfWidth)).Emph("inconclusive")
+			return doc.T(formatFigure(f.Mean) + " ± " + formatHalfWidth(f.HalfWidth) + " (inconclusive)")
 		default:
-			return doc.T(fmt.Sprintf("%.4g ± %.2g", f.Mean, f.HalfWidth))
+			return doc.T(formatFigure(f.Mean) + " ± " + formatHalfWidth(f.HalfWidth))
 		}
 	}
 	return doc.T("—")

@@ -69,3 +69,18 @@ func TestIntervalsInTheReport(t *testing.T) {
 		}
 	}
 }
+
+// A half-width reads in two significant digits and never in exponent form, over every scale a
+// figure has (ms from under 1 to tens of thousands, rates, ratios).
+func TestHalfWidthsHaveNoExponent(t *testing.T) {
+	for v, want := range map[float64]string{190: "190", 1743: "1700", 123456: "120000", 4: "4", 0.029: "0.029", 0.00098: "0.00098", 2.04e-7: "0.0000002", 0: "0", 9.96: "10"} {
+		if got := formatHalfWidth(v); got != want {
+			t.Errorf("formatHalfWidth(%v) = %q, want %q", v, got, want)
+		}
+	}
+	for v := 1e-6; v < 1e6; v *= 1.37 {
+		if s := formatHalfWidth(v); strings.ContainsAny(s, "eE") {
+			t.Errorf("formatHalfWidth(%v) = %q", v, s)
+		}
+	}
+}

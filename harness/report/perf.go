@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
@@ -40,7 +41,7 @@ func PerfOf(r evidence.Result) Perf {
 }
 
 // FigureCell is one timing figure as every report prints it: four significant digits, and
-// with several runs its 95% half-width over runs (*inconclusive* past the 5% rule).
+// with several runs its 95% half-width over runs (inconclusive past the 5% rule).
 func FigureCell(r evidence.Result, name string) string {
 	if r.Timing == nil {
 		return "—"
@@ -54,7 +55,7 @@ func FigureCell(r evidence.Result, name string) string {
 		return cell // a pooled figure: the means over runs of per-run figures are another figure
 	}
 	if iv, ok := intervalOf(r.Repeated, name); ok && iv.CI != nil {
-		cell += fmt.Sprintf(" ± %.2g", iv.HalfWidth)
+		cell += " ± " + formatHalfWidth(iv.HalfWidth)
 		if iv.Inconclusive {
 			cell += " (inconclusive)"
 		}
@@ -69,6 +70,16 @@ func formatFigure(v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.4g", v)
+}
+
+// formatHalfWidth is a half-width to two significant digits, never in exponent form (190, not
+// 1.9e+02).
+func formatHalfWidth(v float64) string {
+	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	rounded, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 2, 64), 64)
+	return strconv.FormatFloat(rounded, 'f', -1, 64)
 }
 
 func intervalOf(rep *schema.Repeated, name string) (schema.Interval, bool) {
