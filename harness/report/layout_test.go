@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 )
 
 // A real run's report.html read on a 1280 px screen: nothing wider than the window (a wide
@@ -15,6 +17,17 @@ import (
 // figure loaded, nothing logged. The measured page height is printed.
 func TestRealRunFitsA1280pxScreen(t *testing.T) {
 	dir, e := realRun(t)
+	t.Run("as published", func(t *testing.T) { fitsA1280pxScreen(t, dir, e) })
+	// A failed row whose failure and reproduce command are one unbroken token each: a line,
+	// a list item or a cell wraps it rather than widening the page.
+	long := strings.Repeat("asr/sphinx-en-us/aiperf/artifacts/profile_runs/run_0001/", 40)
+	r := &e.Stages[0].Results[0]
+	r.Status, r.Failures, r.Reproduce = "failed", []string{"identity: " + long}, "QUAL_FOCUS="+long
+	e.Stages[0].Status = "failed"
+	t.Run("a long failure", func(t *testing.T) { fitsA1280pxScreen(t, dir, e) })
+}
+
+func fitsA1280pxScreen(t *testing.T, dir string, e evidence.Evidence) {
 	if err := WriteHTML(dir, e); err != nil {
 		t.Fatal(err)
 	}

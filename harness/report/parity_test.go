@@ -15,6 +15,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/plot"
+	"github.com/trtmc-qual/trtmc-qual/harness/report/doc"
 )
 
 // realRun is a published full `make qualify` run of the reference target (its evidence.json,
@@ -264,4 +265,50 @@ func attrOf(n *html.Node, key string) string {
 		}
 	}
 	return ""
+}
+
+// Every table the document holds, for a real run, a small one and a failing one, has a header
+// and rows of exactly one cell per column, and every section and figure is named: what both
+// renderers rely on.
+func TestEveryTableIsRectangular(t *testing.T) {
+	_, real := realRun(t)
+	failing := sampleRun()
+	failing.Stages[0].Results[0].Status, failing.Stages[0].Results[0].Failures = evidence.StatusFailed, []string{"join: 1 | 2\nrecords"}
+	for name, e := range map[string]evidence.Evidence{"real run": real, "sample": sampleRun(), "failing": failing} {
+		tables := 0
+		var walk func(where string, blocks []doc.Block)
+		walk = func(where string, blocks []doc.Block) {
+			for _, b := range blocks {
+				switch x := b.(type) {
+				case doc.Section:
+					if x.Title.String() == "" || x.ID == "" {
+						t.Errorf("%s: a section in %s without a title or id", name, where)
+					}
+					walk(x.Title.String(), x.Blocks)
+				case doc.Details:
+					walk(where+" / "+x.Summary.String(), x.Blocks)
+				case doc.Table:
+					tables++
+					if len(x.Header) == 0 || len(x.Rows) == 0 {
+						t.Errorf("%s: %s has a table of %d columns and %d rows", name, where, len(x.Header), len(x.Rows))
+					}
+					for _, r := range x.Rows {
+						if len(r.Cells) != len(x.Header) {
+							t.Errorf("%s: %s: a row of %d cells under %d columns %q", name, where, len(r.Cells), len(x.Header), x.Header)
+						}
+					}
+				case doc.Figures:
+					for _, f := range x.Items {
+						if f.Src == "" || f.Alt == "" || f.Caption.String() == "" {
+							t.Errorf("%s: %s: a figure without a path, alt text or caption: %+v", name, where, f)
+						}
+					}
+				}
+			}
+		}
+		walk("the verdict", Build(e).Blocks)
+		if tables < 2 {
+			t.Errorf("%s: %d tables", name, tables)
+		}
+	}
 }
