@@ -68,13 +68,12 @@ func mdTable(b *strings.Builder, t Table) {
 func mdInline(t Text, cell bool) string {
 	var b strings.Builder
 	for _, s := range t {
-		text := oneSpace(s.Text)
-		if cell {
-			text = strings.ReplaceAll(text, "|", `\|`)
-		}
-		out := mdSpan(s.Kind, text)
+		out := mdSpan(s.Kind, oneSpace(s.Text))
 		if s.Href != "" && !strings.HasPrefix(s.Href, "#") && safeHref(s.Href) { // "#id" is a place in report.html only
 			out = fmt.Sprintf("[%s](%s)", out, mdDest(s.Href))
+		}
+		if cell {
+			out = strings.ReplaceAll(out, "|", `\|`)
 		}
 		b.WriteString(out)
 	}
@@ -100,8 +99,12 @@ func mdSpan(k Kind, text string) string {
 	}
 }
 
-// mdText keeps a "<" in data from opening an HTML tag in a Markdown viewer.
-func mdText(s string) string { return strings.ReplaceAll(s, "<", "&lt;") }
+// mdText keeps data from being read as Markdown: a "<" would open an HTML tag, a backtick a
+// code span, a star emphasis, "](" a link. (An underscore inside a word, as in gold_wer, is no
+// emphasis in GitHub-flavoured Markdown and stays as it is.)
+func mdText(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "<", "&lt;", "`", "\\`", "*", `\*`, "](", `\](`).Replace(s)
+}
 
 func mdAlt(s string) string {
 	return mdText(strings.NewReplacer("[", "(", "]", ")").Replace(oneSpace(s)))
