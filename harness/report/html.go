@@ -11,7 +11,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 )
 
-// Light is a row's traffic light in report.html (defined in the report's legend).
+// Light is a row's traffic light, the first column of both reports' row tables (defined in their legend).
 type Light string
 
 // The lights.
