@@ -34,6 +34,8 @@ const (
 
 // Settle is the one stage-status rule, for a single run, a shard and a merged run alike:
 //   - a blocked stage stays blocked (its audit and probe say why);
+//   - a stage of which a narrowed run (its selection has a label) selected no row is not
+//     selected: nothing is claimed for it;
 //   - a stage whose every row is planned is planned (this machine could not run the target);
 //   - any failed row — counted or not: a reduced profile failing its family gate is a defect
 //     too — or a counted checkpoint short of aiperf-qualified fails the stage;
@@ -43,6 +45,10 @@ const (
 //   - otherwise the stage is qualified.
 func Settle(s *Stage) {
 	if s.Status == StatusBlocked {
+		return
+	}
+	if sel := s.Selection; len(s.Results) == 0 && s.Probe == nil && len(s.Audit) == 0 && sel != nil && sel.Label != "" {
+		s.Status, s.Reason = StatusNotSelected, fmt.Sprintf("not selected: this %s run selected none of the stage's %s; nothing is claimed for it", sel.Label, CountRows(len(sel.TargetRows)))
 		return
 	}
 	if p := s.Probe; p != nil && p.Planned == "" && !p.Passed && !allPlanned(s.Results) {
@@ -90,18 +96,22 @@ func Verdict(e Evidence) string {
 	return v
 }
 
-// stagesVerdict is the verdict of the stage statuses alone.
+// stagesVerdict is the verdict of the stage statuses alone, over the stages the run selected.
 func stagesVerdict(e Evidence) string {
 	counts := map[Status]int{}
+	n := 0
 	for _, s := range e.Stages {
-		counts[s.Status]++
+		if ran(s) {
+			counts[s.Status]++
+			n++
+		}
 	}
 	switch {
-	case len(e.Stages) == 0:
+	case n == 0:
 		return "NO STAGES"
 	case counts["failed"] > 0:
 		return "FAILED"
-	case counts["qualified"] == len(e.Stages):
+	case counts["qualified"] == n:
 		return "QUALIFIED"
 	case counts["qualified"] == 0:
 		return "NOT QUALIFIED"
