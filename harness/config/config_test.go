@@ -43,6 +43,8 @@ func TestStrictValues(t *testing.T) {
 		{"QUAL_ASR_REQUEST", "8", "unknown variable QUAL_ASR_REQUEST"},
 		{"QUAL_TRTMC_ROOT", "/nonexistent/trtmc", `QUAL_TRTMC_ROOT="/nonexistent/trtmc" does not exist`},
 		{"QUAL_ROOT", "/tmp", `QUAL_ROOT="/tmp" holds no go.mod`},
+		{"QUAL_STAGE", "asr,speech", `QUAL_STAGE: unknown stage "speech"`},
+		{"QUAL_RERUN", "/nonexistent/run", `QUAL_RERUN="/nonexistent/run" is not a run directory: it does not exist`},
 	} {
 		_, err := read(t, map[string]string{tc.name: tc.value})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

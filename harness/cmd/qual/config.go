@@ -51,15 +51,19 @@ func runConfig(_ context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	printSelection(stdout, sels)
+	printSelection(stdout, sels, cfg.Scope)
 	return nil
 }
 
 // printSelection says which rows of each stage the run selects, and the Ginkgo focus each stage's
-// suite runs them with (suites/qualify applies the same plan.Selection).
-func printSelection(w io.Writer, sels map[stage.Name]plan.Selection) {
+// suite runs them with (suites/qualify applies the same plan.Selection); scope is QUAL_SCOPE,
+// the word the verdict then uses.
+func printSelection(w io.Writer, sels map[stage.Name]plan.Selection, scope string) {
 	for _, s := range stage.Names() {
 		sel := sels[s]
+		if scope != "" {
+			sel.Label = scope
+		}
 		if len(sel.Rows) == 0 {
 			fmt.Fprintf(w, "selection (%s) stage %s: not selected\n", sel.Label, s)
 			continue
