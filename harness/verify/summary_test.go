@@ -30,9 +30,11 @@ func TestSummaryIsReDerivedAndCompared(t *testing.T) {
 		t.Fatalf("the written summary is refused: %v", p)
 	}
 	for name, edit := range map[string]func(string) string{
-		"verdict":   func(s string) string { return strings.Replace(s, `"verdict": "QUALIFIED"`, `"verdict": "FAILED"`, 1) },
-		"scope":     func(s string) string { return strings.Replace(s, `"partial": false`, `"partial": true`, 1) },
-		"status":    func(s string) string { return strings.Replace(s, `"status": "aiperf-qualified"`, `"status": "failed"`, 1) },
+		"verdict": func(s string) string { return strings.Replace(s, `"verdict": "QUALIFIED"`, `"verdict": "FAILED"`, 1) },
+		"scope":   func(s string) string { return strings.Replace(s, `"partial": false`, `"partial": true`, 1) },
+		"status": func(s string) string {
+			return strings.Replace(s, `"status": "aiperf-qualified"`, `"status": "failed"`, 1)
+		},
 		"version":   func(s string) string { return strings.Replace(s, `"schema_version": 1`, `"schema_version": 2`, 1) },
 		"encoding":  func(s string) string { return strings.ReplaceAll(s, "\n ", "\n  ") },
 		"truncated": func(s string) string { return s[:len(s)/2] },
