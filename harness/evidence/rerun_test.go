@@ -63,3 +63,25 @@ func TestFailedRowsAreTheFailedOnes(t *testing.T) {
 		t.Errorf("FailedRows %v, want %v", got, want)
 	}
 }
+
+// A narrowed run that selected only a stage's recorded (reduced, variant) rows is not failed for
+// having no counted row: those rows reached what their kind can reach. A whole run's stage, and a
+// narrowed one with a failure, still fail.
+func TestNarrowedStageOfRecordedRowsOnly(t *testing.T) {
+	validated := Result{Profile: "c", Kind: KindReduced, Status: StatusFamilyValidated}
+	for _, tc := range []struct {
+		label   string
+		results []Result
+		want    Status
+	}{
+		{"rerun", []Result{validated}, StageQualified},
+		{"focused", []Result{{Profile: "c", Kind: KindReduced, Status: StatusFailed}}, StatusFailed},
+		{"", []Result{validated}, StatusFailed},
+	} {
+		s := Stage{Inventory: scopeRows(), Selection: SelectionOf(scopeRows(), tc.label), Results: tc.results}
+		Settle(&s)
+		if s.Status != tc.want {
+			t.Errorf("label %q %v: %s (%s), want %s", tc.label, tc.results, s.Status, s.Reason, tc.want)
+		}
+	}
+}

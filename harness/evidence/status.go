@@ -39,7 +39,8 @@ const (
 //   - a stage whose every row is planned is planned (this machine could not run the target);
 //   - any failed row — counted or not: a reduced profile failing its family gate is a defect
 //     too — or a counted checkpoint short of aiperf-qualified fails the stage;
-//   - a stage with no counted checkpoint fails (nothing qualified the group);
+//   - a stage with no counted checkpoint fails (nothing qualified the group), unless a narrowed
+//     run selected only its recorded rows (the run's verdict then says it is no qualification);
 //   - a refusal probe that ran and failed fails the stage (the serving path answered what it
 //     must refuse);
 //   - otherwise the stage is qualified.
@@ -62,6 +63,10 @@ func Settle(s *Stage) {
 	case failed > 0 || qualified < counted:
 		s.Status = StatusFailed
 		s.Reason = fmt.Sprintf("%d of %d counted checkpoints aiperf-qualified; %s failed", qualified, counted, CountRows(failed))
+	case counted == 0 && s.Selection != nil && s.Selection.Label != "":
+		// A narrowed run that selected only recorded rows of the stage: they reached what their
+		// kind can reach, and the run's verdict says it is not a qualification.
+		s.Status, s.Reason = StageQualified, fmt.Sprintf("no counted checkpoint selected by this %s run; its %s reached what their kind can reach", s.Selection.Label, CountRows(len(s.Results)))
 	case counted == 0:
 		s.Status, s.Reason = StatusFailed, "no full-model checkpoint in the group was qualified"
 	default:
