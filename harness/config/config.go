@@ -50,7 +50,7 @@ func Vars() []Var {
 		{"QUAL_SCOPE", "the word a run that selects only some of the target's rows gives its verdict (make smoke: smoke; default: focused or shard i/n)"},
 		{"QUAL_STAGE", "the stages a run selects, comma-separated (make STAGE=asr); the others are recorded not selected"},
 		{"QUAL_ROWS", "the rows (profiles) a run selects, comma-separated (make ROWS=sphinx-en-us,whisper-tiny-en)"},
-		{"QUAL_RERUN", "a run directory whose failed rows this run selects again (make RERUN=reports/<run>)"},
+		{"QUAL_RERUN", "a run directory (relative: under the repository root) whose failed rows this run selects again (make RERUN=reports/<run>)"},
 		{"QUAL_FAIL_ON", "qual report and make qualify-all: not-qualified (default: exit 1 unless QUALIFIED) or failed (exit 1 only on a FAILED stage)"},
 		{"QUAL_VERIFY_RUN", "tests: a published run for harness/verify's tamper table to copy instead of running the suites"},
 		{"QUAL_DOCKER_WAIT", "containers/engine/ensure-docker.sh: seconds to wait for DOCKER_HOST to answer"},
@@ -175,7 +175,7 @@ func FromEnv(getenv func(string) string, environ []string, wd string) (Config, e
 	}
 	c.Scope = strings.TrimSpace(getenv("QUAL_SCOPE"))
 	var selErrs []error
-	c.Select, selErrs = readSelect(getenv, wd)
+	c.Select, selErrs = readSelect(getenv, root)
 	errs = append(errs, selErrs...)
 	if c.FailOn, err = ParseFailOn(getenv("QUAL_FAIL_ON")); err != nil {
 		errs = append(errs, fmt.Errorf("QUAL_FAIL_ON: %w", err))
@@ -203,8 +203,10 @@ type Select struct {
 func (s Select) Active() bool { return len(s.Stages) > 0 || len(s.Rows) > 0 || s.Rerun != "" }
 
 // readSelect reads QUAL_STAGE, QUAL_ROWS and QUAL_RERUN; a name that is no stage, an empty
-// item or a run directory that does not exist is an error naming the variable.
-func readSelect(getenv func(string) string, wd string) (Select, []error) {
+// item or a run directory that does not exist is an error naming the variable. A relative run
+// directory is under the repository root, as QUAL_RUN_DIR is (each suite runs in its own
+// package directory).
+func readSelect(getenv func(string) string, root string) (Select, []error) {
 	var sel Select
 	var errs []error
 	for _, name := range list(getenv("QUAL_STAGE")) {
@@ -216,7 +218,7 @@ func readSelect(getenv func(string) string, wd string) (Select, []error) {
 	}
 	sel.Rows = list(getenv("QUAL_ROWS"))
 	if dir := strings.TrimSpace(getenv("QUAL_RERUN")); dir != "" {
-		sel.Rerun = absUnder(wd, dir, "")
+		sel.Rerun = absUnder(root, dir, "")
 		if !isDir(sel.Rerun) {
 			errs = append(errs, fmt.Errorf("QUAL_RERUN=%q is not a run directory: it does not exist", dir))
 		}

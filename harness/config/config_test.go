@@ -130,3 +130,16 @@ func TestEveryVariableIsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// A relative QUAL_RERUN is under the repository root wherever the reader runs (each suite runs in
+// its own package directory), as QUAL_RUN_DIR is.
+func TestRerunIsUnderTheRoot(t *testing.T) {
+	vars := map[string]string{"QUAL_RERUN": "golden"}
+	getenv, environ := env(vars)
+	for _, wd := range []string{checkout(), filepath.Join(checkout(), "suites", "asr")} {
+		c, err := FromEnv(getenv, environ, wd)
+		if err != nil || c.Select.Rerun != filepath.Join(c.Root, "golden") {
+			t.Errorf("from %s: %q, %v", wd, c.Select.Rerun, err)
+		}
+	}
+}

@@ -49,7 +49,7 @@ func Settle(s *Stage) {
 		return
 	}
 	if sel := s.Selection; len(s.Results) == 0 && s.Probe == nil && len(s.Audit) == 0 && sel != nil && sel.Label != "" {
-		s.Status, s.Reason = StatusNotSelected, fmt.Sprintf("not selected: this %s run selected none of the stage's %s; nothing is claimed for it", sel.Label, CountRows(len(sel.TargetRows)))
+		s.Status, s.Reason = StatusNotSelected, fmt.Sprintf("not selected by this run (%s): none of the stage's %s ran; nothing is claimed for it", sel.Label, CountRows(len(sel.TargetRows)))
 		return
 	}
 	if p := s.Probe; p != nil && p.Planned == "" && !p.Passed && !allPlanned(s.Results) {
@@ -66,7 +66,7 @@ func Settle(s *Stage) {
 	case counted == 0 && s.Selection != nil && s.Selection.Label != "":
 		// A narrowed run that selected only recorded rows of the stage: they reached what their
 		// kind can reach, and the run's verdict says it is not a qualification.
-		s.Status, s.Reason = StageQualified, fmt.Sprintf("no counted checkpoint selected by this %s run; its %s reached what their kind can reach", s.Selection.Label, CountRows(len(s.Results)))
+		s.Status, s.Reason = StageQualified, fmt.Sprintf("this run (%s) selected no counted checkpoint of the stage; every row it ran (%d) reached what its kind can reach", s.Selection.Label, len(s.Results))
 	case counted == 0:
 		s.Status, s.Reason = StatusFailed, "no full-model checkpoint in the group was qualified"
 	default:
