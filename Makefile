@@ -18,6 +18,13 @@ GOTEST ?= go test
 TARGET ?= $(or $(QUAL_TARGET),$(if $(TRTMC_ROOT),$(TRTMC_TARGET),suites/targets/reference.yaml))
 TRTMC_ROOT ?= $(QUAL_TRTMC_ROOT)
 SHARD ?= $(QUAL_SHARD)
+# Run what you need: STAGE=asr (stages), ROWS=sphinx-en-us,whisper-tiny-en (profiles), RERUN=reports/<run>
+# (that run's failed rows), each narrowing the next. harness/config reads them as QUAL_STAGE, QUAL_ROWS
+# and QUAL_RERUN; the suites run the selected rows alone and record every other row "not selected",
+# so the verdict says the run is not a qualification (`build/bin/qual config` prints the selection).
+STAGE ?= $(QUAL_STAGE)
+ROWS ?= $(QUAL_ROWS)
+RERUN ?= $(QUAL_RERUN)
 # Expanded once: every step of one `make qualify` (deps included) names the same run.
 ifeq ($(origin RUN_ID),undefined)
 RUN_ID := $(shell date -u +%Y%m%d-%H%M%S)
@@ -26,7 +33,8 @@ RUN_DIR ?= reports/$(RUN_ID)
 # Every stage suite (a package under suites/ with a *_suite_test.go): a new stage needs no line here.
 SUITES := $(sort $(patsubst %/,./%,$(dir $(wildcard suites/*/*_suite_test.go))))
 # The target, checkout and shard a run uses, as the suites and `qual config` read them.
-QUAL_ENV = QUAL_TARGET=$(TARGET) QUAL_TRTMC_ROOT=$(if $(TRTMC_ROOT),$(abspath $(TRTMC_ROOT))) QUAL_SHARD=$(SHARD)
+QUAL_ENV = QUAL_TARGET=$(TARGET) QUAL_TRTMC_ROOT=$(if $(TRTMC_ROOT),$(abspath $(TRTMC_ROOT))) QUAL_SHARD=$(SHARD) \
+  QUAL_STAGE=$(STAGE) QUAL_ROWS=$(ROWS) QUAL_RERUN=$(RERUN)
 # verify re-reads a TRTMC row's manifest (a testcase's own test_prompt) in the checkout the run used.
 VERIFY_ENV = $(if $(TRTMC_ROOT),QUAL_TRTMC_ROOT=$(abspath $(TRTMC_ROOT)))
 # Where the wall time of a run goes: each timed step appends "step<TAB>seconds", and the end of
@@ -75,7 +83,7 @@ test: deps ## run every test (after deps, as qualify): unit, parity, integration
 	$(MAKE) --no-print-directory qualify-trtmc-double RUN_ID=$(RUN_ID) RUN_DIR=build/test-run/$(RUN_ID)/trtmc-double \
 	  QUAL_ASR_WARMUP=1 QUAL_ASR_REQUESTS=4 QUAL_ASR_RUNS=1 QUAL_T2I_WARMUP=1 QUAL_T2I_REQUESTS=2 QUAL_T2I_RUNS=1
 
-qualify: deps ## the main job: all stages against the reference target, evidence in reports/
+qualify: deps ## the main job: all stages against the reference target, evidence in reports/ (STAGE=, ROWS=, RERUN=reports/<run> run part of it)
 	@$(MAKE) --no-print-directory qualify-all TARGET=$(TARGET) RUN_ID=$(RUN_ID)
 
 capacity: bin ## per counted ASR and image row: the highest concurrency within the stage's latency objective (CAPACITY_FLAGS="--levels 1,2 --runs 2")
@@ -94,9 +102,12 @@ capacity: bin ## per counted ASR and image row: the highest concurrency within t
 # A shard is part of a run (stage 9's audit is in shard 1 only), so its own verdict is never
 # QUALIFIED: a shard fails only on a FAILED stage unless FAIL_ON says otherwise; the merged run's
 # verdict is the one to gate on (qual report --fail-on on the merged run).
-FAIL_ON ?= $(or $(QUAL_FAIL_ON),$(if $(SHARD)$(JOB_COMPLETION_INDEX)$(CI_NODE_INDEX),failed))
-qualify-all: bin ## qualify TARGET (optionally TRTMC_ROOT, SHARD=i/n, FAIL_ON=failed); fails unless the verdict passes
-	@$(QUAL_ENV) $(QUAL) config >/dev/null || { echo "[qualify] nothing was run: fix the line above (build/bin/qual config --list shows every variable)"; exit 2; }
+# A selection (STAGE, ROWS, RERUN) is never a qualification either: like a shard it fails only on a
+# FAILED stage unless FAIL_ON says otherwise.
+FAIL_ON ?= $(or $(QUAL_FAIL_ON),$(if $(SHARD)$(JOB_COMPLETION_INDEX)$(CI_NODE_INDEX)$(STAGE)$(ROWS)$(RERUN),failed))
+qualify-all: bin ## qualify TARGET (optionally TRTMC_ROOT, SHARD=i/n, STAGE=, ROWS=, RERUN=reports/<run>, FAIL_ON=failed); fails unless the verdict passes
+	@cfg=$$($(QUAL_ENV) $(QUAL) config) || { echo "[qualify] nothing was run: fix the line above (build/bin/qual config --list shows every variable)"; exit 2; }; \
+	  grep '^selection' <<<"$$cfg" | sed 's/^/[qualify] /' || true
 	@$(QUAL_ENV) $(QUAL) doctor --allow-planned || { echo "[qualify] nothing was run: fix the MISSING line(s) above"; exit 1; }
 	@mkdir -p $(RUN_DIR)/junit
 	@echo "[qualify] run $(RUN_ID): target $(TARGET) $(if $(SHARD),shard $(SHARD),$(if $(JOB_COMPLETION_INDEX)$(CI_NODE_INDEX),shard from the engine (harness/shard)))"
@@ -117,11 +128,11 @@ qualify-all: bin ## qualify TARGET (optionally TRTMC_ROOT, SHARD=i/n, FAIL_ON=fa
 # smoke: one counted row per stage of the reference target, end to end (build, gate, serve, AIPerf,
 # join, identity, timing, report, sign, verify), with the fewest requests: a first try, and a
 # pre-merge check. The other rows are not run, so the stages are not qualified by it (FAIL_ON=failed).
-SMOKE_ROWS := sphinx-tidigits |procdiff-small |sphinxqa-en-us
+SMOKE_ROWS := sphinx-tidigits,procdiff-small,sphinxqa-en-us
 smoke: ## one counted row per stage end to end with the fewest requests (a first try; pre-merge CI)
 	@echo "[smoke] a smoke run, not a qualification: its verdict covers only the rows it runs ($(SMOKE_ROWS))"
 	@$(MAKE) --no-print-directory qualify-all TARGET=suites/targets/reference.yaml RUN_ID=smoke-$(RUN_ID) FAIL_ON=failed \
-	  GINKGO="$(GINKGO) --focus='$(SMOKE_ROWS)'" QUAL_SCOPE=smoke \
+	  ROWS=$(SMOKE_ROWS) STAGE= RERUN= QUAL_SCOPE=smoke \
 	  QUAL_ASR_WARMUP=1 QUAL_ASR_REQUESTS=1 QUAL_ASR_RUNS=1 QUAL_T2I_WARMUP=1 QUAL_T2I_REQUESTS=1 QUAL_T2I_RUNS=1 \
 	  QUAL_AUDIOQA_WARMUP=1 QUAL_AUDIOQA_REQUESTS=1 QUAL_AUDIOQA_RUNS=1
 

@@ -100,10 +100,13 @@ type RowComparison struct {
 	TaskShift      *stats.Shift `json:"task_shift,omitempty"`
 	TaskShiftError string       `json:"task_shift_error,omitempty"`
 	// FewRuns warns when a side has fewer runs than benchstat asks for.
-	FewRuns    string          `json:"few_runs,omitempty"`
-	NoiseFloor *NoiseFloor     `json:"noise_floor,omitempty"` // noise.go
-	Accuracy   *Accuracy       `json:"accuracy,omitempty"`
-	Changed    []ChangedOutput `json:"changed_outputs"`
+	FewRuns string `json:"few_runs,omitempty"`
+	// Detectable is the smallest slowdown this row's spread lets the light call red (detectable.go).
+	Detectable    *Detectable     `json:"detectable,omitempty"`
+	DetectableWhy string          `json:"detectable_none,omitempty"`
+	NoiseFloor    *NoiseFloor     `json:"noise_floor,omitempty"` // noise.go
+	Accuracy      *Accuracy       `json:"accuracy,omitempty"`
+	Changed       []ChangedOutput `json:"changed_outputs"`
 }
 
 // Accuracy is the non-inferiority of the gate's corpus figure on the same inputs.
@@ -217,8 +220,9 @@ func rowsByKey(e evidence.Evidence) map[rowKey]evidence.Result {
 func compareRuns(base, cand evidence.Evidence) Comparison {
 	c := Comparison{Base: base.RunID, New: cand.RunID, BaseBuild: buildOf(base), NewBuild: buildOf(cand), Rules: map[string]string{
 		"performance": stats.SpeedupRule, "mean": stats.MeanRule, "accuracy": stats.BootstrapRule, "task shift": stats.ShiftRule,
-		"runs": fmt.Sprintf("a side with fewer than %d runs is flagged (benchstat's rule): its interval is wide and a light rarely decides", minRuns),
-		"work": "white when dataset pins, request counts, concurrency, endpoint settings (image size, steps), the gate testcase or bundle settings differ",
+		"runs":       fmt.Sprintf("a side with fewer than %d runs is flagged (benchstat's rule): its interval is wide and a light rarely decides", minRuns),
+		"detectable": detectableRule,
+		"work":       "white when dataset pins, request counts, concurrency, endpoint settings (image size, steps), the gate testcase or bundle settings differ",
 	}}
 	b, n := rowsByKey(base), rowsByKey(cand)
 	var keys []rowKey
@@ -268,6 +272,7 @@ func compareRow(k rowKey, b, n evidence.Result) RowComparison {
 			row.FewRuns = fmt.Sprintf("%d/%d runs: fewer than %d a side", sp.Base.N, sp.New.N, minRuns)
 		}
 	}
+	row.Detectable, row.DetectableWhy = detectable(row.Performance)
 	row.Accuracy = compareAccuracy(b, n)
 	row.Changed = changedOutputs(b, n)
 	return row
@@ -483,7 +488,7 @@ func compareMarkdown(c Comparison) string {
 	}
 	w.WriteString("\n## Why\n\n")
 	for _, r := range c.Rows {
-		fmt.Fprintf(&w, "- **%s/%s**: %s", r.Stage, r.Profile, whyCell(r))
+		fmt.Fprintf(&w, "- **%s/%s**: %s; %s", r.Stage, r.Profile, whyCell(r), detectableCell(r))
 		if a := r.Accuracy; a != nil && a.Verdict != nil {
 			fmt.Fprintf(&w, "; accuracy %s: base %.4f, new %.4f, R − margin p5 %.4f, p95 %.4f over %d clusters", a.Metric, a.Base, a.New, a.Verdict.P05, a.Verdict.P95, a.Verdict.Clusters)
 		}
@@ -499,7 +504,7 @@ func compareMarkdown(c Comparison) string {
 		fmt.Fprintf(&w, "\nMissing from base (only in new, not compared): %s.\n", strings.Join(c.OnlyInNew, ", "))
 	}
 	w.WriteString("\n## Rules\n\n")
-	for _, k := range []string{"performance", "noise floor", "task shift", "runs", "mean", "accuracy", "work"} {
+	for _, k := range []string{"performance", "detectable", "noise floor", "task shift", "runs", "mean", "accuracy", "work"} {
 		fmt.Fprintf(&w, "- %s: %s\n", k, c.Rules[k])
 	}
 	return w.String()

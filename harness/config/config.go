@@ -48,6 +48,9 @@ func Vars() []Var {
 		{"QUAL_PLOT_OUT", "tests: directory to keep rendered plots and reports in, to look at them"},
 		{"QUAL_SIGNING_KEY", "qual sign: the signing key (PKCS#8 PEM)"},
 		{"QUAL_SCOPE", "the word a run that selects only some of the target's rows gives its verdict (make smoke: smoke; default: focused or shard i/n)"},
+		{"QUAL_STAGE", "the stages a run selects, comma-separated (make STAGE=asr); the others are recorded not selected"},
+		{"QUAL_ROWS", "the rows (profiles) a run selects, comma-separated (make ROWS=sphinx-en-us,whisper-tiny-en)"},
+		{"QUAL_RERUN", "a run directory (relative: under the repository root) whose failed rows this run selects again (make RERUN=reports/<run>)"},
 		{"QUAL_FAIL_ON", "qual report and make qualify-all: not-qualified (default: exit 1 unless QUALIFIED) or failed (exit 1 only on a FAILED stage)"},
 		{"QUAL_VERIFY_RUN", "tests: a published run for harness/verify's tamper table to copy instead of running the suites"},
 		{"QUAL_DOCKER_WAIT", "containers/engine/ensure-docker.sh: seconds to wait for DOCKER_HOST to answer"},
@@ -104,6 +107,9 @@ type Config struct {
 	// Scope names a run that selects only some rows (QUAL_SCOPE, "smoke"); "" lets the suites
 	// say how they were narrowed (a focus, a shard).
 	Scope string
+	// Select narrows the run to some stages, rows, or the failed rows of an earlier run
+	// (harness/plan applies it; the zero value selects every row).
+	Select Select
 	// WhisperPython is the python of the whisper family's workers on this host ("" = the venv
 	// make deps builds under Cache); the server container is given its own by the image.
 	WhisperPython string
@@ -168,6 +174,9 @@ func FromEnv(getenv func(string) string, environ []string, wd string) (Config, e
 		c.RunDir = absUnder(root, rd, "")
 	}
 	c.Scope = strings.TrimSpace(getenv("QUAL_SCOPE"))
+	var selErrs []error
+	c.Select, selErrs = readSelect(getenv, root)
+	errs = append(errs, selErrs...)
 	if c.FailOn, err = ParseFailOn(getenv("QUAL_FAIL_ON")); err != nil {
 		errs = append(errs, fmt.Errorf("QUAL_FAIL_ON: %w", err))
 	}
@@ -180,6 +189,46 @@ func FromEnv(getenv func(string) string, environ []string, wd string) (Config, e
 		c.Loads[s] = o
 	}
 	return c, errors.Join(errs...)
+}
+
+// Select is what a run selects of the target's rows: stages, rows (profiles), and the failed
+// rows of an earlier run; each given part narrows the selection further.
+type Select struct {
+	Stages []stage.Name
+	Rows   []string
+	Rerun  string // absolute run directory
+}
+
+// Active says whether the run selects only part of the target.
+func (s Select) Active() bool { return len(s.Stages) > 0 || len(s.Rows) > 0 || s.Rerun != "" }
+
+// readSelect reads QUAL_STAGE, QUAL_ROWS and QUAL_RERUN; a name that is no stage, an empty
+// item or a run directory that does not exist is an error naming the variable. A relative run
+// directory is under the repository root, as QUAL_RUN_DIR is (each suite runs in its own
+// package directory).
+func readSelect(getenv func(string) string, root string) (Select, []error) {
+	var sel Select
+	var errs []error
+	for _, name := range list(getenv("QUAL_STAGE")) {
+		if _, err := stage.Get(name); err != nil {
+			errs = append(errs, fmt.Errorf("QUAL_STAGE: %w", err))
+			continue
+		}
+		sel.Stages = append(sel.Stages, stage.Name(name))
+	}
+	sel.Rows = list(getenv("QUAL_ROWS"))
+	if dir := strings.TrimSpace(getenv("QUAL_RERUN")); dir != "" {
+		sel.Rerun = absUnder(root, dir, "")
+		if !isDir(sel.Rerun) {
+			errs = append(errs, fmt.Errorf("QUAL_RERUN=%q is not a run directory: it does not exist", dir))
+		}
+	}
+	return sel, errs
+}
+
+// list splits a comma- or space-separated value, dropping empty items.
+func list(v string) []string {
+	return strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' })
 }
 
 // LoadMachine reads the machine's part of the configuration alone (the cache, the signing key)

@@ -43,6 +43,8 @@ func TestStrictValues(t *testing.T) {
 		{"QUAL_ASR_REQUEST", "8", "unknown variable QUAL_ASR_REQUEST"},
 		{"QUAL_TRTMC_ROOT", "/nonexistent/trtmc", `QUAL_TRTMC_ROOT="/nonexistent/trtmc" does not exist`},
 		{"QUAL_ROOT", "/tmp", `QUAL_ROOT="/tmp" holds no go.mod`},
+		{"QUAL_STAGE", "asr,speech", `QUAL_STAGE: unknown stage "speech"`},
+		{"QUAL_RERUN", "/nonexistent/run", `QUAL_RERUN="/nonexistent/run" is not a run directory: it does not exist`},
 	} {
 		_, err := read(t, map[string]string{tc.name: tc.value})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -125,6 +127,19 @@ func TestEveryVariableIsDocumented(t *testing.T) {
 	for _, v := range Vars() {
 		if !strings.HasPrefix(v.Name, "QUAL_") || v.Meaning == "" {
 			t.Errorf("%+v", v)
+		}
+	}
+}
+
+// A relative QUAL_RERUN is under the repository root wherever the reader runs (each suite runs in
+// its own package directory), as QUAL_RUN_DIR is.
+func TestRerunIsUnderTheRoot(t *testing.T) {
+	vars := map[string]string{"QUAL_RERUN": "golden"}
+	getenv, environ := env(vars)
+	for _, wd := range []string{checkout(), filepath.Join(checkout(), "suites", "asr")} {
+		c, err := FromEnv(getenv, environ, wd)
+		if err != nil || c.Select.Rerun != filepath.Join(c.Root, "golden") {
+			t.Errorf("from %s: %q, %v", wd, c.Select.Rerun, err)
 		}
 	}
 }

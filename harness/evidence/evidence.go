@@ -311,7 +311,11 @@ func Collect(runDir string) (Evidence, error) {
 			return e, err
 		}
 		e.Stages = append(e.Stages, s)
-		e.Target, e.TargetKind, e.Versions, e.Hardware = s.Target, s.TargetKind, s.Versions, s.Hardware
+		// A stage the run did not select ran on no machine: the run's target, versions and
+		// hardware are those of a stage that ran.
+		if ran(s) || e.Target == "" {
+			e.Target, e.TargetKind, e.Versions, e.Hardware = s.Target, s.TargetKind, s.Versions, s.Hardware
+		}
 	}
 	sort.Slice(e.Stages, func(i, j int) bool { return e.Stages[i].Number < e.Stages[j].Number })
 	if _, recorded := e.Versions[BuildTagsKey]; recorded {

@@ -34,15 +34,22 @@ const (
 
 // Settle is the one stage-status rule, for a single run, a shard and a merged run alike:
 //   - a blocked stage stays blocked (its audit and probe say why);
+//   - a stage of which a narrowed run (its selection has a label) selected no row is not
+//     selected: nothing is claimed for it;
 //   - a stage whose every row is planned is planned (this machine could not run the target);
 //   - any failed row — counted or not: a reduced profile failing its family gate is a defect
 //     too — or a counted checkpoint short of aiperf-qualified fails the stage;
-//   - a stage with no counted checkpoint fails (nothing qualified the group);
+//   - a stage with no counted checkpoint fails (nothing qualified the group), unless a narrowed
+//     run selected only its recorded rows (the run's verdict then says it is no qualification);
 //   - a refusal probe that ran and failed fails the stage (the serving path answered what it
 //     must refuse);
 //   - otherwise the stage is qualified.
 func Settle(s *Stage) {
 	if s.Status == StatusBlocked {
+		return
+	}
+	if sel := s.Selection; len(s.Results) == 0 && s.Probe == nil && len(s.Audit) == 0 && sel != nil && sel.Label != "" {
+		s.Status, s.Reason = StatusNotSelected, fmt.Sprintf("not selected by this run (%s): none of the stage's %s ran; nothing is claimed for it", sel.Label, CountRows(len(sel.TargetRows)))
 		return
 	}
 	if p := s.Probe; p != nil && p.Planned == "" && !p.Passed && !allPlanned(s.Results) {
@@ -56,6 +63,10 @@ func Settle(s *Stage) {
 	case failed > 0 || qualified < counted:
 		s.Status = StatusFailed
 		s.Reason = fmt.Sprintf("%d of %d counted checkpoints aiperf-qualified; %s failed", qualified, counted, CountRows(failed))
+	case counted == 0 && s.Selection != nil && s.Selection.Label != "":
+		// A narrowed run that selected only recorded rows of the stage: they reached what their
+		// kind can reach, and the run's verdict says it is not a qualification.
+		s.Status, s.Reason = StageQualified, fmt.Sprintf("this run (%s) selected no counted checkpoint of the stage; every row it ran (%d) reached what its kind can reach", s.Selection.Label, len(s.Results))
 	case counted == 0:
 		s.Status, s.Reason = StatusFailed, "no full-model checkpoint in the group was qualified"
 	default:
@@ -90,18 +101,22 @@ func Verdict(e Evidence) string {
 	return v
 }
 
-// stagesVerdict is the verdict of the stage statuses alone.
+// stagesVerdict is the verdict of the stage statuses alone, over the stages the run selected.
 func stagesVerdict(e Evidence) string {
 	counts := map[Status]int{}
+	n := 0
 	for _, s := range e.Stages {
-		counts[s.Status]++
+		if ran(s) {
+			counts[s.Status]++
+			n++
+		}
 	}
 	switch {
-	case len(e.Stages) == 0:
+	case n == 0:
 		return "NO STAGES"
 	case counts["failed"] > 0:
 		return "FAILED"
-	case counts["qualified"] == len(e.Stages):
+	case counts["qualified"] == n:
 		return "QUALIFIED"
 	case counts["qualified"] == 0:
 		return "NOT QUALIFIED"

@@ -39,6 +39,9 @@ type Plan struct {
 	// CLI): every row is then recorded as planned with the reason, and nothing claims a result.
 	PlannedReason string
 
+	// Selection is what the run selects of the stage's rows (QUAL_STAGE, QUAL_ROWS, QUAL_RERUN).
+	Selection Selection
+
 	// Config is the configuration the plan was read with (the run directory, image and cache
 	// settings harness/plan/setup uses).
 	Config config.Config
@@ -67,6 +70,11 @@ func New(cfg config.Config, stage string) (*Plan, error) {
 	p.Shard, p.Shards = cfg.Shard.Index, cfg.Shard.Total
 	p.TargetRows = p.Rows
 	p.Rows = inventory.Shard(p.Rows, cfg.Shard.Index, cfg.Shard.Total)
+	failed, err := FailedRowsOf(cfg.Select.Rerun)
+	if err != nil {
+		return nil, err
+	}
+	p.Selection = Select(cfg.Select, stage, p.Rows, failed)
 	if !t.Kind.Embedded() {
 		p.PlannedReason = missingStack(t)
 	}
@@ -105,11 +113,14 @@ func FromEnv(stage string) (*Plan, error) {
 }
 
 // ScopeLabel is the word for how this run narrows the target's rows, should it: QUAL_SCOPE
-// (make smoke), else "focused" when the suites were focused, else the shard.
+// (make smoke), else the selection's ("rerun", "focused"), else "focused" when the suites were
+// focused, else the shard.
 func (p *Plan) ScopeLabel(focused bool) string {
 	switch {
 	case p.Config.Scope != "":
 		return p.Config.Scope
+	case p.Selection.Active:
+		return p.Selection.Label
 	case focused:
 		return "focused"
 	case p.Shards > 1:

@@ -18,6 +18,9 @@ func Write(runDir string, e evidence.Evidence) error {
 	if err := os.WriteFile(filepath.Join(runDir, "qualification.md"), []byte(Markdown(e)), 0o644); err != nil {
 		return fmt.Errorf("write qualification.md: %w", err)
 	}
+	if err := WriteSummary(runDir, e); err != nil {
+		return err
+	}
 	return WriteHTML(runDir, e)
 }
 
@@ -33,6 +36,9 @@ func WriteCopy(runDir, outDir string, e evidence.Evidence) error {
 	}
 	if err := os.WriteFile(filepath.Join(outDir, "qualification.md"), []byte(Markdown(e)), 0o644); err != nil {
 		return fmt.Errorf("write qualification.md: %w", err)
+	}
+	if err := WriteSummary(outDir, e); err != nil {
+		return err
 	}
 	return writeHTMLTo(runDir, outDir, e)
 }

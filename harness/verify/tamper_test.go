@@ -648,6 +648,16 @@ func tampers() []tamper {
 				f.rewrite("qualification.md", func(b []byte) []byte { return bytes.Replace(b, []byte("failed"), []byte("qualified"), 1) })
 				f.rewrite("qualification.md", func(b []byte) []byte { return append(b, []byte("\nall good\n")...) })
 			}},
+		{name: "summary.json edited (verdict)", want: []string{"summary.json", "does not match evidence.json"},
+			edit: func(t *testing.T, f *forger) {
+				f.rewrite("summary.json", func(b []byte) []byte {
+					var sum map[string]any
+					json.Unmarshal(b, &sum)
+					sum["verdict"] = "QUALIFIED (edited)"
+					out, _ := evidence.EncodeJSON(sum)
+					return out
+				})
+			}},
 		{name: "AIPerf aggregate export edited (request count)", forged: true, want: []string{"profile_export_aiperf.json", "AIPerf's summary says 6 measured"},
 			edit: func(t *testing.T, f *forger) {
 				_, r := f.result(asr, q, "")

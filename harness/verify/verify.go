@@ -69,6 +69,7 @@ func checks() []func(*Run) []Problem {
 		canonicalCheck,       // evidence.json and stage.json byte for byte (canonical.go)
 		markdownCheck,        // qualification.md re-rendered (markdown.go)
 		htmlCheck,            // report.html re-rendered (reporthtml.go)
+		summaryCheck,         // summary.json re-derived (summary.go)
 		targetKindCheck,      // target_kind is the target file's (targetkind.go)
 		inventoryCheck,       // rebuilt from the pinned manifests (inventorycheck.go)
 		stageFilesCheck,      // each stage.json is its stage (junit.go)

@@ -61,7 +61,18 @@ func Run(t *testing.T, s *Suite, description string) {
 	if budget := p.Target.Limits(p.Stage).Stage(len(p.Rows)); suiteConfig.Timeout < budget {
 		suiteConfig.Timeout = budget
 	}
-	suiteConfig.FailOnEmpty = suiteConfig.FailOnEmpty || (suiteConfig.LabelFilter == "" && p.Shards == 1)
+	suiteConfig.FailOnEmpty = suiteConfig.FailOnEmpty || (suiteConfig.LabelFilter == "" && p.Shards == 1 && !p.Selection.Active)
+	if p.Selection.Active { // QUAL_STAGE, QUAL_ROWS, QUAL_RERUN: the selected rows' specs alone
+		suiteConfig.FocusStrings = append(suiteConfig.FocusStrings, p.Selection.Focus())
+	}
+	if p.Selection.Active && len(p.Selection.Rows) == 0 {
+		// No spec runs, so neither does BeforeSuite: the stage is recorded not selected here, so
+		// that the run's scope counts its rows.
+		if err := setup.WriteNotSelected(p, p.ScopeLabel(false)); err != nil {
+			t.Fatalf("stage %s: %v", s.stage, err)
+		}
+		suiteConfig.SkipStrings = append(suiteConfig.SkipStrings, ".")
+	}
 	RegisterFailHandler(Fail)
 	RunSpecs(t, description, suiteConfig, reporterConfig)
 }

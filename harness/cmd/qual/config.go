@@ -5,9 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
+	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 )
@@ -42,7 +44,32 @@ func runConfig(_ context.Context, args []string, stdout io.Writer) error {
 		l := t.StageLoad(string(s))
 		fmt.Fprintf(stdout, "stage %s: %d warmup + %d measured requests at concurrency %d\n", s, l.Warmup, l.Requests, l.Concurrency)
 	}
+	if !cfg.Select.Active() {
+		return nil
+	}
+	sels, err := plan.CheckSelection(cfg)
+	if err != nil {
+		return usageError{err}
+	}
+	printSelection(stdout, sels, cfg.Scope)
 	return nil
+}
+
+// printSelection says which rows of each stage the run selects, and the Ginkgo focus each stage's
+// suite runs them with (suites/qualify applies the same plan.Selection); scope is QUAL_SCOPE,
+// the word the verdict then uses.
+func printSelection(w io.Writer, sels map[stage.Name]plan.Selection, scope string) {
+	for _, s := range stage.Names() {
+		sel := sels[s]
+		if scope != "" {
+			sel.Label = scope
+		}
+		if len(sel.Rows) == 0 {
+			fmt.Fprintf(w, "selection (%s) stage %s: not selected\n", sel.Label, s)
+			continue
+		}
+		fmt.Fprintf(w, "selection (%s) stage %s: %s (ginkgo --focus '%s')\n", sel.Label, s, strings.Join(sel.Rows, ", "), sel.Focus())
+	}
 }
 
 // loadTarget reads the configuration and the target it names, as a run does; either error is a

@@ -120,6 +120,16 @@ func WriteStage(ctx context.Context, env *checkpoint.Env, run *evidence.StageRun
 	return run.Write(env.RunDir, versions, hw)
 }
 
+// WriteNotSelected writes the evidence of a stage the run selected none of the rows of: its
+// inventory, each row not selected, and the target's rows under label. It ran on no machine,
+// so it records no versions or hardware.
+func WriteNotSelected(p *plan.Plan, label string) error {
+	if p.Config.RunDir == "" {
+		return nil // a run without a run directory (go test of one suite) publishes nothing
+	}
+	return p.NewStageRun(label).Write(p.Config.RunDir, nil, evidence.Hardware{})
+}
+
 // Images builds or finds the images a run uses under root (`qual images`), streaming each build
 // step's output to log when verbose.
 func Images(ctx context.Context, cfg config.Config, root string, verbose bool, log io.Writer) (images.Set, error) {

@@ -1,0 +1,42 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+)
+
+// Detectable is the smallest slowdown of the row's Task p50 that the two sides' run-to-run spread
+// lets the light call red: the Welch interval's half-width on the log scale does not depend on the
+// shift, so red (upper bound of S below stats.RedBelow) needs S·e^h < RedBelow, a slowdown
+// new/base − 1 above e^h/RedBelow − 1. With no spread at all it is 1/RedBelow − 1 = 17.9%, the
+// guard's floor. Nil when the light cannot decide at any shift (a side inconclusive, one run).
+type Detectable struct {
+	Slowdown float64 `json:"slowdown"`       // fraction: 0.25 is a 25% slower Task
+	HalfLog  float64 `json:"log_half_width"` // h, the 90% interval's half-width of ln S
+	Rule     string  `json:"rule"`
+}
+
+const detectableRule = "the smallest slowdown new/base − 1 the light calls red at this spread: e^h/0.848 − 1, h the half-width of the 90% Welch interval of ln S (it does not move with the shift); 17.9% with no spread (the guard's floor); none while a side is inconclusive"
+
+// detectable is the row's detectable slowdown, or nil with why not.
+func detectable(sp *stats.Speedup) (*Detectable, string) {
+	switch {
+	case sp == nil:
+		return nil, "no performance figure"
+	case sp.CI == nil:
+		return nil, "no interval (one run a side)"
+	case sp.Base.Inconclusive || sp.New.Inconclusive:
+		return nil, "a side's spread over runs exceeds the 5% cap: no shift is decided"
+	}
+	h := (math.Log(sp.CI.Upper) - math.Log(sp.CI.Lower)) / 2
+	return &Detectable{Slowdown: math.Exp(h)/stats.RedBelow - 1, HalfLog: h, Rule: detectableRule}, ""
+}
+
+func detectableCell(r RowComparison) string {
+	if r.Detectable == nil {
+		return "detectable slowdown: none (" + r.DetectableWhy + ")"
+	}
+	return fmt.Sprintf("detectable slowdown at this spread: %.1f%%", 100*r.Detectable.Slowdown)
+}

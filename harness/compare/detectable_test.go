@@ -1,0 +1,69 @@
+package compare
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+)
+
+// The detectable slowdown is what the light does: for run sets of every spread the 5% cap admits
+// and 2–20 runs a side, a slowdown just above it is red and one just below is not, and with no
+// spread it is the guard's floor, 1/0.848 − 1. A side past the cap has none.
+func TestDetectableSlowdownIsWhereTheLightTurnsRed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	gmean := func(xs []float64) float64 {
+		s := 0.0
+		for _, x := range xs {
+			s += math.Log(x)
+		}
+		return math.Exp(s / float64(len(xs)))
+	}
+	decided := 0
+	for trial := range 300 {
+		n := 2 + trial%19
+		cv := []float64{0, 0.002, 0.01, 0.02, 0.03}[trial%5]
+		base, shape := make([]float64, n), make([]float64, n)
+		for i := range n {
+			base[i] = 1000 * (1 + cv*rng.NormFloat64())
+			shape[i] = 1000 * (1 + cv*rng.NormFloat64())
+		}
+		at := func(x float64) stats.Speedup { // new runs whose S is exactly 1/(1+x)
+			newRuns := make([]float64, n)
+			k := gmean(base) * (1 + x) / gmean(shape)
+			for i := range n {
+				newRuns[i] = shape[i] * k
+			}
+			sp, err := stats.Compare(base, newRuns, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sp
+		}
+		sp := at(0.2)
+		d, why := detectable(&sp)
+		if sp.Base.Inconclusive || sp.New.Inconclusive {
+			if d != nil || why == "" {
+				t.Errorf("trial %d: a side past the cap has a detectable slowdown %+v", trial, d)
+			}
+			continue
+		}
+		decided++
+		if d == nil {
+			t.Fatalf("trial %d (n %d, cv %v): none: %s", trial, n, cv, why)
+		}
+		if cv == 0 && math.Abs(d.Slowdown-(1/stats.RedBelow-1)) > 1e-9 {
+			t.Errorf("no spread: %v, want the guard's floor %v", d.Slowdown, 1/stats.RedBelow-1)
+		}
+		if above := at(d.Slowdown + 0.002); above.Light != stats.Red {
+			t.Errorf("trial %d (n %d, cv %v): %.1f%% + 0.2 points is %s, not red", trial, n, cv, 100*d.Slowdown, above.Light)
+		}
+		if below := at(d.Slowdown - 0.002); below.Light == stats.Red {
+			t.Errorf("trial %d (n %d, cv %v): %.1f%% − 0.2 points is already red", trial, n, cv, 100*d.Slowdown)
+		}
+	}
+	if decided < 150 {
+		t.Errorf("only %d of 300 trials within the cap: the property was hardly tested", decided)
+	}
+}

@@ -1,0 +1,195 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
+	"github.com/trtmc-qual/trtmc-qual/harness/timing"
+)
+
+// SummaryFile is the machine-readable summary `qual report` writes beside qualification.md.
+const SummaryFile = "summary.json"
+
+// SummarySchema names summary.json's schema; SummarySchemaVersion changes when a field's meaning
+// does (the schema is documented in harness/evidence/README.md, "summary.json").
+const (
+	SummarySchema        = "trtmc-qual/summary"
+	SummarySchemaVersion = 1
+)
+
+// Summary is summary.json: the verdict with its scope, and per stage and per row the status and
+// the headline figures, every value taken from the evidence the reports render (nothing is
+// recomputed here), so a pipeline reads one small file instead of evidence.json.
+type Summary struct {
+	Schema        string         `json:"schema"`
+	SchemaVersion int            `json:"schema_version"`
+	RunID         string         `json:"run_id"`
+	Commit        string         `json:"commit"` // versions["trtmc-qual"]: git describe of the checkout that ran
+	Target        string         `json:"target"`
+	TargetKind    string         `json:"target_kind"`
+	BuildTags     string         `json:"build_tags"`
+	TestBuild     bool           `json:"test_build"` // a test-only build tag (qual_slowdown): never a qualification
+	Verdict       string         `json:"verdict"`
+	Qualification bool           `json:"qualification"` // the verdict is QUALIFIED: every row of the target ran and qualified
+	Scope         SummaryScope   `json:"scope"`
+	Stages        []SummaryStage `json:"stages"`
+}
+
+// SummaryScope is how many of the target's rows the run (or a stage) gave a result.
+type SummaryScope struct {
+	Label         string `json:"label,omitempty"` // smoke, focused, rerun, shard i/n; "" for a whole run
+	Partial       bool   `json:"partial"`
+	SelectedRows  int    `json:"selected_rows"`
+	TargetRows    int    `json:"target_rows"`
+	TargetCounted int    `json:"target_counted"`
+}
+
+// SummaryStage is one stage's outcome.
+type SummaryStage struct {
+	Stage            string       `json:"stage"`
+	Number           int          `json:"number"`
+	Status           string       `json:"status"`
+	Reason           string       `json:"reason,omitempty"`
+	CountedQualified int          `json:"counted_qualified"`
+	Counted          int          `json:"counted"`
+	Failed           int          `json:"failed"`
+	Scope            SummaryScope `json:"scope"`
+	Rows             []SummaryRow `json:"rows"`
+	NotSelected      []string     `json:"not_selected,omitempty"` // target rows the run did not select
+}
+
+// SummaryRow is one row's status and headline figures.
+type SummaryRow struct {
+	Profile      string          `json:"profile"`
+	Checkpoint   string          `json:"checkpoint"`
+	Kind         string          `json:"kind"`
+	Counted      bool            `json:"counted"`
+	Status       string          `json:"status"`
+	FirstFailure string          `json:"first_failure,omitempty"`
+	Requests     int             `json:"measured_requests,omitempty"`
+	Runs         int             `json:"aiperf_runs,omitempty"`
+	Figures      []SummaryFigure `json:"figures,omitempty"`
+}
+
+// SummaryFigure is one headline figure as the evidence records it: the value (a rate is the mean
+// over AIPerf runs, a percentile pooled over measured requests) with, for a rate, its 95%
+// interval over runs, and for a tail its distribution-free order-statistic interval.
+type SummaryFigure struct {
+	Name      string                `json:"name"`
+	Unit      string                `json:"unit"`
+	Value     float64               `json:"value"`
+	OverRuns  *SummaryInterval      `json:"over_runs,omitempty"`
+	OrderStat *timing.OrderInterval `json:"order_interval,omitempty"`
+}
+
+// SummaryInterval is a figure's mean over runs with its interval (harness/stats).
+type SummaryInterval struct {
+	N            int            `json:"n"`
+	CI           *schema.Bounds `json:"ci,omitempty"`
+	HalfWidth    float64        `json:"half_width"`
+	Inconclusive bool           `json:"inconclusive"`
+}
+
+// headline are the timing figures summary.json carries per row, in this order.
+func headline() []string {
+	return []string{"request_throughput", "client_latency_p50", "client_latency_p95", "task_call_p50", "task_call_p95",
+		"audio_seconds_per_second", "rtf", "images_per_second"}
+}
+
+// SummaryOf derives summary.json from the run's evidence.
+func SummaryOf(e evidence.Evidence) Summary {
+	sc := evidence.ScopeOf(e)
+	sum := Summary{Schema: SummarySchema, SchemaVersion: SummarySchemaVersion, RunID: e.RunID, Commit: e.Versions["trtmc-qual"],
+		Target: e.Target, TargetKind: e.TargetKind, BuildTags: e.Versions[evidence.BuildTagsKey],
+		TestBuild: len(evidence.TestBuildTags(e.Versions)) > 0, Verdict: evidence.Verdict(e), Scope: scopeOf(sc), Stages: []SummaryStage{}}
+	sum.Qualification = sum.Verdict == "QUALIFIED"
+	for _, s := range e.Stages {
+		sum.Stages = append(sum.Stages, stageSummary(s))
+	}
+	return sum
+}
+
+func scopeOf(sc evidence.Scope) SummaryScope {
+	return SummaryScope{Label: sc.Label, Partial: sc.Partial(), SelectedRows: sc.Selected, TargetRows: sc.Total, TargetCounted: sc.Counted}
+}
+
+func stageSummary(s evidence.Stage) SummaryStage {
+	q, counted, failed := evidence.StageCounts(s)
+	out := SummaryStage{Stage: s.Stage, Number: s.Number, Status: string(s.Status), Reason: s.Reason,
+		CountedQualified: q, Counted: counted, Failed: failed, Scope: scopeOf(evidence.StageScope(s)), Rows: []SummaryRow{}}
+	for _, r := range s.Results {
+		out.Rows = append(out.Rows, rowSummary(r))
+	}
+	for _, row := range s.Inventory {
+		if row.Status == string(evidence.StatusNotSelected) {
+			out.NotSelected = append(out.NotSelected, row.Profile)
+		}
+	}
+	return out
+}
+
+func rowSummary(r evidence.Result) SummaryRow {
+	out := SummaryRow{Profile: r.Profile, Checkpoint: r.Checkpoint, Kind: string(r.Kind), Counted: r.Counted, Status: string(r.Status)}
+	if len(r.Failures) > 0 {
+		out.FirstFailure = strings.Join(strings.Fields(r.Failures[0]), " ")
+	}
+	if r.AIPerf != nil {
+		out.Runs = max(r.AIPerf.Runs, 1)
+	}
+	if r.Timing == nil {
+		return out
+	}
+	out.Requests = r.Timing.Requests
+	for _, name := range headline() {
+		for _, f := range r.Timing.Figures {
+			if f.Name == name {
+				out.Figures = append(out.Figures, SummaryFigure{Name: f.Name, Unit: f.Unit, Value: f.Value, OrderStat: f.Interval, OverRuns: overRuns(r.Repeated, name)})
+			}
+		}
+	}
+	return out
+}
+
+// overRuns is the figure's interval over runs, when the row ran several and recorded it.
+func overRuns(rep *schema.Repeated, name string) *SummaryInterval {
+	if rep == nil || !timing.IsRunMean(name) {
+		return nil
+	}
+	for _, f := range rep.Figures {
+		if f.Name == name {
+			return &SummaryInterval{N: f.N, CI: f.CI, HalfWidth: f.HalfWidth, Inconclusive: f.Inconclusive}
+		}
+	}
+	return nil
+}
+
+// SummaryJSON is summary.json's bytes for e: the evidence's one encoding, so that qual verify
+// re-derives and compares them byte for byte.
+func SummaryJSON(e evidence.Evidence) ([]byte, error) {
+	data, err := evidence.EncodeJSON(SummaryOf(e))
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", SummaryFile, err)
+	}
+	return data, nil
+}
+
+// WriteSummary writes summary.json for e into dir.
+func WriteSummary(dir string, e evidence.Evidence) error {
+	return evidence.WriteJSON(filepath.Join(dir, SummaryFile), SummaryOf(e))
+}
+
+// ReadSummary decodes summary.json, refusing another schema by name.
+func ReadSummary(data []byte) (Summary, error) {
+	var s Summary
+	if err := json.Unmarshal(data, &s); err != nil {
+		return s, fmt.Errorf("%s: %w", SummaryFile, err)
+	}
+	if s.Schema != SummarySchema || s.SchemaVersion != SummarySchemaVersion {
+		return s, fmt.Errorf("%s has schema %q version %d, this qual reads %q version %d", SummaryFile, s.Schema, s.SchemaVersion, SummarySchema, SummarySchemaVersion)
+	}
+	return s, nil
+}
