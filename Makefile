@@ -45,7 +45,7 @@ TIMINGS = $(CURDIR)/build/timings/$(RUN_ID).tsv
 QUAL := $(CURDIR)/build/bin/qual
 timed = { mkdir -p $(dir $(TIMINGS)); t0=$$(date +%s); rc=0; $(2) || rc=$$?; echo "$(1)	$$(( $$(date +%s) - t0 ))" >> $(TIMINGS); (exit $$rc); }
 
-.PHONY: help deps engine bin FORCE images test qualify capacity qualify-all smoke qualify-trtmc-double inventory inventory-check verify bench fuzz load
+.PHONY: help deps engine bin FORCE images test test-run qualify capacity qualify-all smoke qualify-trtmc-double inventory inventory-check verify bench fuzz load
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{n[NR]=$$1; d[NR]=$$2; if (length($$1) > w) w = length($$1)} \
 	  END {for (i = 1; i <= NR; i++) printf "  %-" w "s  %s\n", n[i], d[i]}'
@@ -73,15 +73,32 @@ FORCE:
 images: bin ## build or find the base, trtmc-server and AIPerf images (cached by input hash)
 	@start=$$(date +%s); $(QUAL) images >/dev/null; echo "[images] make images took $$(( $$(date +%s) - start ))s"
 
-# The suites run in a reduced form here (fewer AIPerf requests) so that CI proves the whole
-# path; `make qualify` runs the full counts.
+# make test runs the stage suites once, in a reduced form (fewer AIPerf requests) that proves the
+# whole path, as `make qualify-all` runs them (report, sign, verify: a failed spec or check fails
+# make test); `make qualify` runs the full counts. Every other package's tests then get that run
+# as QUAL_TEST_RUN (harness/verify copies it instead of running the suites again).
+TEST_RUN_DIR = build/test-run/$(RUN_ID)/reference
+# go test's packages: all but the stage suites, which the reduced run above has just run (listed
+# out, so they are neither run twice nor counted as passing by a skip).
+TEST_PKGS = $$(go list ./... | grep -vxF -f <(go list $(SUITES)))
 test: deps ## run every test (after deps, as qualify): unit, parity, integration, containers, the suites in reduced form, and the TRTMC target on its contract double
 	go vet ./...
-	QUAL_RUN_DIR=$(CURDIR)/build/test-run/$(RUN_ID) QUAL_ASR_WARMUP=2 QUAL_ASR_REQUESTS=8 \
-	  QUAL_T2I_WARMUP=1 QUAL_T2I_REQUESTS=4 QUAL_ASR_RUNS=2 QUAL_T2I_RUNS=2 $(GOTEST) -count=1 -timeout 60m ./...
+	@echo "[test] the stage suites once, in a reduced form, as make qualify-all runs them ($(TEST_RUN_DIR)):"
+	@$(call timed,test-suites,$(MAKE) --no-print-directory test-run RUN_ID=$(RUN_ID)-reference RUN_DIR=$(TEST_RUN_DIR))
+	@echo "[test] every other package, with that run as QUAL_TEST_RUN:"
+	@$(call timed,test-go,QUAL_TEST_RUN=$(CURDIR)/$(TEST_RUN_DIR) QUAL_RUN_DIR=$(CURDIR)/build/test-run/$(RUN_ID)/go-test $(TEST_LOAD) \
+	  $(GOTEST) -count=1 -timeout 60m $(TEST_PKGS))
 	@echo "[test] the TRTMC target end to end against the CPU contract double (labelled as such, never a TRTMC result):"
-	$(MAKE) --no-print-directory qualify-trtmc-double RUN_ID=$(RUN_ID) RUN_DIR=build/test-run/$(RUN_ID)/trtmc-double \
-	  QUAL_ASR_WARMUP=1 QUAL_ASR_REQUESTS=4 QUAL_ASR_RUNS=1 QUAL_T2I_WARMUP=1 QUAL_T2I_REQUESTS=2 QUAL_T2I_RUNS=1
+	@$(call timed,test-trtmc-double,$(MAKE) --no-print-directory qualify-trtmc-double RUN_ID=$(RUN_ID)-trtmc-double RUN_DIR=build/test-run/$(RUN_ID)/trtmc-double \
+	  QUAL_ASR_WARMUP=1 QUAL_ASR_REQUESTS=4 QUAL_ASR_RUNS=1 QUAL_T2I_WARMUP=1 QUAL_T2I_REQUESTS=2 QUAL_T2I_RUNS=1)
+	@bash harness/scripts/timings.sh $(TIMINGS) /dev/null
+
+# The reduced run of the reference target's stage suites that make test makes first, and that a
+# package test needing a real run makes itself when run alone (harness/verify): RUN_DIR relative
+# to the checkout, as for qualify-all.
+TEST_LOAD := QUAL_ASR_WARMUP=2 QUAL_ASR_REQUESTS=8 QUAL_ASR_RUNS=2 QUAL_T2I_WARMUP=1 QUAL_T2I_REQUESTS=4 QUAL_T2I_RUNS=2
+test-run: bin
+	@$(MAKE) --no-print-directory qualify-all TARGET=suites/targets/reference.yaml TRTMC_ROOT= SHARD= RUN_ID=$(RUN_ID) RUN_DIR=$(RUN_DIR) $(TEST_LOAD)
 
 qualify: deps ## the main job: all stages against the reference target, evidence in reports/ (STAGE=, ROWS=, RERUN=reports/<run> run part of it)
 	@$(MAKE) --no-print-directory qualify-all TARGET=$(TARGET) RUN_ID=$(RUN_ID)

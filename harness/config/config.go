@@ -52,7 +52,7 @@ func Vars() []Var {
 		{"QUAL_ROWS", "the rows (profiles) a run selects, comma-separated (make ROWS=sphinx-en-us,whisper-tiny-en)"},
 		{"QUAL_RERUN", "a run directory (relative: under the repository root) whose failed rows this run selects again (make RERUN=reports/<run>)"},
 		{"QUAL_FAIL_ON", "qual report and make qualify-all: not-qualified (default: exit 1 unless QUALIFIED) or failed (exit 1 only on a FAILED stage)"},
-		{"QUAL_VERIFY_RUN", "tests: a published run for harness/verify's tamper table to copy instead of running the suites"},
+		{"QUAL_TEST_RUN", "tests: a published reduced run of the reference target (make test makes one first) that the tests needing a real run copy instead of running the suites themselves"},
 		{"QUAL_DOCKER_WAIT", "containers/engine/ensure-docker.sh: seconds to wait for DOCKER_HOST to answer"},
 		{TargetValuePrefix + "<NAME>", "overrides the target file's value NAME (QUAL_TRTMC_PYTHON for {python}, ...)"},
 	}

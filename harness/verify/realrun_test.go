@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,44 +27,63 @@ type publishedRun struct {
 	log  string
 }
 
-// produce runs the ASR, T2I and audio-QA suites in their reduced form into a fresh run directory, assembles it
-// (qual report) and signs it (qual sign), as `make qualify-all` does. QUAL_VERIFY_RUN names an
-// already published run to copy instead (it is re-signed with the test's key).
+// produce copies the published reduced run QUAL_TEST_RUN names (`make test` makes it with
+// `make test-run` before the packages' tests, so the suites run once per make test) and re-signs
+// it with the test's key. Without it (`go test ./harness/verify` alone) it makes that run itself
+// with `make test-run` into a fresh directory under build/test-run, then does the same.
 func (p *publishedRun) produce(root string) {
 	p.priv, p.pub, p.err = attest.GenerateKey()
 	if p.err != nil {
 		return
 	}
-	p.dir, p.err = os.MkdirTemp("", "qual-verify-run-")
-	if p.err != nil {
-		return
-	}
-	if src := os.Getenv("QUAL_VERIFY_RUN"); src != "" {
-		p.err = os.CopyFS(p.dir, os.DirFS(src))
-		os.Remove(filepath.Join(p.dir, attest.EnvelopeFile))
-		os.Remove(filepath.Join(p.dir, attest.PublicKeyFile))
-	} else {
-		cmd := exec.Command("go", "tool", "ginkgo", "--timeout=50m", "--keep-going", "--junit-report=junit.xml", "--output-dir="+filepath.Join(p.dir, "junit"),
-			"--keep-separate-reports", "./suites/asr", "./suites/t2i", "./suites/audioqa")
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "QUAL_RUN_DIR="+p.dir, "QUAL_TARGET="+filepath.Join(root, "suites", "targets", "reference.yaml"),
-			"QUAL_TRTMC_ROOT=", "QUAL_SHARD=", "QUAL_ASR_WARMUP=2", "QUAL_ASR_REQUESTS=8", "QUAL_T2I_WARMUP=1", "QUAL_T2I_REQUESTS=4", "QUAL_ASR_RUNS=2", "QUAL_T2I_RUNS=2")
-		// A failed spec (a client timeout on a loaded machine) still publishes an honest run with
-		// a failed row, which verify must accept; only a run that published nothing is an error.
-		out, err := cmd.CombinedOutput()
-		p.log = string(out)
-		if stages, _ := filepath.Glob(filepath.Join(p.dir, "*", "stage.json")); err != nil && len(stages) == 0 {
-			p.err = err
+	src := os.Getenv("QUAL_TEST_RUN")
+	if src == "" {
+		if src, p.err = p.makeRun(root); p.err != nil {
 			return
 		}
+		defer os.RemoveAll(src)
 	}
-	if p.err != nil {
+	if p.dir, p.err = os.MkdirTemp("", "qual-verify-run-"); p.err != nil {
 		return
 	}
+	if p.err = os.CopyFS(p.dir, os.DirFS(src)); p.err != nil {
+		p.err = fmt.Errorf("copying the published run %s: %w", src, p.err)
+		return
+	}
+	os.Remove(filepath.Join(p.dir, attest.EnvelopeFile))
+	os.Remove(filepath.Join(p.dir, attest.PublicKeyFile))
 	if _, p.err = report.Assemble(p.dir); p.err != nil {
 		return
 	}
 	_, p.err = attest.Sign(context.Background(), p.dir, p.priv)
+}
+
+// makeRun runs `make test-run` (the stage suites in make test's reduced form, reported, signed
+// and verified as `make qualify-all` does) into a fresh run directory and returns it.
+func (p *publishedRun) makeRun(root string) (string, error) {
+	parent := filepath.Join(root, "build", "test-run")
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp(parent, "verify-")
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(root, dir)
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command("make", "--no-print-directory", "test-run", "RUN_ID="+filepath.Base(dir), "RUN_DIR="+rel)
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	p.log = string(out)
+	// A failed spec (a client timeout on a loaded machine) or a verdict short of QUALIFIED still
+	// publishes an honest run, which verify must accept; only a run that published nothing is an error.
+	if stages, _ := filepath.Glob(filepath.Join(dir, "*", "stage.json")); err != nil && len(stages) == 0 {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("make test-run: %w", err)
+	}
+	return dir, nil
 }
 
 var reducedRun publishedRun

@@ -180,3 +180,93 @@ func TestMakeBuildsTheOneStampedQual(t *testing.T) {
 		}
 	}
 }
+
+// make test runs the stage suites once: one reduced run of the reference target, made as
+// qualify-all makes it and handed to go test as QUAL_TEST_RUN, and go test runs every other
+// package and none of the suites (which would run them a second time, or pass by skipping).
+func TestMakeTestRunsTheSuitesOnce(t *testing.T) {
+	root := repoRoot()
+	cmd := exec.Command("make", "--no-print-directory", "-n", "test", "RUN_ID=once", "GOTEST=echo", "TIMINGS="+filepath.Join(t.TempDir(), "timings.tsv"))
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "MAKEFLAGS=", "MAKELEVEL=") // the plan of a make test, not of the one running this test
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make -n test: %v\n%s", err, out)
+	}
+	suites, err := filepath.Glob(filepath.Join(root, "suites", "*", "*_suite_test.go"))
+	if err != nil || len(suites) == 0 {
+		t.Fatalf("no stage suites: %v", err)
+	}
+	var reference []string
+	goTest, goTestAt := "", -1
+	for i, l := range strings.Split(strings.ReplaceAll(string(out), "\\\n", ""), "\n") {
+		switch {
+		case strings.Contains(l, "go tool ginkgo") && strings.Contains(l, "QUAL_TARGET=suites/targets/reference.yaml "):
+			reference = append(reference, l)
+			if goTestAt >= 0 {
+				t.Errorf("the reduced run starts after go test")
+			}
+		case strings.Contains(l, "QUAL_TEST_RUN="):
+			goTest, goTestAt = l, i
+		}
+	}
+	if len(reference) != 1 || goTest == "" {
+		t.Fatalf("want one ginkgo run of the reference target and one go test with QUAL_TEST_RUN, got %d and %q:\n%s", len(reference), goTest, out)
+	}
+	for _, s := range suites {
+		if rel := "./" + filepath.ToSlash(mustRel(t, root, filepath.Dir(s))); !strings.Contains(reference[0]+" ", " "+rel+" ") {
+			t.Errorf("the reduced run does not run %s: %s", rel, reference[0])
+		}
+	}
+	if run, given := assigned(reference[0], "QUAL_RUN_DIR"), assigned(goTest, "QUAL_TEST_RUN"); run == "" || run != given {
+		t.Errorf("go test is given QUAL_TEST_RUN=%q, the reduced run is %q", given, run)
+	}
+	// The go test line itself, with GOTEST=echo, prints the packages it tests.
+	listed, err := exec.Command("bash", "-c", "cd "+root+" && "+goTest).Output()
+	if err != nil {
+		t.Fatalf("the go test line: %v\n%s", err, goTest)
+	}
+	tested := map[string]bool{}
+	for _, f := range strings.Fields(string(listed)) {
+		tested[f] = true
+	}
+	suitePkgs := map[string]bool{}
+	for _, s := range suites {
+		suitePkgs[goList(t, root, filepath.Dir(s))[0]] = true
+	}
+	for _, p := range goList(t, root, "./...") {
+		if tested[p] == suitePkgs[p] {
+			t.Errorf("package %s: tested by go test %v, a stage suite %v", p, tested[p], suitePkgs[p])
+		}
+	}
+}
+
+func mustRel(t *testing.T, base, path string) string {
+	t.Helper()
+	rel, err := filepath.Rel(base, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rel
+}
+
+// assigned is the value of NAME=value in a shell command line.
+func assigned(line, name string) string {
+	_, after, ok := strings.Cut(" "+line, " "+name+"=")
+	if !ok {
+		return ""
+	}
+	value, _, _ := strings.Cut(after, " ")
+	return value
+}
+
+func goList(t *testing.T, dir string, pattern string) []string {
+	t.Helper()
+	cmd := exec.Command("go", "list", pattern)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", pattern, err)
+	}
+	return strings.Fields(string(out))
+}
