@@ -90,7 +90,9 @@ func checks() []func(*Run) []Problem {
 		scrapeCheck,          // the server's /metrics Task times against the records (scrape.go)
 		exportsAgreeCheck,    // both exports' timestamps and AIPerf's benchmark_duration (exportsagree.go)
 		inputHashCheck,       // each record's input_sha256 is the payload's (inputhash.go)
+		uploadedCheck,        // each output's input_id is what AIPerf uploaded (uploaded.go)
 		noCacheCheck,         // the no-caching check judged again from its records (nocache.go)
+		noCacheRecordsCheck,  // the no-caching records are the row's server's (nocacherecords.go)
 		gateCheck,            // each gate recomputed or re-read (gateof.go)
 	}
 }
