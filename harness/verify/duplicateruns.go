@@ -72,14 +72,8 @@ func sameShape(a, b []int64) bool {
 // runShapes reads the measured latencies of each AIPerf run of an artifact directory from
 // profile_export.jsonl (whose timestamps exportsAgreeCheck ties to the raw export's).
 func runShapes(runDir, aiperfDir string) ([]runShape, error) {
-	dir := filepath.Join(runDir, filepath.FromSlash(aiperfDir))
-	dirs, _ := filepath.Glob(filepath.Join(dir, aiperfexport.RunsDir, "run_*"))
-	if len(dirs) == 0 {
-		dirs = []string{dir}
-	}
-	slices.Sort(dirs)
 	var out []runShape
-	for _, d := range dirs {
+	for _, d := range artifactRunDirs(runDir, aiperfDir) {
 		path := filepath.Join(d, "profile_export.jsonl")
 		data, err := runfile.ReadFile(path)
 		if err != nil {
@@ -87,10 +81,10 @@ func runShapes(runDir, aiperfDir string) ([]runShape, error) {
 		}
 		lat, err := measuredLatencies(data)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", runRel(runDir, path), err)
+			return nil, fmt.Errorf("%s: %w", relTo(runDir, path), err)
 		}
 		slices.Sort(lat)
-		out = append(out, runShape{where: runRel(runDir, d), latencies: lat})
+		out = append(out, runShape{where: relTo(runDir, d), latencies: lat})
 	}
 	return out, nil
 }

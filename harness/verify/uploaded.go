@@ -96,11 +96,11 @@ func checkUploadedFile(runDir string, row *Row, o evidence.Output, payload map[s
 	}
 	want, err := runfile.ReadFile(stored[0])
 	if err != nil {
-		report(row.Where, "stored input %s: %v", runRel(runDir, stored[0]), err)
+		report(row.Where, "stored input %s: %v", relTo(runDir, stored[0]), err)
 		return
 	}
 	if sha256.Sum256(data) != sha256.Sum256(want) {
-		report(row.Where, "request %s: output input_id %q, but the file AIPerf uploaded is not the stored %s", o.RequestID, o.InputID, runRel(runDir, stored[0]))
+		report(row.Where, "request %s: output input_id %q, but the file AIPerf uploaded is not the stored %s", o.RequestID, o.InputID, relTo(runDir, stored[0]))
 	}
 }
 
@@ -132,7 +132,7 @@ func sessionPayloads(runDir, aiperfDir string) (map[sessionTurn]map[string]bool,
 			} `json:"data"`
 		}
 		if err := json.Unmarshal(data, &in); err != nil {
-			return nil, fmt.Errorf("%s: %w", runRel(runDir, f), err)
+			return nil, fmt.Errorf("%s: %w", relTo(runDir, f), err)
 		}
 		for _, s := range in.Data {
 			for turn, p := range s.Payloads {
@@ -153,6 +153,3 @@ func canonicalSHA(v any) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
-
-// runRel is a path as problems name it: relative to the run, with slashes.
-func runRel(runDir, p string) string { return filepath.ToSlash(evidence.RelPath(runDir, p)) }

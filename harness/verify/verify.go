@@ -89,6 +89,7 @@ func checks() []func(*Run) []Problem {
 		servedCheck,            // join, timing, outputs, copies recomputed (served.go)
 		scrapeCheck,            // the server's /metrics Task times against the records (scrape.go)
 		exportsAgreeCheck,      // both exports' timestamps and AIPerf's benchmark_duration (exportsagree.go)
+		hardwareScrapeCheck,    // hardware and Go version against the server's own /metrics (hardwarescrape.go)
 		duplicateRunsCheck,     // no AIPerf run is a copy of another under fresh ids (duplicateruns.go)
 		inputHashCheck,         // each record's input_sha256 is the payload's (inputhash.go)
 		uploadedCheck,          // each output's input_id is what AIPerf uploaded (uploaded.go)
