@@ -71,6 +71,7 @@ func checks() []func(*Run) []Problem {
 		htmlCheck,              // report.html re-rendered (reporthtml.go)
 		targetKindCheck,        // target_kind is the target file's (targetkind.go)
 		inventoryCheck,         // rebuilt from the pinned manifests (inventorycheck.go)
+		selectionCheck,         // the selection against the target's whole inventory (selection.go)
 		stageFilesCheck,        // each stage.json is its stage (junit.go)
 		junitCheck,             // the JUnit reports agree with the rows (junit.go)
 		specRowsCheck,          // every checkpoint's spec has its row (junitrows.go)
