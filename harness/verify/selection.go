@@ -22,30 +22,21 @@ func selectionCheck(r *Run) []Problem {
 // the target file and its manifests in the repository, with the families' capabilities their
 // cgo-free descriptors state (as the suites' plan reads them: the recorded rows cannot answer
 // for a family whose rows were all removed). Each stage's selection (the rows a whole run gives
-// a result, and how many count: the denominators of the verdict) must be the rebuilt one, and a
-// stage of the target with rows must be in the run unless the run says it covers part of the
-// target (a smoke, focused or sharded run, whose verdict then says "not a qualification"). A
-// checkpoint or a stage removed from the evidence and its stage files together leaves the
-// verdict's denominators short of the target's, and is refused here.
+// a result, and how many count: the denominators of the verdict) must be the rebuilt one. A run
+// that claims a qualified stage must hold every stage of the target that has rows, unless it
+// says it covers part of the target (a smoke, focused or sharded run, whose verdict then says
+// "not a qualification"): the verdict counts only the stages present, so a stage removed from
+// the evidence with its files would leave QUALIFIED standing. (A run that claims nothing, such
+// as one planned suite, may hold one stage.) A checkpoint or a stage removed from the evidence
+// and its stage files together is refused here.
 func checkSelection(p pins, e evidence.Evidence, report reporter) {
-	if !kindOf(e.TargetKind).Embedded() {
-		return // a TRTMC target's manifests are in its checkout: inventoryCheck's scope too
-	}
-	path, err := workload.InsideDir(p.Root, "target", e.Target)
-	if err != nil {
-		return // checkTargetKind reports it
-	}
-	t, err := target.Read(path, p.Root)
-	if err != nil {
-		return
-	}
-	paths, err := t.ManifestPaths()
-	if err != nil {
-		report("evidence.json", "target inventory not rebuildable: manifests of %s: %v", e.Target, err)
+	_, paths, ok := referenceManifests(p, e, func(string, string, ...any) {}) // inventoryCheck reports unreadable manifests
+	if !ok {
 		return
 	}
 	rebuilt := inventory.Scan(paths, inventory.Options{Capabilities: reference.Capabilities})
 	label := evidence.ScopeOf(e).Label
+	claims := slices.ContainsFunc(e.Stages, func(s evidence.Stage) bool { return s.Status == evidence.StageQualified })
 	for _, st := range stage.All() {
 		name := string(st.Name)
 		want := evidence.SelectionOf(rebuilt.Stages[name], label)
@@ -53,7 +44,7 @@ func checkSelection(p pins, e evidence.Evidence, report reporter) {
 		switch {
 		case i >= 0:
 			compareSelection(e.Stages[i], want, report)
-		case len(want.TargetRows) > 0 && label == "":
+		case len(want.TargetRows) > 0 && label == "" && claims:
 			report("evidence.json", "stage %s of target %s (%d rows, %d counted: %s) is not in the run, and the run does not say it covers part of the target",
 				name, e.Target, len(want.TargetRows), want.Counted, strings.Join(want.TargetRows, ", "))
 		}
@@ -91,4 +82,27 @@ func without(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// referenceManifests are the manifests of a reference run's target file in the repository; ok is
+// false for another target kind (its manifests are in its checkout) or a target file that cannot
+// be read here (checkTargetKind reports it).
+func referenceManifests(p pins, e evidence.Evidence, report reporter) (*target.Target, []string, bool) {
+	if !kindOf(e.TargetKind).Embedded() {
+		return nil, nil, false
+	}
+	path, err := workload.InsideDir(p.Root, "target", e.Target)
+	if err != nil {
+		return nil, nil, false
+	}
+	t, err := target.Read(path, p.Root)
+	if err != nil {
+		return nil, nil, false
+	}
+	paths, err := t.ManifestPaths()
+	if err != nil {
+		report("evidence.json", "inventory not rebuildable: manifests of %s: %v", e.Target, err)
+		return nil, nil, false
+	}
+	return t, paths, true
 }

@@ -372,21 +372,11 @@ func (f *forger) jsonlExact(rel string, fn func(map[string]any) map[string]any) 
 // junitGate rewrites the row's gate properties (gate_<figure>) in the stage's JUnit report to the
 // evidence's figures, so that the JUnit copy agrees with the forgery.
 func (f *forger) junitGate(stageName string, i int) {
-	f.t.Helper()
-	var r evidence.Result
-	for _, s := range f.e.Stages {
-		if s.Stage == stageName {
-			r = s.Results[i]
+	f.junitRow(stageName, i, func(r evidence.Result) map[string]float64 {
+		props := map[string]float64{}
+		for name, v := range r.Gate.Figures {
+			props["gate_"+regexp.QuoteMeta(name)] = v
 		}
-	}
-	class := regexp.MustCompile(`(?s)<testcase [^>]*classname="` + regexp.QuoteMeta(stageName+"."+r.Profile) + `".*?</testcase>`)
-	f.rewrite("junit/"+stageName+".xml", func(b []byte) []byte {
-		return class.ReplaceAllFunc(b, func(tc []byte) []byte {
-			for name, v := range r.Gate.Figures {
-				prop := regexp.MustCompile(`(<property name="gate_` + regexp.QuoteMeta(name) + `" value=")[^"]*(")`)
-				tc = prop.ReplaceAll(tc, []byte("${1}"+strconv.FormatFloat(v, 'g', -1, 64)+"${2}"))
-			}
-			return tc
-		})
+		return props
 	})
 }
