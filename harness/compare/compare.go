@@ -99,6 +99,9 @@ type RowComparison struct {
 	// measured requests of every run, beside the Welch interval of run medians.
 	TaskShift      *stats.Shift `json:"task_shift,omitempty"`
 	TaskShiftError string       `json:"task_shift_error,omitempty"`
+	// TaskBaseMS is the base side's median per-request Task time, what the shift is judged
+	// against (slowerByShift).
+	TaskBaseMS float64 `json:"task_base_median_ms,omitempty"`
 	// FewRuns warns when a side has fewer runs than benchstat asks for.
 	FewRuns string `json:"few_runs,omitempty"`
 	// Detectable is the smallest slowdown this row's spread lets the light call red (detectable.go).
@@ -524,13 +527,23 @@ func overall(c Comparison) string {
 	return v
 }
 
-// outcome is the verdict and the error Dirs returns with it, decided in one place: a red light
+// outcome is the verdict and the error Dirs returns with it, decided in one place: a slower row
 // or an accuracy fail is ErrRegression; else a row in one run only is ErrMissing (unless
 // allowed); else a common row whose light did not decide is ErrInconclusive.
+//
+// A row is slower when its light is red or when the Task shift it computes says so
+// (slowerByShift): a light left white by one side's wide interval of run medians must not hide a
+// shift the per-request Task times establish.
 func outcome(c Comparison) (string, error) {
+	shifted := 0
+	for _, r := range c.Rows {
+		if slowerByShift(r) && (r.Performance == nil || r.Performance.Light != stats.Red) {
+			shifted++
+		}
+	}
 	switch {
-	case c.Red > 0 || c.Failed > 0:
-		return "REGRESSION", fmt.Errorf("%w: %d red, %d accuracy fail", ErrRegression, c.Red, c.Failed)
+	case c.Red > 0 || c.Failed > 0 || shifted > 0:
+		return "REGRESSION", fmt.Errorf("%w: %d red, %d slower by the Task shift, %d accuracy fail", ErrRegression, c.Red, shifted, c.Failed)
 	case c.missing():
 		return fmt.Sprintf("INCOMPLETE (%s in one run only)", evidence.CountRows(len(c.OnlyInBase)+len(c.OnlyInNew))),
 			fmt.Errorf("%w: %d only in base, %d only in new (--allow-missing to compare the common rows alone)", ErrMissing, len(c.OnlyInBase), len(c.OnlyInNew))

@@ -7,6 +7,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
 // minRuns is benchstat's minimum of runs a side before it trusts a comparison.
@@ -30,8 +31,17 @@ func addTaskShifts(c *Comparison, baseDir, newDir string, base, cand evidence.Ev
 			row.TaskShiftError = err.Error()
 			continue
 		}
-		row.TaskShift = &sh
+		row.TaskShift, row.TaskBaseMS = &sh, timing.Percentile(bt, 50)
 	}
+}
+
+// slowerByShift says whether a row's Task shift alone establishes a slowdown past the red light's
+// own bound: the whole interval of new − base above base·(1/RedBelow − 1), the same work on both
+// sides. Its interval is over every measured request of every run, so it decides where the
+// interval of a few run medians cannot.
+func slowerByShift(r RowComparison) bool {
+	sh := r.TaskShift
+	return sh != nil && len(r.WorkDiffers) == 0 && r.TaskBaseMS > 0 && sh.CI.Lower > r.TaskBaseMS*(1/stats.RedBelow-1)
 }
 
 // taskTimes are the Task times (ms) of a row's measured requests: the records of the request

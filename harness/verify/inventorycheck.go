@@ -5,9 +5,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
-	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
-	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // inventoryCheck: a reference run's inventory is the one its pinned manifests give.
@@ -23,20 +21,8 @@ func inventoryCheck(r *Run) []Problem {
 // The families' capabilities come from the recorded rows: the registry that answers them in
 // the run links the native families (cgo), which the verifier does not.
 func checkInventory(p pins, e evidence.Evidence, report reporter) {
-	if !kindOf(e.TargetKind).Embedded() {
-		return
-	}
-	path, err := workload.InsideDir(p.Root, "target", e.Target)
-	if err != nil {
-		return // checkTargetKind reports it
-	}
-	t, err := target.Read(path, p.Root)
-	if err != nil {
-		return
-	}
-	paths, err := t.ManifestPaths()
-	if err != nil {
-		report("evidence.json", "inventory not rebuildable: manifests of %s: %v", e.Target, err)
+	t, paths, ok := referenceManifests(p, e, report)
+	if !ok {
 		return
 	}
 	rebuilt := pinned.ScanInventory(paths, e)

@@ -18,7 +18,7 @@ type Recorded struct {
 // the run holds together, but what has no second copy in the run is only as true as its
 // writer.
 func notRederived(e evidence.Evidence) []Recorded {
-	out := []Recorded{{Row: "run", What: "hardware and the versions other than aiperf's (no second copy in the run)"}}
+	out := []Recorded{{Row: "run", What: "hardware other than a Go server's core count, and the versions other than aiperf's and a Go server's Go (no second copy in the run)"}}
 	for _, s := range e.Stages {
 		for _, r := range s.Results {
 			where := s.Stage + "/" + r.Profile

@@ -142,6 +142,18 @@ func halveTaskTime(timing any) {
 // `<figure>_<unit>` properties of its test cases) to the evidence's recomputed figures, so that
 // the JUnit copy agrees with the forgery.
 func (f *forger) junitTiming(stageName string, i int) {
+	f.junitRow(stageName, i, func(r evidence.Result) map[string]float64 {
+		props := map[string]float64{}
+		for _, fig := range r.Timing.Figures {
+			props[regexp.QuoteMeta(fig.Name)+`(?:_[a-z_]+)?`] = fig.Value
+		}
+		return props
+	})
+}
+
+// junitRow rewrites the values of the row's properties in the stage's JUnit report: props maps a
+// property-name pattern to the evidence's value.
+func (f *forger) junitRow(stageName string, i int, props func(evidence.Result) map[string]float64) {
 	f.t.Helper()
 	var r evidence.Result
 	for _, s := range f.e.Stages {
@@ -150,11 +162,12 @@ func (f *forger) junitTiming(stageName string, i int) {
 		}
 	}
 	class := regexp.MustCompile(`(?s)<testcase [^>]*classname="` + regexp.QuoteMeta(stageName+"."+r.Profile) + `".*?</testcase>`)
+	values := props(r)
 	f.rewrite("junit/"+stageName+".xml", func(b []byte) []byte {
 		return class.ReplaceAllFunc(b, func(tc []byte) []byte {
-			for _, fig := range r.Timing.Figures {
-				prop := regexp.MustCompile(`(<property name="` + regexp.QuoteMeta(fig.Name) + `(?:_[a-z_]+)?" value=")[^"]*(")`)
-				tc = prop.ReplaceAll(tc, []byte("${1}"+strconv.FormatFloat(fig.Value, 'g', -1, 64)+"${2}"))
+			for name, v := range values {
+				prop := regexp.MustCompile(`(<property name="` + name + `" value=")[^"]*(")`)
+				tc = prop.ReplaceAll(tc, []byte("${1}"+strconv.FormatFloat(v, 'g', -1, 64)+"${2}"))
 			}
 			return tc
 		})

@@ -693,7 +693,7 @@ func tampers() []tamper {
 				})
 			}},
 	}
-	return append(append(cases, copyForgeries()...), roundThreeForgeries()...)
+	return append(append(append(cases, copyForgeries()...), roundThreeForgeries()...), secondSourceForgeries()...)
 }
 
 // TestTamperedRunsAreCaught edits a real reduced run, produced by the suites, in each way in

@@ -1,0 +1,84 @@
+package verify
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
+)
+
+// hardwareScrapeCheck: the machine and toolchain the run records are the ones its server
+// reported on its own /metrics while AIPerf scraped it (checkHardwareScrape).
+func hardwareScrapeCheck(r *Run) []Problem {
+	return r.eachRow(func(row *Row, report reporter) {
+		if row.Result.AIPerf != nil && row.Result.AIPerf.Dir != "" {
+			checkHardwareScrape(r.Dir, row, report)
+		}
+	})
+}
+
+// checkHardwareScrape compares a Go server's runtime gauges, as AIPerf scraped them in each run
+// (server_metrics_export.json), with the stage's recorded hardware and versions:
+// go_sched_gomaxprocs_threads is the CPUs the server could run on (Go sizes GOMAXPROCS to the
+// machine's CPUs, or a container's CPU limit, which no target here sets), so it must be the
+// recorded core count; go_info's version is the toolchain that built the server, the one the
+// run's binaries were built with (versions.go). A server without these gauges (a Python
+// server) is not compared.
+func checkHardwareScrape(runDir string, row *Row, report reporter) {
+	for _, dir := range artifactRunDirs(runDir, row.Result.AIPerf.Dir) {
+		path := filepath.Join(dir, "server_metrics_export.json")
+		procs, goVersion, ok := scrapedRuntime(path)
+		if !ok {
+			continue
+		}
+		where := relTo(runDir, path)
+		if cores := row.Stage.Hardware.Cores; procs != 0 && procs != cores {
+			report(where, "the server's /metrics says it ran on %d CPUs (go_sched_gomaxprocs_threads); stage %s records %d cores", procs, row.Stage.Stage, cores)
+		}
+		if v := row.Stage.Versions["go"]; goVersion != "" && v != goVersion {
+			report(where, "the server's /metrics says it was built with %s (go_info); stage %s records go %s", goVersion, row.Stage.Stage, v)
+		}
+	}
+}
+
+// scrapedRuntime reads the server's GOMAXPROCS and Go version from a run's scrape; ok is false
+// when the run has none or it holds neither gauge.
+func scrapedRuntime(path string) (procs int, goVersion string, ok bool) {
+	if _, err := os.Lstat(path); err != nil {
+		return 0, "", false
+	}
+	data, err := runfile.ReadFile(path)
+	if err != nil {
+		return 0, "", false // scrapeCheck reports an unreadable scrape
+	}
+	type series struct {
+		Labels map[string]string `json:"labels"`
+		Stats  struct {
+			Min *float64 `json:"min"`
+			Max *float64 `json:"max"`
+		} `json:"stats"`
+	}
+	var export struct {
+		Metrics map[string]struct {
+			Series []series `json:"series"`
+		} `json:"metrics"`
+	}
+	if json.Unmarshal(data, &export) != nil {
+		return 0, "", false
+	}
+	for _, s := range export.Metrics["go_sched_gomaxprocs_threads"].Series {
+		if s.Stats.Max != nil {
+			procs, ok = int(*s.Stats.Max), true
+			if s.Stats.Min != nil && *s.Stats.Min != *s.Stats.Max {
+				procs = -1 // changed during the run: no single count, never a machine's
+			}
+		}
+	}
+	for _, s := range export.Metrics["go_info"].Series {
+		if v := s.Labels["version"]; v != "" {
+			goVersion, ok = v, true
+		}
+	}
+	return procs, goVersion, ok
+}
