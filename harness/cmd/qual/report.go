@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/attest"
@@ -16,6 +17,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/report"
 	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 )
 
 // runReport assembles a run and exits 1 when its verdict fails the --fail-on level, so that
@@ -118,5 +120,21 @@ func printSummary(w io.Writer, runDir string, e evidence.Evidence) {
 	for _, f := range report.FailingRows(e) {
 		fmt.Fprintf(w, "FAILED %s/%s: %s\n    what to do: %s (%s)\n", f.Stage, f.Profile, f.First, f.Hint, filepath.Join(runDir, f.Folder))
 	}
+	if missing := missingStages(e); len(missing) > 0 {
+		fmt.Fprintf(w, "WARNING: no evidence of stage(s) %s (their suite did not run or did not finish): the scope counts only the stages present\n", strings.Join(missing, ", "))
+	}
 	fmt.Fprintf(w, "report:   %s\nevidence: %s\nVerdict: %s\n", filepath.Join(runDir, "qualification.md"), filepath.Join(runDir, "evidence.json"), evidence.Verdict(e))
+}
+
+// missingStages are the registered stages the run holds no evidence of: every stage's suite writes
+// its stage.json (a stage a selection left out is recorded not selected), so one missing means a
+// suite that did not run, and the scope's denominators lack its rows.
+func missingStages(e evidence.Evidence) []string {
+	var out []string
+	for _, n := range stage.Names() {
+		if !slices.ContainsFunc(e.Stages, func(s evidence.Stage) bool { return s.Stage == string(n) }) {
+			out = append(out, string(n))
+		}
+	}
+	return out
 }

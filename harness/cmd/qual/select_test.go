@@ -113,3 +113,18 @@ func TestQualConfigPrintsTheSelection(t *testing.T) {
 		}
 	}
 }
+
+// A stage whose suite did not run leaves no stage.json, so the scope would count only the stages
+// present: the report names every registered stage the run holds no evidence of.
+func TestReportNamesStagesWithoutEvidence(t *testing.T) {
+	e := evidence.Evidence{Stages: []evidence.Stage{{Stage: "asr"}, {Stage: "audioqa"}}}
+	var out strings.Builder
+	printSummary(&out, "reports/x", e)
+	if got := missingStages(e); len(got) != 1 || got[0] != "t2i" || !strings.Contains(out.String(), "WARNING: no evidence of stage(s) t2i ") {
+		t.Errorf("missing %v:\n%s", got, out.String())
+	}
+	e.Stages = append(e.Stages, evidence.Stage{Stage: "t2i"})
+	if got := missingStages(e); len(got) != 0 {
+		t.Errorf("every stage present, missing %v", got)
+	}
+}
