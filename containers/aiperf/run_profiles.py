@@ -41,7 +41,7 @@ PRELOAD = {
 }
 
 
-def preload(endpoint_type):
+def preload(endpoint_type, tokenizer):
     from aiperf.plugin import plugins
 
     wanted = dict(PRELOAD, endpoint=[endpoint_type] if endpoint_type else [])
@@ -51,6 +51,14 @@ def preload(endpoint_type):
                 plugins.get_class(category, name)
             except Exception as e:  # only a cost: the run imports it itself
                 print(f"run_profiles: not preloaded {category}:{name}: {e}", file=sys.stderr)
+    if tokenizer:
+        # Every process that loads the tokenizer imports transformers' AutoTokenizer on its own
+        # (common/tokenizer.py); importing it here (not loading a tokenizer, which AIPerf's own
+        # dataset/_tokenizer_preload.py also keeps fork-safe) spares each run's processes that.
+        try:
+            from transformers import AutoTokenizer  # noqa: F401
+        except Exception as e:
+            print(f"run_profiles: transformers not preloaded: {e}", file=sys.stderr)
 
 
 def settle(artifact_dir, wait=60.0, poll=0.5):
@@ -110,7 +118,7 @@ def main(argv):
     runs, root, args = int(argv[0]), argv[1], argv[2:]
     from aiperf.cli import app
 
-    preload(option(args, "--endpoint-type"))
+    preload(option(args, "--endpoint-type"), option(args, "--tokenizer"))
     if runs <= 1:
         code = run_once(app, ["profile", *args])
         settle(option(args, "--artifact-dir") or root)
