@@ -24,10 +24,11 @@ import time
 
 READY = ".aiperf_results_ready.json"  # aiperf/common/results_markers.py READY_MARKER_NAME
 
-# The services `aiperf profile` starts (plugin/plugins.yaml, category "service") and what they
-# all load, imported here once so that each run's processes inherit them instead of importing
-# them again. Importing a module earlier runs the same code with the same environment; it sends
-# and measures nothing.
+# The plugins (plugin/plugins.yaml) a run of the suite's profiles loads, as AIPerf's DEBUG log
+# lists them ("Loaded <category>:<name>"), imported here once so that each run's processes
+# inherit them instead of importing them again: the services, their transport, the single_turn
+# dataset path, the record processing and the exporters. Importing a module earlier runs the
+# same code with the same environment; it sends and measures nothing.
 PRELOAD = {
     "service": ["system_controller", "dataset_manager", "record_processor", "records_manager",
                 "server_metrics_manager", "timing_manager", "worker", "worker_manager"],
@@ -36,8 +37,21 @@ PRELOAD = {
     "communication_client": ["pub", "sub", "push", "pull", "request", "reply", "streaming_dealer",
                              "streaming_router", "streaming_push", "streaming_pull"],
     "zmq_proxy": ["dealer_router", "push_pull", "xpub_xsub"],
-    "ui": ["none"],
+    "ui": ["none", "simple"],
     "transport": ["http"],
+    "dataset_composer": ["custom"],
+    "custom_dataset_loader": ["single_turn"],
+    "dataset_backing_store": ["memory_map"],
+    "dataset_client_store": ["memory_map"],
+    "dataset_sampler": ["sequential"],
+    "timing_strategy": ["request_rate"],
+    "arrival_pattern": ["concurrency_burst"],
+    "record_processor": ["metric_record"],
+    "record_observer": ["raw_record_writer"],
+    "accumulator": ["metric_results", "server_metrics"],
+    "stream_exporter": ["record_export", "server_metrics_jsonl_writer"],
+    "data_exporter": ["csv", "json", "raw_record_aggregator", "server_metrics_csv", "server_metrics_json"],
+    "console_exporter": ["metrics", "errors", "api_errors"],
 }
 
 
