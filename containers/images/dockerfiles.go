@@ -41,7 +41,7 @@ RUN python3 -m venv /opt/aiperf \
  && /opt/aiperf/bin/pip install -q --no-index --find-links /tmp/wheels aiperf==%s \
  && rm -rf /tmp/wheels
 ENV PATH=/opt/aiperf/bin:$PATH HF_HOME=/opt/hf HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
-COPY make_tokenizer.py run-profile.sh /opt/qual/
+COPY make_tokenizer.py run-profile.sh run_profiles.py /opt/qual/
 RUN python /opt/qual/make_tokenizer.py /opt/hf \
  && test "$(python -c 'import importlib.metadata as m; print(m.version("aiperf"))')" = "%s" \
  && useradd --system --uid 10002 --create-home aiperf \
@@ -51,13 +51,13 @@ WORKDIR /home/aiperf
 ENTRYPOINT ["/bin/sh", "/opt/qual/run-profile.sh"]
 `
 
-// AIPerf builds the AIPerf image from the wheelhouse; scriptDir holds make_tokenizer.py and
-// run-profile.sh.
+// AIPerf builds the AIPerf image from the wheelhouse; scriptDir holds make_tokenizer.py,
+// run-profile.sh and run_profiles.py.
 func (b *Builder) AIPerf(ctx context.Context, base, wheelhouse, scriptDir string) (string, error) {
 	return b.build(ctx, "trtmc-qual/aiperf", buildContext{
 		dockerfile: fmt.Sprintf(aiperfDockerfile, base, AIPerfVersion, AIPerfVersion),
 		files: map[string]string{"make_tokenizer.py": filepath.Join(scriptDir, "make_tokenizer.py"),
-			"run-profile.sh": filepath.Join(scriptDir, "run-profile.sh")},
+			"run-profile.sh": filepath.Join(scriptDir, "run-profile.sh"), "run_profiles.py": filepath.Join(scriptDir, "run_profiles.py")},
 		dirs: map[string]string{"wheels": wheelhouse},
 	})
 }

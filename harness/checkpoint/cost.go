@@ -11,7 +11,7 @@ import (
 
 // Step names of the cost account that more than one method times.
 const (
-	containers = "containers (network, server start and stop)"
+	containers = "containers (network, server and native container start and stop)"
 	aiperfStep = "AIPerf"
 )
 

@@ -15,9 +15,10 @@ func (c *Checkpoint) StartNative(ctx context.Context) (Cleanup, error) {
 	if c.serving == nil || c.serving.spec.Image == "" {
 		return nil, c.fail("identity", fmt.Errorf("no server was started: the native container starts as it did"))
 	}
+	defer c.timed(containers)()
 	start := time.Now()
 	ctr, err := serving.StartNative(ctx, c.serving.spec)
-	cleanup := func(ctx context.Context) error { return ctr.Terminate(ctx) }
+	cleanup := func(ctx context.Context) error { defer c.timed(containers)(); return ctr.Discard() }
 	if err != nil {
 		return cleanup, c.fail("identity", fmt.Errorf("native container: %w", err))
 	}

@@ -128,6 +128,16 @@ func (s *Server) Terminate(ctx context.Context) error {
 	return testcontainers.TerminateContainer(s.Container)
 }
 
+// Discard stops and removes the native twins' container at once. It serves nothing and every
+// native run in it was exec'd to completion before; its `sleep infinity` (PID 1) ignores
+// SIGTERM, so a normal stop waited Docker's 10 s grace before the SIGKILL, every row.
+func (s *Server) Discard() error {
+	if s == nil || s.Container == nil || s.DockerContainer == nil {
+		return nil
+	}
+	return testcontainers.TerminateContainer(s.Container, testcontainers.StopTimeout(0))
+}
+
 // Running says whether a container was started.
 func (s *Server) Running() bool { return s != nil && s.Container != nil && s.DockerContainer != nil }
 
