@@ -1,0 +1,14 @@
+package claim
+
+import (
+	"github.com/trtmc-qual/trtmc-qual/harness/accuracy"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+)
+
+// Accuracy are the gate's corpus figures with their bootstrap intervals (harness/accuracy),
+// clustered by the given speaker/recording groups of the pinned dataset.
+func Accuracy() Claim {
+	claimed := func(r evidence.Result) bool { return len(r.Accuracy) > 0 }
+	return of("accuracy intervals", func(r *evidence.Result) *[]evidence.Accuracy { return &r.Accuracy }, claimed,
+		func(a *Artifacts) ([]evidence.Accuracy, error) { return accuracy.Gate(a.Row.Gate, a.Given.Groups) })
+}
