@@ -1,6 +1,8 @@
 package claim
 
 import (
+	"fmt"
+
 	"github.com/trtmc-qual/trtmc-qual/harness/accuracy"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 )
@@ -9,6 +11,16 @@ import (
 // clustered by the given speaker/recording groups of the pinned dataset.
 func Accuracy() Claim {
 	claimed := func(r evidence.Result) bool { return len(r.Accuracy) > 0 }
-	return of("accuracy intervals", func(r *evidence.Result) *[]evidence.Accuracy { return &r.Accuracy }, claimed,
-		func(a *Artifacts) ([]evidence.Accuracy, error) { return accuracy.Gate(a.Row.Gate, a.Given.Groups) })
+	return of("accuracy intervals", func(r *evidence.Result) *[]evidence.Accuracy { return &r.Accuracy }, claimed, deriveAccuracy)
+}
+
+func deriveAccuracy(a *Artifacts) ([]evidence.Accuracy, error) {
+	var groups map[string]string
+	if a.Given.Groups != nil {
+		var err error
+		if groups, err = a.Given.Groups(); err != nil {
+			return nil, fmt.Errorf("dataset groups: %w", err)
+		}
+	}
+	return accuracy.Gate(a.Row.Gate, groups)
 }

@@ -1,7 +1,10 @@
 package claim
 
 import (
+	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
@@ -15,9 +18,9 @@ import (
 type Given struct {
 	// Route is the stage's inference route: the join matches the server records of it only.
 	Route string
-	// Groups are the speaker/recording groups the pinned dataset declares (accuracy's clusters;
-	// nil when it declares none).
-	Groups map[string]string
+	// Groups reads the speaker/recording groups the pinned dataset declares (accuracy's clusters;
+	// nil when it declares none); a nil Groups is no groups.
+	Groups func() (map[string]string, error)
 	// ClipSeconds is the length of the clip a request uploaded, for a stage whose figures need
 	// it where a record states none (nil for any other stage).
 	ClipSeconds func(join.Pair) (float64, error)
@@ -31,7 +34,7 @@ type Artifacts struct {
 	Row   evidence.Result
 	Given Given
 	// Runs are the AIPerf runs' exports (one per run), Records the server records, Join their join
-	// (its pairs with the clip length filled in where a record states none).
+	// (its pairs as stored).
 	Runs    []aiperfexport.Exports
 	Records []contract.Record
 	Join    join.Report
@@ -39,6 +42,9 @@ type Artifacts struct {
 	NoCacheRecords []contract.Record
 	NoCacheFile    string
 
+	// timed are the joined pairs the figures are derived from: a pair whose record states no clip
+	// length has the length of the clip it uploaded, where the stage's figures need it.
+	timed      []join.Pair
 	servedErr  error // why the AIPerf exports or server records could not be loaded
 	clipErr    error // why a request's clip length could not be read
 	noCacheErr error // why the no-caching records could not be loaded
@@ -54,7 +60,10 @@ func Load(runDir string, row evidence.Result, given Given) *Artifacts {
 	}
 	if row.NoCache != nil {
 		a.NoCacheFile = row.NoCache.Records
-		a.NoCacheRecords, a.noCacheErr = readRecords(runDir, "no_caching.records", a.NoCacheFile)
+		var path string
+		if path, a.noCacheErr = inside(runDir, "no_caching.records", a.NoCacheFile); a.noCacheErr == nil {
+			a.NoCacheRecords, a.noCacheErr = readRecords(path, "no_caching.records")
+		}
 	}
 	return a
 }
@@ -67,55 +76,80 @@ func (a *Artifacts) ServedErr() error { return a.servedErr }
 func (a *Artifacts) Served() bool { return a.Row.AIPerf != nil && a.servedErr == nil }
 
 func (a *Artifacts) loadServed(runDir string) error {
-	dir, err := runfile.Inside(runDir, a.Row.AIPerf.Dir)
+	if err := errors.Join(local("aiperf.dir", a.Row.AIPerf.Dir), local("records", a.Row.Records)); err != nil {
+		return err
+	}
+	dir, err := inside(runDir, "aiperf.dir", a.Row.AIPerf.Dir)
 	if err != nil {
-		return fmt.Errorf("aiperf.dir: %w", err)
+		return err
+	}
+	records, err := inside(runDir, "records", a.Row.Records)
+	if err != nil {
+		return err
 	}
 	if a.Runs, err = aiperfexport.ReadRuns(dir); err != nil {
 		return fmt.Errorf("AIPerf exports: %w", err)
 	}
-	if a.Records, err = readRecords(runDir, "records", a.Row.Records); err != nil {
+	if a.Records, err = readRecords(records, "records"); err != nil {
 		return err
 	}
 	a.Join = join.Join(aiperfexport.Merge(a.Row.AIPerf.Dir, a.Runs).Raw, a.Records, a.Given.Route)
-	a.clipErr = a.fillClipSeconds()
+	a.timed, a.clipErr = a.withClipSeconds()
 	return nil
 }
 
-// fillClipSeconds gives every joined request whose record states no clip length the length of
-// the clip it uploaded, where the stage's figures need it (the records themselves are kept as
-// stored).
-func (a *Artifacts) fillClipSeconds() error {
+// withClipSeconds are the joined pairs, each whose record states no clip length given the length
+// of the clip it uploaded where the stage's figures need it (the join's pairs stay as stored).
+func (a *Artifacts) withClipSeconds() ([]join.Pair, error) {
+	timed := slices.Clone(a.Join.Pairs)
 	if a.Given.ClipSeconds == nil {
-		return nil
+		return timed, nil
 	}
-	for i, p := range a.Join.Pairs {
+	for i, p := range timed {
 		if p.Server.Output == nil || p.Server.Output.AudioSeconds > 0 {
 			continue
 		}
 		s, err := a.Given.ClipSeconds(p)
 		if err != nil {
-			return fmt.Errorf("request %s: its record states no clip length and the uploaded clip gives none: %w", p.ID, err)
+			return nil, fmt.Errorf("request %s: its record states no clip length and the uploaded clip gives none: %w", p.ID, err)
 		}
 		out := *p.Server.Output
 		out.AudioSeconds = s
-		a.Join.Pairs[i].Server.Output = &out
+		timed[i].Server.Output = &out
 	}
-	return nil
+	return timed, nil
 }
 
-// readRecords reads and parses a JSONL file of server records the row names in field.
-func readRecords(runDir, field, rel string) ([]contract.Record, error) {
-	if rel == "" {
-		return nil, fmt.Errorf("%s: no file named", field)
-	}
-	data, err := runfile.ReadIn(runDir, rel)
+// readRecords reads and parses a JSONL file of server records (the row's field names it).
+func readRecords(path, field string) ([]contract.Record, error) {
+	data, err := runfile.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", field, err)
 	}
 	recs, err := contract.ParseRecords(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", field, rel, err)
+		return nil, fmt.Errorf("%s: %w", field, err)
 	}
 	return recs, nil
+}
+
+// inside is rel (the row's field) inside runDir, refused when it leaves it or passes through a
+// link.
+func inside(runDir, field, rel string) (string, error) {
+	if err := local(field, rel); err != nil {
+		return "", err
+	}
+	path, err := runfile.Inside(runDir, rel)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", field, err)
+	}
+	return path, nil
+}
+
+// local refuses a rel (the row's field) that names no path inside a directory.
+func local(field, rel string) error {
+	if rel == "" || filepath.IsAbs(rel) || !filepath.IsLocal(filepath.FromSlash(rel)) {
+		return fmt.Errorf("%s %q is not a path inside the run directory", field, rel)
+	}
+	return nil
 }

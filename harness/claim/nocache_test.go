@@ -7,6 +7,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/nocache"
 )
 
@@ -104,5 +105,38 @@ func TestForgedNoCachingChecksAreFound(t *testing.T) {
 				t.Fatalf("want a finding with %q, got:\n%s", tc.want, got)
 			}
 		})
+	}
+}
+
+// The repeats must be the input the check names: a measured request of the join, whose record's
+// input hash every repeat carries.
+func TestNoCacheRepeatsAreTheNamedInput(t *testing.T) {
+	pair := func(id, phase, sha string) join.Pair {
+		var p join.Pair
+		p.ID, p.Client.Metadata.Phase, p.Server.InputSHA256 = id, phase, sha
+		return p
+	}
+	pairs := []join.Pair{pair("w", "warmup", "ww"), pair("x", "profiling", "xx")}
+	check := func(first string, repeatSHA ...string) evidence.NoCache {
+		n := evidence.NoCache{FirstRequestID: first}
+		for _, s := range repeatSHA {
+			n.Repeats = append(n.Repeats, evidence.NoCacheRequest{RequestID: "rep-" + s, InputSHA256: s})
+		}
+		return n
+	}
+	for _, tc := range []struct {
+		name string
+		n    evidence.NoCache
+		want string
+	}{
+		{"the input of a measured request", check("x", "xx", "xx"), ""},
+		{"a warmup request", check("w", "ww"), "no measured request"},
+		{"an unknown request", check("nope", "xx"), "no measured request"},
+		{"a repeat of another input", check("x", "xx", "yy"), "not the input of x"},
+	} {
+		all := fmt.Sprint(repeatsTheInput(tc.n, pairs))
+		if errs := repeatsTheInput(tc.n, pairs); (tc.want == "") != (len(errs) == 0) || !strings.Contains(all, tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.name, all, tc.want)
+		}
 	}
 }

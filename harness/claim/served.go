@@ -44,7 +44,7 @@ func deriveTiming(a *Artifacts) (*timing.Summary, error) {
 	if a.clipErr != nil {
 		return nil, a.clipErr
 	}
-	samples, _, _, err := timing.RunSamples(a.Join.Pairs, a.Runs)
+	samples, _, _, err := timing.RunSamples(a.timed, a.Runs)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func deriveRepeated(a *Artifacts) (*schema.Repeated, error) {
 	if a.clipErr != nil {
 		return nil, a.clipErr
 	}
-	rep, err := stats.FromRuns(a.Join.Pairs, a.Runs)
+	rep, err := stats.FromRuns(a.timed, a.Runs)
 	if err != nil {
 		return nil, err
 	}

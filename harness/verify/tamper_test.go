@@ -570,7 +570,7 @@ func tampers() []tamper {
 				f.stage(asr, func(s *evidence.Stage) { s.Results[i].Timing.Figures[0].Value /= 2 })
 			}},
 		{name: "a measured client latency edited in profile_export.jsonl", forged: true,
-			want: []string{"figure client_latency", "recomputed"},
+			want: []string{"timing recomputed differently", "figures[client_latency"},
 			edit: func(t *testing.T, f *forger) {
 				_, r := f.result(asr, q, "")
 				done := false
@@ -1013,7 +1013,7 @@ func copyForgeries() []tamper {
 				f.stage(asr, func(s *evidence.Stage) { f.recompute(&s.Results[i]) })
 			}},
 		{name: "E20 the no-caching repeats' Task times cut to 1% in the evidence and their records, the verdict left passed", forged: true,
-			want: []string{"no-caching check judged again differently", "may cache results"},
+			want: []string{"no-caching check recomputed differently", "may cache results"},
 			edit: func(t *testing.T, f *forger) {
 				i, r := f.result(asr, q, evidence.KindFull)
 				if r.NoCache == nil {
