@@ -343,7 +343,7 @@ func tampers() []tamper {
 					r.Bundle.SHA256Served, r.Bundle.SHA256After = r.Bundle.SHA256Built, r.Bundle.SHA256Built
 					for j := range s.Inventory {
 						if s.Inventory[j].Profile == r.Profile {
-							s.Inventory[j].Status = string(q)
+							s.Inventory[j].Status = q
 						}
 					}
 				})
@@ -638,7 +638,7 @@ func tampers() []tamper {
 					s.Results[i].Status = evidence.StatusPlanned
 					for j := range s.Inventory {
 						if s.Inventory[j].Profile == s.Results[i].Profile {
-							s.Inventory[j].Status = string(evidence.StatusPlanned)
+							s.Inventory[j].Status = evidence.StatusPlanned
 						}
 					}
 				})
@@ -1094,7 +1094,7 @@ func copyForgeries() []tamper {
 					var checkpoint string
 					for j := range s.Inventory {
 						if s.Inventory[j].Profile == r.Profile {
-							s.Inventory[j].Kind, checkpoint = string(evidence.KindFull), s.Inventory[j].Checkpoint
+							s.Inventory[j].Kind, checkpoint = evidence.KindFull, s.Inventory[j].Checkpoint
 						}
 					}
 					s.Inventory = slices.DeleteFunc(s.Inventory, func(row inventory.Row) bool {
