@@ -5,7 +5,6 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
-	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 )
 
 // derive stores the claims' records in the row, each derived (harness/claim) from the files the
@@ -24,12 +23,11 @@ func (c *Checkpoint) derive(claims ...claim.Claim) (*claim.Artifacts, error) {
 // given are the values the claims take from the stage and the pins: the route the join
 // matches, the clip length where a record states none, the pinned dataset's groups.
 func (c *Checkpoint) given() claim.Given {
-	g := claim.Given{Route: c.W.Route(), Groups: func() (map[string]string, error) {
-		if c.Testcase.Dataset == "" {
-			return nil, nil
-		}
-		return dataset.Groups(filepath.Join(c.Env.Root, c.Testcase.Dataset))
-	}}
+	path := ""
+	if c.Testcase.Dataset != "" {
+		path = filepath.Join(c.Env.Root, c.Testcase.Dataset)
+	}
+	g := claim.Given{Route: c.W.Route(), Groups: claim.DatasetGroups(path)}
 	if ct, ok := c.W.(workload.ClipTimed); ok {
 		g.ClipSeconds = ct.ClipSeconds
 	}

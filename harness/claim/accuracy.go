@@ -5,6 +5,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/accuracy"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 )
 
 // Accuracy are the gate's corpus figures with their bootstrap intervals (harness/accuracy),
@@ -23,4 +24,15 @@ func deriveAccuracy(a *Artifacts) ([]evidence.Accuracy, error) {
 		}
 	}
 	return accuracy.Gate(a.Row.Gate, groups)
+}
+
+// DatasetGroups reads the groups of the pinned dataset at path ("" for a testcase that names
+// none: no groups), as Given.Groups.
+func DatasetGroups(path string) func() (map[string]string, error) {
+	return func() (map[string]string, error) {
+		if path == "" {
+			return nil, nil
+		}
+		return dataset.Groups(path)
+	}
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 )
 
 // publishedRun is a real published run (QUAL_VERIFY_RUN, as harness/verify's tamper table
@@ -40,8 +39,8 @@ func servedRows(t *testing.T) map[string]*Artifacts {
 			if !served(r) {
 				continue
 			}
-			groups := func() (map[string]string, error) { return dataset.Groups(filepath.Join(root, r.Dataset.Path)) }
-			rows[s.Stage+"/"+r.Profile] = Load(dir, r, Given{Route: r.Join.Route, Groups: groups})
+			given := Given{Route: r.Join.Route, Groups: DatasetGroups(filepath.Join(root, r.Dataset.Path))}
+			rows[s.Stage+"/"+r.Profile] = Load(dir, r, given)
 		}
 	}
 	if len(rows) == 0 {
