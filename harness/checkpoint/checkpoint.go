@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"github.com/trtmc-qual/trtmc-qual/harness/cost"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
@@ -258,7 +259,7 @@ func (referenceSteps) gate(ctx context.Context, c *Checkpoint) error {
 	}
 	c.Result.Gate = &res
 	c.Result.Bundle.SHA256Gated = res.BundleSHA
-	if c.Result.Accuracy, err = c.gateAccuracy(&res); err != nil { // how sure the corpus figure is to be within its bound
+	if _, err := c.derive(claim.Accuracy()); err != nil { // how sure the corpus figure is to be within its bound
 		return c.fail("gate", err)
 	}
 	switch {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/figures"
@@ -22,8 +23,10 @@ func (c *Checkpoint) Join() (join.Report, error) {
 	if c.serving == nil || c.serving.aiperf == nil {
 		return join.Report{}, c.fail("join", fmt.Errorf("no AIPerf run to join"))
 	}
-	rep := join.Join(c.serving.aiperf.Exports.Raw, c.serving.records, c.serving.route)
-	c.Result.Join = &rep
+	if _, err := c.derive(claim.Join()); err != nil {
+		return join.Report{}, c.fail("join", err)
+	}
+	rep := *c.Result.Join
 	load := c.Env.Target.StageLoad(string(c.W.Stage()))
 	runs := max(1, load.Runs)
 	switch {
@@ -170,32 +173,30 @@ func (c *Checkpoint) Meaning() error {
 	return nil
 }
 
-// Timing derives steady-state figures over measured requests (Result.Timing), the intervals
-// over runs when AIPerf ran several (Result.Repeated), and draws the latency plot and one
-// timeline per AIPerf run (Result.Timelines).
+// Timing derives steady-state figures over measured requests (Result.Timing) and the intervals
+// over runs when AIPerf ran several (Result.Repeated) from the stored files (harness/claim), and
+// draws the latency plot and one timeline per AIPerf run (Result.Timelines).
 func (c *Checkpoint) Timing() error {
 	defer c.timed("timing")()
 	if c.Result.Join == nil || !c.steps["join"] {
 		return c.fail("timing", fmt.Errorf("no clean join to time"))
 	}
-	if err := c.clipSeconds(); err != nil {
-		return c.fail("timing", err)
+	a, err := c.derive(claim.Timing(), claim.Repeated()) // the timing is kept when only the intervals failed
+	if c.Result.Timing == nil && err == nil {
+		err = fmt.Errorf("no measured request to time")
 	}
-	plotPath := filepath.Join(c.Dir, "latency.svg")
-	row, err := figures.Of(c.Result.Join.Pairs, c.serving.aiperf.Runs,
-		c.Manifest.Name+": client latency vs Task call (measured requests)", plotPath)
-	if row.Timing.Requests > 0 { // kept when only the intervals or the plot failed
-		c.Result.Timing = &row.Timing
-	}
-	c.Result.Repeated = row.Repeated
 	if err != nil {
 		return c.fail("timing", err)
 	}
-	if missing := missingFigures(c.W.Figures(), row.Timing); len(missing) > 0 {
-		return c.fail("timing", fmt.Errorf("the stage's figures %s cannot be computed: %s", strings.Join(missing, ", "), figureReason(row.Timing)))
+	plotPath := filepath.Join(c.Dir, "latency.svg")
+	if err := figures.Plot(a.Join.Pairs, a.Runs, c.Manifest.Name+": client latency vs Task call (measured requests)", plotPath); err != nil {
+		return c.fail("timing", err)
+	}
+	if missing := missingFigures(c.W.Figures(), *c.Result.Timing); len(missing) > 0 {
+		return c.fail("timing", fmt.Errorf("the stage's figures %s cannot be computed: %s", strings.Join(missing, ", "), figureReason(*c.Result.Timing)))
 	}
 	c.Result.Plot = evidence.RelPath(c.Env.RunDir, plotPath)
-	timelines, err := figures.Timelines(c.Result.Join.Pairs, c.serving.aiperf.Runs, c.Env.Target.Server.Lanes, c.Manifest.Name, c.Dir)
+	timelines, err := figures.Timelines(a.Join.Pairs, a.Runs, c.Env.Target.Server.Lanes, c.Manifest.Name, c.Dir)
 	c.Result.Timelines = nil
 	for _, path := range timelines {
 		c.Result.Timelines = append(c.Result.Timelines, evidence.RelPath(c.Env.RunDir, path))
@@ -204,26 +205,6 @@ func (c *Checkpoint) Timing() error {
 		return c.fail("timing", err)
 	}
 	c.done("timing")
-	return nil
-}
-
-// clipSeconds gives every served request that states no clip length the length of the clip it
-// uploaded, for a workload whose figures need it; a clip that does not decode is an error naming
-// the request.
-func (c *Checkpoint) clipSeconds() error {
-	w, ok := c.W.(workload.ClipTimed)
-	if !ok {
-		return nil
-	}
-	for _, p := range c.Result.Join.Pairs {
-		if o := p.Server.Output; o != nil && o.AudioSeconds <= 0 {
-			s, err := w.ClipSeconds(p)
-			if err != nil {
-				return fmt.Errorf("request %s: its record states no clip length and the uploaded clip gives none: %w", p.ID, err)
-			}
-			o.AudioSeconds = s
-		}
-	}
 	return nil
 }
 

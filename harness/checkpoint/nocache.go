@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
@@ -78,7 +79,10 @@ func (c *Checkpoint) NoCaching(ctx context.Context) error {
 	if n.NativeTaskMS, err = c.nativeTaskMS(ctx, *c.serving.nocacheReq); err != nil {
 		return c.fail(step, err)
 	}
-	nocache.Judge(n)
+	if _, err := c.derive(claim.NoCache()); err != nil { // judged from the records it kept
+		return c.fail(step, err)
+	}
+	n = c.Result.NoCache
 	c.logf("no caching: %s, %d repeats beside %d fresh variants at concurrency %d (%d pairs): median %.1f ms against %.1f ms, paired ratio − 1 %+.1f%% (%.0f%% interval %+.1f%% to %+.1f%%), native %s: passed %v",
 		n.Input, len(n.Repeats), len(n.Fresh), n.Concurrency, n.Pairs, n.RepeatMedianMS, n.FreshMedianMS, 100*n.ShiftFraction, 100*n.Level,
 		100*n.ShiftFractionCI.Lower, 100*n.ShiftFractionCI.Upper, fmtMS(n.NativeTaskMS), n.Passed)

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
 	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
@@ -59,20 +58,20 @@ type Hardware struct {
 
 // Stage is one stage's outcome.
 type Stage struct {
-	SchemaVersion int                  `json:"schema_version"`
-	Stage         string               `json:"stage"`
-	Number        int                  `json:"number"`
-	Status        Status               `json:"status"` // qualified | failed | blocked | planned
-	Reason        string               `json:"reason,omitempty"`
-	Inventory     []inventory.Row      `json:"inventory"`
-	Audit         []inventory.AuditRow `json:"audit,omitempty"`
-	Probe         *Probe               `json:"probe,omitempty"`
-	Results       []Result             `json:"results"`
-	Versions      map[string]string    `json:"versions"`
-	Hardware      Hardware             `json:"hardware"`
-	Target        string               `json:"target"`
-	TargetKind    string               `json:"target_kind"`
-	Settings      map[string]any       `json:"settings"`
+	SchemaVersion int               `json:"schema_version"`
+	Stage         string            `json:"stage"`
+	Number        int               `json:"number"`
+	Status        Status            `json:"status"` // qualified | failed | blocked | planned
+	Reason        string            `json:"reason,omitempty"`
+	Inventory     []InventoryRow    `json:"inventory"`
+	Audit         []AuditRow        `json:"audit,omitempty"`
+	Probe         *Probe            `json:"probe,omitempty"`
+	Results       []Result          `json:"results"`
+	Versions      map[string]string `json:"versions"`
+	Hardware      Hardware          `json:"hardware"`
+	Target        string            `json:"target"`
+	TargetKind    string            `json:"target_kind"`
+	Settings      map[string]any    `json:"settings"`
 	// Selection is the target's rows of this stage and how this run narrowed them (nil in
 	// evidence written before it was recorded: the inventory stands for the target's rows).
 	Selection *Selection `json:"selection,omitempty"`

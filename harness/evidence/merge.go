@@ -3,8 +3,6 @@ package evidence
 import (
 	"slices"
 	"sort"
-
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 )
 
 // Merge combines the stage evidence of shards: each stage's results, in profile order, with
@@ -32,13 +30,13 @@ func (m *Merge) Add(s Stage) {
 	}
 	merged.Results = append(merged.Results, s.Results...)
 	for _, row := range s.Inventory { // each shard lists only its own rows
-		if !slices.ContainsFunc(merged.Inventory, func(r inventory.Row) bool { return r.Profile == row.Profile }) {
+		if !slices.ContainsFunc(merged.Inventory, func(r InventoryRow) bool { return r.Profile == row.Profile }) {
 			merged.Inventory = append(merged.Inventory, row)
 		}
 	}
-	status := map[string]string{}
+	status := map[string]Status{}
 	for _, r := range s.Results {
-		status[r.Profile] = string(r.Status)
+		status[r.Profile] = r.Status
 	}
 	for i := range merged.Inventory {
 		if st, ok := status[merged.Inventory[i].Profile]; ok {

@@ -4,8 +4,6 @@ import (
 	"maps"
 	"reflect"
 	"testing"
-
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 )
 
 // A run that selected rows of one stage records the other stages not selected: they keep the
@@ -28,7 +26,7 @@ func TestStagesNotSelectedCountInTheScopeOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := e.Stages[1]; got.Status != StatusNotSelected || got.Inventory[0].Status != string(StatusNotSelected) || got.Inventory[3].Status == string(StatusNotSelected) {
+	if got := e.Stages[1]; got.Status != StatusNotSelected || got.Inventory[0].Status != StatusNotSelected || got.Inventory[3].Status == StatusNotSelected {
 		t.Errorf("stage not selected: status %q, inventory %+v", got.Status, got.Inventory)
 	}
 	if want := "FOCUSED — not a qualification: 1 of 6 rows (selected rows: QUALIFIED)"; Verdict(e) != want {
@@ -58,7 +56,7 @@ func TestFailedRowsAreTheFailedOnes(t *testing.T) {
 	for _, st := range []Status{StatusPlanned, StatusImplemented, StatusFamilyValidated, StatusQualified, StatusUnsupported, StatusBlocked, StatusFailed, StatusNotSelected} {
 		results = append(results, Result{Profile: string(st), Status: st}, Result{Profile: string(st) + "-counted", Status: st, Counted: true})
 	}
-	e := Evidence{Stages: []Stage{{Stage: "asr", Results: results}, {Stage: "t2i", Inventory: []inventory.Row{{Profile: "x"}}}}}
+	e := Evidence{Stages: []Stage{{Stage: "asr", Results: results}, {Stage: "t2i", Inventory: []InventoryRow{{Profile: "x"}}}}}
 	if got, want := FailedRows(e), map[string][]string{"asr": {"failed", "failed-counted"}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("FailedRows %v, want %v", got, want)
 	}

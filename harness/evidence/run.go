@@ -3,8 +3,6 @@ package evidence
 import (
 	"path/filepath"
 	"sync"
-
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 )
 
 // StageRun collects one stage's results, as its checkpoints finish (concurrently safe), into
@@ -24,7 +22,7 @@ func (s *StageRun) Add(r Result) {
 	s.Evidence.Results = append(s.Evidence.Results, r)
 	for i := range s.Evidence.Inventory {
 		if s.Evidence.Inventory[i].Profile == r.Profile {
-			s.Evidence.Inventory[i].Status = string(r.Status)
+			s.Evidence.Inventory[i].Status = r.Status
 			if len(r.Controls) > 0 {
 				s.Evidence.Inventory[i].Controls = r.Controls
 			}
@@ -45,13 +43,13 @@ func (s *StageRun) Result(profile string) (Result, bool) {
 }
 
 // Planned records a row the machine cannot run, with the reason.
-func (s *StageRun) Planned(row inventory.Row, reason string) {
+func (s *StageRun) Planned(row InventoryRow, reason string) {
 	s.Add(Result{Profile: row.Profile, Checkpoint: row.Checkpoint, Revision: row.Revision, Kind: Kind(row.Kind),
 		Counted: row.Counted, Status: StatusPlanned, Statement: reason})
 }
 
 // Block marks the stage blocked with its reason and audit.
-func (s *StageRun) Block(reason string, audit []inventory.AuditRow) {
+func (s *StageRun) Block(reason string, audit []AuditRow) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.Evidence.Status, s.Evidence.Reason, s.Evidence.Audit = StatusBlocked, reason, audit

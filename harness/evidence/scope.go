@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 )
 
 // StatusNotSelected is a row of the target this run did not select (a smoke run, a focus, one
@@ -22,7 +20,7 @@ type Selection struct {
 }
 
 // SelectionOf is the selection of a stage whose target rows (before sharding) are rows.
-func SelectionOf(rows []inventory.Row, label string) *Selection {
+func SelectionOf(rows []InventoryRow, label string) *Selection {
 	sel := &Selection{Label: label, TargetRows: []string{}}
 	for _, r := range rows {
 		if Resulting(r) {
@@ -37,8 +35,8 @@ func SelectionOf(rows []inventory.Row, label string) *Selection {
 
 // Resulting says whether a whole run gives the row a result: full, reduced and variant rows do;
 // excluded rows and gaps are listed, never run.
-func Resulting(r inventory.Row) bool {
-	return r.Kind == inventory.KindFull || r.Kind == inventory.KindReduced || r.Kind == inventory.KindVariant
+func Resulting(r InventoryRow) bool {
+	return r.Kind == KindFull || r.Kind == KindReduced || r.Kind == KindVariant
 }
 
 // Scope is how many of the target's rows the run gave a result, out of how many, and the word
@@ -99,6 +97,6 @@ func markNotSelected(s *Stage) {
 		if !Resulting(row) || slices.ContainsFunc(s.Results, func(r Result) bool { return r.Profile == row.Profile }) {
 			continue
 		}
-		s.Inventory[i].Status = string(StatusNotSelected)
+		s.Inventory[i].Status = StatusNotSelected
 	}
 }

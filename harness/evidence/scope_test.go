@@ -2,16 +2,14 @@ package evidence
 
 import (
 	"testing"
-
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 )
 
-func scopeRows() []inventory.Row {
-	return []inventory.Row{
-		{Profile: "a", Kind: inventory.KindFull, Counted: true, Status: inventory.StatusPlanned},
-		{Profile: "b", Kind: inventory.KindFull, Counted: true, Status: inventory.StatusPlanned},
-		{Profile: "c", Kind: inventory.KindReduced, Status: inventory.StatusPlanned},
-		{Profile: "x", Kind: inventory.KindExcluded, Status: inventory.StatusPlanned},
+func scopeRows() []InventoryRow {
+	return []InventoryRow{
+		{Profile: "a", Kind: KindFull, Counted: true, Status: StatusPlanned},
+		{Profile: "b", Kind: KindFull, Counted: true, Status: StatusPlanned},
+		{Profile: "c", Kind: KindReduced, Status: StatusPlanned},
+		{Profile: "x", Kind: KindExcluded, Status: StatusPlanned},
 	}
 }
 
@@ -62,13 +60,13 @@ func TestVerdictSaysWhenTheRunLeftRowsOut(t *testing.T) {
 		}
 		for _, row := range e.Stages[0].Inventory {
 			switch {
-			case row.Kind == inventory.KindExcluded:
-				if row.Status == string(StatusNotSelected) {
+			case row.Kind == KindExcluded:
+				if row.Status == StatusNotSelected {
 					t.Errorf("excluded row %s marked not selected", row.Profile)
 				}
-			case !ran[row.Profile] && row.Status != string(StatusNotSelected):
+			case !ran[row.Profile] && row.Status != StatusNotSelected:
 				t.Errorf("row %s not run has status %q, want %q", row.Profile, row.Status, StatusNotSelected)
-			case ran[row.Profile] && row.Status == string(StatusNotSelected):
+			case ran[row.Profile] && row.Status == StatusNotSelected:
 				t.Errorf("row %s ran but is marked not selected", row.Profile)
 			}
 		}

@@ -7,17 +7,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-// AuditRow is one profile in a capability audit.
-type AuditRow struct {
-	Profile      string      `json:"profile"`
-	Family       string      `json:"family"`
-	TaskString   string      `json:"task_string"`
-	Capabilities []task.Name `json:"capabilities"`
-	Source       string      `json:"capability_source,omitempty"`
-	AudioInput   string      `json:"audio_input,omitempty"` // what kind of audio-input family it is, if any
-	Has          bool        `json:"has_capability"`
-}
-
 // Audit lists every readable profile's capabilities and whether it implements want: the
 // evidence behind a stage reported blocked. Audio-input families that still lack want (speech
 // to speech, omni, voice chat, multimodal) are named, so the reader sees why they do not count.

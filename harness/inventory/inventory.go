@@ -12,6 +12,7 @@ package inventory
 
 import (
 	"fmt"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -44,51 +45,32 @@ func capabilities() string {
 	return strings.Join(out, ", ")
 }
 
+// The row schema and its vocabulary (kinds, ladder statuses) are the evidence's, typed once
+// there; the names here are that vocabulary, for the inventory's own code.
+type (
+	Row      = evidence.InventoryRow
+	AuditRow = evidence.AuditRow
+)
+
 // Kinds of rows.
 const (
-	KindFull     = "full"
-	KindReduced  = "reduced"
-	KindVariant  = "variant"
-	KindExcluded = "excluded"
-	KindGap      = "gap" // a checkpoint of the group with only reduced/variant profiles
+	KindFull     = evidence.KindFull
+	KindReduced  = evidence.KindReduced
+	KindVariant  = evidence.KindVariant
+	KindExcluded = evidence.KindExcluded
+	KindGap      = evidence.KindGap // a checkpoint of the group with only reduced/variant profiles
 )
 
 // Ladder statuses.
 const (
-	StatusPlanned         = "planned"
-	StatusImplemented     = "implemented"
-	StatusFamilyValidated = "family-validated"
-	StatusQualified       = "aiperf-qualified"
-	StatusUnsupported     = "unsupported"
-	StatusBlocked         = "blocked"
-	StatusFailed          = "failed"
+	StatusPlanned         = evidence.StatusPlanned
+	StatusImplemented     = evidence.StatusImplemented
+	StatusFamilyValidated = evidence.StatusFamilyValidated
+	StatusQualified       = evidence.StatusQualified
+	StatusUnsupported     = evidence.StatusUnsupported
+	StatusBlocked         = evidence.StatusBlocked
+	StatusFailed          = evidence.StatusFailed
 )
-
-// Row is one profile's line in the inventory.
-type Row struct {
-	Stage            string   `json:"stage"`
-	Checkpoint       string   `json:"checkpoint"`
-	Revision         string   `json:"revision"`
-	Profile          string   `json:"profile"`
-	Family           string   `json:"family"`
-	TaskString       string   `json:"task_string"`
-	NativeTask       string   `json:"native_task"`
-	CapabilitySource string   `json:"capability_source,omitempty"`
-	Layout           string   `json:"layout,omitempty"`
-	Controls         []string `json:"controls,omitempty"`
-	CapabilityGap    string   `json:"capability_gap,omitempty"`
-	Kind             string   `json:"kind"`
-	Markings         []string `json:"markings,omitempty"` // why a row is reduced, a variant or excluded
-	Notes            []string `json:"notes,omitempty"`
-	GPUs             int      `json:"gpus,omitempty"` // a distributed profile's device count (> 1): planned, never attempted
-	Counted          bool     `json:"counted"`
-	Status           string   `json:"status"`
-	Reason           string   `json:"reason,omitempty"`
-	Precision        string   `json:"precision"`
-	Manifest         string   `json:"manifest"`
-	Testcases        []string `json:"testcases"`
-	Statement        string   `json:"statement,omitempty"` // e.g. "NOT a trained model"
-}
 
 // OtherRow is a manifest in no stage's table, with the reason.
 type OtherRow struct {
@@ -331,7 +313,7 @@ var (
 
 // kindOf reads TRTMC's profile markings in both layouts. premerge alone never makes a profile
 // reduced, and ci_tier nightly_only is a normal profile on the nightly tier.
-func kindOf(p Profile, replaces []string) (string, []string) {
+func kindOf(p Profile, replaces []string) (evidence.Kind, []string) {
 	var reduced, variant []string
 	name := strings.ToLower(p.Name)
 	if reL0.MatchString(name) {

@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"fmt"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -23,7 +24,7 @@ func TestReferenceInventoryFollowsCapabilityAndMarkings(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]struct {
-		kind    string
+		kind    evidence.Kind
 		counted bool
 	}{"sphinx-en-us": {KindFull, true}, "sphinx-tidigits": {KindFull, true}, "sphinx-an4-l0": {KindReduced, false}, "sphinx-en-us-fast": {KindVariant, false},
 		// AN4 has only its reduced profile: an explicit gap row, never a silent omission.
@@ -47,7 +48,7 @@ func TestReferenceInventoryFollowsCapabilityAndMarkings(t *testing.T) {
 		t.Fatalf("audioqa rows %+v, err %v: want the two sphinxqa profiles and the AN4 gap", qa, err)
 	}
 	wantQA := map[string]struct {
-		kind    string
+		kind    evidence.Kind
 		counted bool
 	}{"sphinxqa-en-us": {KindFull, true}, "sphinxqa-an4-l0": {KindReduced, false}, "gap:pocketsphinx-testdata/an4": {KindGap, false}}
 	for _, r := range qa {

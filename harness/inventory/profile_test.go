@@ -1,6 +1,7 @@
 package inventory
 
 import (
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +14,9 @@ import (
 // reading of another (the fixture trees combine them as the real files do).
 func TestEverySpellingIsolated(t *testing.T) {
 	cases := []struct {
-		name, json, kind, marking string
+		name, json string
+		kind       evidence.Kind
+		marking    string
 	}{
 		{"task", `{"task":"image_generation"}`, KindFull, ""},
 		{"task_strategy", `{"task_strategy":"diffusion_media_generation"}`, KindFull, ""},

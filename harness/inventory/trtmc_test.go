@@ -1,6 +1,7 @@
 package inventory
 
 import (
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -28,7 +29,7 @@ func targetFile(tree string) string {
 }
 
 type wantRow struct {
-	kind    string
+	kind    evidence.Kind
 	counted bool
 	marking string // a substring of the markings, notes or reason
 	why     string // the one-line reason, for the reader of a failure

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/containers/spec"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
@@ -34,7 +35,7 @@ type DryRunRow struct {
 	Stage      string          `json:"stage"`
 	Profile    string          `json:"profile"`
 	Checkpoint string          `json:"checkpoint"`
-	Kind       string          `json:"kind"`
+	Kind       evidence.Kind   `json:"kind"`
 	Commands   []DryRunCommand `json:"commands,omitempty"`
 	Error      string          `json:"error,omitempty"`
 }

@@ -330,7 +330,7 @@ func inventoryBlocks(s evidence.Stage) []doc.Block {
 			}
 		}
 		t.Rows = append(t.Rows, doc.Row{Cells: []doc.Text{doc.T(r.Checkpoint), doc.T(r.Revision), doc.T(r.Profile), doc.T(r.NativeTask),
-			doc.T(strings.Join(r.Controls, ", ")), doc.T(r.Kind), doc.T(yesNo(r.Counted)), doc.T(r.Status), doc.T(strings.Join(notes, "; "))}})
+			doc.T(strings.Join(r.Controls, ", ")), doc.T(string(r.Kind)), doc.T(yesNo(r.Counted)), doc.T(string(r.Status)), doc.T(strings.Join(notes, "; "))}})
 	}
 	return []doc.Block{doc.Details{Summary: doc.T("Inventory"), Blocks: []doc.Block{t}}}
 }

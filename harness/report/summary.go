@@ -125,7 +125,7 @@ func stageSummary(s evidence.Stage) SummaryStage {
 		out.Rows = append(out.Rows, rowSummary(r))
 	}
 	for _, row := range s.Inventory {
-		if row.Status == string(evidence.StatusNotSelected) {
+		if row.Status == evidence.StatusNotSelected {
 			out.NotSelected = append(out.NotSelected, row.Profile)
 		}
 	}

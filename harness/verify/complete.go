@@ -71,13 +71,13 @@ func checkCounted(where string, s evidence.Stage, r evidence.Result, report repo
 		return
 	}
 	row := s.Inventory[i]
-	if r.Counted != row.Counted || string(r.Kind) != row.Kind {
+	if r.Counted != row.Counted || r.Kind != row.Kind {
 		report(where, "result says kind %s counted=%v, the inventory row says kind %s counted=%v", r.Kind, r.Counted, row.Kind, row.Counted)
 	}
 	if r.Counted && r.Kind != evidence.KindFull {
 		report(where, "a %s row is counted: only full models are", r.Kind)
 	}
-	if row.Status != string(r.Status) {
+	if row.Status != r.Status {
 		report(where, "inventory row status %s, result status %s", row.Status, r.Status)
 	}
 }

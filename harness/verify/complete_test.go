@@ -36,7 +36,7 @@ func TestCommandCountReadsBothFlagSpellings(t *testing.T) {
 func TestStatusesNeedWhatTheyClaim(t *testing.T) {
 	stage := func(r evidence.Result) evidence.Stage {
 		return evidence.Stage{Stage: "asr", Results: []evidence.Result{r},
-			Inventory: []inventory.Row{{Profile: r.Profile, Kind: string(evidence.KindReduced), Status: string(r.Status)}}}
+			Inventory: []inventory.Row{{Profile: r.Profile, Kind: evidence.KindReduced, Status: r.Status}}}
 	}
 	cases := []struct {
 		r    evidence.Result

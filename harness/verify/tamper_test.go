@@ -343,7 +343,7 @@ func tampers() []tamper {
 					r.Bundle.SHA256Served, r.Bundle.SHA256After = r.Bundle.SHA256Built, r.Bundle.SHA256Built
 					for j := range s.Inventory {
 						if s.Inventory[j].Profile == r.Profile {
-							s.Inventory[j].Status = string(q)
+							s.Inventory[j].Status = q
 						}
 					}
 				})
@@ -568,7 +568,7 @@ func tampers() []tamper {
 				f.stage(asr, func(s *evidence.Stage) { s.Results[i].Timing.Figures[0].Value /= 2 })
 			}},
 		{name: "a measured client latency edited in profile_export.jsonl", forged: true,
-			want: []string{"figure client_latency", "recomputed"},
+			want: []string{"timing recomputed differently", "figures[client_latency"},
 			edit: func(t *testing.T, f *forger) {
 				_, r := f.result(asr, q, "")
 				done := false
@@ -636,7 +636,7 @@ func tampers() []tamper {
 					s.Results[i].Status = evidence.StatusPlanned
 					for j := range s.Inventory {
 						if s.Inventory[j].Profile == s.Results[i].Profile {
-							s.Inventory[j].Status = string(evidence.StatusPlanned)
+							s.Inventory[j].Status = evidence.StatusPlanned
 						}
 					}
 				})
@@ -1021,7 +1021,7 @@ func copyForgeries() []tamper {
 				f.stage(asr, func(s *evidence.Stage) { f.recompute(&s.Results[i]) })
 			}},
 		{name: "E20 the no-caching repeats' Task times cut to 1% in the evidence and their records, the verdict left passed", forged: true,
-			want: []string{"no-caching check judged again differently", "may cache results"},
+			want: []string{"no-caching check recomputed differently", "may cache results"},
 			edit: func(t *testing.T, f *forger) {
 				i, r := f.result(asr, q, evidence.KindFull)
 				if r.NoCache == nil {
@@ -1102,7 +1102,7 @@ func copyForgeries() []tamper {
 					var checkpoint string
 					for j := range s.Inventory {
 						if s.Inventory[j].Profile == r.Profile {
-							s.Inventory[j].Kind, checkpoint = string(evidence.KindFull), s.Inventory[j].Checkpoint
+							s.Inventory[j].Kind, checkpoint = evidence.KindFull, s.Inventory[j].Checkpoint
 						}
 					}
 					s.Inventory = slices.DeleteFunc(s.Inventory, func(row inventory.Row) bool {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
@@ -58,12 +59,14 @@ type Row struct {
 	// it (Options.WithoutBundles), Published then true.
 	Stored    evidence.Result
 	Published bool
-	// Pairs are the row's joined requests, once servedCheck has recomputed the join.
-	Pairs []join.Pair
+	// Artifacts are the row's files, loaded and joined once before any check runs (harness/claim);
+	// Pairs are their joined requests when the row served AIPerf's requests and joined them.
+	Artifacts *claim.Artifacts
+	Pairs     []join.Pair
 }
 
-// checks are verify's checks, in the order they run and report: each is one file's job, with
-// one signature. servedCheck recomputes the join that inputHashCheck and gateCheck then use.
+// checks are verify's checks, in the order they report: each is one file's job, with one
+// signature; none depends on another having run (the join they read is loaded with the row).
 func checks() []func(*Run) []Problem {
 	return []func(*Run) []Problem{
 		canonicalCheck,         // evidence.json and stage.json byte for byte (canonical.go)
@@ -86,16 +89,15 @@ func checks() []func(*Run) []Problem {
 		backingCheck,           // each status is backed by what it claims (complete.go)
 		storedCheck,            // stored bundle and inputs re-hashed, clip limits (stored.go)
 		inlineDatasetCheck,     // a TRTMC testcase's own prompt or clip (stored.go)
-		accuracyCheck,          // bootstrap intervals of the gate's figures (repeated.go)
 		scratchCheck,           // kept artifacts only where the target keeps them (scratch.go)
-		servedCheck,            // join, timing, outputs, copies recomputed (served.go)
+		servedCheck,            // outputs, meaning and copies of each request recomputed (served.go)
+		claimsCheck,            // join, timing, repeated runs, accuracy, no-caching derived again (claims.go)
 		scrapeCheck,            // the server's /metrics Task times against the records (scrape.go)
 		exportsAgreeCheck,      // both exports' timestamps and AIPerf's benchmark_duration (exportsagree.go)
 		hardwareScrapeCheck,    // hardware and Go version against the server's own /metrics (hardwarescrape.go)
 		duplicateRunsCheck,     // no AIPerf run is a copy of another under fresh ids (duplicateruns.go)
 		inputHashCheck,         // each record's input_sha256 is the payload's (inputhash.go)
 		uploadedCheck,          // each output's input_id is what AIPerf uploaded (uploaded.go)
-		noCacheCheck,           // the no-caching check judged again from its records (nocache.go)
 		noCacheRecordsCheck,    // the no-caching records are the row's server's (nocacherecords.go)
 		gateCheck,              // each gate recomputed or re-read (gateof.go)
 		identicalGateCheck,     // a gate said identical holds the golden images (identicalgate.go)
@@ -129,6 +131,10 @@ func Check(runDir string, opts Options) (Report, error) {
 			if opts.WithoutBundles && bundleAbsent(runDir, r) { // without its bundle when published so
 				row.Stored.Bundle.Path, row.Published = "", true
 				rep.Recorded = append(rep.Recorded, Recorded{Row: row.Where, What: "the bundle, published without it: its sha256 and header, and an image request's family defaults behind input_sha256"})
+			}
+			row.Artifacts = loadArtifacts(runDir, p, s, r)
+			if row.Artifacts.Served() && r.Join != nil {
+				row.Pairs = row.Artifacts.Join.Pairs
 			}
 			run.Rows = append(run.Rows, row)
 		}

@@ -300,7 +300,7 @@ func (s *Suite) buildAndGate(c *checkpoint.Checkpoint) {
 // recorded is a reduced or variant row: built and gated, recorded, never counted (the
 // inventory marks it so; its result row carries the kind and Counted false into the report).
 func (s *Suite) recorded(row inventory.Row) {
-	Describe(s.describe(row, row.Kind+": recorded, not counted"), Ordered, Label(s.Plan.Stage), func() {
+	Describe(s.describe(row, string(row.Kind)+": recorded, not counted"), Ordered, Label(s.Plan.Stage), func() {
 		c := s.NewCheckpoint(row)
 		s.buildAndGate(c)
 	})
@@ -322,7 +322,7 @@ func (s *Suite) planned(row inventory.Row, reason string) {
 // inventory's reason, visible in JUnit and never green.
 func (s *Suite) excluded(row inventory.Row) {
 	Describe(s.describe(row, "excluded"), Label(s.Plan.Stage), func() {
-		It("is not qualified here: "+row.Kind, func() {
+		It("is not qualified here: "+string(row.Kind), func() {
 			Skip(row.Reason)
 		})
 	})

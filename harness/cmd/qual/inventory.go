@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
@@ -146,7 +147,7 @@ func checkCounted(rep *inventory.Report) error {
 }
 
 func printRows(w io.Writer, name string, rows []inventory.Row, entry map[string]any) {
-	kinds := map[string]int{}
+	kinds := map[evidence.Kind]int{}
 	for _, r := range rows {
 		kinds[r.Kind]++
 	}

@@ -23,7 +23,7 @@ func plannedRun(t *testing.T) string {
 	dir := t.TempDir()
 	stage := evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: "t2i", Number: 6, Status: "planned", Reason: "signing test",
 		Results:   []evidence.Result{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned, Statement: "signing test"}},
-		Inventory: []inventory.Row{{Profile: "p", Kind: string(evidence.KindFull), Counted: true, Status: string(evidence.StatusPlanned)}}}
+		Inventory: []inventory.Row{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned}}}
 	if err := evidence.WriteJSON(filepath.Join(dir, "t2i", "stage.json"), stage); err != nil {
 		t.Fatal(err)
 	}
@@ -281,8 +281,8 @@ func TestVerifyRepeatsTheScope(t *testing.T) {
 	t.Setenv("QUAL_CACHE", t.TempDir())
 	t.Setenv("QUAL_SIGNING_KEY", "")
 	dir := t.TempDir()
-	rows := []inventory.Row{{Profile: "p", Kind: string(evidence.KindFull), Counted: true, Status: string(evidence.StatusPlanned)},
-		{Profile: "q", Kind: string(evidence.KindFull), Counted: true, Status: string(evidence.StatusNotSelected)}}
+	rows := []inventory.Row{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned},
+		{Profile: "q", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusNotSelected}}
 	stage := evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: "t2i", Number: 6, Status: "planned", Reason: "signing test",
 		Results:   []evidence.Result{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned, Statement: "signing test"}},
 		Inventory: rows, Selection: evidence.SelectionOf(rows, "smoke")}

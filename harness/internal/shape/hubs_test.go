@@ -21,13 +21,13 @@ const maxImports = 12
 
 // pendingHubs are the packages still over the limit, each with why.
 var pendingHubs = map[string]string{
-	"harness/checkpoint": "14: the AIPerf profile a checkpoint sends is harness/plan's, which qual plan renders without a " +
-		"container client (it was harness/serving's), and its stage is a harness/stage name (workload's alias of it, " +
-		"which existed for this cap, is folded); one checkpoint's flow still runs every claim in place, which the " +
-		"claims-as-derivations work splits",
+	"harness/checkpoint": "17: one checkpoint's flow runs every step of a row in place (serving, AIPerf's profile from " +
+		"harness/plan, native runs, the no-caching probe); its claims are harness/claim's derivations now, but it still " +
+		"holds the step code that splits along the stage contract",
 	"harness/workload": "13: harness/runfile, the one reading layer for run files (regular files only, bounded, never a FIFO), " +
 		"which its stored-input rechecks read through; the rechecks leave workload with claims-as-derivations",
-	"harness/verify": "13: harness/runfile (as workload); the bespoke rechecks it still holds go with claims-as-derivations",
+	"harness/verify": "12 now that its claims are harness/claim's (verify/derived folded); kept here while the per-stage " +
+		"rechecks (workload's *_recheck.go) still reach it through harness/workload",
 	"harness/cmd/qual": "13: harness/runfile, so that every command refuses a bad run tree before reading it; qual's commands " +
 		"share one run-directory admission that can move into runfile's CheckTree",
 }

@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/accuracy"
+	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
@@ -16,33 +16,9 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
-// TestAccuracyIntervalsAreRecomputed tampers with a stored bootstrap interval and requires verify
-// to name the field; the untouched evidence passes.
-func TestAccuracyIntervalsAreRecomputed(t *testing.T) {
-	gate := &family.GateResult{Figures: map[string]float64{"gold_wer": 0.25}, Thresholds: map[string]float64{"gold_wer": 0.35},
-		Items: []family.GateItem{{ID: "a", Gold: "one two", Output: "one two"}, {ID: "b", Gold: "three four", Output: "three for"}}}
-	acc, err := accuracy.Gate(gate, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var problems []string
-	report := func(where, format string, args ...any) { problems = append(problems, where+": "+format) }
-	checkAccuracy(pins{}, evidence.Stage{}, "asr/p", evidence.Result{Gate: gate, Accuracy: acc}, report)
-	if len(problems) != 0 {
-		t.Fatalf("untouched evidence reported: %v", problems)
-	}
-	acc[0].Upper = 0.3 // a narrower interval than the data give
-	checkAccuracy(pins{}, evidence.Stage{}, "asr/p", evidence.Result{Gate: gate, Accuracy: acc}, func(where, format string, args ...any) {
-		problems = append(problems, where+": "+strings.TrimSpace(fmt.Sprintf(format, args...)))
-	})
-	if len(problems) != 1 || !strings.Contains(problems[0], "p95") {
-		t.Errorf("tampered interval: %v", problems)
-	}
-}
-
-// TestAccuracyClustersComeFromThePinnedDataset: verify clusters the bootstrap by the groups of the
+// TestAccuracyClustersComeFromThePinnedDataset: verify gives the accuracy claim the groups of the
 // repository's copy of the dataset, so evidence bootstrapped by clip when the dataset groups its
-// clips (or the reverse) is recomputed differently.
+// clips (or the reverse) is derived differently.
 func TestAccuracyClustersComeFromThePinnedDataset(t *testing.T) {
 	root := t.TempDir()
 	ds := `{"name": "d", "clips": [{"id": "a", "group": "spk1"}, {"id": "b", "group": "spk1"}, {"id": "c"}]}`
@@ -64,11 +40,8 @@ func TestAccuracyClustersComeFromThePinnedDataset(t *testing.T) {
 		acc  []evidence.Accuracy
 		want bool
 	}{{grouped, false}, {byClip, true}} {
-		var problems []string
 		r := evidence.Result{Gate: gate, Accuracy: c.acc, Dataset: evidence.Dataset{Path: "dataset.json"}}
-		checkAccuracy(pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, evidence.Stage{}, "asr/p", r, func(where, format string, args ...any) {
-			problems = append(problems, fmt.Sprintf(format, args...))
-		})
+		problems := claim.Accuracy().Check(loadArtifacts(t.TempDir(), pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, evidence.Stage{}, r))
 		if got := len(problems) > 0; got != c.want {
 			t.Errorf("clustered by %q: problems %v", c.acc[0].ClusterBy, problems)
 		}

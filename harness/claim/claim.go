@@ -1,0 +1,83 @@
+// Package claim derives each claim a row makes (the join of AIPerf's requests to the server's
+// records, the timing figures, the statistics over repeated runs, the gate's accuracy intervals,
+// the no-caching verdict) as one function from the row's stored files and the values given to it
+// to the record the evidence stores. The suite derives every claim once, from the files it just
+// wrote, and stores the record; `qual verify` derives the same claims with the same functions
+// from the published files and names the first field where the stored record differs.
+package claim
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+)
+
+// Claim is one derivation: what the row stores of it, whether the row makes it, and how it is
+// derived from the artifacts.
+type Claim struct {
+	// Name is the claim as a problem names it ("join", "timing", ...).
+	Name string
+	// Claimed says whether a stored row makes the claim (verify checks only those: a row whose
+	// step failed before the claim stores none).
+	Claimed func(evidence.Result) bool
+	derive  func(*Artifacts) (any, error)
+	stored  func(*evidence.Result) any
+	store   func(*evidence.Result, any)
+}
+
+// of builds a Claim over the evidence field a record of type T is stored in.
+func of[T any](name string, field func(*evidence.Result) *T, claimed func(evidence.Result) bool, derive func(*Artifacts) (T, error)) Claim {
+	return Claim{
+		Name:    name,
+		Claimed: claimed,
+		derive:  func(a *Artifacts) (any, error) { return derive(a) },
+		stored:  func(r *evidence.Result) any { return *field(r) },
+		store:   func(r *evidence.Result, v any) { *field(r) = v.(T) },
+	}
+}
+
+// All are the claims, each derived independently of the others from the same artifacts.
+func All() []Claim {
+	return []Claim{Join(), Timing(), Repeated(), Accuracy(), NoCache()}
+}
+
+// Derive derives the claim's record from the artifacts.
+func (c Claim) Derive(a *Artifacts) (any, error) { return c.derive(a) }
+
+// Stored is the claim's record as the row stores it.
+func (c Claim) Stored(r evidence.Result) any { return c.stored(&r) }
+
+// Apply derives the claim from the artifacts and stores the record in r (the suite's path); the
+// record is stored also when the derivation failed part way, as far as it got.
+func (c Claim) Apply(a *Artifacts, r *evidence.Result) error {
+	v, err := c.derive(a)
+	if v != nil && !reflect.ValueOf(v).IsZero() {
+		c.store(r, v)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.Name, err)
+	}
+	return nil
+}
+
+// Check derives the claim from the artifacts of a row that makes it and compares the record
+// with the stored one (verify's path): nothing when they agree, else the claim named with why it
+// is not derivable and, for what was derived, its first differing field.
+func (c Claim) Check(a *Artifacts) []string {
+	if !c.Claimed(a.Row) {
+		return nil
+	}
+	got, err := c.derive(a)
+	var out []string
+	if err != nil {
+		out = append(out, fmt.Sprintf("%s not recomputable: %v", c.Name, err))
+	}
+	if err != nil && (got == nil || reflect.ValueOf(got).IsZero()) {
+		return out
+	}
+	if diff := FirstDifference(got, c.stored(&a.Row)); diff != "" {
+		out = append(out, fmt.Sprintf("%s recomputed differently: %s", c.Name, diff))
+	}
+	return out
+}

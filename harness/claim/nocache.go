@@ -1,0 +1,96 @@
+package claim
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/contract"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/nocache"
+)
+
+// NoCache is the no-caching check judged by harness/nocache's own rule (its k, margin, native
+// floor and level, never the ones the row states) from the requests it sent, each tied to its
+// one kept server record, at the row's AIPerf concurrency. Given, not derived: the repeated input, the requests' outputs (read
+// from the responses, which are not kept) and the native Task time.
+func NoCache() Claim {
+	claimed := func(r evidence.Result) bool { return r.NoCache != nil }
+	return of("no-caching check", func(r *evidence.Result) **evidence.NoCache { return &r.NoCache }, claimed, deriveNoCache)
+}
+
+func deriveNoCache(a *Artifacts) (*evidence.NoCache, error) {
+	n := a.Row.NoCache
+	if n == nil {
+		return nil, nil
+	}
+	if a.noCacheErr != nil {
+		return nil, a.noCacheErr
+	}
+	errs := recordsAgree(*n, a.NoCacheRecords)
+	if served(a.Row) && a.Served() {
+		errs = append(errs, repeatsTheInput(*n, a.Join.Pairs)...)
+	}
+	again := evidence.NoCache{Input: n.Input, FirstRequestID: n.FirstRequestID, Output: n.Output, Variant: n.Variant,
+		Concurrency: n.Concurrency, Repeats: n.Repeats, Fresh: n.Fresh, NativeTaskMS: n.NativeTaskMS, Records: a.NoCacheFile}
+	if a.Row.AIPerf != nil { // the check runs at the row's AIPerf concurrency
+		again.Concurrency = max(1, a.Row.AIPerf.Concurrency)
+	}
+	again.K = nocache.K(again.Concurrency)
+	if len(n.Repeats) != again.K || len(n.Fresh) != again.K {
+		errs = append(errs, fmt.Errorf("%d repeats and %d fresh variants at concurrency %d; the rule sends k = %d of each",
+			len(n.Repeats), len(n.Fresh), again.Concurrency, again.K))
+	}
+	nocache.Judge(&again)
+	return &again, errors.Join(errs...)
+}
+
+// recordsAgree: every request of the check has exactly one kept record, whose status, Task time
+// and input hash are the ones the check holds, and no record is left over.
+func recordsAgree(n evidence.NoCache, records []contract.Record) []error {
+	byID := map[string][]contract.Record{}
+	for _, rec := range records {
+		byID[rec.RequestID] = append(byID[rec.RequestID], rec)
+	}
+	var errs []error
+	for _, q := range append(slices.Clone(n.Repeats), n.Fresh...) {
+		recs := byID[q.RequestID]
+		delete(byID, q.RequestID)
+		if len(recs) != 1 {
+			errs = append(errs, fmt.Errorf("no-caching request %s has %d records in %s, want 1", q.RequestID, len(recs), n.Records))
+			continue
+		}
+		if rec := recs[0]; rec.Status != q.Status || rec.Timing.ModelCallMS != q.TaskMS || rec.InputSHA256 != q.InputSHA256 {
+			errs = append(errs, fmt.Errorf("no-caching request %s: the check says HTTP %d, %v ms, input %q; its record says HTTP %d, %v ms, input %q",
+				q.RequestID, q.Status, q.TaskMS, q.InputSHA256, rec.Status, rec.Timing.ModelCallMS, rec.InputSHA256))
+		}
+	}
+	stray := make([]string, 0, len(byID))
+	for id := range byID {
+		stray = append(stray, id)
+	}
+	sort.Strings(stray)
+	for _, id := range stray {
+		errs = append(errs, fmt.Errorf("no-caching record %s in %s is none of the check's requests", id, n.Records))
+	}
+	return errs
+}
+
+// repeatsTheInput: the repeated input is a measured request of the row's join, and where the
+// server records input hashes every repeat reached it as that request's bytes.
+func repeatsTheInput(n evidence.NoCache, pairs []join.Pair) []error {
+	i := slices.IndexFunc(pairs, func(p join.Pair) bool { return p.ID == n.FirstRequestID })
+	if i < 0 || pairs[i].Client.Metadata.Phase != "profiling" {
+		return []error{fmt.Errorf("the check repeats the input of %s, which is no measured request of the row's join", n.FirstRequestID)}
+	}
+	var errs []error
+	x := pairs[i].Server.InputSHA256
+	for _, r := range n.Repeats {
+		if x != "" && r.InputSHA256 != "" && r.InputSHA256 != x {
+			errs = append(errs, fmt.Errorf("repeat %s reached the server as input %s, not the input of %s (%s)", r.RequestID, r.InputSHA256, n.FirstRequestID, x))
+		}
+	}
+	return errs
+}

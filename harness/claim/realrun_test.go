@@ -1,0 +1,196 @@
+package claim
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+)
+
+// publishedRun is a real published run (QUAL_VERIFY_RUN, as harness/verify's tamper table
+// reads it); it is only read.
+func publishedRun(t *testing.T) (string, evidence.Evidence) {
+	dir := os.Getenv("QUAL_VERIFY_RUN")
+	if dir == "" {
+		t.Skip("QUAL_VERIFY_RUN names no published run")
+	}
+	e, err := evidence.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, e
+}
+
+// servedRows are the run's rows that served AIPerf's requests, each with its artifacts loaded as
+// the suite and verify load them.
+func servedRows(t *testing.T) map[string]*Artifacts {
+	dir, e := publishedRun(t)
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	rows := map[string]*Artifacts{}
+	for _, s := range e.Stages {
+		for _, r := range s.Results {
+			if !served(r) {
+				continue
+			}
+			given := Given{Route: r.Join.Route, Groups: DatasetGroups(filepath.Join(root, r.Dataset.Path))}
+			rows[s.Stage+"/"+r.Profile] = Load(dir, r, given)
+		}
+	}
+	if len(rows) == 0 {
+		t.Fatal("the published run has no served row")
+	}
+	return rows
+}
+
+// Every claim derived again from a real run's files is the record the suite stored.
+func TestEveryClaimOfARealRunDerivesItsStoredRecord(t *testing.T) {
+	for where, a := range servedRows(t) {
+		for _, c := range All() {
+			if !c.Claimed(a.Row) {
+				continue
+			}
+			if got := c.Check(a); len(got) != 0 {
+				t.Errorf("%s: %v", where, got)
+			}
+		}
+	}
+}
+
+// inputs are the fields of a no-caching record its derivation reads (a change to one makes it
+// underivable: the records or the join disagree); given are what it takes as recorded (the
+// repeated input's id and output, read from responses that are not kept, and the native time).
+var (
+	noCacheInputs = []string{".first_request_id", ".request_id", ".status", ".model_call_ms", ".input_sha256"}
+	noCacheGiven  = []string{".input", ".output", ".variant", ".native_task_ms"}
+)
+
+// Every field of every stored record of a real run, perturbed alone, is named by the claim's
+// check: the first differing field, or for a field the derivation reads, why it cannot derive.
+func TestEveryPerturbedRecordFieldIsNamed(t *testing.T) {
+	for where, a := range servedRows(t) {
+		perturbEach(t, where, a)
+	}
+}
+
+func perturbEach(t *testing.T, where string, a *Artifacts) {
+	for _, c := range All() {
+		if !c.Claimed(a.Row) {
+			continue
+		}
+		for _, leaf := range leaves(t, c.Stored(a.Row)) {
+			if c.Name == "no-caching check" && hasSuffix(leaf.path, noCacheGiven) {
+				continue
+			}
+			forged := *a
+			forged.Row = perturbed(t, a.Row, c, leaf)
+			got := strings.Join(c.Check(&forged), "\n")
+			want := leaf.path
+			if c.Name == "no-caching check" && hasSuffix(leaf.path, noCacheInputs) {
+				want = "not recomputable"
+			}
+			if !strings.Contains(got, c.Name) || !strings.Contains(got, want) {
+				t.Errorf("%s %s%s perturbed: want a problem naming %q, got %q", where, c.Name, leaf.path, want, got)
+			}
+		}
+	}
+}
+
+func hasSuffix(path string, fields []string) bool {
+	for _, f := range fields {
+		if strings.HasSuffix(path, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// leaf is one scalar of a record's JSON: its path as FirstDifference names it, and how to reach it.
+type leaf struct {
+	path string
+	keys []any // string keys and int indexes
+}
+
+func leaves(t *testing.T, record any) []leaf {
+	var v any
+	data, err := json.Marshal(record)
+	if err != nil || json.Unmarshal(data, &v) != nil {
+		t.Fatalf("record %T not JSON: %v", record, err)
+	}
+	var out []leaf
+	var walk func(path string, keys []any, v any)
+	walk = func(path string, keys []any, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				walk(path+"."+k, append(append([]any(nil), keys...), k), e)
+			}
+		case []any:
+			for i, e := range x {
+				walk(path+"["+elementName(e, i)+"]", append(append([]any(nil), keys...), i), e)
+			}
+		case nil:
+		default:
+			out = append(out, leaf{path, keys})
+		}
+	}
+	walk("", nil, v)
+	return out
+}
+
+// perturbed is row with one leaf of the claim's stored record changed (a number by one, a string
+// appended to, a flag flipped), through the record's JSON.
+func perturbed(t *testing.T, row evidence.Result, c Claim, l leaf) evidence.Result {
+	var v any
+	data, _ := json.Marshal(c.Stored(row))
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	parent := v
+	for _, k := range l.keys[:len(l.keys)-1] {
+		parent = step(parent, k)
+	}
+	last := l.keys[len(l.keys)-1]
+	set(parent, last, change(step(parent, last)))
+	data, _ = json.Marshal(v)
+	ptr := reflect.New(reflect.TypeOf(c.Stored(row))) // the record's type, its forged value decoded into it
+	if err := json.Unmarshal(data, ptr.Interface()); err != nil {
+		t.Fatalf("%s: %v", l.path, err)
+	}
+	out := row
+	c.store(&out, ptr.Elem().Interface())
+	return out
+}
+
+func step(v any, k any) any {
+	if i, ok := k.(int); ok {
+		return v.([]any)[i]
+	}
+	return v.(map[string]any)[k.(string)]
+}
+
+func set(v any, k any, x any) {
+	if i, ok := k.(int); ok {
+		v.([]any)[i] = x
+		return
+	}
+	v.(map[string]any)[k.(string)] = x
+}
+
+func change(v any) any {
+	switch x := v.(type) {
+	case float64:
+		return x + 1
+	case string:
+		return x + "x"
+	case bool:
+		return !x
+	}
+	panic(fmt.Sprintf("leaf %T", v))
+}

@@ -1,0 +1,78 @@
+package claim
+
+import (
+	"errors"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
+	"github.com/trtmc-qual/trtmc-qual/harness/timing"
+)
+
+// served says whether a row served AIPerf's requests and joined them.
+func served(r evidence.Result) bool { return r.AIPerf != nil && r.Join != nil }
+
+// Join is the join of every AIPerf record (warmup included) to the server records of the
+// stage's route by X-Request-ID (harness/join), computed once by Load.
+func Join() Claim {
+	return of("join", func(r *evidence.Result) **join.Report { return &r.Join }, served, deriveJoin)
+}
+
+func deriveJoin(a *Artifacts) (*join.Report, error) {
+	if a.Row.AIPerf == nil {
+		return nil, errors.New("no AIPerf run stored")
+	}
+	if a.servedErr != nil {
+		return nil, a.servedErr
+	}
+	rep := a.Join
+	return &rep, nil
+}
+
+// Timing is the steady-state summary over the measured requests (harness/timing), every rate
+// per AIPerf run.
+func Timing() Claim {
+	claimed := func(r evidence.Result) bool { return served(r) && r.Timing != nil }
+	return of("timing", func(r *evidence.Result) **timing.Summary { return &r.Timing }, claimed, deriveTiming)
+}
+
+func deriveTiming(a *Artifacts) (*timing.Summary, error) {
+	if _, err := deriveJoin(a); err != nil {
+		return nil, err
+	}
+	if a.clipErr != nil {
+		return nil, a.clipErr
+	}
+	samples, _, _, err := timing.RunSamples(a.timed, a.Runs)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := timing.Summarize(samples)
+	if sum.Requests == 0 {
+		return nil, err
+	}
+	return &sum, err // kept when only some figures could not be derived
+}
+
+// Repeated are the statistics over AIPerf runs (harness/stats), with one run none.
+func Repeated() Claim {
+	return of("repeated-run statistics", func(r *evidence.Result) **schema.Repeated { return &r.Repeated }, served, deriveRepeated)
+}
+
+func deriveRepeated(a *Artifacts) (*schema.Repeated, error) {
+	if _, err := deriveJoin(a); err != nil {
+		return nil, err
+	}
+	if len(a.Runs) <= 1 {
+		return nil, nil
+	}
+	if a.clipErr != nil {
+		return nil, a.clipErr
+	}
+	rep, err := stats.FromRuns(a.timed, a.Runs)
+	if err != nil {
+		return nil, err
+	}
+	return &rep, nil
+}
