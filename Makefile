@@ -95,10 +95,11 @@ test: deps ## run every test (after deps, as qualify): unit, parity, integration
 
 # The reduced run of the reference target's stage suites that make test makes first, and that a
 # package test needing a real run makes itself when run alone (harness/verify): RUN_DIR relative
-# to the checkout, as for qualify-all.
+# to the checkout, as for qualify-all. FAIL_ON=failed: a failed spec, sign or verify or a FAILED
+# stage fails it, while the reduced counts' verdict is not a qualification to gate on.
 TEST_LOAD := QUAL_ASR_WARMUP=2 QUAL_ASR_REQUESTS=8 QUAL_ASR_RUNS=2 QUAL_T2I_WARMUP=1 QUAL_T2I_REQUESTS=4 QUAL_T2I_RUNS=2
 test-run: bin
-	@$(MAKE) --no-print-directory qualify-all TARGET=suites/targets/reference.yaml TRTMC_ROOT= SHARD= RUN_ID=$(RUN_ID) RUN_DIR=$(RUN_DIR) $(TEST_LOAD)
+	@$(MAKE) --no-print-directory qualify-all TARGET=suites/targets/reference.yaml TRTMC_ROOT= SHARD= RUN_ID=$(RUN_ID) RUN_DIR=$(RUN_DIR) FAIL_ON=failed $(TEST_LOAD)
 
 qualify: deps ## the main job: all stages against the reference target, evidence in reports/ (STAGE=, ROWS=, RERUN=reports/<run> run part of it)
 	@$(MAKE) --no-print-directory qualify-all TARGET=$(TARGET) RUN_ID=$(RUN_ID)
