@@ -73,7 +73,7 @@ func secondSourceForgeries() []tamper {
 			want: []string{"took the same times as", "a copy of that run"},
 			edit: func(t *testing.T, f *forger) { duplicateRun(t, f, asr) }},
 		{name: "R3 the formula texts of rtf and rtfx swapped", forged: true,
-			want: []string{"figure rtf has formula", "its definition is"},
+			want: []string{"timing recomputed differently", "formula"},
 			edit: func(t *testing.T, f *forger) {
 				i, _ := f.result(asr, evidence.StatusQualified, evidence.KindFull)
 				f.stage(asr, func(s *evidence.Stage) {

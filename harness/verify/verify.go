@@ -101,7 +101,6 @@ func checks() []func(*Run) []Problem {
 		noCacheRecordsCheck,    // the no-caching records are the row's server's (nocacherecords.go)
 		gateCheck,              // each gate recomputed or re-read (gateof.go)
 		identicalGateCheck,     // a gate said identical holds the golden images (identicalgate.go)
-		figureDefinitionsCheck, // each timing figure's unit and formula are its definition (figuredefs.go)
 	}
 }
 
