@@ -66,7 +66,10 @@ type Comparison struct {
 	Red        int             `json:"red"`
 	Failed     int             `json:"accuracy_failed"`
 	// Decided counts the common rows whose performance light decided (green, yellow or red).
-	Decided      int    `json:"decided"`
+	Decided int `json:"decided"`
+	// Timed counts the common rows measured on at least one side: a row neither side times (a
+	// reduced or variant row, by design) has no light to decide and is not waited for.
+	Timed        int    `json:"timed"`
 	AllowMissing bool   `json:"allow_missing"`
 	Verdict      string `json:"verdict"` // overall
 	Rules        map[string]string
@@ -97,8 +100,10 @@ type RowComparison struct {
 	PerfError   string         `json:"performance_error,omitempty"`
 	// TaskShift is the Hodges–Lehmann shift of per-request Task time (new − base, ms) over the
 	// measured requests of every run, beside the Welch interval of run medians.
-	TaskShift      *stats.Shift `json:"task_shift,omitempty"`
-	TaskShiftError string       `json:"task_shift_error,omitempty"`
+	TaskShift *stats.Shift `json:"task_shift,omitempty"`
+	// Untimed: neither side timed the row (its status measures nothing), so no light is awaited.
+	Untimed        bool   `json:"untimed,omitempty"`
+	TaskShiftError string `json:"task_shift_error,omitempty"`
 	// TaskBaseMS is the base side's median per-request Task time, what the shift is judged
 	// against (slowerByShift).
 	TaskBaseMS float64 `json:"task_base_median_ms,omitempty"`
@@ -246,6 +251,9 @@ func compareRuns(base, cand evidence.Evidence) Comparison {
 	sort.Strings(c.OnlyInNew)
 	for _, k := range keys {
 		row := compareRow(k, b[k], n[k])
+		if !row.Untimed {
+			c.Timed++
+		}
 		if row.Performance != nil && row.Performance.Light == stats.Red {
 			c.Red++
 		}
@@ -263,6 +271,7 @@ func compareRuns(base, cand evidence.Evidence) Comparison {
 func compareRow(k rowKey, b, n evidence.Result) RowComparison {
 	row := RowComparison{Stage: k.stage, Profile: k.profile, Figure: perfFigure + " per run (ms)"}
 	row.WorkDiffers = workDiffers(b, n)
+	row.Untimed = untimed(b) && untimed(n)
 	bRuns, bErr := perRun(b)
 	nRuns, nErr := perRun(n)
 	if bErr != nil || nErr != nil {
@@ -481,8 +490,8 @@ func diffOutputs(source string, b, n map[string]string) []ChangedOutput {
 func compareMarkdown(c Comparison) string {
 	var w strings.Builder
 	fmt.Fprintf(&w, "# Comparison: %s → %s\n\n", c.Base, c.New)
-	fmt.Fprintf(&w, "Verdict: **%s** (%d red, %d accuracy fail, %d of %d common rows decided, %d only in base, %d only in new).\n\n",
-		c.Verdict, c.Red, c.Failed, c.Decided, len(c.Rows), len(c.OnlyInBase), len(c.OnlyInNew))
+	fmt.Fprintf(&w, "Verdict: **%s** (%d red, %d accuracy fail, %d of %d timed common rows decided (%d common in all), %d only in base, %d only in new).\n\n",
+		c.Verdict, c.Red, c.Failed, c.Decided, c.Timed, len(c.Rows), len(c.OnlyInBase), len(c.OnlyInNew))
 	fmt.Fprintf(&w, "Builds: base %s; new %s.\n\n", buildCell(c.BaseBuild), buildCell(c.NewBuild))
 	w.WriteString("| stage | checkpoint | runs base/new | S = base/new (90% CI) | light | A/A noise floor S (90% CI) | Task shift new − base, ms (HL, 90% MW CI) | accuracy | margin | changed outputs |\n")
 	w.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
@@ -547,12 +556,16 @@ func outcome(c Comparison) (string, error) {
 	case c.missing():
 		return fmt.Sprintf("INCOMPLETE (%s in one run only)", evidence.CountRows(len(c.OnlyInBase)+len(c.OnlyInNew))),
 			fmt.Errorf("%w: %d only in base, %d only in new (--allow-missing to compare the common rows alone)", ErrMissing, len(c.OnlyInBase), len(c.OnlyInNew))
-	case c.Decided < len(c.Rows):
-		v := fmt.Sprintf("INCONCLUSIVE (%d of %d decided)", c.Decided, len(c.Rows))
+	case c.Decided < c.Timed || c.Timed == 0:
+		v := fmt.Sprintf("INCONCLUSIVE (%d of %d timed rows decided)", c.Decided, c.Timed)
 		return v, fmt.Errorf("%w: %s", ErrInconclusive, v)
 	}
 	return "no regression found", nil
 }
+
+// untimed says a row has no timing of its own: its status measures nothing (reduced, variant,
+// blocked rows).
+func untimed(r evidence.Result) bool { return r.Timing == nil && r.Repeated == nil }
 
 func runsCell(r RowComparison) string {
 	if r.Performance == nil {
@@ -572,6 +585,9 @@ func shiftCell(r RowComparison) string {
 		return "–"
 	}
 	sh := r.TaskShift
+	if sh.TooFew {
+		return fmt.Sprintf("%+.1f (n %d/%d: too few for an interval)", sh.Estimate, sh.N[0], sh.N[1])
+	}
 	return fmt.Sprintf("%+.1f [%+.1f, %+.1f] (n %d/%d)", sh.Estimate, sh.CI.Lower, sh.CI.Upper, sh.N[0], sh.N[1])
 }
 

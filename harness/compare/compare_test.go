@@ -33,7 +33,7 @@ func TestCompareOneRunPerRowIsWhiteByRule(t *testing.T) {
 	}
 	stdout.Reset()
 	if err := runCompare(context.Background(), []string{"-o", out, "--allow-missing", base, cand}, &stdout); !errors.Is(err, ErrInconclusive) ||
-		!strings.Contains(stdout.String(), "Verdict: **INCONCLUSIVE (0 of 1 decided)**") {
+		!strings.Contains(stdout.String(), "Verdict: **INCONCLUSIVE (0 of 1 timed rows decided)**") {
 		t.Fatalf("one run per row decides nothing: the comparison must say so, not pass: %v\n%s", err, stdout.String())
 	}
 	var c Comparison
@@ -57,7 +57,7 @@ func TestCompareOneRunPerRowIsWhiteByRule(t *testing.T) {
 	if a := c.Rows[0].Accuracy; a == nil || a.Verdict == nil || a.Verdict.Verdict != schema.Pass || a.Margin != werMarginPoints {
 		t.Errorf("identical transcripts within a 0.3-point margin must pass: %+v", a)
 	}
-	if len(c.OnlyInNew) != 1 || c.OnlyInNew[0] != "asr/sphinx-extra" || c.Verdict != "INCONCLUSIVE (0 of 1 decided)" || c.Decided != 0 {
+	if len(c.OnlyInNew) != 1 || c.OnlyInNew[0] != "asr/sphinx-extra" || c.Verdict != "INCONCLUSIVE (0 of 1 timed rows decided)" || c.Decided != 0 {
 		t.Errorf("only in new: %v", c.OnlyInNew)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "comparison.md"))
@@ -252,6 +252,7 @@ func TestCompareVerdictDecidesOrSaysItDidNot(t *testing.T) {
 					for _, l := range []stats.Light{a, b} {
 						row := RowComparison{Performance: &stats.Speedup{Light: l}}
 						c.Rows = append(c.Rows, row)
+						c.Timed++
 						if l == stats.Red {
 							c.Red++
 						}
@@ -274,7 +275,7 @@ func TestCompareVerdictDecidesOrSaysItDidNot(t *testing.T) {
 					case missing && !allow:
 						want = "INCOMPLETE (1 row in one run only)"
 					case !decided:
-						want = fmt.Sprintf("INCONCLUSIVE (%d of 2 decided)", c.Decided)
+						want = fmt.Sprintf("INCONCLUSIVE (%d of 2 timed rows decided)", c.Decided)
 					}
 					if verdict != want {
 						t.Errorf("lights %s/%s missing %v allow %v: verdict %q, want %q", a, b, missing, allow, verdict, want)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+
 	"github.com/trtmc-qual/trtmc-qual/harness/internal/runfixture"
 )
 
@@ -43,9 +45,12 @@ func TestCompareDecidesOnTheShiftItComputes(t *testing.T) {
 
 // runWithTaskTimes writes a one-row run whose measured requests took about ms of Task time each
 // (a small spread, so the shift's interval is exact), with its server records.
-func runWithTaskTimes(t *testing.T, id string, ms float64, steps int) string {
+func runWithTaskTimes(t *testing.T, id string, ms float64, steps int, requests ...int) string {
 	t.Helper()
 	r := runfixture.ASRRow("sphinx-en-us", golds, ms)
+	if len(requests) == 1 {
+		r.Outputs = r.Outputs[:requests[0]]
+	}
 	r.Records = "asr/sphinx-en-us/server-records.jsonl"
 	if steps != 0 {
 		r.Settings = map[string]any{"extra_inputs": map[string]any{"num_inference_steps": steps}}
@@ -64,4 +69,37 @@ func runWithTaskTimes(t *testing.T, id string, ms float64, steps int) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// TestCompareNeverDecidesOnTooFewRequests: a shift over one measured request a side (a smoke)
+// has no interval at the level, whatever its size: it is never a regression by itself.
+func TestCompareNeverDecidesOnTooFewRequests(t *testing.T) {
+	for _, newMS := range []float64{130, 1000} {
+		base := runWithTaskTimes(t, "base", 100, 0, 1)
+		cand := runWithTaskTimes(t, "new", newMS, 0, 1)
+		var stdout bytes.Buffer
+		err := runCompare(context.Background(), []string{base, cand}, &stdout)
+		if !errors.Is(err, ErrInconclusive) || !strings.Contains(stdout.String(), "too few for an interval") {
+			t.Fatalf("%v ms against 100 ms over one request a side: got %v, want inconclusive:\n%s", newMS, err, stdout.String())
+		}
+	}
+}
+
+// TestCompareDoesNotWaitForRowsNeitherSideTimes: a row that neither run timed (a reduced or
+// variant row) has no light to wait for; a row timed on one side only is still undecided.
+func TestCompareDoesNotWaitForRowsNeitherSideTimes(t *testing.T) {
+	both := func(r evidence.Result) evidence.Result { r.Timing, r.Repeated = nil, nil; return r }
+	c := Comparison{Rows: []RowComparison{{Untimed: true}}}
+	if v, err := outcome(c); err == nil || !strings.Contains(v, "0 of 0 timed") {
+		t.Errorf("no timed row at all: %q, %v; want inconclusive", v, err)
+	}
+	r := runfixture.ASRRow("sphinx-en-us", golds, 100)
+	if !untimed(both(r)) || untimed(r) {
+		t.Errorf("untimed: a row without timing is untimed, one with timing is not")
+	}
+	row := compareRow(rowKey{"asr", "x"}, both(r), both(r))
+	one := compareRow(rowKey{"asr", "y"}, r, both(r))
+	if !row.Untimed || one.Untimed {
+		t.Errorf("untimed on both sides: %v; on one side: %v", row.Untimed, one.Untimed)
+	}
 }

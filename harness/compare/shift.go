@@ -38,10 +38,11 @@ func addTaskShifts(c *Comparison, baseDir, newDir string, base, cand evidence.Ev
 // slowerByShift says whether a row's Task shift alone establishes a slowdown past the red light's
 // own bound: the whole interval of new − base above base·(1/RedBelow − 1), the same work on both
 // sides. Its interval is over every measured request of every run, so it decides where the
-// interval of a few run medians cannot.
+// interval of a few run medians cannot. Samples too small for the level (a smoke's one request a
+// side) give the whole range as the interval, which decides nothing.
 func slowerByShift(r RowComparison) bool {
 	sh := r.TaskShift
-	return sh != nil && len(r.WorkDiffers) == 0 && r.TaskBaseMS > 0 && sh.CI.Lower > r.TaskBaseMS*(1/stats.RedBelow-1)
+	return sh != nil && !sh.TooFew && len(r.WorkDiffers) == 0 && r.TaskBaseMS > 0 && sh.CI.Lower > r.TaskBaseMS*(1/stats.RedBelow-1)
 }
 
 // taskTimes are the Task times (ms) of a row's measured requests: the records of the request

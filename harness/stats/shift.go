@@ -28,6 +28,9 @@ type Shift struct {
 	N        [2]int        `json:"n"` // base, new
 	Method   string        `json:"method"`
 	Rule     string        `json:"rule"`
+	// TooFew says the samples are too small for the level: the interval is then the whole range
+	// of differences (R's rule), which covers less than level and decides nothing.
+	TooFew bool `json:"too_few,omitempty"`
 }
 
 // HodgesLehmann estimates the shift new − base and its two-sided interval at level.
@@ -59,7 +62,9 @@ func HodgesLehmann(base, new []float64, level float64) (Shift, error) {
 	} else {
 		q, sh.Method = normalQuantileU((1-level)/2, m, n), "normal"
 	}
-	q = max(q, 1) // R: a sample too small for the level gives the whole range
+	if q < 1 { // R: a sample too small for the level gives the whole range
+		q, sh.TooFew = 1, true
+	}
 	sh.CI = schema.Bounds{Lower: diffs[q-1], Upper: diffs[m*n-q]}
 	return sh, nil
 }
