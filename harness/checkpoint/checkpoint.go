@@ -13,8 +13,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -271,7 +273,7 @@ func (referenceSteps) gate(ctx context.Context, c *Checkpoint) error {
 		return c.fail("gate", runErr)
 	}
 	c.Result.Status = evidence.StatusFamilyValidated
-	c.logf("gate %s passed: %v", res.Testcase, res.Figures)
+	c.logf("gate %s passed: %s", res.Testcase, figureList(res.Figures))
 	c.done("gate")
 	return nil
 }
@@ -356,4 +358,13 @@ func headerMap(h any) (map[string]any, error) {
 	}
 	delete(header, "sections")
 	return header, nil
+}
+
+// figureList is a gate's figures as a reader wants them on the console: name=value, by name.
+func figureList(figures map[string]float64) string {
+	parts := make([]string, 0, len(figures))
+	for _, name := range slices.Sorted(maps.Keys(figures)) {
+		parts = append(parts, fmt.Sprintf("%s=%.4g", name, figures[name]))
+	}
+	return strings.Join(parts, ", ")
 }

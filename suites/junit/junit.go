@@ -310,3 +310,20 @@ func relPackage(root, path string) string {
 	}
 	return filepath.Base(path)
 }
+
+// Record is a structured report entry. Ginkgo prints a fmt.Stringer's String on the console,
+// so a record reads as compact JSON there rather than a Go value dump (pointers, map[...]);
+// JUnit and Ginkgo's JSON report marshal it as the value itself.
+type Record struct{ Value any }
+
+// String is the record as compact JSON.
+func (r Record) String() string {
+	data, err := json.Marshal(r.Value)
+	if err != nil {
+		return fmt.Sprintf("(not JSON: %v)", err)
+	}
+	return string(data)
+}
+
+// MarshalJSON is the value's own JSON.
+func (r Record) MarshalJSON() ([]byte, error) { return json.Marshal(r.Value) }

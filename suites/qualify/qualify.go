@@ -219,17 +219,17 @@ func (s *Suite) full(row inventory.Row) {
 			}, NodeTimeout(limits.Serve))
 			It("serves that same bundle: /v1/serving/info reports its sha256", func(ctx SpecContext) {
 				Expect(c.CheckServed(ctx)).To(Succeed())
-				AddReportEntry("bundle_served", c.Result.Bundle, ReportEntryVisibilityFailureOrVerbose)
+				AddReportEntry("bundle_served", junit.Record{Value: c.Result.Bundle}, ReportEntryVisibilityFailureOrVerbose)
 			})
 			It(fmt.Sprintf("runs aiperf==0.13.0: %d warmup + %d measured requests", load.Warmup, load.Requests), func(ctx SpecContext) {
 				// Clips beyond the family's declared limits were not given to AIPerf (a family must not be judged on input it cannot take):
 				// their count is a JUnit property, each clip with its reason in the case's output.
 				AddReportEntry("inputs_skipped", float64(len(c.Result.Skipped)))
 				for _, sk := range c.Result.Skipped {
-					AddReportEntry("skipped_input", sk)
+					AddReportEntry("skipped_input", junit.Record{Value: sk})
 				}
 				Expect(c.RunAIPerf(ctx)).To(Succeed())
-				AddReportEntry("aiperf", c.Result.AIPerf, ReportEntryVisibilityFailureOrVerbose)
+				AddReportEntry("aiperf", junit.Record{Value: c.Result.AIPerf}, ReportEntryVisibilityFailureOrVerbose)
 			}, NodeTimeout(limits.AIPerf))
 			It("joins every request, warmup included, to one server record by X-Request-ID", func() {
 				rep, err := c.Join()
@@ -250,11 +250,11 @@ func (s *Suite) full(row inventory.Row) {
 			}, NodeTimeout(limits.Serve))
 			It("gives the native Task's output over HTTP for every request", func(ctx SpecContext) {
 				Expect(c.Identity(ctx)).To(Succeed())
-				AddReportEntry("identity", c.Result.Identity, ReportEntryVisibilityFailureOrVerbose)
+				AddReportEntry("identity", junit.Record{Value: c.Result.Identity}, ReportEntryVisibilityFailureOrVerbose)
 			}, NodeTimeout(limits.Identity))
 			It("gives meaningful outputs, within the family's contract", func() {
 				Expect(c.Meaning()).To(Succeed())
-				AddReportEntry("meaning", c.Result.Meaning, ReportEntryVisibilityFailureOrVerbose)
+				AddReportEntry("meaning", junit.Record{Value: c.Result.Meaning}, ReportEntryVisibilityFailureOrVerbose)
 			})
 			It("keeps client latency apart from the Task call's wall time", func() {
 				Expect(c.Timing()).To(Succeed())
@@ -266,7 +266,7 @@ func (s *Suite) full(row inventory.Row) {
 			// evidence must stand whatever this check finds.
 			It("serves repeats of one input no faster than fresh inputs of equal cost: no cached results", func(ctx SpecContext) {
 				err := c.NoCaching(ctx)
-				AddReportEntry("no_caching", c.Result.NoCache, ReportEntryVisibilityFailureOrVerbose)
+				AddReportEntry("no_caching", junit.Record{Value: c.Result.NoCache}, ReportEntryVisibilityFailureOrVerbose)
 				Expect(err).NotTo(HaveOccurred())
 			}, NodeTimeout(limits.Identity))
 		})
@@ -283,14 +283,14 @@ func (s *Suite) buildAndGate(c *checkpoint.Checkpoint) {
 	limits := s.Plan.Target.Limits(s.Plan.Stage)
 	It("builds the bundle from the family manifest and records its sha256", func(ctx SpecContext) {
 		Expect(c.Build(ctx)).To(Succeed())
-		AddReportEntry("bundle", c.Result.Bundle, ReportEntryVisibilityFailureOrVerbose)
+		AddReportEntry("bundle", junit.Record{Value: c.Result.Bundle}, ReportEntryVisibilityFailureOrVerbose)
 	}, NodeTimeout(limits.Build))
 	It(fmt.Sprintf("implements %s, by capability rather than by name or declared mode", s.Plan.W.Stage().Capability()), func(ctx SpecContext) {
 		Expect(c.Capability(ctx)).To(Succeed())
 	})
 	It("passes the family's unchanged gate on that exact bundle, with pinned thresholds", func(ctx SpecContext) {
 		Expect(c.Gate(ctx)).To(Succeed())
-		AddReportEntry("gate", c.Result.Gate, ReportEntryVisibilityFailureOrVerbose)
+		AddReportEntry("gate", junit.Record{Value: c.Result.Gate}, ReportEntryVisibilityFailureOrVerbose)
 		for name, v := range c.Result.Gate.Figures {
 			AddReportEntry("gate_"+name, v)
 		}
@@ -357,7 +357,7 @@ func (s *Suite) Declare() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(audit).NotTo(BeEmpty(), "the target has no profiles to audit")
 		s.Stage.Evidence.Audit = audit
-		AddReportEntry("audit", audit, ReportEntryVisibilityFailureOrVerbose)
+		AddReportEntry("audit", junit.Record{Value: audit}, ReportEntryVisibilityFailureOrVerbose)
 	})
 	if len(capable) > 0 {
 		// Capable rows are qualified like any stage's: full rows end to end, reduced and
@@ -416,7 +416,7 @@ func (s *Suite) refusalProbe() {
 			}
 			Expect(err).NotTo(HaveOccurred())
 			s.Stage.SetProbe(refusal)
-			AddReportEntry("probe", refusal, ReportEntryVisibilityFailureOrVerbose)
+			AddReportEntry("probe", junit.Record{Value: refusal}, ReportEntryVisibilityFailureOrVerbose)
 			Expect(refusal.Passed).To(BeTrue(), "probe answer: %+v", refusal)
 		}, NodeTimeout(15*time.Minute))
 	})
