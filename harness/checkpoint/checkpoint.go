@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/claim"
+	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/cost"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
@@ -92,7 +93,7 @@ func NewIn(env *Env, row inventory.Row, dir string) (*Checkpoint, error) {
 	}
 	c.Result = evidence.Result{Profile: m.Name, Checkpoint: row.Checkpoint, Revision: row.Revision, Kind: evidence.Kind(row.Kind),
 		Counted: row.Counted, Status: evidence.StatusPlanned, Statement: row.Statement, Precision: m.Precision, GPU: "none",
-		Reproduce: fmt.Sprintf("QUAL_TARGET=%s go tool ginkgo -v --label-filter=%s --focus=%q ./suites/%s", evidence.RelPath(env.Root, env.Target.Path), env.Stage, m.Name+" ", env.Stage)}
+		Reproduce: reproduce(env, m.Name)}
 	return c, os.MkdirAll(c.Dir, 0o755)
 }
 
@@ -367,4 +368,20 @@ func figureList(figures map[string]float64) string {
 		parts = append(parts, fmt.Sprintf("%s=%.4g", name, figures[name]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// reproduce is the command that runs this row alone with this run's AIPerf settings (a reduced
+// or smoke run's load included, so the command measures what this row measured).
+func reproduce(env *Env, profile string) string {
+	load := env.Target.AIPerf[string(env.Stage)]
+	vars := []string{}
+	for _, v := range []struct {
+		suffix string
+		value  int
+	}{{"WARMUP", load.Warmup}, {"REQUESTS", load.Requests}, {"CONCURRENCY", load.Concurrency}, {"RUNS", load.Runs}} {
+		if v.value > 0 || v.suffix == "WARMUP" {
+			vars = append(vars, fmt.Sprintf("%s=%d", config.LoadVar(env.Stage, v.suffix), v.value))
+		}
+	}
+	return fmt.Sprintf("%s make qualify TARGET=%s STAGE=%s ROWS=%s", strings.Join(vars, " "), evidence.RelPath(env.Root, env.Target.Path), env.Stage, profile)
 }
