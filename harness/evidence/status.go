@@ -62,7 +62,7 @@ func Settle(s *Stage) {
 		s.Status, s.Reason = StatusPlanned, s.Results[0].Statement
 	case failed > 0 || qualified < counted:
 		s.Status = StatusFailed
-		s.Reason = fmt.Sprintf("%d of %d counted checkpoints aiperf-qualified; %s failed", qualified, counted, CountRows(failed))
+		s.Reason = fmt.Sprintf("%d of %s aiperf-qualified; %s failed", qualified, countedOf(*s, counted), CountRows(failed))
 	case counted == 0 && s.Selection != nil && s.Selection.Label != "":
 		// A narrowed run that selected only recorded rows of the stage: they reached what their
 		// kind can reach, and the run's verdict says it is not a qualification.
@@ -70,7 +70,7 @@ func Settle(s *Stage) {
 	case counted == 0:
 		s.Status, s.Reason = StatusFailed, "no full-model checkpoint in the group was qualified"
 	default:
-		s.Status, s.Reason = StageQualified, fmt.Sprintf("all %d counted checkpoints aiperf-qualified", counted)
+		s.Status, s.Reason = StageQualified, "all "+countedOf(*s, counted)+" aiperf-qualified"
 	}
 }
 
@@ -140,6 +140,20 @@ func StageCounts(s Stage) (qualified, counted, failed int) {
 		}
 	}
 	return qualified, counted, failed
+}
+
+// countedOf names the counted checkpoints a stage ran against the target's: a narrowed run
+// that ran fewer than the stage has says so ("1 of the stage's 3 counted checkpoints, the ones
+// this run (smoke) selected").
+func countedOf(s Stage, ran int) string {
+	noun := "counted checkpoints"
+	if ran == 1 {
+		noun = "counted checkpoint"
+	}
+	if sel := s.Selection; sel != nil && sel.Counted > ran {
+		return fmt.Sprintf("%d %s this run (%s) selected, of the stage's %d,", ran, noun, sel.Label, sel.Counted)
+	}
+	return fmt.Sprintf("%d %s", ran, noun)
 }
 
 // CountRows is "1 row" or "n rows".

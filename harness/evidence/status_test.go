@@ -57,3 +57,22 @@ func TestMergeSettlesLikeASingleRun(t *testing.T) {
 		t.Errorf("blocked shard lost: %+v", s)
 	}
 }
+
+// A narrowed run's stage reason counts against the target's counted checkpoints, so a smoke
+// that ran one of three never reads "all 1 counted checkpoints".
+func TestSettleReasonCountsAgainstTheTarget(t *testing.T) {
+	for _, tc := range []struct {
+		sel  *Selection
+		want string
+	}{
+		{&Selection{Label: "smoke", Counted: 3}, "all 1 counted checkpoint this run (smoke) selected, of the stage's 3, aiperf-qualified"},
+		{&Selection{Counted: 1}, "all 1 counted checkpoint aiperf-qualified"},
+		{nil, "all 1 counted checkpoint aiperf-qualified"},
+	} {
+		s := Stage{Selection: tc.sel, Results: []Result{row("a", KindFull, true, StatusQualified)}}
+		Settle(&s)
+		if s.Reason != tc.want {
+			t.Errorf("selection %+v: %q, want %q", tc.sel, s.Reason, tc.want)
+		}
+	}
+}
