@@ -1,0 +1,109 @@
+package verify
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
+)
+
+// roundFourForgeries are kinds of the fourth red team's forgeries, each re-signed by a forger:
+// a second source that verify compares only when it is present, removed with the datum edited.
+func roundFourForgeries() []tamper {
+	return []tamper{
+		{name: "R4 every Task time of a row halved, the /metrics scrape exports of its runs deleted", forged: true,
+			want: []string{"server_metrics_export.json"},
+			edit: func(t *testing.T, f *forger) {
+				i, r := f.result(string(stage.ASR), evidence.StatusQualified, "")
+				for _, d := range f.runDirs(r) {
+					f.removeScrape(d)
+				}
+				f.jsonlExact(r.Records, func(m map[string]any) map[string]any {
+					halveTaskTimeExact(t, m["trtmc_timing"])
+					return m
+				})
+				for _, d := range f.runDirs(r) {
+					f.jsonlExact(d+"/profile_export_raw.jsonl", func(m map[string]any) map[string]any {
+						resp := m["responses"].([]any)[0].(map[string]any)
+						dec := json.NewDecoder(strings.NewReader(resp["text"].(string)))
+						dec.UseNumber()
+						var body map[string]any
+						if err := dec.Decode(&body); err != nil {
+							t.Fatal(err)
+						}
+						halveTaskTimeExact(t, body["trtmc_timing"])
+						b, _ := json.Marshal(body)
+						resp["text"] = string(b)
+						return m
+					})
+				}
+				f.stage(string(stage.ASR), func(s *evidence.Stage) { f.recompute(&s.Results[i]) })
+				f.junitTiming(string(stage.ASR), i)
+			}},
+		{name: "R4 the hardware relabelled (112 cores) in every stage and JUnit report, every /metrics scrape deleted", forged: true,
+			want: []string{"server_metrics_export.json"},
+			edit: func(t *testing.T, f *forger) {
+				tamperNamed(t, secondSourceForgeries(), "R3 the hardware relabelled (112 cores, another CPU, a GPU) in every stage and JUnit report").edit(t, f)
+				for _, s := range f.e.Stages {
+					for _, r := range s.Results {
+						if r.AIPerf != nil && r.AIPerf.Dir != "" {
+							for _, d := range f.runDirs(r) {
+								f.removeScrape(d)
+							}
+						}
+					}
+				}
+			}},
+	}
+}
+
+// tamperNamed is the case of the table with that name, so a forgery can build on another's edit.
+func tamperNamed(t *testing.T, cases []tamper, name string) tamper {
+	t.Helper()
+	for _, c := range cases {
+		if c.name == name {
+			return c
+		}
+	}
+	t.Fatalf("no tamper case named %q", name)
+	return tamper{}
+}
+
+// halveTaskTimeExact halves a trtmc_timing's model_call_ms decoded with json.Number (the lines
+// around it keep their nanosecond timestamps exact).
+func halveTaskTimeExact(t *testing.T, timing any) {
+	t.Helper()
+	m, ok := timing.(map[string]any)
+	if !ok {
+		return
+	}
+	if n, ok := m["model_call_ms"].(json.Number); ok {
+		v, err := n.Float64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m["model_call_ms"] = v / 2
+	}
+}
+
+// removeScrape deletes every copy of AIPerf's server-metrics scrape in one AIPerf run directory
+// (the run's export, its CSV and each phase's), as a forger would to leave no second source.
+func (f *forger) removeScrape(rel string) {
+	f.t.Helper()
+	err := filepath.WalkDir(f.path(rel), func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasPrefix(d.Name(), "server_metrics") {
+			return os.Remove(p)
+		}
+		return nil
+	})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+}
