@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -21,6 +22,35 @@ func roundFourForgeries() []tamper {
 				i, r := f.result(string(stage.ASR), evidence.StatusQualified, "")
 				for _, d := range f.runDirs(r) {
 					f.removeScrape(d)
+				}
+				f.jsonlExact(r.Records, func(m map[string]any) map[string]any {
+					halveTaskTimeExact(t, m["trtmc_timing"])
+					return m
+				})
+				for _, d := range f.runDirs(r) {
+					f.jsonlExact(d+"/profile_export_raw.jsonl", func(m map[string]any) map[string]any {
+						resp := m["responses"].([]any)[0].(map[string]any)
+						dec := json.NewDecoder(strings.NewReader(resp["text"].(string)))
+						dec.UseNumber()
+						var body map[string]any
+						if err := dec.Decode(&body); err != nil {
+							t.Fatal(err)
+						}
+						halveTaskTimeExact(t, body["trtmc_timing"])
+						b, _ := json.Marshal(body)
+						resp["text"] = string(b)
+						return m
+					})
+				}
+				f.stage(string(stage.ASR), func(s *evidence.Stage) { f.recompute(&s.Results[i]) })
+				f.junitTiming(string(stage.ASR), i)
+			}},
+		{name: "R4 every Task time of a row halved, the Task histogram and Go gauges cut from its scrapes (a server without them)", forged: true,
+			want: []string{"server_metrics_export.json", "trtmc_task_call_seconds"},
+			edit: func(t *testing.T, f *forger) {
+				i, r := f.result(string(stage.ASR), evidence.StatusQualified, "")
+				for _, d := range f.runDirs(r) {
+					f.cutScrapeMetrics(d)
 				}
 				f.jsonlExact(r.Records, func(m map[string]any) map[string]any {
 					halveTaskTimeExact(t, m["trtmc_timing"])
@@ -88,6 +118,34 @@ func halveTaskTimeExact(t *testing.T, timing any) {
 		}
 		m["model_call_ms"] = v / 2
 	}
+}
+
+// cutScrapeMetrics removes the Task-call histogram and the Go runtime's gauges from every
+// metrics section of a run's server-metrics export, keeping the rest of the scrape: what a server
+// that exports neither would leave.
+func (f *forger) cutScrapeMetrics(rel string) {
+	f.t.Helper()
+	f.rewrite(rel+"/server_metrics_export.json", func(b []byte) []byte {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		var export map[string]any
+		if err := dec.Decode(&export); err != nil {
+			f.t.Fatal(err)
+		}
+		for _, section := range []string{"metrics", "warmup_metrics"} {
+			metrics, _ := export[section].(map[string]any)
+			for name := range metrics {
+				if name == "trtmc_task_call_seconds" || strings.HasPrefix(name, "go_") {
+					delete(metrics, name)
+				}
+			}
+		}
+		out, err := json.Marshal(export)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		return out
+	})
 }
 
 // removeScrape deletes every copy of AIPerf's server-metrics scrape in one AIPerf run directory
