@@ -45,6 +45,35 @@ func roundFourForgeries() []tamper {
 				f.stage(string(stage.ASR), func(s *evidence.Stage) { f.recompute(&s.Results[i]) })
 				f.junitTiming(string(stage.ASR), i)
 			}},
+		{name: "R4 every Task time of a row halved, the scrape's Task histogram sums halved with them", forged: true,
+			want: []string{"server_metrics_export.json", "trtmc_task_call_seconds"},
+			edit: func(t *testing.T, f *forger) {
+				i, r := f.result(string(stage.ASR), evidence.StatusQualified, "")
+				for _, d := range f.runDirs(r) {
+					f.scaleScrapeTaskSum(d, 0.5)
+				}
+				f.jsonlExact(r.Records, func(m map[string]any) map[string]any {
+					halveTaskTimeExact(t, m["trtmc_timing"])
+					return m
+				})
+				for _, d := range f.runDirs(r) {
+					f.jsonlExact(d+"/profile_export_raw.jsonl", func(m map[string]any) map[string]any {
+						resp := m["responses"].([]any)[0].(map[string]any)
+						dec := json.NewDecoder(strings.NewReader(resp["text"].(string)))
+						dec.UseNumber()
+						var body map[string]any
+						if err := dec.Decode(&body); err != nil {
+							t.Fatal(err)
+						}
+						halveTaskTimeExact(t, body["trtmc_timing"])
+						b, _ := json.Marshal(body)
+						resp["text"] = string(b)
+						return m
+					})
+				}
+				f.stage(string(stage.ASR), func(s *evidence.Stage) { f.recompute(&s.Results[i]) })
+				f.junitTiming(string(stage.ASR), i)
+			}},
 		{name: "R4 every Task time of a row halved, the Task histogram and Go gauges cut from its scrapes (a server without them)", forged: true,
 			want: []string{"server_metrics_export.json", "trtmc_task_call_seconds"},
 			edit: func(t *testing.T, f *forger) {
@@ -138,6 +167,38 @@ func (f *forger) cutScrapeMetrics(rel string) {
 				if name == "trtmc_task_call_seconds" || strings.HasPrefix(name, "go_") {
 					delete(metrics, name)
 				}
+			}
+		}
+		out, err := json.Marshal(export)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		return out
+	})
+}
+
+// scaleScrapeTaskSum scales the sum of every trtmc_task_call_seconds series in a run's
+// server-metrics export (the figures verify reads; the buckets and estimates are left).
+func (f *forger) scaleScrapeTaskSum(rel string, by float64) {
+	f.t.Helper()
+	f.rewrite(rel+"/server_metrics_export.json", func(b []byte) []byte {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		var export map[string]any
+		if err := dec.Decode(&export); err != nil {
+			f.t.Fatal(err)
+		}
+		for _, section := range []string{"metrics", "warmup_metrics"} {
+			metrics, _ := export[section].(map[string]any)
+			hist, _ := metrics["trtmc_task_call_seconds"].(map[string]any)
+			series, _ := hist["series"].([]any)
+			for _, sr := range series {
+				stats := sr.(map[string]any)["stats"].(map[string]any)
+				v, err := stats["sum"].(json.Number).Float64()
+				if err != nil {
+					f.t.Fatal(err)
+				}
+				stats["sum"] = v * by
 			}
 		}
 		out, err := json.Marshal(export)
