@@ -18,91 +18,15 @@ func roundFourForgeries() []tamper {
 	return []tamper{
 		{name: "R4 every Task time of a row halved, the /metrics scrape exports of its runs deleted", forged: true,
 			want: []string{"server_metrics_export.json"},
-			edit: func(t *testing.T, f *forger) {
-				i, r := f.result(string(stage.ASR), evidence.StatusQualified, "")
-				for _, d := range f.runDirs(r) {
-					f.removeScrape(d)
-				}
-				f.jsonlExact(r.Records, func(m map[string]any) map[string]any {
-					halveTaskTimeExact(t, m["trtmc_timing"])
-					return m
-				})
-				for _, d := range f.runDirs(r) {
-					f.jsonlExact(d+"/profile_export_raw.jsonl", func(m map[string]any) map[string]any {
-						resp := m["responses"].([]any)[0].(map[string]any)
-						dec := json.NewDecoder(strings.NewReader(resp["text"].(string)))
-						dec.UseNumber()
-						var body map[string]any
-						if err := dec.Decode(&body); err != nil {
-							t.Fatal(err)
-						}
-						halveTaskTimeExact(t, body["trtmc_timing"])
-						b, _ := json.Marshal(body)
-						resp["text"] = string(b)
-						return m
-					})
-				}
-				f.stage(string(stage.ASR), func(s *evidence.Stage) { f.recompute(&s.Results[i]) })
-				f.junitTiming(string(stage.ASR), i)
-			}},
+			edit: func(t *testing.T, f *forger) { halveRowTaskTimes(t, f, f.removeScrape) }},
 		{name: "R4 every Task time of a row halved, the scrape's Task histogram sums halved with them", forged: true,
 			want: []string{"server_metrics_export.json", "trtmc_task_call_seconds"},
 			edit: func(t *testing.T, f *forger) {
-				i, r := f.result(string(stage.ASR), evidence.StatusQualified, "")
-				for _, d := range f.runDirs(r) {
-					f.scaleScrapeTaskSum(d, 0.5)
-				}
-				f.jsonlExact(r.Records, func(m map[string]any) map[string]any {
-					halveTaskTimeExact(t, m["trtmc_timing"])
-					return m
-				})
-				for _, d := range f.runDirs(r) {
-					f.jsonlExact(d+"/profile_export_raw.jsonl", func(m map[string]any) map[string]any {
-						resp := m["responses"].([]any)[0].(map[string]any)
-						dec := json.NewDecoder(strings.NewReader(resp["text"].(string)))
-						dec.UseNumber()
-						var body map[string]any
-						if err := dec.Decode(&body); err != nil {
-							t.Fatal(err)
-						}
-						halveTaskTimeExact(t, body["trtmc_timing"])
-						b, _ := json.Marshal(body)
-						resp["text"] = string(b)
-						return m
-					})
-				}
-				f.stage(string(stage.ASR), func(s *evidence.Stage) { f.recompute(&s.Results[i]) })
-				f.junitTiming(string(stage.ASR), i)
+				halveRowTaskTimes(t, f, func(d string) { f.scaleScrapeTaskSum(d, 0.5) })
 			}},
 		{name: "R4 every Task time of a row halved, the Task histogram and Go gauges cut from its scrapes (a server without them)", forged: true,
 			want: []string{"server_metrics_export.json", "trtmc_task_call_seconds"},
-			edit: func(t *testing.T, f *forger) {
-				i, r := f.result(string(stage.ASR), evidence.StatusQualified, "")
-				for _, d := range f.runDirs(r) {
-					f.cutScrapeMetrics(d)
-				}
-				f.jsonlExact(r.Records, func(m map[string]any) map[string]any {
-					halveTaskTimeExact(t, m["trtmc_timing"])
-					return m
-				})
-				for _, d := range f.runDirs(r) {
-					f.jsonlExact(d+"/profile_export_raw.jsonl", func(m map[string]any) map[string]any {
-						resp := m["responses"].([]any)[0].(map[string]any)
-						dec := json.NewDecoder(strings.NewReader(resp["text"].(string)))
-						dec.UseNumber()
-						var body map[string]any
-						if err := dec.Decode(&body); err != nil {
-							t.Fatal(err)
-						}
-						halveTaskTimeExact(t, body["trtmc_timing"])
-						b, _ := json.Marshal(body)
-						resp["text"] = string(b)
-						return m
-					})
-				}
-				f.stage(string(stage.ASR), func(s *evidence.Stage) { f.recompute(&s.Results[i]) })
-				f.junitTiming(string(stage.ASR), i)
-			}},
+			edit: func(t *testing.T, f *forger) { halveRowTaskTimes(t, f, f.cutScrapeMetrics) }},
 		{name: "R4 the hardware relabelled (112 cores) in every stage and JUnit report, every /metrics scrape deleted", forged: true,
 			want: []string{"server_metrics_export.json"},
 			edit: func(t *testing.T, f *forger) {
@@ -130,6 +54,38 @@ func tamperNamed(t *testing.T, cases []tamper, name string) tamper {
 	}
 	t.Fatalf("no tamper case named %q", name)
 	return tamper{}
+}
+
+// halveRowTaskTimes halves every Task time of a qualified ASR row in its records and response
+// bodies (nanosecond timestamps kept exact), lets scrape edit each AIPerf run's server-metrics
+// scrape, and recomputes the row's figures and their JUnit copies.
+func halveRowTaskTimes(t *testing.T, f *forger, scrape func(dir string)) {
+	t.Helper()
+	i, r := f.result(string(stage.ASR), evidence.StatusQualified, "")
+	for _, d := range f.runDirs(r) {
+		scrape(d)
+	}
+	f.jsonlExact(r.Records, func(m map[string]any) map[string]any {
+		halveTaskTimeExact(t, m["trtmc_timing"])
+		return m
+	})
+	for _, d := range f.runDirs(r) {
+		f.jsonlExact(d+"/profile_export_raw.jsonl", func(m map[string]any) map[string]any {
+			resp := m["responses"].([]any)[0].(map[string]any)
+			dec := json.NewDecoder(strings.NewReader(resp["text"].(string)))
+			dec.UseNumber()
+			var body map[string]any
+			if err := dec.Decode(&body); err != nil {
+				t.Fatal(err)
+			}
+			halveTaskTimeExact(t, body["trtmc_timing"])
+			b, _ := json.Marshal(body)
+			resp["text"] = string(b)
+			return m
+		})
+	}
+	f.stage(string(stage.ASR), func(s *evidence.Stage) { f.recompute(&s.Results[i]) })
+	f.junitTiming(string(stage.ASR), i)
 }
 
 // halveTaskTimeExact halves a trtmc_timing's model_call_ms decoded with json.Number (the lines
