@@ -110,26 +110,12 @@ func halveTaskTimeExact(t *testing.T, timing any) {
 // that exports neither would leave.
 func (f *forger) cutScrapeMetrics(rel string) {
 	f.t.Helper()
-	f.rewrite(rel+"/server_metrics_export.json", func(b []byte) []byte {
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.UseNumber()
-		var export map[string]any
-		if err := dec.Decode(&export); err != nil {
-			f.t.Fatal(err)
-		}
-		for _, section := range []string{"metrics", "warmup_metrics"} {
-			metrics, _ := export[section].(map[string]any)
-			for name := range metrics {
-				if name == "trtmc_task_call_seconds" || strings.HasPrefix(name, "go_") {
-					delete(metrics, name)
-				}
+	f.scrapeSections(rel, func(metrics map[string]any) {
+		for name := range metrics {
+			if name == "trtmc_task_call_seconds" || strings.HasPrefix(name, "go_") {
+				delete(metrics, name)
 			}
 		}
-		out, err := json.Marshal(export)
-		if err != nil {
-			f.t.Fatal(err)
-		}
-		return out
 	})
 }
 
@@ -137,31 +123,17 @@ func (f *forger) cutScrapeMetrics(rel string) {
 // server-metrics export (the figures verify reads; the buckets and estimates are left).
 func (f *forger) scaleScrapeTaskSum(rel string, by float64) {
 	f.t.Helper()
-	f.rewrite(rel+"/server_metrics_export.json", func(b []byte) []byte {
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.UseNumber()
-		var export map[string]any
-		if err := dec.Decode(&export); err != nil {
-			f.t.Fatal(err)
-		}
-		for _, section := range []string{"metrics", "warmup_metrics"} {
-			metrics, _ := export[section].(map[string]any)
-			hist, _ := metrics["trtmc_task_call_seconds"].(map[string]any)
-			series, _ := hist["series"].([]any)
-			for _, sr := range series {
-				stats := sr.(map[string]any)["stats"].(map[string]any)
-				v, err := stats["sum"].(json.Number).Float64()
-				if err != nil {
-					f.t.Fatal(err)
-				}
-				stats["sum"] = v * by
+	f.scrapeSections(rel, func(metrics map[string]any) {
+		hist, _ := metrics["trtmc_task_call_seconds"].(map[string]any)
+		series, _ := hist["series"].([]any)
+		for _, sr := range series {
+			stats := sr.(map[string]any)["stats"].(map[string]any)
+			v, err := stats["sum"].(json.Number).Float64()
+			if err != nil {
+				f.t.Fatal(err)
 			}
+			stats["sum"] = v * by
 		}
-		out, err := json.Marshal(export)
-		if err != nil {
-			f.t.Fatal(err)
-		}
-		return out
 	})
 }
 
@@ -181,4 +153,28 @@ func (f *forger) removeScrape(rel string) {
 	if err != nil {
 		f.t.Fatal(err)
 	}
+}
+
+// scrapeSections rewrites a run's server-metrics export, numbers kept as written, handing fn each
+// of its metrics sections (profiling and warmup).
+func (f *forger) scrapeSections(rel string, fn func(metrics map[string]any)) {
+	f.t.Helper()
+	f.rewrite(rel+"/server_metrics_export.json", func(b []byte) []byte {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		var export map[string]any
+		if err := dec.Decode(&export); err != nil {
+			f.t.Fatal(err)
+		}
+		for _, section := range []string{"metrics", "warmup_metrics"} {
+			if metrics, ok := export[section].(map[string]any); ok {
+				fn(metrics)
+			}
+		}
+		out, err := json.Marshal(export)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		return out
+	})
 }
