@@ -145,7 +145,7 @@ func (f *forger) junitTiming(stageName string, i int) {
 	f.junitRow(stageName, i, func(r evidence.Result) map[string]float64 {
 		props := map[string]float64{}
 		for _, fig := range r.Timing.Figures {
-			props[regexp.QuoteMeta(fig.Name)+`(?:_[a-z_]+)?`] = fig.Value
+			props[regexp.QuoteMeta(fig.Name)+`(?:_(?:ms|s|s_per_s|req_per_s|img_per_s))?`] = fig.Value
 		}
 		return props
 	})

@@ -693,7 +693,7 @@ func tampers() []tamper {
 				})
 			}},
 	}
-	return append(append(append(cases, copyForgeries()...), roundThreeForgeries()...), secondSourceForgeries()...)
+	return append(append(append(cases, copyForgeries()...), roundThreeForgeries()...), append(secondSourceForgeries(), roundFourForgeries()...)...)
 }
 
 // TestTamperedRunsAreCaught edits a real reduced run, produced by the suites, in each way in
