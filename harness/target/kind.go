@@ -62,3 +62,9 @@ func (k Kind) Refusal() contract.Refusal { return contract.RefusalOf(string(k)) 
 // identity (input_sha256) and audio length (audio_seconds): TRTMC's records carry neither, so a
 // TRTMC request is identified by its payload alone; the reference server records both.
 func (k Kind) RecordsOmitInputFields() bool { return k == TRTMC }
+
+// ExportsTaskMetrics says whether the target's server exports, on its /metrics, the histogram
+// trtmc_task_call_seconds and Go's runtime gauges in every run AIPerf scrapes (the reference
+// server does: server/metrics.go). TRTMC's serving app exports neither, so its runs have no
+// scrape to compare and none is required of them.
+func (k Kind) ExportsTaskMetrics() bool { return k == Reference }

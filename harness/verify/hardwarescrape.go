@@ -23,16 +23,19 @@ func hardwareScrapeCheck(r *Run) []Problem {
 // go_sched_gomaxprocs_threads is the CPUs the server could run on (Go sizes GOMAXPROCS to the
 // machine's CPUs, or a container's CPU limit, which no target here sets), so it must be the
 // recorded core count; go_info's version is the toolchain that built the server, the one the
-// run's binaries were built with (versions.go). A server without these gauges (a Python
-// server) is not compared.
+// run's binaries were built with (versions.go). A target whose server exports them (the
+// reference) must have them in every run; a server without them (TRTMC's Python app) is not compared.
 func checkHardwareScrape(runDir string, row *Row, report reporter) {
 	for _, dir := range artifactRunDirs(runDir, row.Result.AIPerf.Dir) {
 		path := filepath.Join(dir, "server_metrics_export.json")
 		procs, goVersion, ok := scrapedRuntime(path)
+		where := relTo(runDir, path)
 		if !ok {
+			if kindOf(row.Stage.TargetKind).ExportsTaskMetrics() {
+				report(where, "no go_sched_gomaxprocs_threads or go_info in this AIPerf run's /metrics scrape: the %s target's server exports both, the second copy of the recorded cores and Go version", row.Stage.TargetKind)
+			}
 			continue
 		}
-		where := relTo(runDir, path)
 		if cores := row.Stage.Hardware.Cores; procs != 0 && procs != cores {
 			report(where, "the server's /metrics says it ran on %d CPUs (go_sched_gomaxprocs_threads); stage %s records %d cores", procs, row.Stage.Stage, cores)
 		}

@@ -2,9 +2,13 @@ package verify
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
@@ -33,10 +37,15 @@ func checkScrape(runDir string, row *Row, report reporter) {
 	for _, p := range row.Pairs {
 		taskMS[p.ID] = p.Server.Timing.ModelCallMS
 	}
+	required := kindOf(row.Stage.TargetKind).ExportsTaskMetrics()
 	for _, dir := range artifactRunDirs(runDir, row.Result.AIPerf.Dir) {
 		scrape := filepath.Join(dir, "server_metrics_export.json")
-		calls, seconds, ok := scrapedTaskCalls(scrape, report)
+		where := relTo(runDir, scrape)
+		series, ok := scrapedTaskCalls(scrape, report)
 		if !ok {
+			if required {
+				report(where, "no /metrics scrape of trtmc_task_call_seconds in this AIPerf run: the %s target's server exports it in every run, and it is the second copy of the run's Task times", row.Stage.TargetKind)
+			}
 			continue
 		}
 		exports, err := aiperfexport.Read(dir)
@@ -50,35 +59,105 @@ func checkScrape(runDir string, row *Row, report reporter) {
 			}
 		}
 		slices.Sort(times)
-		where := relTo(runDir, scrape)
-		if calls > len(times) {
-			report(where, "the server's /metrics counted %d Task calls in this run; its records hold %d", calls, len(times))
-			continue
-		}
-		lo, hi := sum(times[:calls]), sum(times[len(times)-calls:])
-		if seconds < lo*(1-1e-9)-1e-6 || seconds > hi*(1+1e-9)+1e-6 {
-			report(where, "the server's /metrics counted %d Task calls taking %.3f s in this run; the records' model_call_ms of its %d requests allow %.3f–%.3f s for any %d of them",
-				calls, seconds, len(times), lo, hi, calls)
+		for _, problem := range series.against(times) {
+			report(where, "trtmc_task_call_seconds: %s", problem)
 		}
 	}
 }
 
-// scrapedTaskCalls reads trtmc_task_call_seconds's count and sum over the profiling window of a
-// run's scrape; ok is false when the run has no scrape of it (a server without /metrics).
-func scrapedTaskCalls(path string, report reporter) (calls int, seconds float64, ok bool) {
+// taskCallSeries is trtmc_task_call_seconds over a run's profiling window, all series added up:
+// the calls counted, their seconds, their mean, and the cumulative bucket counts by upper bound.
+type taskCallSeries struct {
+	calls   int
+	seconds float64
+	avg     float64
+	hasAvg  bool
+	buckets map[float64]int // upper bound → calls at or below it (+Inf included)
+}
+
+// against compares the scrape with the run's records (their model_call_ms in seconds, sorted,
+// warmup included), and the scrape's own copies with each other: the window's c calls are some
+// c of the records, so their seconds lie between the sums of the c shortest and the c longest,
+// and each bucket's count is at most the records at or below its bound while the calls above it
+// are at most the records above it; the mean is sum/count, the +Inf bucket the count, and the
+// sum lies within what the buckets allow. Records whose times were scaled, however consistently
+// with the exports, fall outside; so does a sum edited without its buckets and mean.
+func (s taskCallSeries) against(times []float64) []string {
+	var out []string
+	if s.calls > len(times) {
+		return []string{fmt.Sprintf("the server's /metrics counted %d Task calls in this run; its records hold %d", s.calls, len(times))}
+	}
+	lo, hi := sum(times[:s.calls]), sum(times[len(times)-s.calls:])
+	if s.seconds < lo*(1-1e-9)-1e-6 || s.seconds > hi*(1+1e-9)+1e-6 {
+		out = append(out, fmt.Sprintf("the server's /metrics counted %d Task calls taking %.3f s in this run; the records' model_call_ms of its %d requests allow %.3f–%.3f s for any %d of them",
+			s.calls, s.seconds, len(times), lo, hi, s.calls))
+	}
+	if s.hasAvg && s.calls > 0 && math.Abs(s.avg*float64(s.calls)-s.seconds) > 1e-6*math.Max(1, s.seconds) {
+		out = append(out, fmt.Sprintf("the server's /metrics mean Task call %.6f s × %d calls is not its sum %.6f s", s.avg, s.calls, s.seconds))
+	}
+	if inf, ok := s.buckets[math.Inf(1)]; ok && inf != s.calls {
+		out = append(out, fmt.Sprintf("the server's /metrics +Inf bucket holds %d Task calls; its count is %d", inf, s.calls))
+	}
+	out = append(out, s.bucketsAgainst(times)...)
+	return out
+}
+
+// bucketsAgainst checks each bucket bound against the records and the sum against the buckets.
+// A record's milliseconds are rounded, so a bound is given a relative slack of 1e-6 either way.
+func (s taskCallSeries) bucketsAgainst(times []float64) []string {
+	var out []string
+	bounds := slices.Sorted(maps.Keys(s.buckets))
+	minSum, prev, below := 0.0, 0.0, 0
+	for _, le := range bounds {
+		n := s.buckets[le]
+		if !math.IsInf(le, 1) {
+			atOrBelow := countAtMost(times, le*(1+1e-6)+1e-9)
+			above := len(times) - countAtMost(times, le*(1-1e-6)-1e-9)
+			if n > atOrBelow || s.calls-n > above {
+				out = append(out, fmt.Sprintf("the server's /metrics puts %d of %d Task calls at or below %g s; the records hold %d at or below it and %d above", n, s.calls, le, atOrBelow, above))
+			}
+		}
+		if n > below {
+			minSum += float64(n-below) * prev
+		}
+		prev, below = le, max(below, n)
+	}
+	if len(bounds) > 0 && s.seconds < minSum*(1-1e-6)-1e-6 {
+		out = append(out, fmt.Sprintf("the server's /metrics sum %.6f s is below what its buckets allow (%.6f s)", s.seconds, minSum))
+	}
+	return out
+}
+
+// countAtMost is how many of the sorted times are at most x.
+func countAtMost(sorted []float64, x float64) int {
+	i, _ := slices.BinarySearchFunc(sorted, x, func(v, x float64) int {
+		if v <= x {
+			return -1
+		}
+		return 1
+	})
+	return i
+}
+
+// scrapedTaskCalls reads trtmc_task_call_seconds over the profiling window of a run's scrape;
+// ok is false when the run has no scrape of it (a server without /metrics).
+func scrapedTaskCalls(path string, report reporter) (taskCallSeries, bool) {
+	var s taskCallSeries
 	if _, err := os.Lstat(path); err != nil {
-		return 0, 0, false
+		return s, false
 	}
 	data, err := runfile.ReadFile(path)
 	if err != nil {
 		report(path, "%v", err)
-		return 0, 0, false
+		return s, false
 	}
 	type series struct {
 		Stats struct {
 			Count *float64 `json:"count"`
 			Sum   *float64 `json:"sum"`
+			Avg   *float64 `json:"avg"`
 		} `json:"stats"`
+		Buckets map[string]float64 `json:"buckets"`
 	}
 	type metric struct {
 		Series []series `json:"series"`
@@ -88,15 +167,32 @@ func scrapedTaskCalls(path string, report reporter) (calls int, seconds float64,
 	}
 	if err := json.Unmarshal(data, &export); err != nil {
 		report(path, "not AIPerf's server-metrics export: %v", err)
-		return 0, 0, false
+		return s, false
 	}
-	count := 0.0
-	for _, s := range export.Metrics["trtmc_task_call_seconds"].Series {
-		if s.Stats.Count != nil && s.Stats.Sum != nil {
-			count, seconds, ok = count+*s.Stats.Count, seconds+*s.Stats.Sum, true
+	ok, all := false, export.Metrics["trtmc_task_call_seconds"].Series
+	s.buckets, s.hasAvg = map[float64]int{}, len(all) == 1
+	for _, one := range all {
+		if one.Stats.Count == nil || one.Stats.Sum == nil {
+			continue
+		}
+		ok = true
+		s.calls += int(*one.Stats.Count)
+		s.seconds += *one.Stats.Sum
+		if s.hasAvg && one.Stats.Avg != nil {
+			s.avg = *one.Stats.Avg
+		} else {
+			s.hasAvg = false
+		}
+		for bound, n := range one.Buckets {
+			le, err := strconv.ParseFloat(bound, 64) // "+Inf" parses as +Inf
+			if err != nil {
+				report(path, "trtmc_task_call_seconds bucket %q is not a bound: %v", bound, err)
+				continue
+			}
+			s.buckets[le] += int(n)
 		}
 	}
-	return int(count), seconds, ok
+	return s, ok
 }
 
 // artifactRunDirs are a row's AIPerf run directories: each profile_runs/run_NNNN, or the artifact

@@ -1,0 +1,80 @@
+package verify
+
+import (
+	"maps"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// seriesOf is the histogram an honest server exports for calls (seconds), with the reference
+// server's power-of-two bounds from 1 ms.
+func seriesOf(calls []float64) taskCallSeries {
+	s := taskCallSeries{calls: len(calls), buckets: map[float64]int{math.Inf(1): len(calls)}, hasAvg: true}
+	for le := 0.001; le < 40; le *= 2 {
+		s.buckets[le] = 0 // every bound is exported, empty or not
+		for _, c := range calls {
+			if c <= le {
+				s.buckets[le]++
+			}
+		}
+	}
+	for _, c := range calls {
+		s.seconds += c
+	}
+	s.avg = s.seconds / float64(len(calls))
+	return s
+}
+
+// TestScrapeSeriesAgainstRecords attacks the class: for random runs, an honest scrape of any
+// window of the run's calls agrees with its records; a sum scaled by any factor from 0.5 to 0.9
+// without its buckets and mean is named; records so scaled (the scrape left alone) are named when
+// the window holds every call (a call outside it is slack a few records can hide in); records,
+// sum and mean scaled together without the buckets are named whenever a call crossed a bucket
+// bound (within a bucket the histogram cannot tell), which most trials do.
+func TestScrapeSeriesAgainstRecords(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	crossed := 0
+	for trial := 0; trial < 500; trial++ {
+		n := 2 + rng.IntN(40)
+		times := make([]float64, n)
+		for i := range times {
+			times[i] = 0.005 * math.Exp(rng.NormFloat64()*1.2+float64(rng.IntN(4)))
+		}
+		window := times[rng.IntN(2):] // the window can miss a warmup call at its edge
+		honest := seriesOf(window)
+		sorted := slices.Sorted(slices.Values(times))
+		if got := honest.against(sorted); len(got) != 0 {
+			t.Fatalf("trial %d: an honest scrape refused: %v", trial, got)
+		}
+		f := 0.5 + 0.4*rng.Float64()
+		scaled := make([]float64, n)
+		for i, v := range sorted {
+			scaled[i] = v * f
+		}
+		if got := honest.against(scaled); len(got) == 0 && len(window) == n {
+			t.Fatalf("trial %d: records scaled by %.2f, scrape untouched: not named", trial, f)
+		}
+		forged := honest
+		forged.seconds *= f
+		if got := forged.against(sorted); len(got) == 0 {
+			t.Fatalf("trial %d: the scrape's sum scaled by %.2f alone: not named", trial, f)
+		}
+		forged.avg *= f
+		scaledWindow := make([]float64, len(window))
+		for i, v := range window {
+			scaledWindow[i] = v * f
+		}
+		if len(window) != n || maps.Equal(seriesOf(scaledWindow).buckets, honest.buckets) {
+			continue // a call outside the window leaves the records a call of slack per bound
+		}
+		crossed++
+		if got := forged.against(scaled); len(got) == 0 {
+			t.Fatalf("trial %d: records, sum and mean scaled by %.2f, buckets untouched: not named", trial, f)
+		}
+	}
+	if crossed < 200 {
+		t.Errorf("only %d of 500 trials had the window of every call and moved one across a bucket bound: the attack is too weak to test", crossed)
+	}
+}
