@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"unicode/utf8"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
@@ -139,9 +140,30 @@ func Check(runDir string, opts Options) (Report, error) {
 		}
 	}
 	for _, check := range checks() {
-		rep.Problems = append(rep.Problems, check(run)...)
+		for _, p := range check(run) {
+			rep.Problems = append(rep.Problems, p.bounded())
+		}
 	}
 	return rep, nil
+}
+
+// maxProblemBytes bounds what one problem says: a message can quote the run's own data (a
+// 5-million-digit number in an export), and a report must stay readable and small.
+const maxProblemBytes = 2000
+
+// bounded is the problem with its message cut to maxProblemBytes, saying how much was left out.
+func (p Problem) bounded() Problem {
+	if len(p.What) > maxProblemBytes {
+		cut := maxProblemBytes
+		for cut > 0 && !utf8.RuneStart(p.What[cut]) {
+			cut--
+		}
+		p.What = fmt.Sprintf("%s… (%d more bytes)", p.What[:cut], len(p.What)-cut)
+	}
+	if len(p.Where) > maxProblemBytes {
+		p.Where = p.Where[:maxProblemBytes] + "…"
+	}
+	return p
 }
 
 // problemsFrom collects what a check function reports.
