@@ -68,3 +68,10 @@ func (k Kind) RecordsOmitInputFields() bool { return k == TRTMC }
 // server does: server/metrics.go). TRTMC's serving app exports neither, so its runs have no
 // scrape to compare and none is required of them.
 func (k Kind) ExportsTaskMetrics() bool { return k == Reference }
+
+// RecordsCarrySpans says whether the target's server records each request's own start and end
+// (start_unix_ns, end_unix_ns): the reference server does; TRTMC's app records
+// {request_id, route, operation, backend, time, timing, observation} (app.py @1797a247
+// execute), no span, so a check of a record's span against its timing or the run's order has
+// nothing to read there.
+func (k Kind) RecordsCarrySpans() bool { return k == Reference }
