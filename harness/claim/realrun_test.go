@@ -13,12 +13,12 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 )
 
-// publishedRun is a real published run (QUAL_VERIFY_RUN, as harness/verify's tamper table
+// publishedRun is a real published run (QUAL_TEST_RUN, the run `make test` makes first, as harness/verify
 // reads it); it is only read.
 func publishedRun(t *testing.T) (string, evidence.Evidence) {
-	dir := os.Getenv("QUAL_VERIFY_RUN")
+	dir := os.Getenv("QUAL_TEST_RUN")
 	if dir == "" {
-		t.Skip("QUAL_VERIFY_RUN names no published run")
+		t.Skip("QUAL_TEST_RUN names no published run (make test sets it; make test-run makes one)")
 	}
 	e, err := evidence.Read(dir)
 	if err != nil {
