@@ -252,6 +252,17 @@ func exitOf(err error) (int, string) {
 	return exitFailed, err.Error()
 }
 
+// One caveat in one group reads in the singular.
+func TestVerifyCaveatCountsReadInTheSingular(t *testing.T) {
+	o := &verifyOutput{result: "VERIFIED r"}
+	o.caveat("the pins and the run's name", "NOTE: run_id")
+	var out strings.Builder
+	o.print(&out, false)
+	if !strings.Contains(out.String(), "\n1 caveat in 1 group (-v lists every one):\n") {
+		t.Errorf("one caveat in one group:\n%s", out.String())
+	}
+}
+
 // Verify's caveats come after its result, grouped with their counts; a long group shows two
 // and says how many more, and -v lists every one with the details.
 func TestVerifyCaveatsAreGroupedAndCounted(t *testing.T) {

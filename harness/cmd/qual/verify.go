@@ -32,7 +32,7 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&key, "key-file", "", "same as --key")
 	requireKey := fs.Bool("require-key", false, "fail (exit 1) unless the signature was checked with a pinned key (CI)")
 	rerun := fs.Bool("rerun", false, "re-execute every reference row's gate (the native Task on the pinned inputs, from the stored bundle) and compare its outputs exactly")
-	native := fs.String("native", "", "trtmc-native for --rerun (default: the one `qual images` builds into this checkout's build/bin)")
+	native := fs.String("native", "", "trtmc-native `binary` for --rerun (default: the one qual images builds into this checkout's build/bin)")
 	withoutBundles := fs.Bool("without-bundles", false, "accept a run published without its .bundle files (the CI upload): their signed sha256 and headers are taken as recorded, and listed")
 	verbose := fs.Bool("v", false, "also print every detail: the signature, the pins, each re-executed gate and each caveat")
 	if err := parseArgs(fs, args); err != nil {
@@ -155,7 +155,7 @@ func (o *verifyOutput) print(w io.Writer, verbose bool) {
 		if verbose {
 			more = ""
 		}
-		fmt.Fprintf(w, "%d caveats in %d groups%s:\n", total, len(o.groups), more)
+		fmt.Fprintf(w, "%s in %s%s:\n", plural(total, "caveat"), plural(len(o.groups), "group"), more)
 	}
 	for _, g := range o.groups {
 		items := o.caveats[g]
@@ -289,4 +289,12 @@ func verifyOptions() (verify.Options, error) {
 	}
 	return verify.Options{Root: cfg.Root, RootFrom: cfg.RootFrom, TRTMCRoot: cfg.TRTMCRoot,
 		Cache: cfg.Cache, Python: cfg.WhisperPython}, nil
+}
+
+// plural is "1 caveat" or "n caveats".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
