@@ -98,15 +98,15 @@ type RowComparison struct {
 	Figure      string         `json:"figure"`
 	Performance *stats.Speedup `json:"performance,omitempty"`
 	PerfError   string         `json:"performance_error,omitempty"`
-	// TaskShift is the Hodges–Lehmann shift of per-request Task time (new − base, ms) over the
-	// measured requests of every run, beside the Welch interval of run medians.
+	// TaskShift is the stratified shift of ln(per-request Task time), ln(new/base), over the
+	// measured requests of every run, each compared with requests of the same input
+	// (stats.StratifiedShift), beside the Welch interval of run medians.
 	TaskShift *stats.Shift `json:"task_shift,omitempty"`
 	// Untimed: neither side timed the row (its status measures nothing), so no light is awaited.
 	Untimed        bool   `json:"untimed,omitempty"`
 	TaskShiftError string `json:"task_shift_error,omitempty"`
-	// TaskBaseMS is the base side's median per-request Task time, what the shift is judged
-	// against (slowerByShift).
-	TaskBaseMS float64 `json:"task_base_median_ms,omitempty"`
+	// TaskInputs is how many inputs the shift compared (those sent on both sides).
+	TaskInputs int `json:"task_shift_inputs,omitempty"`
 	// FewRuns warns when a side has fewer runs than benchstat asks for.
 	FewRuns string `json:"few_runs,omitempty"`
 	// Detectable is the smallest slowdown this row's spread lets the light call red (detectable.go).
@@ -227,7 +227,7 @@ func rowsByKey(e evidence.Evidence) map[rowKey]evidence.Result {
 // compareRuns compares every checkpoint present in both runs, in stage then profile order.
 func compareRuns(base, cand evidence.Evidence) Comparison {
 	c := Comparison{Base: base.RunID, New: cand.RunID, BaseBuild: buildOf(base), NewBuild: buildOf(cand), Rules: map[string]string{
-		"performance": stats.SpeedupRule, "mean": stats.MeanRule, "accuracy": stats.BootstrapRule, "task shift": stats.ShiftRule,
+		"performance": stats.SpeedupRule, "mean": stats.MeanRule, "accuracy": stats.BootstrapRule, "task shift": stats.StratifiedShiftRule,
 		"runs":       fmt.Sprintf("a side with fewer than %d runs is flagged (benchstat's rule): its interval is wide and a light rarely decides", minRuns),
 		"detectable": detectableRule,
 		"work":       "white when dataset pins, request counts, concurrency, endpoint settings (image size, steps), the gate testcase or bundle settings differ",
@@ -493,7 +493,7 @@ func compareMarkdown(c Comparison) string {
 	fmt.Fprintf(&w, "Verdict: **%s** (%d red, %d accuracy fail, %d of %d timed common rows decided (%d common in all), %d only in base, %d only in new).\n\n",
 		c.Verdict, c.Red, c.Failed, c.Decided, c.Timed, len(c.Rows), len(c.OnlyInBase), len(c.OnlyInNew))
 	fmt.Fprintf(&w, "Builds: base %s; new %s.\n\n", buildCell(c.BaseBuild), buildCell(c.NewBuild))
-	w.WriteString("| stage | checkpoint | runs base/new | S = base/new (90% CI) | light | A/A noise floor S (90% CI) | Task shift new − base, ms (HL, 90% MW CI) | accuracy | margin | changed outputs |\n")
+	w.WriteString("| stage | checkpoint | runs base/new | S = base/new (90% CI) | light | A/A noise floor S (90% CI) | Task time new/base − 1, same inputs (stratified HL, 90% CI) | accuracy | margin | changed outputs |\n")
 	w.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range c.Rows {
 		fmt.Fprintf(&w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", r.Stage, r.Profile, runsCell(r), speedupCell(r), lightCell(r), noiseCell(r), shiftCell(r), accuracyCell(r.Accuracy), marginCell(r.Accuracy), len(r.Changed))
@@ -585,10 +585,11 @@ func shiftCell(r RowComparison) string {
 		return "–"
 	}
 	sh := r.TaskShift
+	pct := func(ln float64) string { return fmt.Sprintf("%+.1f%%", 100*(math.Exp(ln)-1)) }
 	if sh.TooFew {
-		return fmt.Sprintf("%+.1f (n %d/%d: too few for an interval)", sh.Estimate, sh.N[0], sh.N[1])
+		return fmt.Sprintf("%s (n %d/%d over %d inputs: too few for an interval)", pct(sh.Estimate), sh.N[0], sh.N[1], r.TaskInputs)
 	}
-	return fmt.Sprintf("%+.1f [%+.1f, %+.1f] (n %d/%d)", sh.Estimate, sh.CI.Lower, sh.CI.Upper, sh.N[0], sh.N[1])
+	return fmt.Sprintf("%s [%s, %s] (n %d/%d over %d inputs)", pct(sh.Estimate), pct(sh.CI.Lower), pct(sh.CI.Upper), sh.N[0], sh.N[1], r.TaskInputs)
 }
 
 func speedupCell(r RowComparison) string {

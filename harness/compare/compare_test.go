@@ -187,9 +187,9 @@ func runCompare(_ context.Context, args []string, w io.Writer) error {
 }
 
 // TestCompareShowsTheTaskShift: with server records beside the evidence, each row gets the
-// Hodges–Lehmann shift of its measured requests' Task time, every request of one side against
-// every request of the other; warmup records are left out, and a row whose measured request has
-// no record says so instead of guessing.
+// stratified shift of its measured requests' Task time on a log scale, each request against the
+// other side's requests of the same input; warmup records are left out, and a row whose measured
+// request has no record says so instead of guessing.
 func TestCompareShowsTheTaskShift(t *testing.T) {
 	withRecords := func(id string, taskMS func(i int) float64) string {
 		r := runfixture.ASRRow("sphinx-en-us", golds, 100)
@@ -222,10 +222,11 @@ func TestCompareShowsTheTaskShift(t *testing.T) {
 		t.Fatalf("%v: %s", err, data)
 	}
 	sh := c.Rows[0].TaskShift
-	if sh == nil || sh.Estimate < 30 || sh.Estimate > 33 || sh.N != [2]int{6, 6} || sh.CI.Lower > sh.Estimate || sh.CI.Upper < sh.Estimate || sh.CI.Lower <= 0 || sh.Method != "exact" {
-		t.Fatalf("shift of about +31 ms over 6/6 measured requests: %+v (%s)", sh, c.Rows[0].TaskShiftError)
+	if sh == nil || math.Exp(sh.Estimate) < 1.29 || math.Exp(sh.Estimate) > 1.34 || sh.N != [2]int{6, 6} || c.Rows[0].TaskInputs != 6 ||
+		sh.CI.Lower > sh.Estimate || sh.CI.Upper < sh.Estimate || sh.CI.Lower <= 0 {
+		t.Fatalf("a Task about 31%% slower over 6/6 measured requests of 6 inputs: %+v (%s)", sh, c.Rows[0].TaskShiftError)
 	}
-	if !strings.Contains(stdout.String(), fmt.Sprintf("| %+.1f [", sh.Estimate)) {
+	if !strings.Contains(stdout.String(), fmt.Sprintf("| %+.1f%% [", 100*(math.Exp(sh.Estimate)-1))) {
 		t.Errorf("the table lacks the shift:\n%s", stdout.String())
 	}
 	os.Remove(filepath.Join(slow, "asr/sphinx-en-us/server-records.jsonl"))

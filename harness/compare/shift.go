@@ -2,19 +2,21 @@ package compare
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
-	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
 // minRuns is benchstat's minimum of runs a side before it trusts a comparison.
 const minRuns = 6
 
-// addTaskShifts adds to each compared row the Hodges–Lehmann shift of its per-request Task time
-// (the server's model_call_ms of every measured request, read from each run's server records).
+// addTaskShifts adds to each compared row the stratified shift of its per-request Task time on a
+// log scale (ln of the server's model_call_ms of every measured request, read from each run's
+// server records), each request compared only with requests of the same input: a slowdown
+// scales each input's cost, and the spread between inputs is not noise.
 func addTaskShifts(c *Comparison, baseDir, newDir string, base, cand evidence.Evidence) {
 	b, n := rowsByKey(base), rowsByKey(cand)
 	for i := range c.Rows {
@@ -26,28 +28,28 @@ func addTaskShifts(c *Comparison, baseDir, newDir string, base, cand evidence.Ev
 			row.TaskShiftError = sideErrors(bErr, nErr)
 			continue
 		}
-		sh, err := stats.HodgesLehmann(bt, nt, stats.SpeedupLevel)
+		sh, inputs, err := stats.StratifiedShift(bt, nt, stats.SpeedupLevel)
 		if err != nil {
 			row.TaskShiftError = err.Error()
 			continue
 		}
-		row.TaskShift, row.TaskBaseMS = &sh, timing.Percentile(bt, 50)
+		row.TaskShift, row.TaskInputs = &sh, inputs
 	}
 }
 
 // slowerByShift says whether a row's Task shift alone establishes a slowdown past the red light's
-// own bound: the whole interval of new − base above base·(1/RedBelow − 1), the same work on both
+// own bound: the whole interval of ln(new/base) above ln(1/RedBelow), the same work on both
 // sides. Its interval is over every measured request of every run, so it decides where the
 // interval of a few run medians cannot. Samples too small for the level (a smoke's one request a
-// side) give the whole range as the interval, which decides nothing.
+// side) decide nothing.
 func slowerByShift(r RowComparison) bool {
 	sh := r.TaskShift
-	return sh != nil && !sh.TooFew && len(r.WorkDiffers) == 0 && r.TaskBaseMS > 0 && sh.CI.Lower > r.TaskBaseMS*(1/stats.RedBelow-1)
+	return sh != nil && !sh.TooFew && len(r.WorkDiffers) == 0 && sh.CI.Lower > -math.Log(stats.RedBelow)
 }
 
-// taskTimes are the Task times (ms) of a row's measured requests: the records of the request
-// ids its outputs list in the profiling phase.
-func taskTimes(runDir string, r evidence.Result) ([]float64, error) {
+// taskTimes are ln of the Task times (ms) of a row's measured requests, each with the input it
+// sent: the records of the request ids its outputs list in the profiling phase.
+func taskTimes(runDir string, r evidence.Result) ([]stats.Blocked, error) {
 	if r.Records == "" {
 		return nil, fmt.Errorf("no server records (status %s)", r.Status)
 	}
@@ -63,7 +65,7 @@ func taskTimes(runDir string, r evidence.Result) ([]float64, error) {
 	for _, rec := range records {
 		byID[rec.RequestID] = rec
 	}
-	var out []float64
+	var out []stats.Blocked
 	for _, o := range r.Outputs {
 		if o.Phase != "profiling" {
 			continue
@@ -72,7 +74,11 @@ func taskTimes(runDir string, r evidence.Result) ([]float64, error) {
 		if !ok {
 			return nil, fmt.Errorf("request %s has no server record in %s", o.RequestID, r.Records)
 		}
-		out = append(out, rec.Timing.ModelCallMS)
+		ms := rec.Timing.ModelCallMS
+		if !(ms > 0) {
+			return nil, fmt.Errorf("request %s has a Task time of %v ms, which has no ratio to compare", o.RequestID, ms)
+		}
+		out = append(out, stats.Blocked{Block: o.InputID, Value: math.Log(ms)})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no measured request")
