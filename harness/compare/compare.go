@@ -107,6 +107,10 @@ type RowComparison struct {
 	TaskShiftError string `json:"task_shift_error,omitempty"`
 	// TaskInputs is how many inputs the shift compared (those sent on both sides).
 	TaskInputs int `json:"task_shift_inputs,omitempty"`
+	// TaskShiftDetectable is the smallest slowdown (fraction) the Task shift's own spread lets it
+	// establish: e^h/RedBelow − 1, h the half-width of its interval of ln(new/base), which, like the
+	// light's, does not move with the shift. Zero when the shift has no interval.
+	TaskShiftDetectable float64 `json:"task_shift_detectable,omitempty"`
 	// FewRuns warns when a side has fewer runs than benchstat asks for.
 	FewRuns string `json:"few_runs,omitempty"`
 	// Detectable is the smallest slowdown this row's spread lets the light call red (detectable.go).

@@ -35,8 +35,12 @@ func detectable(sp *stats.Speedup) (*Detectable, string) {
 }
 
 func detectableCell(r RowComparison) string {
-	if r.Detectable == nil {
-		return "detectable slowdown: none (" + r.DetectableWhy + ")"
+	light := "detectable slowdown by the light: none (" + r.DetectableWhy + ")"
+	if r.Detectable != nil {
+		light = fmt.Sprintf("detectable slowdown at this spread: by the light %.1f%%", 100*r.Detectable.Slowdown)
 	}
-	return fmt.Sprintf("detectable slowdown at this spread: %.1f%%", 100*r.Detectable.Slowdown)
+	if r.TaskShiftDetectable > 0 {
+		light += fmt.Sprintf("; by the Task shift %.1f%%", 100*r.TaskShiftDetectable)
+	}
+	return light
 }

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -65,5 +66,41 @@ func TestDetectableSlowdownIsWhereTheLightTurnsRed(t *testing.T) {
 	}
 	if decided < 150 {
 		t.Errorf("only %d of 300 trials within the cap: the property was hardly tested", decided)
+	}
+}
+
+// The Task shift's detectable slowdown is where the shift turns a row red: for identical builds
+// of every input mix and spread (the interval then centred on no shift), the new side made slower
+// by just above the stated figure is slower by the shift, and by just below it is not.
+func TestShiftDetectableIsWhereTheShiftTurnsRed(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 13))
+	for trial := range 300 {
+		inputs, per, spread := 1+r.IntN(8), 2+r.IntN(8), 0.002+0.05*r.Float64()
+		var base []stats.Blocked
+		for i := range inputs {
+			cost := 3 + r.NormFloat64()
+			for range per {
+				base = append(base, stats.Blocked{Block: fmt.Sprint(i), Value: cost + spread*r.NormFloat64()})
+			}
+		}
+		scaled := func(k float64) RowComparison {
+			slow := make([]stats.Blocked, len(base))
+			for i, b := range base {
+				slow[i] = stats.Blocked{Block: b.Block, Value: b.Value + math.Log(k)}
+			}
+			sh, _, err := stats.StratifiedShift(base, slow, stats.SpeedupLevel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return RowComparison{TaskShift: &sh}
+		}
+		same := scaled(1)
+		d := shiftDetectable(*same.TaskShift)
+		if d == 0 {
+			continue // too few for an interval: it decides nothing, at any slowdown
+		}
+		if !slowerByShift(scaled((1+d)*1.002)) || slowerByShift(scaled((1+d)*0.998)) {
+			t.Fatalf("trial %d (%d inputs × %d, spread %.3f): stated %.2f%% is not where the shift turns red", trial, inputs, per, spread, 100*d)
+		}
 	}
 }

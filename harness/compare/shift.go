@@ -33,8 +33,18 @@ func addTaskShifts(c *Comparison, baseDir, newDir string, base, cand evidence.Ev
 			row.TaskShiftError = err.Error()
 			continue
 		}
-		row.TaskShift, row.TaskInputs = &sh, inputs
+		row.TaskShift, row.TaskInputs, row.TaskShiftDetectable = &sh, inputs, shiftDetectable(sh)
 	}
+}
+
+// shiftDetectable is the smallest slowdown the shift's spread lets it establish (0 without an
+// interval): its interval of ln(new/base) moves with the shift and keeps its half-width h, so
+// an interval centred on the shift clears ln(1/RedBelow) once the slowdown passes e^h/RedBelow − 1.
+func shiftDetectable(sh stats.Shift) float64 {
+	if sh.TooFew {
+		return 0
+	}
+	return math.Exp((sh.CI.Upper-sh.CI.Lower)/2)/stats.RedBelow - 1
 }
 
 // slowerByShift says whether a row's Task shift alone establishes a slowdown past the red light's
