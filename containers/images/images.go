@@ -190,7 +190,7 @@ func (b *Builder) build(ctx context.Context, repo string, bc buildContext) (stri
 	tag := repo + ":" + hashOf(parts...)
 	if Exists(ctx, tag) {
 		b.step("%s: %s (cached)", repo, tag)
-		return tag, nil
+		return tag, b.claim(tag)
 	}
 	start := time.Now()
 	dir, err := os.MkdirTemp(b.cacheDir(), "context-")
@@ -219,8 +219,50 @@ func (b *Builder) build(ctx context.Context, repo string, bc buildContext) (stri
 		return "", fmt.Errorf("docker build %s: %w", tag, err)
 	}
 	b.step("%s: built %s in %.0fs", repo, tag, time.Since(start).Seconds())
+	if err := b.claim(tag); err != nil {
+		return "", err
+	}
 	b.pruneOlder(ctx, repo, tag)
 	return tag, nil
+}
+
+// claim records that this checkout uses the image, beside the label of the checkout that built
+// it: a checkout that finds the image already built (another checkout's build of the same inputs)
+// must keep it from being pruned as long as this checkout exists. An image has one label and
+// relabelling would rebuild it, so the users are files in the cache, one per checkout.
+func (b *Builder) claim(ref string) error {
+	dir := b.claimDir(ref)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("record %s's use of %s: %w", b.Root, ref, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, hashOf(b.Root)), []byte(b.Root), 0o644); err != nil {
+		return fmt.Errorf("record %s's use of %s: %w", b.Root, ref, err)
+	}
+	return nil
+}
+
+// claimDir holds the files naming the checkouts that use ref.
+func (b *Builder) claimDir(ref string) string {
+	return filepath.Join(b.cacheDir(), "image-users", strings.NewReplacer("/", "_", ":", "_").Replace(ref))
+}
+
+// users are the checkouts that built or use ref: its label and its claims.
+func (b *Builder) users(ctx context.Context, ref string) ([]string, error) {
+	out, err := exec.CommandContext(ctx, "docker", "image", "inspect", "--format", "{{index .Config.Labels \""+rootLabel+"\"}}", ref).Output()
+	if err != nil {
+		return nil, err
+	}
+	var roots []string
+	if root := strings.TrimSpace(string(out)); root != "" && root != "<no value>" {
+		roots = append(roots, root)
+	}
+	entries, _ := os.ReadDir(b.claimDir(ref))
+	for _, e := range entries {
+		if data, err := os.ReadFile(filepath.Join(b.claimDir(ref), e.Name())); err == nil {
+			roots = append(roots, string(data))
+		}
+	}
+	return roots, nil
 }
 
 // pruneOlder removes earlier builds of repo so that the cache does not grow with every code
@@ -237,23 +279,28 @@ func (b *Builder) pruneOlder(ctx context.Context, repo, keep string) {
 			continue
 		}
 		if exec.CommandContext(ctx, "docker", "rmi", ref).Run() == nil {
+			os.RemoveAll(b.claimDir(ref))
 			b.step("%s: removed the earlier build %s", repo, ref)
 		}
 	}
 }
 
-// prunable says whether an earlier build belongs to no other live checkout.
+// prunable says whether an earlier build is used by no other live checkout: neither the one that
+// built it nor one that found it built.
 func (b *Builder) prunable(ctx context.Context, ref string) bool {
-	out, err := exec.CommandContext(ctx, "docker", "image", "inspect", "--format", "{{index .Config.Labels \""+rootLabel+"\"}}", ref).Output()
+	roots, err := b.users(ctx, ref)
 	if err != nil {
 		return false
 	}
-	root := strings.TrimSpace(string(out))
-	if root == "" || root == "<no value>" || root == b.Root {
-		return true
+	for _, root := range roots {
+		if root == b.Root {
+			continue
+		}
+		if _, err := os.Stat(root); err == nil {
+			return false
+		}
 	}
-	_, err = os.Stat(root)
-	return err != nil
+	return true
 }
 
 func copyFile(src, dst string) error {

@@ -11,8 +11,9 @@ import (
 )
 
 // Two checkouts building at once keep each other's images: a build prunes only its own
-// checkout's earlier builds and those of a checkout that no longer exists. Needs the engine
-// (make test starts it).
+// checkout's earlier builds and those of a checkout that no longer exists, and an image that a
+// live checkout found already built (the builder's checkout since deleted) is that checkout's
+// too. Needs the engine (make test starts it).
 func TestPruneKeepsAnotherLiveCheckoutsBuild(t *testing.T) {
 	ctx := context.Background()
 	if err := CheckEngine(ctx); err != nil {
@@ -50,6 +51,29 @@ func TestPruneKeepsAnotherLiveCheckoutsBuild(t *testing.T) {
 	for tag, want := range map[string]bool{b1: false, a2: false, a3: true} {
 		if Exists(ctx, tag) != want {
 			t.Errorf("after checkout B is gone: %s present %v, want %v", tag, !want, want)
+		}
+	}
+
+	// C finds A's build of the same inputs; A goes away; D's build must leave it to C.
+	c := &Builder{Log: io.Discard, CacheDir: cache, Root: t.TempDir()}
+	d := &Builder{Log: io.Discard, CacheDir: cache, Root: t.TempDir()}
+	if shared := build(c, "a3"); shared != a3 {
+		t.Fatalf("the same inputs gave %s, not A's %s", shared, a3)
+	}
+	if err := os.RemoveAll(a.Root); err != nil {
+		t.Fatal(err)
+	}
+	d1 := build(d, "d1")
+	if !Exists(ctx, a3) {
+		t.Errorf("%s, built by a deleted checkout and used by the live checkout C, was pruned by D's build", a3)
+	}
+	if err := os.RemoveAll(c.Root); err != nil {
+		t.Fatal(err)
+	}
+	build(d, "d2")
+	for tag, want := range map[string]bool{a3: false, d1: false} {
+		if Exists(ctx, tag) != want {
+			t.Errorf("after checkouts A and C are gone: %s present %v, want %v", tag, !want, want)
 		}
 	}
 }
