@@ -72,7 +72,7 @@ func runBlocks(e evidence.Evidence) []doc.Block {
 
 // notDrawn stands for a picture whose data does not derive from the row's files (verify names
 // why: the claims it makes from the same files fail).
-const notDrawn = "not drawn: the row's AIPerf exports or server records do not derive it"
+const notDrawn = "not drawn: the row's exports and records do not derive it"
 
 func upper(s evidence.Status) string { return strings.ToUpper(string(s)) }
 
