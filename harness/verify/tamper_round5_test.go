@@ -26,6 +26,12 @@ func pictureForgeries() []tamper {
 		{name: "R5 a timeline redrawn with its first lane's bars moved half a second later", forged: true,
 			want: []string{"figures/asr-", "-run-01.svg", "is not the picture drawn from the row's stored exports and records"},
 			edit: func(t *testing.T, f *forger) { f.redrawPictures(firstLaneLater) }},
+		{name: "R5 a row's server lanes relabelled 1, its timelines' second lane drawn as over", forged: true,
+			want: []string{"settings.lanes 1", "the target file's server has 2 lanes"},
+			edit: func(t *testing.T, f *forger) {
+				i, _ := f.result(string(stage.ASR), evidence.StatusQualified, "")
+				f.stage(string(stage.ASR), func(s *evidence.Stage) { s.Results[i].Settings["lanes"] = 1 })
+			}},
 	}
 }
 

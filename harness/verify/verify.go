@@ -79,6 +79,7 @@ func checks() []func(*Run) []Problem {
 		htmlCheck,            // report.html re-rendered (reporthtml.go)
 		summaryCheck,         // summary.json re-derived (summary.go)
 		targetKindCheck,      // target_kind is the target file's (targetkind.go)
+		lanesCheck,           // each row's server lanes are the target file's (lanes.go)
 		inventoryCheck,       // rebuilt from the pinned manifests (inventorycheck.go)
 		selectionCheck,       // the selection against the target's whole inventory (selection.go)
 		stageFilesCheck,      // each stage.json is its stage (junit.go)
