@@ -4,13 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/figures"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
@@ -174,35 +172,22 @@ func (c *Checkpoint) Meaning() error {
 }
 
 // Timing derives steady-state figures over measured requests (Result.Timing) and the intervals
-// over runs when AIPerf ran several (Result.Repeated) from the stored files (harness/claim), and
-// draws the latency plot and one timeline per AIPerf run (Result.Timelines).
+// over runs when AIPerf ran several (Result.Repeated) from the stored files (harness/claim). The
+// report draws the row's pictures from the same files (harness/report), so none is stored here.
 func (c *Checkpoint) Timing() error {
 	defer c.timed("timing")()
 	if c.Result.Join == nil || !c.steps["join"] {
 		return c.fail("timing", fmt.Errorf("no clean join to time"))
 	}
-	a, err := c.derive(claim.Timing(), claim.Repeated()) // the timing is kept when only the intervals failed
+	_, err := c.derive(claim.Timing(), claim.Repeated()) // the timing is kept when only the intervals failed
 	if c.Result.Timing == nil && err == nil {
 		err = fmt.Errorf("no measured request to time")
 	}
 	if err != nil {
 		return c.fail("timing", err)
 	}
-	plotPath := filepath.Join(c.Dir, "latency.svg")
-	if err := figures.Plot(a.Join.Pairs, a.Runs, c.Manifest.Name+": client latency vs Task call (measured requests)", plotPath); err != nil {
-		return c.fail("timing", err)
-	}
 	if missing := missingFigures(c.W.Figures(), *c.Result.Timing); len(missing) > 0 {
 		return c.fail("timing", fmt.Errorf("the stage's figures %s cannot be computed: %s", strings.Join(missing, ", "), figureReason(*c.Result.Timing)))
-	}
-	c.Result.Plot = evidence.RelPath(c.Env.RunDir, plotPath)
-	timelines, err := figures.Timelines(a.Join.Pairs, a.Runs, c.Env.Target.Server.Lanes, c.Manifest.Name, c.Dir)
-	c.Result.Timelines = nil
-	for _, path := range timelines {
-		c.Result.Timelines = append(c.Result.Timelines, evidence.RelPath(c.Env.RunDir, path))
-	}
-	if err != nil {
-		return c.fail("timing", err)
 	}
 	c.done("timing")
 	return nil

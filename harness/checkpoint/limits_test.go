@@ -73,14 +73,11 @@ func TestClipsBeyondTheFamilysLimitAreNotSent(t *testing.T) {
 		t.Errorf("AIPerf gets %d rows, want the 2 admitted clips", len(load.Rows))
 	}
 	e := evidence.Evidence{Stages: []evidence.Stage{{Stage: "asr", Number: 3, Results: []evidence.Result{c.Result}}}}
-	page, err := report.HTML(t.TempDir(), e)
-	if err != nil {
-		t.Fatal(err)
-	}
+	page := report.HTML(e, nil)
 	if want := "<li>sphinx-en-us-3s: clip <code>"; strings.Count(string(page), want) != 4 || !strings.Contains(string(page), "Inputs not sent (4)") {
 		t.Errorf("report.html lacks the row's 4 skipped clips (%q)", want)
 	}
-	md := report.Markdown(e)
+	md := report.Markdown(e, nil)
 	for _, want := range []string{"Inputs not sent (4)", "- sphinx-en-us-3s: clip `sense_and_sensibility_01_austen_64kb-0870` (7.10 s, 16000 Hz): clip of 7.10 s exceeds family sphinx_short's maximum clip duration 3 s"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)

@@ -211,8 +211,6 @@ type Result struct {
 	Records       string             `json:"records,omitempty"` // server records file, relative
 	Served        *Served            `json:"served,omitempty"`  // what a TRTMC-kind server said it serves
 	Scratch       *Scratch           `json:"scratch,omitempty"` // the server's kept artifacts (TRTMC answers images as file:// URLs into it)
-	Plot          string             `json:"plot,omitempty"`
-	Timelines     []string           `json:"timelines,omitempty"` // one PNG per AIPerf run, relative to the run directory
 	NoCache       *NoCache           `json:"no_caching,omitempty"`
 	Cost          *Cost              `json:"cost,omitempty"`           // the harness's own cost of the row (harness/cost)
 	ServerMetrics []string           `json:"server_metrics,omitempty"` // AIPerf\'s server-metrics exports (a scrape of the server\'s /metrics), one per run, relative

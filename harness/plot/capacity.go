@@ -1,3 +1,7 @@
+// Package plot draws the capacity sweep of `qual capacity` with gonum/plot: throughput and
+// client p95 against offered load. A qualification run's pictures are not drawn here: the
+// report draws them from the run's data (harness/report/chart), so that the cgo-free verifier
+// can draw them again.
 package plot
 
 import (
@@ -32,9 +36,17 @@ type Capacity struct {
 	BoundRPS    float64
 }
 
+// Size of the capacity figure: wide enough for a report column, two panels high.
+const (
+	width  = 7 * vg.Inch
+	height = 6 * vg.Inch
+)
+
 var (
-	boundColor = color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff} // the objective and the bound
-	lateColor  = color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff} // a level the client did not keep up with
+	clientColor = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
+	taskColor   = color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}
+	boundColor  = color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff} // the objective and the bound
+	lateColor   = color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff} // a level the client did not keep up with
 )
 
 // PNG renders the sweep at dpi dots per inch.

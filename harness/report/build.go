@@ -13,13 +13,14 @@ import (
 // Build is the report of a run as one document: the verdict on one screen, then per stage its
 // rows, figures, intervals, gate figures, reproduce commands, audit and inventory; then the
 // formulas once and a glossary. qualification.md and report.html are its two renderings, so
-// each holds every section, table and figure of the other.
-func Build(e evidence.Evidence) doc.Document {
+// each holds every section, table and figure of the other. Its pictures are drawn here from
+// pics, the rows' data (LoadPictures), never read from a file.
+func Build(e evidence.Evidence, pics Pictures) doc.Document {
 	d := doc.Document{Title: "Qualification report — run " + e.RunID}
 	d.Blocks = append(d.Blocks, verdictBlocks(e)...)
 	d.Blocks = append(d.Blocks, runBlocks(e)...)
 	for _, s := range e.Stages {
-		d.Blocks = append(d.Blocks, stageSection(s))
+		d.Blocks = append(d.Blocks, stageSection(s, pics))
 	}
 	if f, ok := formulasSection(e); ok {
 		d.Blocks = append(d.Blocks, f)
@@ -69,6 +70,10 @@ func runBlocks(e evidence.Evidence) []doc.Block {
 	return []doc.Block{doc.Paragraph{Text: target}, doc.Paragraph{Text: versions}, doc.Paragraph{Text: lights}}
 }
 
+// notDrawn stands for a picture whose data does not derive from the row's files (verify names
+// why: the claims it makes from the same files fail).
+const notDrawn = "not drawn: the row's exports and records do not derive it"
+
 func upper(s evidence.Status) string { return strings.ToUpper(string(s)) }
 
 // failedCount is a stage's failures cell.
@@ -84,7 +89,7 @@ func failedCount(s evidence.Stage) string {
 
 func rowID(stage, profile string) string { return "row-" + stage + "-" + profile }
 
-func stageSection(s evidence.Stage) doc.Section {
+func stageSection(s evidence.Stage, pics Pictures) doc.Section {
 	sec := doc.Section{ID: "stage-" + s.Stage, Title: doc.T(fmt.Sprintf("Stage %d (", s.Number)).Code(s.Stage).Plain("): " + upper(s.Status))}
 	add := func(b ...doc.Block) { sec.Blocks = append(sec.Blocks, b...) }
 	if s.Reason != "" {
@@ -97,9 +102,9 @@ func stageSection(s evidence.Stage) doc.Section {
 		}
 		add(rowsTable(s, notes))
 		add(skippedBlocks(s)...) // inputs not sent, by the family's clip limits (skipped.go)
-		add(measuredBlocks(s)...)
+		add(measuredBlocks(s, pics)...)
 		add(noCacheBlocks(s)...)
-		add(perRunBlocks(s)...)
+		add(perRunBlocks(s, pics)...)
 		add(intervalBlocks(s)...) // intervals over runs and accuracy intervals (intervals.go)
 		add(gateFigureBlocks(s)...)
 		add(reproduceBlock(s))
@@ -212,9 +217,9 @@ func measured(s evidence.Stage) []evidence.Result {
 }
 
 // measuredBlocks are the measured rows' performance table (PerfOf's cells), their latency
-// plots, and their tail percentiles pooled over every run, each with n and its
+// figures, and their tail percentiles pooled over every run, each with n and its
 // distribution-free interval.
-func measuredBlocks(s evidence.Stage) []doc.Block {
+func measuredBlocks(s evidence.Stage, pics Pictures) []doc.Block {
 	rows := measured(s)
 	if len(rows) == 0 {
 		return nil
@@ -223,11 +228,12 @@ func measuredBlocks(s evidence.Stage) []doc.Block {
 	tails := doc.Table{Class: "tails", Header: []string{"profile", "client p95 ms", "client p99 ms", "Task p95 ms", "Task p99 ms"}}
 	var plots doc.Figures
 	for _, r := range rows {
-		plot := doc.T("—")
-		if r.Plot != "" {
-			plot = doc.Text{}.Link("latency", r.Plot)
-			plots.Items = append(plots.Items, doc.Figure{Src: r.Plot, Alt: "latency of " + r.Profile, Class: "latency",
-				Caption: doc.T(r.Profile + ": client latency vs Task call, measured requests")})
+		plot := doc.T(notDrawn)
+		if p, ok := pics[PictureKey(s.Stage, r.Profile)]; ok {
+			if f, err := latencyFigure(s.Stage, r, p); err == nil {
+				plot = doc.Text{}.Link("latency", f.Src)
+				plots.Items = append(plots.Items, f)
+			}
 		}
 		p := PerfOf(r)
 		perf.Rows = append(perf.Rows, doc.Row{Cells: []doc.Text{doc.T(r.Profile), doc.T(p.ClientP50), doc.T(p.TaskP50), doc.T(p.Overhead), doc.T(p.Throughput), doc.T(p.Rate), plot}})

@@ -53,13 +53,13 @@ func TestIntervalsInTheReport(t *testing.T) {
 	}
 	s := evidence.Stage{Stage: "asr", Number: 3, Status: "qualified", Results: []evidence.Result{row}}
 	s.Results[0].Accuracy, s.Results[0].Gate = acc, gate
-	md := Markdown(evidence.Evidence{Stages: []evidence.Stage{s}})
+	md := Markdown(evidence.Evidence{Stages: []evidence.Stage{s}}, nil)
 	// Throughput: runs of 12 requests over windows of 1, 1.5, 2, 2.5 and 3 s: 12, 8, 6, 4.8 and
 	// 4 req/s, mean 6.96, the same cell in both tables (one clip-second per request: the same
 	// audio-s/s); Task p50 of run i is its p50 + 5.5 ms (RTF 105.5/1000); 60 pooled requests
 	// bound no p95 from above (72 needed): the tails show n and an open upper side.
 	for _, want := range []string{
-		"| p | 106.5 | 105.5 | 1 | 6.96 ± 4 (inconclusive) req/s | RTF 0.1055 ± 0.00098 (6.96 ± 4 (inconclusive) audio-s/s) | — |",
+		"| p | 106.5 | 105.5 | 1 | 6.96 ± 4 (inconclusive) req/s | RTF 0.1055 ± 0.00098 (6.96 ± 4 (inconclusive) audio-s/s) | not drawn: the row's exports and records do not derive it |",
 		"| p | 5 × 12 | 105.5 ± 0.98 | 1 ± 0 | 6.96 ± 4 (inconclusive) req/s | RTF 0.1055 ± 0.00098 (6.96 ± 4 (inconclusive) audio-s/s) |",
 		"| p | 112 [111, open] n=60 | 112.7 [112, open] n=60 | 111 [110, open] n=60 | 111.7 [111, open] n=60 |",
 		"| p | gold_wer | 0.25 | [0, 0.5] | ≤ 0.35 | 2 / 2 | inconclusive |",

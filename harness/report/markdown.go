@@ -7,4 +7,4 @@ import (
 
 // Markdown renders qualification.md from the run's document (Build). qual verify re-renders it
 // and compares, so it must stay deterministic.
-func Markdown(e evidence.Evidence) string { return doc.Markdown(Build(e)) }
+func Markdown(e evidence.Evidence, pics Pictures) string { return doc.Markdown(Build(e, pics)) }

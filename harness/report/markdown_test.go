@@ -28,7 +28,7 @@ func sampleRun() evidence.Evidence {
 	gate := &family.GateResult{Passed: true, Figures: map[string]float64{"gold_wer": 0.2667, "ned_max": 0}}
 	asr := evidence.Stage{Stage: "asr", Number: 3, Status: "qualified", Results: []evidence.Result{
 		{Profile: "sphinx-en-us", Checkpoint: "pocketsphinx-en-us/en-us", Revision: "0.8", Kind: "full", Counted: true,
-			Status: "aiperf-qualified", Gate: gate, Timing: &sum, Plot: "asr/sphinx-en-us/latency.svg",
+			Status: "aiperf-qualified", Gate: gate, Timing: &sum,
 			Join: &join.Report{Matched: 55}, Statement: "produced by the contract double, not a TRTMC result", Reproduce: "QUAL_TARGET=suites/targets/reference.yaml go tool ginkgo --label-filter=asr ./suites/asr"},
 		{Profile: "sphinx-an4-l0", Checkpoint: "pocketsphinx-testdata/an4", Revision: "0.8", Kind: "reduced",
 			Status: "family-validated", Gate: gate, Reproduce: "go tool ginkgo --label-filter=asr ./suites/asr"},
@@ -61,7 +61,7 @@ func TestVerdictFollowsStageStatuses(t *testing.T) {
 }
 
 func TestMarkdownReadsOnOneScreen(t *testing.T) {
-	md := Markdown(sampleRun())
+	md := Markdown(sampleRun(), picturesOf(sampleRun()))
 	verdict := strings.Index(md, "**Verdict: PARTIAL**")
 	if verdict < 0 || verdict > strings.Index(md, "## Stage") {
 		t.Fatalf("the verdict must come before the stage sections:\n%s", md)
@@ -74,7 +74,8 @@ func TestMarkdownReadsOnOneScreen(t *testing.T) {
 		"| sphinx-en-us [1] | pocketsphinx-en-us/en-us@0.8 |",
 		"| sphinx-an4-l0 | pocketsphinx-testdata/an4@0.8 |",
 		"| — | pocketsphinx-testdata/an4@0.8 | gap | no | not qualified | — | — | only reduced or variant profiles: sphinx-an4-l0 |",
-		"[latency](asr/sphinx-en-us/latency.svg)",
+		"[latency](figures/asr-sphinx-en-us-latency.svg)",
+		"![latency of sphinx-en-us](figures/asr-sphinx-en-us-latency.svg)",
 		"RTF 0.473 (4.16 audio-s/s)",
 		"| sphinx-en-us | 0.2667 | 0 |",
 		"go tool ginkgo --label-filter=asr",
@@ -101,11 +102,8 @@ func TestReportsShowTheRunsScope(t *testing.T) {
 	s := evidence.Stage{Stage: "asr", Number: 3, Status: evidence.StageQualified, Inventory: rows, Selection: evidence.SelectionOf(rows, "smoke"),
 		Results: []evidence.Result{{Profile: "a", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusQualified}}}
 	e := evidence.Evidence{RunID: "smoke-1", Stages: []evidence.Stage{s}}
-	md := Markdown(e)
-	page, err := HTML(t.TempDir(), e)
-	if err != nil {
-		t.Fatal(err)
-	}
+	md := Markdown(e, nil)
+	page := HTML(e, nil)
 	for _, want := range []string{"**Verdict: SMOKE — not a qualification: 1 of 3 rows (selected rows: QUALIFIED)**",
 		"Scope: this run selected 1 of the target's 3 rows", "| 3 `asr` | QUALIFIED | 1 / 2 | 1 of 3 | none |"} {
 		if !strings.Contains(md, want) {
@@ -122,12 +120,9 @@ func TestReportsShowTheRunsScope(t *testing.T) {
 // No Go identifier (a package-qualified name such as evidence.Stage) in any text a reader sees.
 func TestReportsHaveNoGoIdentifiers(t *testing.T) {
 	e := sampleRun()
-	page, err := HTML(t.TempDir(), withoutPlots(e))
-	if err != nil {
-		t.Fatal(err)
-	}
+	page := HTML(e, nil)
 	goName := regexp.MustCompile(`\b(evidence|timing|schema|stats|inventory|report)\.[A-Z]\w*`)
-	for name, text := range map[string]string{"qualification.md": Markdown(e), "report.html": string(page)} {
+	for name, text := range map[string]string{"qualification.md": Markdown(e, nil), "report.html": string(page)} {
 		if m := goName.FindAllString(text, -1); len(m) > 0 {
 			t.Errorf("%s shows Go identifiers %q", name, m)
 		}

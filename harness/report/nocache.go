@@ -56,9 +56,8 @@ func noCacheBlocks(s evidence.Stage) []doc.Block {
 }
 
 // perRunBlocks are, for each row, links to AIPerf's scrapes of the server's /metrics and the
-// row's per-run timelines (drawn by harness/figures; the report only references the files),
-// collapsed: a full run has dozens.
-func perRunBlocks(s evidence.Stage) []doc.Block {
+// row's per-run timelines (drawn from its joined requests), collapsed: a full run has dozens.
+func perRunBlocks(s evidence.Stage, pics Pictures) []doc.Block {
 	var out []doc.Block
 	for _, r := range s.Results {
 		if len(r.ServerMetrics) > 0 {
@@ -68,16 +67,17 @@ func perRunBlocks(s evidence.Stage) []doc.Block {
 			}
 			out = append(out, doc.Paragraph{Role: "server-metrics", Text: t})
 		}
-		if len(r.Timelines) == 0 {
+		if r.Timing == nil {
 			continue
 		}
-		figs := doc.Figures{}
-		for i, p := range r.Timelines {
-			figs.Items = append(figs.Items, doc.Figure{Src: p, Alt: fmt.Sprintf("timeline of %s, AIPerf run %d", r.Profile, i+1), Class: "timeline",
-				Caption: doc.T(fmt.Sprintf("%s: AIPerf run %d seen from the server (queue, Task, warmup, failures)", r.Profile, i+1))})
+		p, ok := pics[PictureKey(s.Stage, r.Profile)]
+		figs, err := timelineFigures(s.Stage, r, p)
+		if !ok || err != nil || len(figs) == 0 {
+			out = append(out, doc.Paragraph{Text: doc.T("Timelines of " + r.Profile + ": " + notDrawn + ".")})
+			continue
 		}
-		out = append(out, doc.Details{Summary: doc.T(fmt.Sprintf("Timelines of %s: each of its %d AIPerf runs seen from the server", r.Profile, len(r.Timelines))),
-			Blocks: []doc.Block{figs}})
+		out = append(out, doc.Details{Summary: doc.T(fmt.Sprintf("Timelines of %s: each of its %d AIPerf runs seen from the server", r.Profile, len(figs))),
+			Blocks: []doc.Block{doc.Figures{Items: figs}}})
 	}
 	return out
 }

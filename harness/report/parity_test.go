@@ -13,16 +13,16 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
-	"github.com/trtmc-qual/trtmc-qual/harness/plot"
 	"github.com/trtmc-qual/trtmc-qual/harness/report/doc"
 )
 
 // realRun is a published full `make qualify` run of the reference target (its evidence.json,
-// gzipped) in a directory holding every figure it references, drawn by harness/plot as the
-// suites draw them.
-func realRun(t *testing.T) (string, evidence.Evidence) {
+// gzipped) with picture data for every measured row (the fixture keeps no exports: its data is
+// made up, each row's runs as many as its settings say).
+func realRun(t *testing.T) (Pictures, evidence.Evidence) {
 	t.Helper()
 	f, err := os.Open(filepath.Join("testdata", "full-0951.evidence.json.gz"))
 	if err != nil {
@@ -37,41 +37,35 @@ func realRun(t *testing.T) (string, evidence.Evidence) {
 	if err := json.NewDecoder(z).Decode(&e); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	timeline, err := plot.Timeline{Title: "run", Lanes: 2, Spans: []plot.Span{{ArrivalS: 0, TaskS: 1, EndS: 1.1, Warmup: true}, {ArrivalS: 1.2, QueueS: 0.2, TaskS: 1, EndS: 2.5}}}.PNG(96)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pics := picturesOf(e)
 	figures := 0
-	for _, s := range e.Stages {
-		for _, r := range s.Results {
-			if r.Plot != "" {
-				mkdirFor(t, dir, r.Plot)
-				if err := plot.WriteLatencySVG(filepath.Join(dir, r.Plot), r.Profile, []float64{12, 10, 15, 40}, []float64{9, 8, 11, 37}); err != nil {
-					t.Fatal(err)
-				}
-				figures++
-			}
-			for _, p := range r.Timelines {
-				mkdirFor(t, dir, p)
-				if err := os.WriteFile(filepath.Join(dir, p), timeline, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				figures++
-			}
-		}
+	for _, p := range pics {
+		figures += 1 + len(p.Runs)
 	}
 	if figures < 20 {
-		t.Fatalf("the fixture references %d figures; the published run has 6 latency plots and 26 timelines", figures)
+		t.Fatalf("the fixture has %d figures; the published run has 6 latency plots and 26 timelines", figures)
 	}
-	return dir, e
+	return pics, e
 }
 
-func mkdirFor(t *testing.T, dir, rel string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755); err != nil {
-		t.Fatal(err)
+// picturesOf is made-up picture data for every measured row of e: four requests, and per AIPerf
+// run its settings record a warmup and a queued request.
+func picturesOf(e evidence.Evidence) Pictures {
+	pics := Pictures{}
+	for _, s := range e.Stages {
+		for _, r := range s.Results {
+			if r.Timing == nil {
+				continue
+			}
+			p := claim.Pictures{ClientMS: []float64{12, 10, 15, 40}, TaskMS: []float64{9, 8, 11, 37}}
+			runs, _ := r.Settings["runs"].(float64)
+			for range max(1, int(runs)) {
+				p.Runs = append(p.Runs, []claim.Span{{ArrivalS: 0, TaskS: 1, EndS: 1.1, Warmup: true}, {ArrivalS: 1.2, QueueS: 0.2, TaskS: 1, EndS: 2.5}})
+			}
+			pics[PictureKey(s.Stage, r.Profile)] = p
+		}
 	}
+	return pics
 }
 
 // content is what a reader finds in a report, rendering aside: its headings, the header of
@@ -82,10 +76,10 @@ type content map[string][]string
 // report.html and qualification.md of a real run hold the same content: a section, table,
 // cell, figure or sentence in one and not in the other fails, named.
 func TestBothReportsHoldTheSameContent(t *testing.T) {
-	dir, e := realRun(t)
-	sameContent(t, dir, e)
+	pics, e := realRun(t)
+	sameContent(t, pics, e)
 	for _, want := range []string{"Over runs", "Accuracy", "Tails", "Reproduce each row", "Inventory", "Formulas"} {
-		if !strings.Contains(HTMLText(t, dir, e), want) {
+		if !strings.Contains(HTMLText(t, pics, e), want) {
 			t.Errorf("report.html lacks %s", want)
 		}
 	}
@@ -104,27 +98,21 @@ func TestBothReportsHoldTheSameContentInEveryState(t *testing.T) {
 	e.Stages[1].Probe = &evidence.Probe{Model: "m", Route: "/v1/chat/completions", Status: 400, ErrorCode: "unsupported_capability", Message: "no audio", Expected: "400 unsupported_capability", Passed: true}
 	e.Stages[0].Selection = evidence.SelectionOf(append(e.Stages[0].Inventory, inventory.Row{Profile: "sphinx-en-us", Kind: inventory.KindFull, Counted: true},
 		inventory.Row{Profile: "other", Kind: inventory.KindFull, Counted: true}), "smoke")
-	sameContent(t, t.TempDir(), withoutPlots(e))
+	sameContent(t, nil, e)
 }
 
 // HTMLText is the text of every paragraph, heading and summary of report.html.
-func HTMLText(t *testing.T, dir string, e evidence.Evidence) string {
-	page, err := HTML(dir, e)
-	if err != nil {
-		t.Fatal(err)
-	}
+func HTMLText(t *testing.T, pics Pictures, e evidence.Evidence) string {
+	page := HTML(e, pics)
 	c := htmlContent(t, page)
 	return strings.Join(append(append(c["paragraph"], c["heading"]...), c["summary"]...), "\n")
 }
 
 // sameContent renders e both ways and compares what a reader finds in each.
-func sameContent(t *testing.T, dir string, e evidence.Evidence) {
+func sameContent(t *testing.T, pics Pictures, e evidence.Evidence) {
 	t.Helper()
-	page, err := HTML(dir, e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	md, hp := markdownContent(Markdown(e)), htmlContent(t, page)
+	page := HTML(e, pics)
+	md, hp := markdownContent(Markdown(e, pics)), htmlContent(t, page)
 	for _, kind := range []string{"heading", "table header", "cell", "figure", "paragraph", "list item", "summary"} {
 		if len(md[kind]) == 0 && kind != "summary" && kind != "figure" {
 			t.Errorf("qualification.md has no %s: the parser or the fixture is wrong", kind)
@@ -266,8 +254,8 @@ func htmlContent(t *testing.T, page []byte) content {
 					c["cell"] = append(c["cell"], cells...)
 				}
 				return
-			case "img":
-				c["figure"] = append(c["figure"], attrOf(n, "alt")+" @ "+attrOf(n, "data-src"))
+			case "figure":
+				c["figure"] = append(c["figure"], svgLabel(n)+" @ "+attrOf(n, "data-src"))
 			case "figcaption":
 				c["figure"] = append(c["figure"], "caption: "+norm(textOf(n, "")))
 				return
@@ -345,16 +333,27 @@ func TestEveryTableIsRectangular(t *testing.T) {
 					}
 				case doc.Figures:
 					for _, f := range x.Items {
-						if f.Src == "" || f.Alt == "" || f.Caption.String() == "" {
+						if f.Src == "" || f.Alt == "" || len(f.SVG) == 0 || f.Caption.String() == "" {
 							t.Errorf("%s: %s: a figure without a path, alt text or caption: %+v", name, where, f)
 						}
 					}
 				}
 			}
 		}
-		walk("the verdict", Build(e).Blocks)
+		walk("the verdict", Build(e, picturesOf(e)).Blocks)
 		if tables < 2 {
 			t.Errorf("%s: %d tables", name, tables)
 		}
 	}
+}
+
+// svgLabel is the aria-label of the picture inside a figure: what it shows, for a reader who
+// cannot see it (the Markdown rendering's alt text).
+func svgLabel(figure *html.Node) string {
+	for k := figure.FirstChild; k != nil; k = k.NextSibling {
+		if k.Type == html.ElementNode && k.Data == "svg" {
+			return attrOf(k, "aria-label")
+		}
+	}
+	return ""
 }

@@ -51,26 +51,19 @@ func TestTestBuildIsNeverQualified(t *testing.T) {
 	if got := evidence.Verdict(e); got != "QUALIFIED" {
 		t.Fatalf("normal build: %s", got)
 	}
-	if strings.Contains(Markdown(e), "> **TEST BUILD") || strings.Contains(Markdown(e), "**Verdict: TEST BUILD") {
+	if strings.Contains(Markdown(e, nil), "> **TEST BUILD") || strings.Contains(Markdown(e, nil), "**Verdict: TEST BUILD") {
 		t.Error("a normal build's report mentions a test build")
 	}
 	e.Versions = map[string]string{evidence.BuildTagsKey: "netgo,qual_slowdown"}
 	if got := evidence.Verdict(e); got != "TEST BUILD" {
 		t.Errorf("test build: verdict %s", got)
 	}
-	md := Markdown(e)
+	md := Markdown(e, nil)
 	banner := "> **TEST BUILD with injected slowdown: whisper-tiny-en's Task 20% slower (build tags: qual_slowdown), not a qualification.**"
 	if i := strings.Index(md, banner); i < 0 || i > strings.Index(md, "**Verdict: TEST BUILD**") {
 		t.Errorf("markdown lacks the banner before the verdict:\n%s", md)
 	}
-	dir := t.TempDir()
-	if err := WriteHTML(dir, e); err != nil {
-		t.Fatal(err)
-	}
-	html, err := os.ReadFile(filepath.Join(dir, "report.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	html := HTML(e, nil)
 	if !strings.Contains(string(html), `id="testbuild"><strong>TEST BUILD with injected slowdown`) || !strings.Contains(string(html), "Verdict: TEST BUILD") {
 		t.Error("report.html lacks the test-build banner or verdict")
 	}

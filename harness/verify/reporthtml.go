@@ -11,19 +11,15 @@ import (
 
 // htmlCheck: report.html is the page rendered from evidence.json.
 func htmlCheck(r *Run) []Problem {
-	return problemsFrom(func(report reporter) { checkHTML(r.Dir, r.Evidence, report) })
+	return problemsFrom(func(say reporter) { checkHTML(r.Dir, r.Evidence, r.Pictures, say) })
 }
 
-// checkHTML re-renders report.html from evidence.json and the run's figures, as `qual report`
-// wrote it (the same document as qualification.md, rendered as HTML), and requires the stored
-// page to be that page: its verdict and lights are the evidence's, not an edit.
-func checkHTML(runDir string, e evidence.Evidence, say reporter) {
-	want, err := report.HTML(runDir, e)
-	if err != nil {
-		say("report.html", "not re-renderable from evidence.json: %v", err)
-		return
-	}
-	compareRendering(runDir, "report.html", want, say)
+// checkHTML re-renders report.html from evidence.json and the rows' picture data, as `qual
+// report` wrote it (the same document as qualification.md, rendered as HTML, every picture
+// drawn again inline), and requires the stored page to be that page: its verdict, lights and
+// pictures are the evidence's and the data's, not an edit.
+func checkHTML(runDir string, e evidence.Evidence, pics report.Pictures, say reporter) {
+	compareRendering(runDir, "report.html", report.HTML(e, pics), say)
 }
 
 // compareRendering requires a stored rendering of the evidence to be its re-rendering, and

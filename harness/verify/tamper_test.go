@@ -667,10 +667,10 @@ func tampers() []tamper {
 					return out
 				})
 			}},
-		{name: "latency.svg edited", sigOnly: true, want: []string{"latency.svg", "changed after signing"},
+		{name: "a latency figure edited", sigOnly: true, want: []string{"-latency.svg", "changed after signing"},
 			edit: func(t *testing.T, f *forger) {
 				_, r := f.result(asr, q, "")
-				f.rewrite(r.Plot, func(b []byte) []byte { return bytes.Replace(b, []byte("<svg"), []byte("<svg data-x=\"1\""), 1) })
+				f.rewrite(report.FigureDir+"/asr-"+r.Profile+"-latency.svg", func(b []byte) []byte { return bytes.Replace(b, []byte("<svg"), []byte("<svg data-x=\"1\""), 1) })
 			}},
 		{name: "server.log deleted", sigOnly: true, want: []string{"server.log", "removed after signing"},
 			edit: func(t *testing.T, f *forger) {
@@ -693,7 +693,7 @@ func tampers() []tamper {
 				})
 			}},
 	}
-	return append(append(append(cases, copyForgeries()...), roundThreeForgeries()...), append(secondSourceForgeries(), roundFourForgeries()...)...)
+	return append(append(append(cases, copyForgeries()...), roundThreeForgeries()...), append(append(secondSourceForgeries(), roundFourForgeries()...), pictureForgeries()...)...)
 }
 
 // TestTamperedRunsAreCaught edits a real reduced run, produced by the suites, in each way in

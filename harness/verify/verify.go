@@ -16,6 +16,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/report"
 	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 )
 
@@ -49,6 +50,9 @@ type Run struct {
 	Evidence evidence.Evidence
 	Pins     pins
 	Rows     []*Row
+	// Pictures are the measured rows' picture data, derived from the rows' loaded files: what
+	// the reports' pictures are drawn from again (markdown.go, reporthtml.go).
+	Pictures report.Pictures
 }
 
 // Row is one result row of the run.
@@ -75,6 +79,7 @@ func checks() []func(*Run) []Problem {
 		htmlCheck,            // report.html re-rendered (reporthtml.go)
 		summaryCheck,         // summary.json re-derived (summary.go)
 		targetKindCheck,      // target_kind is the target file's (targetkind.go)
+		lanesCheck,           // each row's server lanes are the target file's (lanes.go)
 		inventoryCheck,       // rebuilt from the pinned manifests (inventorycheck.go)
 		selectionCheck,       // the selection against the target's whole inventory (selection.go)
 		stageFilesCheck,      // each stage.json is its stage (junit.go)
@@ -139,6 +144,7 @@ func Check(runDir string, opts Options) (Report, error) {
 			run.Rows = append(run.Rows, row)
 		}
 	}
+	run.Pictures = report.PicturesOf(e, run.artifactsOf)
 	for _, check := range checks() {
 		for _, p := range check(run) {
 			rep.Problems = append(rep.Problems, p.bounded())
@@ -164,6 +170,16 @@ func (p Problem) bounded() Problem {
 		p.Where = p.Where[:maxProblemBytes] + "…"
 	}
 	return p
+}
+
+// artifactsOf are a row's loaded files (the first row of that stage and profile).
+func (r *Run) artifactsOf(s evidence.Stage, res evidence.Result) *claim.Artifacts {
+	for _, row := range r.Rows {
+		if row.Stage.Stage == s.Stage && row.Result.Profile == res.Profile {
+			return row.Artifacts
+		}
+	}
+	return claim.Load(r.Dir, res, claim.Given{}) // not reached: every row is loaded above
 }
 
 // problemsFrom collects what a check function reports.

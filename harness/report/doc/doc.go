@@ -1,8 +1,9 @@
 // Package doc is the report's document model: a typed tree of sections, paragraphs, lists,
 // tables, figures and collapsible details, built once from a run's evidence (harness/report)
 // and written by two renderers, Markdown and HTML, that add no content of their own. A figure
-// is referenced by its path inside the run directory; the HTML renderer inlines it through a
-// function it is given, so this package reads no file and links no plotting library.
+// carries its picture, an SVG drawn from the run's data (harness/report/chart): the HTML
+// renderer writes it inline, the Markdown renderer shows it from its file (Src), which the
+// report writes beside qualification.md. This package reads and writes no file.
 package doc
 
 import "strings"
@@ -147,9 +148,12 @@ type Row struct {
 	Cells     []Text
 }
 
-// Figure is an image in the run directory (Src, relative to it) with its caption.
+// Figure is a picture with its caption: SVG is the picture itself, drawn by this program from
+// the run's data (never a file of the run), and Src the path, relative to the run directory,
+// of the file the report writes it to for the Markdown rendering.
 type Figure struct {
 	Src, Alt string
+	SVG      []byte
 	Caption  Text
 	Class    string
 }

@@ -7,20 +7,15 @@ import (
 	"strings"
 )
 
-// Inline turns a figure's path inside the run directory into the data: URI the page embeds.
-type Inline func(src string) (string, error)
-
 // HTML renders d as one self-contained page: no script, no external resource (its
-// Content-Security-Policy allows inline styles and data: images only), every figure inlined,
-// laid out for a 1280 px screen: a wide table scrolls inside its own box, never the page.
-func HTML(d Document, inline Inline) ([]byte, error) {
-	w := htmlWriter{inline: inline}
+// Content-Security-Policy allows inline styles and data: images only), every figure an inline
+// SVG, laid out for a 1280 px screen: a wide table scrolls inside its own box, never the page.
+func HTML(d Document) []byte {
+	var w htmlWriter
 	fmt.Fprintf(&w.b, htmlHead, esc(d.Title), esc(d.Title))
-	if err := w.blocks(d.Blocks, 2); err != nil {
-		return nil, err
-	}
+	w.blocks(d.Blocks, 2)
 	w.b.WriteString("</body></html>\n")
-	return []byte(w.b.String()), nil
+	return []byte(w.b.String())
 }
 
 const htmlHead = `<!DOCTYPE html>
@@ -44,8 +39,8 @@ p,li{max-width:100%%;overflow-wrap:anywhere}
 .banner{background:#d62728;color:#fff;padding:0.5em 0.8em;font-size:1.2em}
 .figures{display:flex;flex-wrap:wrap;gap:1em;margin:0.5em 0 1.5em}
 figure{margin:0;max-width:100%%}
-figure img{display:block;max-width:100%%;height:auto}
-figure.latency img{width:34em}
+figure svg{display:block;max-width:100%%;height:auto}
+figure.latency svg{width:34em}
 figcaption{font-size:0.9em;color:#555}
 details{margin:0.5em 0 1em}
 summary{cursor:pointer}
@@ -54,18 +49,16 @@ summary{cursor:pointer}
 `
 
 type htmlWriter struct {
-	b      strings.Builder
-	inline Inline
+	b strings.Builder
 }
 
-func (w *htmlWriter) blocks(blocks []Block, level int) error {
+func (w *htmlWriter) blocks(blocks []Block, level int) {
 	for _, blk := range blocks {
-		var err error
 		switch x := blk.(type) {
 		case Section:
 			h := min(level, 6)
 			fmt.Fprintf(&w.b, "<section%s><h%d>%s</h%d>\n", attr("id", x.ID), h, inlineHTML(x.Title), h)
-			err = w.blocks(x.Blocks, level+1)
+			w.blocks(x.Blocks, level+1)
 			w.b.WriteString("</section>\n")
 		case Paragraph:
 			fmt.Fprintf(&w.b, "<p%s%s>%s</p>\n", attr("class", x.Role), attr("id", x.ID), inlineHTML(x.Text))
@@ -74,17 +67,13 @@ func (w *htmlWriter) blocks(blocks []Block, level int) error {
 		case Table:
 			w.table(x)
 		case Figures:
-			err = w.figures(x)
+			w.figures(x)
 		case Details:
 			fmt.Fprintf(&w.b, "<details><summary>%s</summary>\n", inlineHTML(x.Summary))
-			err = w.blocks(x.Blocks, level)
+			w.blocks(x.Blocks, level)
 			w.b.WriteString("</details>\n")
 		}
-		if err != nil {
-			return err
-		}
 	}
-	return nil
 }
 
 func (w *htmlWriter) list(l List) {
@@ -119,18 +108,15 @@ func (w *htmlWriter) table(t Table) {
 	w.b.WriteString("</table></div>\n")
 }
 
-func (w *htmlWriter) figures(f Figures) error {
+// figures writes each picture inline: an SVG the report drew (harness/report/chart escapes
+// every text it holds), never a file read from the run.
+func (w *htmlWriter) figures(f Figures) {
 	w.b.WriteString("<div class=\"figures\">\n")
 	for _, fig := range f.Items {
-		uri, err := w.inline(fig.Src)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(&w.b, "<figure%s><img src=\"%s\" alt=\"%s\" data-src=\"%s\"><figcaption>%s</figcaption></figure>\n",
-			attr("class", fig.Class), esc(uri), esc(fig.Alt), esc(fig.Src), inlineHTML(fig.Caption))
+		fmt.Fprintf(&w.b, "<figure%s%s>\n%s<figcaption>%s</figcaption></figure>\n",
+			attr("class", fig.Class), attr("data-src", fig.Src), fig.SVG, inlineHTML(fig.Caption))
 	}
 	w.b.WriteString("</div>\n")
-	return nil
 }
 
 func inlineHTML(t Text) string {
