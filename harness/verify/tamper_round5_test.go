@@ -1,0 +1,215 @@
+package verify
+
+import (
+	"encoding/json"
+	"io/fs"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
+)
+
+// roundFiveForgeries are kinds of the fifth red team's forgeries, each re-signed by a forger: an
+// AIPerf run fabricated from another past duplicateRunsCheck's tolerance, whose phase windows
+// are the copies left behind.
+func roundFiveForgeries() []tamper {
+	asr := string(stage.ASR)
+	return []tamper{
+		{name: "R5 the slowest AIPerf run replaced by a copy of the fastest under fresh ids, moved into its slot, each latency jittered by 60–200 µs", forged: true,
+			want: []string{"profile_export_raw.jsonl", "outside its profiling phase's window"},
+			edit: func(t *testing.T, f *forger) { jitteredCopy(t, f, asr, false) }},
+		{name: "R5 the same jittered copy with its phase manifest and scrape moved with it (every *_ns)", forged: true,
+			want: []string{"profile_export_aiperf.json", "start_time", "is not the profiling window's"},
+			edit: func(t *testing.T, f *forger) { jitteredCopy(t, f, asr, true) }},
+	}
+}
+
+// jitteredCopy replaces a qualified full row's slowest AIPerf run (by mean latency; not the one
+// holding the no-caching check's request) with a copy of its fastest under fresh ids, every
+// nanosecond moved into the slot, every request lengthened by 60–200 µs in both exports (its
+// request_latency and AIPerf's summary avg/min/max with it), the server records copied with
+// it, and the row's figures and JUnit copies recomputed. moveWindows also moves every *_ns
+// number of the copied phase manifest and scrapes.
+func jitteredCopy(t *testing.T, f *forger, stageName string, moveWindows bool) {
+	i, r := f.result(stageName, evidence.StatusQualified, evidence.KindFull)
+	dirs := f.runDirs(r)
+	if len(dirs) < 2 {
+		t.Fatalf("%s has one AIPerf run", r.Profile)
+	}
+	src, dst := dirs[0], dirs[0]
+	for _, d := range dirs {
+		ids, _ := runIDs(t, f, d)
+		if r.NoCache != nil && ids[r.NoCache.FirstRequestID] {
+			continue
+		}
+		if meanLatency(t, f, d) < meanLatency(t, f, src) {
+			src = d
+		}
+		if dst == dirs[0] || meanLatency(t, f, d) > meanLatency(t, f, dst) {
+			dst = d
+		}
+	}
+	if src == dst {
+		t.Fatalf("%s: no two runs to copy between", r.Profile)
+	}
+	srcIDs, srcStart := runIDs(t, f, src)
+	dstIDs, dstStart := runIDs(t, f, dst)
+	shift := dstStart - srcStart
+	rename := map[string]string{}
+	jitter := map[string]int64{}
+	rnd := rand.New(rand.NewPCG(5, 5))
+	f.jsonlExact(src+"/profile_export_raw.jsonl", func(m map[string]any) map[string]any {
+		md := m["metadata"].(map[string]any)
+		for _, k := range []string{"x_request_id", "x_correlation_id"} {
+			if id, _ := md[k].(string); id != "" {
+				rename[id] = "j-" + id
+			}
+		}
+		jitter["j-"+md["x_request_id"].(string)] = 60_000 + rnd.Int64N(140_001)
+		return m
+	})
+	if err := os.RemoveAll(f.path(dst)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(f.path(dst), os.DirFS(f.path(src))); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"profile_export_raw.jsonl", "profile_export.jsonl"} {
+		f.jsonlExact(dst+"/"+name, func(m map[string]any) map[string]any {
+			m = shiftedCopy(t, m, rename, shift)
+			lengthen(t, m, jitter)
+			return m
+		})
+	}
+	summarizeLatency(t, f, dst)
+	if moveWindows {
+		f.shiftJSONFiles(dst, shift, "phase_manifest.json", "server_metrics_export.json", "server_metrics.json")
+	}
+	var copies []map[string]any
+	f.jsonlExact(r.Records, func(m map[string]any) map[string]any {
+		id, _ := m["request_id"].(string)
+		if srcIDs[id] {
+			copies = append(copies, shiftedCopy(t, m, rename, shift))
+		}
+		if dstIDs[id] {
+			return nil
+		}
+		return m
+	})
+	appendJSONL(t, f.path(r.Records), copies)
+	f.stage(stageName, func(s *evidence.Stage) {
+		row := &s.Results[i]
+		var outs []evidence.Output
+		for _, o := range row.Outputs {
+			if dstIDs[o.RequestID] {
+				continue
+			}
+			outs = append(outs, o)
+			if n, ok := rename[o.RequestID]; ok {
+				o.RequestID = n
+				outs = append(outs, o)
+			}
+		}
+		row.Outputs = outs
+		f.recompute(row)
+	})
+	f.junitTiming(stageName, i)
+}
+
+// meanLatency is an AIPerf run's mean measured request_end_ns − request_start_ns.
+func meanLatency(t *testing.T, f *forger, dir string) float64 {
+	var total, n float64
+	f.jsonlExact(dir+"/profile_export.jsonl", func(m map[string]any) map[string]any {
+		if measured(m) {
+			start, end := nsOf(t, m, "request_start_ns"), nsOf(t, m, "request_end_ns")
+			total, n = total+float64(end-start), n+1
+		}
+		return m
+	})
+	return total / n
+}
+
+func nsOf(t *testing.T, m map[string]any, key string) int64 {
+	v, err := m["metadata"].(map[string]any)[key].(json.Number).Int64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// lengthen moves a request's end by its jitter and writes its request_latency (metrics export)
+// as the new end − start.
+func lengthen(t *testing.T, m map[string]any, jitter map[string]int64) {
+	md := m["metadata"].(map[string]any)
+	j := jitter[md["x_request_id"].(string)]
+	end := nsOf(t, m, "request_end_ns") + j
+	md["request_end_ns"] = json.Number(strconv.FormatInt(end, 10))
+	if lat := latencyOf(m); lat != nil {
+		lat["value"] = float64(end-nsOf(t, m, "request_start_ns")) / 1e6
+	}
+}
+
+// summarizeLatency writes AIPerf's summary request_latency avg/min/max of a run from its
+// (edited) per-request metrics export.
+func summarizeLatency(t *testing.T, f *forger, dir string) {
+	var lat []float64
+	f.jsonlExact(dir+"/profile_export.jsonl", func(m map[string]any) map[string]any {
+		if measured(m) {
+			lat = append(lat, float64(nsOf(t, m, "request_end_ns")-nsOf(t, m, "request_start_ns"))/1e6)
+		}
+		return m
+	})
+	lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
+	for _, v := range lat {
+		lo, hi, sum = min(lo, v), max(hi, v), sum+v
+	}
+	f.rewriteJSON(dir+"/profile_export_aiperf.json", func(v map[string]any) {
+		rl := v["request_latency"].(map[string]any)
+		rl["avg"], rl["min"], rl["max"] = sum/float64(len(lat)), lo, hi
+	})
+}
+
+// shiftJSONFiles moves every *_ns number of the named JSON files under dir by shift.
+func (f *forger) shiftJSONFiles(dir string, shift int64, names ...string) {
+	f.t.Helper()
+	err := filepath.WalkDir(f.path(dir), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		for _, n := range names {
+			if d.Name() == n {
+				rel, _ := filepath.Rel(f.dir, p)
+				f.rewriteJSON(filepath.ToSlash(rel), func(v map[string]any) { shiftNS(v, shift) })
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// rewriteJSON rewrites a JSON object file with its numbers kept as written.
+func (f *forger) rewriteJSON(rel string, fn func(map[string]any)) {
+	f.t.Helper()
+	f.rewrite(rel, func(b []byte) []byte {
+		dec := json.NewDecoder(strings.NewReader(string(b)))
+		dec.UseNumber()
+		var v map[string]any
+		if err := dec.Decode(&v); err != nil {
+			f.t.Fatalf("%s: %v", rel, err)
+		}
+		fn(v)
+		out, err := json.Marshal(v)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		return out
+	})
+}
