@@ -27,6 +27,12 @@ func roundFiveForgeries() []tamper {
 		{name: "R5 the same jittered copy with its phase manifest and scrape moved with it (every *_ns)", forged: true,
 			want: []string{"profile_export_aiperf.json", "start_time", "is not the profiling window's"},
 			edit: func(t *testing.T, f *forger) { jitteredCopy(t, f, asr, true) }},
+		{name: "R5 the slowest measured request of every AIPerf run deleted everywhere, N lowered by one (command, settings, summaries, /metrics histogram), the phase manifests left", forged: true,
+			want: []string{"phase_manifest.json", "the profiling phase counts"},
+			edit: func(t *testing.T, f *forger) { dropSlowestPerRun(t, f, asr, false) }},
+		{name: "R5 the slowest measured request of every AIPerf run deleted everywhere, the phase manifests' counts lowered too", forged: true,
+			want: []string{"profile_export_raw.jsonl", "skip session_num", "so one was removed"},
+			edit: func(t *testing.T, f *forger) { dropSlowestPerRun(t, f, asr, true) }},
 	}
 }
 
@@ -212,4 +218,129 @@ func (f *forger) rewriteJSON(rel string, fn func(map[string]any)) {
 		}
 		return out
 	})
+}
+
+// dropSlowestPerRun deletes the slowest measured request of every AIPerf run of a qualified full
+// row (not the no-caching check's) from every file that holds it: both exports, the server
+// records, the outputs; lowers N by one in the AIPerf command, the evidence and the settings;
+// and re-derives each run's summary (count, latency, benchmark_duration), its /metrics Task
+// histogram (count, sum, buckets, mean) and, with manifest, its phase manifest's count.
+func dropSlowestPerRun(t *testing.T, f *forger, stageName string, manifest bool) {
+	i, r := f.result(stageName, evidence.StatusQualified, evidence.KindFull)
+	taskMS := map[string]float64{}
+	f.jsonlExact(r.Records, func(m map[string]any) map[string]any {
+		if timing, ok := m["trtmc_timing"].(map[string]any); ok {
+			v, _ := timing["model_call_ms"].(json.Number).Float64()
+			taskMS[m["request_id"].(string)] = v
+		}
+		return m
+	})
+	drop := map[string]bool{}
+	for _, d := range f.runDirs(r) {
+		worst, most := "", int64(-1)
+		f.jsonlExact(d+"/profile_export.jsonl", func(m map[string]any) map[string]any {
+			id := m["metadata"].(map[string]any)["x_request_id"].(string)
+			if lat := nsOf(t, m, "request_end_ns") - nsOf(t, m, "request_start_ns"); measured(m) && lat > most && (r.NoCache == nil || id != r.NoCache.FirstRequestID) {
+				worst, most = id, lat
+			}
+			return m
+		})
+		drop[worst] = true
+		keep := func(m map[string]any) map[string]any {
+			if drop[requestID(m)] {
+				return nil
+			}
+			return m
+		}
+		f.jsonlExact(d+"/profile_export_raw.jsonl", keep)
+		f.jsonlExact(d+"/profile_export.jsonl", keep)
+		summarizeLatency(t, f, d)
+		f.rewriteJSON(d+"/profile_export_aiperf.json", func(v map[string]any) {
+			v["request_count"].(map[string]any)["avg"] = float64(r.AIPerf.Requests - 1)
+			v["benchmark_duration"].(map[string]any)["avg"] = measuredSpan(t, f, d)
+		})
+		f.scrapeSections(d, func(metrics map[string]any) { dropTaskCall(t, metrics, taskMS[worst]/1e3) })
+		if manifest {
+			f.rewriteJSON(d+"/phase_manifest.json", func(v map[string]any) {
+				for _, p := range v["phases"].([]any) {
+					if p := p.(map[string]any); p["phase_kind"] == "profiling" {
+						for _, k := range []string{"total_request_count", "successful_request_count"} {
+							n, _ := p[k].(json.Number).Int64()
+							p[k] = n - 1
+						}
+					}
+				}
+			})
+		}
+	}
+	f.jsonlExact(r.Records, func(m map[string]any) map[string]any {
+		if drop[m["request_id"].(string)] {
+			return nil
+		}
+		return m
+	})
+	n := strconv.Itoa(r.AIPerf.Requests - 1)
+	cmd := filepath.Dir(r.AIPerf.Dir) + "/command.json"
+	f.rewriteJSON(cmd, func(v map[string]any) { setFlag(v["command"].([]any), "--request-count", n) })
+	f.stage(stageName, func(s *evidence.Stage) {
+		row := &s.Results[i]
+		row.AIPerf.Requests--
+		for j, a := range row.AIPerf.Command {
+			if a == "--request-count" {
+				row.AIPerf.Command[j+1] = n
+			}
+		}
+		row.Settings["requests"] = float64(row.AIPerf.Requests)
+		f.recompute(row)
+	})
+	f.junitTiming(stageName, i)
+}
+
+func setFlag(args []any, flag, value string) {
+	for j, a := range args {
+		if a == flag {
+			args[j+1] = value
+		}
+	}
+}
+
+// measuredSpan is the span, in seconds, of a run's measured requests in its raw export.
+func measuredSpan(t *testing.T, f *forger, dir string) float64 {
+	first, last := int64(math.MaxInt64), int64(math.MinInt64)
+	f.jsonlExact(dir+"/profile_export_raw.jsonl", func(m map[string]any) map[string]any {
+		if measured(m) {
+			first, last = min(first, nsOf(t, m, "request_start_ns")), max(last, nsOf(t, m, "request_end_ns"))
+		}
+		return m
+	})
+	return float64(last-first) / 1e9
+}
+
+// dropTaskCall takes one Task call of sec seconds out of every trtmc_task_call_seconds series of
+// a scrape section (the row's one model): count, sum, mean and the buckets it fell in.
+func dropTaskCall(t *testing.T, metrics map[string]any, sec float64) {
+	hist, _ := metrics["trtmc_task_call_seconds"].(map[string]any)
+	series, _ := hist["series"].([]any)
+	for _, sr := range series {
+		sr := sr.(map[string]any)
+		stats := sr["stats"].(map[string]any)
+		count, _ := stats["count"].(json.Number).Float64()
+		total, _ := stats["sum"].(json.Number).Float64()
+		if count < 1 {
+			continue
+		}
+		stats["count"], stats["sum"] = count-1, total-sec
+		if count > 1 {
+			stats["avg"] = (total - sec) / (count - 1)
+		}
+		for le, v := range sr["buckets"].(map[string]any) {
+			bound, err := strconv.ParseFloat(strings.Replace(le, "+Inf", "Inf", 1), 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, _ := v.(json.Number).Float64(); sec <= bound && n > 0 {
+				sr["buckets"].(map[string]any)[le] = n - 1
+			}
+		}
+	}
 }

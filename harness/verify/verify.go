@@ -98,6 +98,7 @@ func checks() []func(*Run) []Problem {
 		hardwareScrapeCheck,  // hardware and Go version against the server's own /metrics (hardwarescrape.go)
 		duplicateRunsCheck,   // no AIPerf run is a copy of another under fresh ids (duplicateruns.go)
 		phaseWindowCheck,     // each run's phase windows and counts, the records' spans inside (phasewindow.go)
+		sessionOrderCheck,    // each phase's requests numbered 0…n−1, sessions in inputs.json's order (sessionorder.go)
 		inputHashCheck,       // each record's input_sha256 is the payload's (inputhash.go)
 		uploadedCheck,        // each output's input_id is what AIPerf uploaded (uploaded.go)
 		noCacheRecordsCheck,  // the no-caching records are the row's server's (nocacherecords.go)
