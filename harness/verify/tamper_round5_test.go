@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
@@ -23,10 +24,13 @@ func roundFiveForgeries() []tamper {
 	return []tamper{
 		{name: "R5 the slowest AIPerf run replaced by a copy of the fastest under fresh ids, moved into its slot, each latency jittered by 60–200 µs", forged: true,
 			want: []string{"profile_export_raw.jsonl", "outside its profiling phase's window"},
-			edit: func(t *testing.T, f *forger) { jitteredCopy(t, f, asr, false) }},
+			edit: func(t *testing.T, f *forger) { jitteredCopy(t, f, asr, windowsLeft) }},
 		{name: "R5 the same jittered copy with its phase manifest and scrape moved with it (every *_ns)", forged: true,
 			want: []string{"profile_export_aiperf.json", "start_time", "is not the profiling window's"},
-			edit: func(t *testing.T, f *forger) { jitteredCopy(t, f, asr, true) }},
+			edit: func(t *testing.T, f *forger) { jitteredCopy(t, f, asr, windowsNS) }},
+		{name: "R5 the same jittered copy with every copy of its windows moved (every *_ns, the summaries' start and end times)", forged: true,
+			want: []string{"server-records.jsonl", "to the nanosecond the times of", "a copy of that request's record"},
+			edit: func(t *testing.T, f *forger) { jitteredCopy(t, f, asr, windowsAll) }},
 		{name: "R5 the slowest measured request of every AIPerf run deleted everywhere, N lowered by one (command, settings, summaries, /metrics histogram), the phase manifests left", forged: true,
 			want: []string{"phase_manifest.json", "the profiling phase counts"},
 			edit: func(t *testing.T, f *forger) { dropSlowestPerRun(t, f, asr, false) }},
@@ -40,9 +44,9 @@ func roundFiveForgeries() []tamper {
 // holding the no-caching check's request) with a copy of its fastest under fresh ids, every
 // nanosecond moved into the slot, every request lengthened by 60–200 µs in both exports (its
 // request_latency and AIPerf's summary avg/min/max with it), the server records copied with
-// it, and the row's figures and JUnit copies recomputed. moveWindows also moves every *_ns
-// number of the copied phase manifest and scrapes.
-func jitteredCopy(t *testing.T, f *forger, stageName string, moveWindows bool) {
+// it, and the row's figures and JUnit copies recomputed; the copied windows are moved as
+// windows says.
+func jitteredCopy(t *testing.T, f *forger, stageName string, windows windowMove) {
 	i, r := f.result(stageName, evidence.StatusQualified, evidence.KindFull)
 	dirs := f.runDirs(r)
 	if len(dirs) < 2 {
@@ -94,8 +98,11 @@ func jitteredCopy(t *testing.T, f *forger, stageName string, moveWindows bool) {
 		})
 	}
 	summarizeLatency(t, f, dst)
-	if moveWindows {
+	if windows >= windowsNS {
 		f.shiftJSONFiles(dst, shift, "phase_manifest.json", "server_metrics_export.json", "server_metrics.json")
+	}
+	if windows == windowsAll {
+		f.shiftWallClock(dst, shift, "profile_export_aiperf.json", "server_metrics_export.json")
 	}
 	var copies []map[string]any
 	f.jsonlExact(r.Records, func(m map[string]any) map[string]any {
@@ -126,6 +133,41 @@ func jitteredCopy(t *testing.T, f *forger, stageName string, moveWindows bool) {
 		f.recompute(row)
 	})
 	f.junitTiming(stageName, i)
+}
+
+// windowMove is how much of a copied run's windows a forger moves into its slot.
+type windowMove int
+
+const (
+	windowsLeft windowMove = iota // the phase manifest and scrape as copied
+	windowsNS                     // every *_ns number of them
+	windowsAll                    // and the summaries' start_time and end_time texts
+)
+
+// shiftWallClock moves the start_time and end_time texts (AIPerf's wall clock, to the µs) of
+// the named JSON files under dir, at their top level or in their summary, by shift.
+func (f *forger) shiftWallClock(dir string, shift int64, names ...string) {
+	f.t.Helper()
+	const layout = "2006-01-02T15:04:05.000000"
+	move := func(m map[string]any) {
+		for _, k := range []string{"start_time", "end_time"} {
+			if s, ok := m[k].(string); ok {
+				tm, err := time.Parse(layout, s)
+				if err != nil {
+					f.t.Fatal(err)
+				}
+				m[k] = tm.Add(time.Duration(shift)).Format(layout)
+			}
+		}
+	}
+	for _, n := range names {
+		f.rewriteJSON(dir+"/"+n, func(v map[string]any) {
+			move(v)
+			if s, ok := v["summary"].(map[string]any); ok {
+				move(s)
+			}
+		})
+	}
 }
 
 // meanLatency is an AIPerf run's mean measured request_end_ns − request_start_ns.
