@@ -91,7 +91,7 @@ func readPhaseManifest(dir, where string, required bool, report reporter) (map[s
 	for _, p := range m.Phases {
 		if _, dup := out[p.Kind]; dup || p.EndNS < p.StartNS {
 			report(where+"/phase_manifest.json", "phase %q is listed twice or ends (%d ns) before it starts (%d ns)", p.Kind, p.EndNS, p.StartNS)
-			continue
+			return nil, false // one problem names a broken manifest, however many phases it lists
 		}
 		out[p.Kind] = p
 	}
