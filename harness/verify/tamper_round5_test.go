@@ -1,12 +1,17 @@
 package verify
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -37,6 +42,9 @@ func roundFiveForgeries() []tamper {
 		{name: "R5 the slowest measured request of every AIPerf run deleted everywhere, the phase manifests' counts lowered too", forged: true,
 			want: []string{"profile_export_raw.jsonl", "skip session_num", "so one was removed"},
 			edit: func(t *testing.T, f *forger) { dropSlowestPerRun(t, f, asr, true) }},
+		{name: "R5 a full row's stored bundle swapped for a reduced checkpoint's, its header relabelled, every hash updated (evidence, records, no-caching records)", forged: true,
+			want: []string{"server.log", "the server loaded bundle", "the row says it served bundle"},
+			edit: func(t *testing.T, f *forger) { smallerBundle(t, f, asr) }},
 	}
 }
 
@@ -385,4 +393,65 @@ func dropTaskCall(t *testing.T, metrics map[string]any, sec float64) {
 			}
 		}
 	}
+}
+
+// smallerBundle stores, as a qualified full row's bundle, a reduced row's bundle whose header is
+// relabelled with the full row's profile, checkpoint and revision, and writes its sha256 in
+// every copy of the row's bundle hash: the evidence, the gate, the records and the no-caching
+// records. Only the gate re-executed (--rerun) or the server's own log can tell.
+func smallerBundle(t *testing.T, f *forger, stageName string) {
+	i, r := f.result(stageName, evidence.StatusQualified, evidence.KindFull)
+	_, small := f.result(stageName, evidence.StatusFamilyValidated, evidence.KindReduced)
+	own, err := os.ReadFile(f.path(r.Bundle.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(f.path(small.Bundle.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ownHeader, _ := bundleHeaderOf(t, own)
+	header, n := bundleHeaderOf(t, data)
+	for _, k := range []string{"profile", "checkpoint", "revision"} {
+		header[k] = ownHeader[k]
+	}
+	h, err := json.Marshal(header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := binary.LittleEndian.AppendUint64(slices.Clone(data[:8]), uint64(len(h)))
+	out = append(append(out, h...), data[16+n:]...)
+	if err := os.WriteFile(f.path(r.Bundle.Path), out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(out)
+	sha := hex.EncodeToString(sum[:])
+	setBundle := func(m map[string]any) map[string]any {
+		if m["bundle_sha256"] != nil {
+			m["bundle_sha256"] = sha
+		}
+		return m
+	}
+	f.jsonlExact(r.Records, setBundle)
+	if r.NoCache != nil {
+		f.jsonlExact(r.NoCache.Records, setBundle)
+	}
+	f.stage(stageName, func(s *evidence.Stage) {
+		b := &s.Results[i].Bundle
+		b.SHA256Built, b.SHA256Gated, b.SHA256Served, b.SHA256After = sha, sha, sha, sha
+		s.Results[i].Gate.BundleSHA = sha
+	})
+}
+
+// bundleHeaderOf decodes a bundle's JSON header (after its 8-byte magic and 8-byte little-endian
+// length) and returns it with its length.
+func bundleHeaderOf(t *testing.T, b []byte) (map[string]any, int) {
+	n := int(binary.LittleEndian.Uint64(b[8:16]))
+	dec := json.NewDecoder(bytes.NewReader(b[16 : 16+n]))
+	dec.UseNumber()
+	var h map[string]any
+	if err := dec.Decode(&h); err != nil {
+		t.Fatal(err)
+	}
+	return h, n
 }

@@ -100,6 +100,7 @@ func checks() []func(*Run) []Problem {
 		phaseWindowCheck,     // each run's phase windows and counts, the records' spans inside (phasewindow.go)
 		sessionOrderCheck,    // each phase's requests numbered 0…n−1, sessions in inputs.json's order (sessionorder.go)
 		copiedRecordsCheck,   // no two requests' server times agree to the nanosecond (copiedrecords.go)
+		serverLogBundleCheck, // the served bundle is the one the server logged loading (serverlogbundle.go)
 		inputHashCheck,       // each record's input_sha256 is the payload's (inputhash.go)
 		uploadedCheck,        // each output's input_id is what AIPerf uploaded (uploaded.go)
 		noCacheRecordsCheck,  // the no-caching records are the row's server's (nocacherecords.go)
