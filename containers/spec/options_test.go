@@ -27,6 +27,10 @@ func TestArgsTokenizerByEndpoint(t *testing.T) {
 		if (ep == AudioTranscription) == has || (has && tok != OfflineTokenizer) {
 			t.Errorf("%s: --tokenizer %q present=%v", ep, tok, has)
 		}
+		// The prompt corpus only matters where a tokenizer builds one (see SetupOnlyArgs).
+		if corpus, set := flag(args, "--prompt-corpus"); set != has || (set && corpus != "random") {
+			t.Errorf("%s: --prompt-corpus %q present=%v with --tokenizer present=%v", ep, corpus, set, has)
+		}
 		if v, _ := flag(args, "--request-count"); v != "8" {
 			t.Errorf("%s: --request-count %s", ep, v)
 		}

@@ -30,6 +30,17 @@ const (
 // make_tokenizer.py). AIPerf 0.13.0 refuses --tokenizer with audio_transcription.
 const OfflineTokenizer = "trtmc-qual/byte-tokenizer"
 
+// SetupOnlyArgs change how AIPerf 0.13.0 prepares a run with a tokenizer, never what it sends.
+// With a tokenizer, AIPerf's dataset composer builds a prompt generator whatever the dataset
+// (dataset/composer/base.py), and the default sonnet corpus tokenizes all 5 MB of
+// generator/assets/shakespeare.txt in every run's dataset manager (generator/prompt.py,
+// _initialize_corpus): ~8 CPU-s a run with the byte tokenizer, before the first request. A
+// single_turn file's rows carry their own text and the generator is only handed to trace
+// loaders (composer/custom.py, _create_loader_instance), so the corpus is never drawn from; the
+// "random" corpus samples token ids on demand and tokenizes no file. The AIPerf container's tests
+// compare what a run with these sends against a plain `aiperf profile` without them.
+func SetupOnlyArgs() []string { return []string{"--prompt-corpus", "random"} }
+
 // Profile is one AIPerf run.
 type Profile struct {
 	Model          string
@@ -69,6 +80,7 @@ func (p Profile) Args() ([]string, error) {
 	}
 	if p.EndpointType != AudioTranscription {
 		args = append(args, "--tokenizer", OfflineTokenizer)
+		args = append(args, SetupOnlyArgs()...)
 	}
 	if len(p.ExtraInputs) > 0 {
 		extra, err := json.Marshal(p.ExtraInputs)
