@@ -98,7 +98,7 @@ func TestMain(m *testing.M) {
 }
 
 // realRun returns the shared published run (never edit it: copy it with copyRun).
-func realRun(t *testing.T) *publishedRun {
+func realRun(t testing.TB) *publishedRun {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("needs a real reduced run of the suites (Docker); -short skips it")
@@ -118,7 +118,7 @@ func tailOf(s string, n int) string {
 }
 
 // copyRun copies the published run for one case to edit.
-func copyRun(t *testing.T, p *publishedRun) string {
+func copyRun(t testing.TB, p *publishedRun) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "run")
 	if err := os.CopyFS(dir, os.DirFS(p.dir)); err != nil {
@@ -129,7 +129,7 @@ func copyRun(t *testing.T, p *publishedRun) string {
 
 // verifyAll is `qual verify --key`: the signature and file manifest with the pinned key, then
 // every recomputation. It returns the signature problems and the evidence problems apart.
-func verifyAll(t *testing.T, dir string, pub []byte) (signature, evidenceProblems []string) {
+func verifyAll(t testing.TB, dir string, pub []byte) (signature, evidenceProblems []string) {
 	t.Helper()
 	rep, err := attest.Verify(context.Background(), dir, pub)
 	if err != nil {
