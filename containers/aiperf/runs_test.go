@@ -13,16 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/testcontainers/testcontainers-go"
-	"github.com/testcontainers/testcontainers-go/network"
-
 	"github.com/trtmc-qual/trtmc-qual/containers/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/containers/containertest"
 	"github.com/trtmc-qual/trtmc-qual/containers/engine"
-	"github.com/trtmc-qual/trtmc-qual/containers/images"
 	"github.com/trtmc-qual/trtmc-qual/containers/spec"
-	"github.com/trtmc-qual/trtmc-qual/containers/trtmcserver"
 	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
-	st "github.com/trtmc-qual/trtmc-qual/server/servertest"
 )
 
 func TestMain(m *testing.M) {
@@ -39,23 +34,7 @@ func TestRunsFromOneProcessSendWhatThePlainCLISends(t *testing.T) {
 		t.Skip("starts containers")
 	}
 	ctx := context.Background()
-	set, err := (&images.Builder{Log: testLog{t}, BaseImage: os.Getenv("QUAL_BASE_IMAGE"), CacheDir: os.Getenv("QUAL_CACHE")}).Ensure(ctx, st.RepoRoot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	nw, err := network.New(ctx, network.WithInternal())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nw.Remove(context.Background()) })
-	bundle := st.BuildBundle(t, "sphinx", "sphinx-an4-l0", t.TempDir())
-	srv, err := trtmcserver.Run(ctx, set.Server, trtmcserver.WithBundles(bundle), trtmcserver.WithNetwork(nw, "trtmc-server"))
-	if srv != nil && srv.DockerContainer != nil {
-		t.Cleanup(func() { testcontainers.TerminateContainer(srv) })
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	set, nw, srv := containertest.StartServer(t, "sphinx-an4-l0")
 	clips := []string{"/usr/share/pocketsphinx/test/data/cards/001.wav", "/usr/share/pocketsphinx/test/data/cards/002.wav"}
 	p := spec.Profile{Model: "sphinx-an4-l0", URL: srv.InternalURL(), EndpointType: spec.AudioTranscription, RequestCount: 3, WarmupCount: 1,
 		Concurrency: 2, Seed: 5, TimeoutSeconds: 120, Runs: 2, Media: map[string]string{}}
@@ -155,11 +134,4 @@ func plainCLI(t *testing.T, image, nw string, p spec.Profile) string {
 		t.Fatalf("plain aiperf profile: %v\n%s", err, b)
 	}
 	return out
-}
-
-type testLog struct{ t *testing.T }
-
-func (l testLog) Write(p []byte) (int, error) {
-	l.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
 }
