@@ -10,11 +10,10 @@ import (
 	"time"
 
 	"github.com/testcontainers/testcontainers-go"
-	"github.com/testcontainers/testcontainers-go/network"
 
 	"github.com/trtmc-qual/trtmc-qual/containers/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/containers/containertest"
 	"github.com/trtmc-qual/trtmc-qual/containers/engine"
-	"github.com/trtmc-qual/trtmc-qual/containers/images"
 	"github.com/trtmc-qual/trtmc-qual/containers/spec"
 	"github.com/trtmc-qual/trtmc-qual/containers/trtmcserver"
 	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
@@ -32,7 +31,7 @@ func TestMain(m *testing.M) {
 // complete artifact directory whose every raw record's X-Request-ID is in the server's records.
 func TestAIPerfAgainstTheServerOnAnInternalNetwork(t *testing.T) {
 	ctx := context.Background()
-	set, nw, srv := startServer(t, "sphinx-en-us")
+	set, nw, srv := containertest.StartServer(t, "sphinx-en-us")
 	info, err := srv.ServingInfo(ctx, "")
 	if err != nil {
 		t.Fatal(err)
@@ -107,18 +106,11 @@ except OSError as e:
 	t.Logf("network probe: %s", strings.TrimSpace(string(out)))
 }
 
-type testLog struct{ t *testing.T }
-
-func (l testLog) Write(p []byte) (int, error) {
-	l.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
-}
-
 // TestAIPerfSendsTheAPIKey: with auth on, AIPerf's --api-key reaches the server as a bearer
 // token, every request is served and recorded; without the key the server answers 401.
 func TestAIPerfSendsTheAPIKey(t *testing.T) {
 	ctx := context.Background()
-	set, nw, srv := startServer(t, "sphinx-an4-l0", trtmcserver.WithAPIKey("qual-secret"))
+	set, nw, srv := containertest.StartServer(t, "sphinx-an4-l0", trtmcserver.WithAPIKey("qual-secret"))
 	if _, err := srv.ServingInfo(ctx, ""); err == nil || !strings.Contains(err.Error(), "401") {
 		t.Fatalf("serving info without the key: %v", err)
 	}
@@ -142,30 +134,4 @@ func TestAIPerfSendsTheAPIKey(t *testing.T) {
 	if len(exports.Raw) != 4 {
 		t.Fatalf("%d raw records, want 4", len(exports.Raw))
 	}
-}
-
-// startServer finds the images, creates an internal network (removed at cleanup) and starts the
-// server on one reference profile's bundle (terminated at cleanup).
-func startServer(t *testing.T, profile string, opts ...testcontainers.ContainerCustomizer) (images.Set, *testcontainers.DockerNetwork, *trtmcserver.Container) {
-	t.Helper()
-	ctx := context.Background()
-	set, err := (&images.Builder{Log: testLog{t}, BaseImage: os.Getenv("QUAL_BASE_IMAGE"), CacheDir: os.Getenv("QUAL_CACHE")}).Ensure(ctx, st.RepoRoot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	nw, err := network.New(ctx, network.WithInternal())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nw.Remove(context.Background()) })
-	bundle := st.BuildBundle(t, "sphinx", profile, t.TempDir())
-	opts = append([]testcontainers.ContainerCustomizer{trtmcserver.WithBundles(bundle), trtmcserver.WithNetwork(nw, "trtmc-server")}, opts...)
-	srv, err := trtmcserver.Run(ctx, set.Server, opts...)
-	if srv != nil && srv.DockerContainer != nil {
-		t.Cleanup(func() { testcontainers.TerminateContainer(srv) })
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return set, nw, srv
 }

@@ -2,12 +2,12 @@ package containers_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/trtmc-qual/trtmc-qual/containers/containertest"
 	"github.com/trtmc-qual/trtmc-qual/containers/images"
 	"github.com/trtmc-qual/trtmc-qual/containers/spec"
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
@@ -37,13 +37,9 @@ func TestKilledServerFailsTheCheckpointWithEveryLostRequestNamed(t *testing.T) {
 			row = r
 		}
 	}
-	b := &images.Builder{Log: testLog{t}, BaseImage: os.Getenv("QUAL_BASE_IMAGE"), CacheDir: os.Getenv("QUAL_CACHE")}
-	set, err := b.Ensure(ctx, st.RepoRoot())
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := containertest.Images(t)
 	env := &checkpoint.Env{Root: st.RepoRoot(), Target: pl.Target, RunDir: t.TempDir(), Stage: stage.ASR,
-		Images: serving.Images{Server: set.Server, AIPerf: set.AIPerf}, NativeBin: filepath.Join(spec.HostBinDir(st.RepoRoot()), "trtmc-native"), Log: testLog{t}}
+		Images: serving.Images{Server: set.Server, AIPerf: set.AIPerf}, NativeBin: filepath.Join(spec.HostBinDir(st.RepoRoot()), "trtmc-native"), Log: containertest.Log{T: t}}
 	c, err := checkpoint.New(env, row)
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +98,7 @@ func TestEngineAndWheelhouseProblemsFailEarlyWithTheFix(t *testing.T) {
 	t.Setenv("PIP_RETRIES", "0")
 	t.Setenv("PIP_DEFAULT_TIMEOUT", "2")
 	t.Setenv("PIP_NO_CACHE_DIR", "1")
-	b := &images.Builder{Log: testLog{t}, CacheDir: t.TempDir()}
+	b := &images.Builder{Log: containertest.Log{T: t}, CacheDir: t.TempDir()}
 	_, err = b.Wheelhouse(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "PIP_INDEX_URL") {
 		t.Fatalf("missing wheelhouse with no index: %v", err)

@@ -40,6 +40,11 @@ type heldRequest struct {
 // result is the request's answer, or "none" when it has none within wait (still held).
 func (h *heldRequest) result(wait time.Duration) string {
 	select {
+	case <-h.answer: // an answer already in wins over a wait already over
+		return h.got
+	default:
+	}
+	select {
 	case <-h.answer:
 		return h.got
 	case <-time.After(wait):
@@ -118,7 +123,12 @@ func settled(t testing.TB, held []*heldRequest, wait time.Duration) map[string]s
 		case <-deadline:
 			t.Fatalf("%s: neither answered nor written within %v", h.name, wait)
 		}
-		if got := h.result(300 * time.Millisecond); got != "none" { // written: an answer may still be on its way
+	}
+	// Every request has sent its part: an answer may still be on its way. Each gets at least
+	// 300 ms after its last write, in one window for all (not 300 ms each, one after another).
+	grace := time.Now().Add(300 * time.Millisecond)
+	for _, h := range held {
+		if got := h.result(time.Until(grace)); got != "none" {
 			answers[h.name] = got
 		}
 	}

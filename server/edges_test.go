@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -162,10 +163,19 @@ func TestRecordedMethodIsCutWithItsLength(t *testing.T) {
 	p := st.Start(t, f.server, []string{f.an4})
 	method := strings.Repeat("M", 50_000)
 	paths := []string{"/v1/models", "/v1/chat/completions", "/health/live", "/v1/artifacts/x.png", "/metrics", "/nowhere"}
+	// Each exchange waits 3 s for a second answer that must not come: the six wait at once.
+	answered := make([]int, len(paths))
+	var wg sync.WaitGroup
 	for i, path := range paths {
-		answers, _ := rawExchange(t, p.URL, fmt.Sprintf("%s %s HTTP/1.1\r\nHost: x\r\nX-Request-ID: method-%d\r\n\r\n", method, path, i), 3*time.Second)
-		if len(answers) != 1 {
-			t.Fatalf("%s: %d answers", path, len(answers))
+		wg.Go(func() {
+			answers, _ := rawExchange(t, p.URL, fmt.Sprintf("%s %s HTTP/1.1\r\nHost: x\r\nX-Request-ID: method-%d\r\n\r\n", method, path, i), 3*time.Second)
+			answered[i] = len(answers)
+		})
+	}
+	wg.Wait()
+	for i, path := range paths {
+		if answered[i] != 1 {
+			t.Fatalf("%s: %d answers", path, answered[i])
 		}
 	}
 	p.Stop(t)

@@ -13,14 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/testcontainers/testcontainers-go"
-	"github.com/testcontainers/testcontainers-go/network"
-
 	"github.com/trtmc-qual/trtmc-qual/containers/aiperf"
+	"github.com/trtmc-qual/trtmc-qual/containers/containertest"
 	"github.com/trtmc-qual/trtmc-qual/containers/engine"
-	"github.com/trtmc-qual/trtmc-qual/containers/images"
 	"github.com/trtmc-qual/trtmc-qual/containers/spec"
-	"github.com/trtmc-qual/trtmc-qual/containers/trtmcserver"
 	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	st "github.com/trtmc-qual/trtmc-qual/server/servertest"
 )
@@ -43,24 +39,8 @@ func TestRunsFromOneProcessSendWhatThePlainCLISends(t *testing.T) {
 		t.Skip("starts containers")
 	}
 	ctx := context.Background()
-	set, err := (&images.Builder{Log: testLog{t}, BaseImage: os.Getenv("QUAL_BASE_IMAGE"), CacheDir: os.Getenv("QUAL_CACHE")}).Ensure(ctx, st.RepoRoot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	nw, err := network.New(ctx, network.WithInternal())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nw.Remove(context.Background()) })
 	bundles := t.TempDir()
-	srv, err := trtmcserver.Run(ctx, set.Server, trtmcserver.WithBundles(st.BuildBundle(t, "sphinx", "sphinx-an4-l0", bundles),
-		st.BuildBundle(t, "procdiff", "procdiff-small-l0", bundles)), trtmcserver.WithNetwork(nw, "trtmc-server"))
-	if srv != nil && srv.DockerContainer != nil {
-		t.Cleanup(func() { testcontainers.TerminateContainer(srv) })
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	set, nw, srv := containertest.StartServerWith(t, []string{st.BuildBundle(t, "sphinx", "sphinx-an4-l0", bundles), st.BuildBundle(t, "procdiff", "procdiff-small-l0", bundles)})
 	for _, p := range []spec.Profile{asrProfile(srv.InternalURL()), imageProfile(srv.InternalURL())} {
 		t.Run(p.EndpointType, func(t *testing.T) {
 			res, err := aiperf.Run(ctx, set.AIPerf, p, t.TempDir(), aiperf.WithNetwork(nw), aiperf.WithTimeout(15*time.Minute))
@@ -195,11 +175,4 @@ func withoutSetupOnlyArgs(args []string) []string {
 		}
 	}
 	return args
-}
-
-type testLog struct{ t *testing.T }
-
-func (l testLog) Write(p []byte) (int, error) {
-	l.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
 }

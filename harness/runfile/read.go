@@ -1,7 +1,6 @@
 package runfile
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
@@ -89,7 +88,7 @@ func Read(path string, k Kind) ([]byte, error) {
 	if int64(len(data)) > k.MaxBytes() {
 		return nil, &Error{path, fmt.Sprintf("grew past the %d-byte cap of its kind (%s) while it was read", k.MaxBytes(), k)}
 	}
-	if err := checkShape(path, bytes.NewReader(data), k); err != nil {
+	if err := checkShapeBytes(path, data, k); err != nil {
 		return nil, err
 	}
 	return data, nil

@@ -24,7 +24,7 @@ func exportsAgreeCheck(r *Run) []Problem {
 			return
 		}
 		for _, dir := range artifactRunDirs(r.Dir, row.Result.AIPerf.Dir) {
-			exports, err := aiperfexport.Read(dir)
+			exports, err := row.exportsIn(dir)
 			if err != nil {
 				continue // servedCheck reports unreadable exports
 			}

@@ -1,13 +1,5 @@
 package verify
 
-import (
-	"encoding/json"
-	"os"
-	"path/filepath"
-
-	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
-)
-
 // hardwareScrapeCheck: the machine and toolchain the run records are the ones its server
 // reported on its own /metrics while AIPerf scraped it (checkHardwareScrape).
 func hardwareScrapeCheck(r *Run) []Problem {
@@ -27,8 +19,8 @@ func hardwareScrapeCheck(r *Run) []Problem {
 // reference) must have them in every run; a server without them (TRTMC's Python app) is not compared.
 func checkHardwareScrape(runDir string, row *Row, report reporter) {
 	for _, dir := range artifactRunDirs(runDir, row.Result.AIPerf.Dir) {
-		path := filepath.Join(dir, "server_metrics_export.json")
-		procs, goVersion, ok := scrapedRuntime(path)
+		path := scrapeFile(dir)
+		procs, goVersion, ok := scrapedRuntime(row.scrapeIn(dir))
 		where := relTo(runDir, path)
 		if !ok {
 			if kindOf(row.Stage.TargetKind).ExportsTaskMetrics() {
@@ -45,32 +37,13 @@ func checkHardwareScrape(runDir string, row *Row, report reporter) {
 	}
 }
 
-// scrapedRuntime reads the server's GOMAXPROCS and Go version from a run's scrape; ok is false
-// when the run has none or it holds neither gauge.
-func scrapedRuntime(path string) (procs int, goVersion string, ok bool) {
-	if _, err := os.Lstat(path); err != nil {
+// scrapedRuntime is the server's GOMAXPROCS and Go version in a run's scrape; ok is false when
+// the run has none, it is unreadable (scrapeCheck names it) or it holds neither gauge.
+func scrapedRuntime(scrape serverScrape) (procs int, goVersion string, ok bool) {
+	if !scrape.present || scrape.err != nil {
 		return 0, "", false
 	}
-	data, err := runfile.ReadFile(path)
-	if err != nil {
-		return 0, "", false // scrapeCheck reports an unreadable scrape
-	}
-	type series struct {
-		Labels map[string]string `json:"labels"`
-		Stats  struct {
-			Min *float64 `json:"min"`
-			Max *float64 `json:"max"`
-		} `json:"stats"`
-	}
-	var export struct {
-		Metrics map[string]struct {
-			Series []series `json:"series"`
-		} `json:"metrics"`
-	}
-	if json.Unmarshal(data, &export) != nil {
-		return 0, "", false
-	}
-	for _, s := range export.Metrics["go_sched_gomaxprocs_threads"].Series {
+	for _, s := range scrape.metrics["go_sched_gomaxprocs_threads"].Series {
 		if s.Stats.Max != nil {
 			procs, ok = int(*s.Stats.Max), true
 			if s.Stats.Min != nil && *s.Stats.Min != *s.Stats.Max {
@@ -78,7 +51,7 @@ func scrapedRuntime(path string) (procs int, goVersion string, ok bool) {
 			}
 		}
 	}
-	for _, s := range export.Metrics["go_info"].Series {
+	for _, s := range scrape.metrics["go_info"].Series {
 		if v := s.Labels["version"]; v != "" {
 			goVersion, ok = v, true
 		}

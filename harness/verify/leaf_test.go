@@ -15,7 +15,7 @@ import (
 var leafPackages = []string{"./harness/verify", "./harness/join", "./harness/evidence", "./harness/timing",
 	"./harness/metrics", "./harness/contract"}
 
-func repoRoot(t *testing.T) string {
+func repoRoot(t testing.TB) string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }

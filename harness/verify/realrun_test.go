@@ -3,13 +3,17 @@ package verify
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/attest"
 	"github.com/trtmc-qual/trtmc-qual/harness/config/machine"
@@ -98,7 +102,7 @@ func TestMain(m *testing.M) {
 }
 
 // realRun returns the shared published run (never edit it: copy it with copyRun).
-func realRun(t *testing.T) *publishedRun {
+func realRun(t testing.TB) *publishedRun {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("needs a real reduced run of the suites (Docker); -short skips it")
@@ -117,19 +121,100 @@ func tailOf(s string, n int) string {
 	return s
 }
 
-// copyRun copies the published run for one case to edit.
-func copyRun(t *testing.T, p *publishedRun) string {
+// copyRun copies the published run for one case to edit. Its bundles (most of a run's bytes,
+// which no check writes) are hard links to the shared run's instead of copies, so a case copies
+// ~40 MB instead of ~400; a case replaces a bundle it edits (forger.write), and a write into a
+// linked bundle is caught when the case ends: the shared run's bundle changed under every case.
+func copyRun(t testing.TB, p *publishedRun) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "run")
-	if err := os.CopyFS(dir, os.DirFS(p.dir)); err != nil {
+	linked, err := copyLinkingBundles(p.dir, dir)
+	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		for _, l := range linked {
+			if err := l.unchanged(); err != nil {
+				t.Error(err)
+			}
+		}
+	})
 	return dir
+}
+
+// linkedFile is a shared run file a copy links to, as it was when linked.
+type linkedFile struct {
+	path    string
+	size    int64
+	modTime time.Time
+}
+
+// unchanged says whether the shared file is still as it was linked (a write through any link
+// changes its size or modification time).
+func (l linkedFile) unchanged() error {
+	now, err := os.Stat(l.path)
+	if err == nil && (now.Size() != l.size || !now.ModTime().Equal(l.modTime)) {
+		err = errors.New("changed")
+	}
+	if err != nil {
+		return fmt.Errorf("the shared run's %s was written through a case's hard link (%v): replace a bundle (forger.write), never write into it", l.path, err)
+	}
+	return nil
+}
+
+// copyLinkingBundles copies the run src to dst, each bundle hard-linked (copied where a link
+// cannot be made, another file system), and returns the shared files linked.
+func copyLinkingBundles(src, dst string) ([]linkedFile, error) {
+	var linked []linkedFile
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(to, 0o755)
+		case !d.Type().IsRegular():
+			return fmt.Errorf("%s: not a regular file in the published run", path)
+		case strings.HasSuffix(path, ".bundle"):
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			if os.Link(path, to) == nil {
+				linked = append(linked, linkedFile{path, fi.Size(), fi.ModTime()})
+				return nil
+			}
+		}
+		return copyFile(path, to)
+	})
+	return linked, err
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // verifyAll is `qual verify --key`: the signature and file manifest with the pinned key, then
 // every recomputation. It returns the signature problems and the evidence problems apart.
-func verifyAll(t *testing.T, dir string, pub []byte) (signature, evidenceProblems []string) {
+func verifyAll(t testing.TB, dir string, pub []byte) (signature, evidenceProblems []string) {
 	t.Helper()
 	rep, err := attest.Verify(context.Background(), dir, pub)
 	if err != nil {

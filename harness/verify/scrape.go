@@ -1,17 +1,14 @@
 package verify
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
-	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
@@ -39,16 +36,16 @@ func checkScrape(runDir string, row *Row, report reporter) {
 	}
 	required := kindOf(row.Stage.TargetKind).ExportsTaskMetrics()
 	for _, dir := range artifactRunDirs(runDir, row.Result.AIPerf.Dir) {
-		scrape := filepath.Join(dir, "server_metrics_export.json")
+		scrape := scrapeFile(dir)
 		where := relTo(runDir, scrape)
-		series, ok := scrapedTaskCalls(scrape, report)
+		series, ok := scrapedTaskCalls(scrape, row.scrapeIn(dir), report)
 		if !ok {
 			if required {
 				report(where, "no /metrics scrape of trtmc_task_call_seconds in this AIPerf run: the %s target's server exports it in every run, and it is the second copy of the run's Task times", row.Stage.TargetKind)
 			}
 			continue
 		}
-		exports, err := aiperfexport.Read(dir)
+		exports, err := row.exportsIn(dir)
 		if err != nil {
 			continue // servedCheck reports unreadable exports
 		}
@@ -139,37 +136,18 @@ func countAtMost(sorted []float64, x float64) int {
 	return i
 }
 
-// scrapedTaskCalls reads trtmc_task_call_seconds over the profiling window of a run's scrape;
-// ok is false when the run has no scrape of it (a server without /metrics).
-func scrapedTaskCalls(path string, report reporter) (taskCallSeries, bool) {
+// scrapedTaskCalls is trtmc_task_call_seconds over the profiling window of a run's scrape; ok is
+// false when the run has no scrape of it (a server without /metrics).
+func scrapedTaskCalls(path string, scrape serverScrape, report reporter) (taskCallSeries, bool) {
 	var s taskCallSeries
-	if _, err := os.Lstat(path); err != nil {
+	if !scrape.present {
 		return s, false
 	}
-	data, err := runfile.ReadFile(path)
-	if err != nil {
-		report(path, "%v", err)
+	if scrape.err != nil {
+		report(path, "%v", scrape.err)
 		return s, false
 	}
-	type series struct {
-		Stats struct {
-			Count *float64 `json:"count"`
-			Sum   *float64 `json:"sum"`
-			Avg   *float64 `json:"avg"`
-		} `json:"stats"`
-		Buckets map[string]float64 `json:"buckets"`
-	}
-	type metric struct {
-		Series []series `json:"series"`
-	}
-	var export struct {
-		Metrics map[string]metric `json:"metrics"`
-	}
-	if err := json.Unmarshal(data, &export); err != nil {
-		report(path, "not AIPerf's server-metrics export: %v", err)
-		return s, false
-	}
-	ok, all := false, export.Metrics["trtmc_task_call_seconds"].Series
+	ok, all := false, scrape.metrics["trtmc_task_call_seconds"].Series
 	s.buckets, s.hasAvg = map[float64]int{}, len(all) == 1
 	for _, one := range all {
 		if one.Stats.Count == nil || one.Stats.Sum == nil {

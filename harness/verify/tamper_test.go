@@ -5,16 +5,19 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
 	"image/png"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	containerspec "github.com/trtmc-qual/trtmc-qual/containers/spec"
@@ -122,7 +125,17 @@ func (f *forger) rewrite(rel string, fn func([]byte) []byte) {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	if err := os.WriteFile(f.path(rel), fn(data), 0o644); err != nil {
+	f.write(rel, fn(data))
+}
+
+// write replaces rel with data: a new file, never a write into the old one, which may be a hard
+// link to the shared run (copyRun links its bundles).
+func (f *forger) write(rel string, data []byte) {
+	f.t.Helper()
+	if err := os.Remove(f.path(rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		f.t.Fatal(err)
+	}
+	if err := os.WriteFile(f.path(rel), data, 0o644); err != nil {
 		f.t.Fatal(err)
 	}
 }
@@ -706,65 +719,90 @@ func TestTamperedRunsAreCaught(t *testing.T) {
 	if len(sig)+len(ev) != 0 {
 		t.Fatalf("the untouched reduced run does not verify: %v %v", sig, ev)
 	}
-	var table []string
+	var table tamperTable
+	t.Cleanup(func() { t.Logf("tamper table (%d kinds):\n%s", len(table.lines), strings.Join(table.sorted(), "\n")) })
 	for _, c := range tampers() {
 		t.Run(c.name, func(t *testing.T) {
-			dir := copyRun(t, run)
-			f := &forger{t: t, dir: dir}
-			var err error
-			if f.e, err = evidence.Read(dir); err != nil {
-				t.Fatal(err)
-			}
-			c.edit(t, f)
-			if c.forged {
-				forgerKey, _, err := attest.GenerateKey()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := attest.Sign(context.Background(), dir, forgerKey); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if c.check != nil {
-				c.check(t, dir)
-				if c.want == nil {
-					table = append(table, fmt.Sprintf("%-70s | (own check)", c.name))
-					return
-				}
-			}
-			sig, ev := verifyAll(t, dir, run.pub)
-			if len(sig) == 0 && c.name != "a signed run copied to another directory name" {
-				t.Errorf("the pinned signature check passed an edited run")
-			}
-			if c.rerunWant != nil {
-				rerunProblems := checkRerun(t, dir, c)
-				if c.want == nil {
-					table = append(table, fmt.Sprintf("%-70s | %s", c.name, rerunProblems))
-					return
-				}
-			}
-			if c.forged && !containsAll(sig, attest.EnvelopeFile, "signature does not verify") {
-				t.Errorf("re-signed forgery: signature problems %v", sig)
-			}
-			got := ev
-			if c.sigOnly {
-				got = sig
-			}
-			if !containsAll(got, c.want...) {
-				t.Fatalf("no problem contains %q:\nsignature: %v\nevidence: %v", c.want, sig, ev)
-			}
-			for _, p := range got {
-				if containsAll([]string{p}, c.want...) {
-					table = append(table, fmt.Sprintf("%-70s | %s", c.name, p))
-					break
-				}
+			t.Parallel() // each case edits its own copy; two cores verify two at once
+			if line := tamperCase(t, run, c); line != "" {
+				table.add(line)
 			}
 		})
 	}
 	if len(tampers()) < 20 {
 		t.Errorf("the table has %d kinds of edits; the issue asks for at least 20", len(tampers()))
 	}
-	t.Logf("tamper table (%d kinds):\n%s", len(table), strings.Join(table, "\n"))
+}
+
+// tamperCase edits a copy of the run as c says, verifies it in full and returns the case's line
+// of the table (the problem that caught it).
+func tamperCase(t *testing.T, run *publishedRun, c tamper) string {
+	dir := copyRun(t, run)
+	f := &forger{t: t, dir: dir}
+	var err error
+	if f.e, err = evidence.Read(dir); err != nil {
+		t.Fatal(err)
+	}
+	c.edit(t, f)
+	if c.forged {
+		forgerKey, _, err := attest.GenerateKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := attest.Sign(context.Background(), dir, forgerKey); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c.check != nil {
+		c.check(t, dir)
+		if c.want == nil {
+			return fmt.Sprintf("%-70s | (own check)", c.name)
+		}
+	}
+	sig, ev := verifyAll(t, dir, run.pub)
+	if len(sig) == 0 && c.name != "a signed run copied to another directory name" {
+		t.Errorf("the pinned signature check passed an edited run")
+	}
+	if c.rerunWant != nil {
+		rerunProblems := checkRerun(t, dir, c)
+		if c.want == nil {
+			return fmt.Sprintf("%-70s | %s", c.name, rerunProblems)
+		}
+	}
+	if c.forged && !containsAll(sig, attest.EnvelopeFile, "signature does not verify") {
+		t.Errorf("re-signed forgery: signature problems %v", sig)
+	}
+	got := ev
+	if c.sigOnly {
+		got = sig
+	}
+	if !containsAll(got, c.want...) {
+		t.Fatalf("no problem contains %q:\nsignature: %v\nevidence: %v", c.want, sig, ev)
+	}
+	for _, p := range got {
+		if containsAll([]string{p}, c.want...) {
+			return fmt.Sprintf("%-70s | %s", c.name, p)
+		}
+	}
+	return ""
+}
+
+// tamperTable collects the cases' lines as they finish, in any order.
+type tamperTable struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (tt *tamperTable) add(line string) {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	tt.lines = append(tt.lines, line)
+}
+
+func (tt *tamperTable) sorted() []string {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	return slices.Sorted(slices.Values(tt.lines))
 }
 
 // metricsExports rewrites profile_export.jsonl of every AIPerf run of a row.
@@ -1077,9 +1115,7 @@ func copyForgeries() []tamper {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := os.WriteFile(f.path(r.Bundle.Path), data, 0o644); err != nil {
-					t.Fatal(err)
-				}
+				f.write(r.Bundle.Path, data)
 				sha, _ := pinned.FileSHA256(f.path(r.Bundle.Path))
 				f.jsonl(r.Records, func(m map[string]any) map[string]any {
 					if m["bundle_sha256"] != nil {
@@ -1181,8 +1217,9 @@ func copyForgeries() []tamper {
 				}
 			},
 			check: func(t *testing.T, dir string) {
-				t.Setenv("QUAL_ROOT", filepath.Join(dir, "pins"))
-				if _, err := Check(dir, envOptions()); err == nil || !strings.Contains(err.Error(), "is inside the run directory") {
+				opts := envOptions() // as with QUAL_ROOT set to the run's pins (a parallel case sets no environment)
+				opts.Root, opts.RootFrom = filepath.Join(dir, "pins"), "QUAL_ROOT"
+				if _, err := Check(dir, opts); err == nil || !strings.Contains(err.Error(), "is inside the run directory") {
 					t.Fatalf("pins inside the run: %v", err)
 				}
 			}},

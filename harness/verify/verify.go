@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"unicode/utf8"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
@@ -68,6 +69,9 @@ type Row struct {
 	// Pairs are their joined requests when the row served AIPerf's requests and joined them.
 	Artifacts *claim.Artifacts
 	Pairs     []join.Pair
+	// Scrapes are the server's /metrics as AIPerf scraped them, by AIPerf run directory, read once
+	// with the artifacts (serverscrape.go).
+	Scrapes map[string]serverScrape
 }
 
 // checks are verify's checks, in the order they report: each is one file's job, with one
@@ -145,6 +149,9 @@ func Check(runDir string, opts Options) (Report, error) {
 			if row.Artifacts.Served() && r.Join != nil {
 				row.Pairs = row.Artifacts.Join.Pairs
 			}
+			if r.AIPerf != nil && r.AIPerf.Dir != "" {
+				row.Scrapes = loadScrapes(runDir, r.AIPerf.Dir)
+			}
 			run.Rows = append(run.Rows, row)
 		}
 	}
@@ -211,4 +218,18 @@ func bundleAbsent(runDir string, r evidence.Result) bool {
 	}
 	_, err := os.Stat(filepath.Join(runDir, filepath.FromSlash(r.Bundle.Path)))
 	return errors.Is(err, fs.ErrNotExist)
+}
+
+// exportsIn are the exports of the row's AIPerf run in dir (one of artifactRunDirs): the ones
+// loaded with the row's artifacts (claim.Load reads every run once), else read from dir when the
+// artifacts could not be loaded, so a check still sees each run it can read.
+func (row *Row) exportsIn(dir string) (aiperfexport.Exports, error) {
+	if row.Artifacts != nil && row.Artifacts.Served() {
+		for _, e := range row.Artifacts.Runs {
+			if filepath.Clean(e.Dir) == filepath.Clean(dir) {
+				return e, nil
+			}
+		}
+	}
+	return aiperfexport.Read(dir)
 }
