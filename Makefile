@@ -43,7 +43,10 @@ TIMINGS = $(CURDIR)/build/timings/$(RUN_ID).tsv
 # qual, built by `make bin` (with the commit stamped, which `go run` leaves out, and keeping qual's
 # exit statuses, which `go run` turns into 1), and qual-run beside it for images and capacity.
 QUAL := $(CURDIR)/build/bin/qual
-timed = { mkdir -p $(dir $(TIMINGS)); t0=$$(date +%s); rc=0; $(2) || rc=$$?; echo "$(1)	$$(( $$(date +%s) - t0 ))" >> $(TIMINGS); (exit $$rc); }
+# A dry run (make -n) still runs the recipe lines that call $(MAKE): there timed runs the step
+# alone (itself a dry run) and deps keeps no images log, so that make -n writes no file.
+DRY_RUN := $(findstring n,$(firstword -$(MAKEFLAGS)))
+timed = $(if $(DRY_RUN),$(2),{ mkdir -p $(dir $(TIMINGS)); t0=$$(date +%s); rc=0; $(2) || rc=$$?; echo "$(1)	$$(( $$(date +%s) - t0 ))" >> $(TIMINGS); (exit $$rc); })
 
 .PHONY: help deps engine bin FORCE images test test-run qualify capacity qualify-all smoke qualify-trtmc-double inventory inventory-check verify bench fuzz load
 help: ## list the targets
@@ -52,7 +55,7 @@ help: ## list the targets
 
 deps: ## install everything: apt packages, Go modules, parity venv, Docker engine, images
 	@$(call timed,deps,bash harness/scripts/deps.sh && bash containers/engine/ensure-docker.sh)
-	@$(call timed,images,$(MAKE) --no-print-directory images 2> >(tee $(TIMINGS:.tsv=.images.log) >&2))
+	@$(call timed,images,$(MAKE) --no-print-directory images $(if $(DRY_RUN),,2> >(tee $(TIMINGS:.tsv=.images.log) >&2)))
 
 engine: ## start the Docker engine (installs docker.io when missing)
 	bash containers/engine/ensure-docker.sh

@@ -270,3 +270,25 @@ func goList(t *testing.T, dir string, pattern string) []string {
 	}
 	return strings.Fields(string(out))
 }
+
+// A dry run (`make -n`) only prints: make still runs every recipe line that calls $(MAKE), so
+// the timing wrapper around those lines must write nothing either, for every target that times
+// a step.
+func TestMakeDryRunWritesNoTimings(t *testing.T) {
+	dir := t.TempDir() // exists, as build/timings does after a first run
+	for _, target := range []string{"deps", "qualify", "qualify-all", "smoke", "test", "test-run", "qualify-trtmc-double"} {
+		cmd := exec.Command("make", "--no-print-directory", "-n", target, "RUN_ID=dry-run-test", "TIMINGS="+filepath.Join(dir, "run.tsv"))
+		cmd.Dir = repoRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("make -n %s: %v\n%s", target, err, out)
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			t.Errorf("make -n %s wrote %s in %s", target, e.Name(), dir)
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
