@@ -62,8 +62,8 @@ func Run(t *testing.T, s *Suite, description string) {
 		suiteConfig.Timeout = budget
 	}
 	suiteConfig.FailOnEmpty = suiteConfig.FailOnEmpty || (suiteConfig.LabelFilter == "" && p.Shards == 1 && !p.Selection.Active)
-	if p.Selection.Active { // QUAL_STAGE, QUAL_ROWS, QUAL_RERUN: the selected rows' specs alone
-		suiteConfig.FocusStrings = append(suiteConfig.FocusStrings, p.Selection.Focus())
+	if suiteConfig.FocusStrings, err = focus(p.Selection, suiteConfig.FocusStrings); err != nil {
+		t.Fatalf("stage %s: %v", s.stage, err)
 	}
 	if p.Selection.Active && len(p.Selection.Rows) == 0 {
 		// No spec runs, so neither does BeforeSuite: the stage is recorded not selected here, so
@@ -75,6 +75,19 @@ func Run(t *testing.T, s *Suite, description string) {
 	}
 	RegisterFailHandler(Fail)
 	RunSpecs(t, description, suiteConfig, reporterConfig)
+}
+
+// focus is the Ginkgo focus of a run: a selection (QUAL_STAGE, QUAL_ROWS, QUAL_RERUN) runs the
+// selected rows' specs alone. Ginkgo ORs its focus strings, so a selection beside a user's own
+// --focus would run the rows of either: that combination is refused.
+func focus(sel plan.Selection, user []string) ([]string, error) {
+	if !sel.Active {
+		return user, nil
+	}
+	if len(user) > 0 {
+		return nil, fmt.Errorf("ginkgo --focus %q beside a selection (QUAL_STAGE, QUAL_ROWS, QUAL_RERUN; make STAGE=, ROWS=, RERUN=): Ginkgo would run the rows of either; use one of the two", user)
+	}
+	return []string{sel.Focus()}, nil
 }
 
 // Lifecycle registers BeforeSuite (images, run directory) and AfterSuite (stage.json, written
@@ -186,14 +199,15 @@ func (s *Suite) NewCheckpoint(row inventory.Row) *checkpoint.Checkpoint {
 	return c
 }
 
-// position is the row's place among the stage's rows (of this shard): i of n.
+// position is the row's place among the rows this run runs of the stage (of this shard): i of n.
 func (s *Suite) position(row inventory.Row) (int, int) {
-	for i, r := range s.Plan.Rows {
+	runs := s.Plan.Runs()
+	for i, r := range runs {
 		if r.Profile == row.Profile {
-			return i + 1, len(s.Plan.Rows)
+			return i + 1, len(runs)
 		}
 	}
-	return 0, len(s.Plan.Rows)
+	return 0, len(runs)
 }
 
 // full is a counted checkpoint's whole qualification. The served claims run while the server is
