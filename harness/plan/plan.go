@@ -76,10 +76,17 @@ func New(cfg config.Config, stage string) (*Plan, error) {
 		return nil, err
 	}
 	p.Selection = Select(cfg.Select, stage, p.Rows, failed)
-	if !t.Kind.Embedded() {
-		p.PlannedReason = missingStack(t)
-	}
+	p.PlannedReason = PlannedReason(t)
 	return p, nil
+}
+
+// PlannedReason says why this machine cannot run the target ("" when it can): the embedded
+// reference target always runs; another needs its stack here.
+func PlannedReason(t *target.Target) string {
+	if t.Kind.Embedded() {
+		return ""
+	}
+	return missingStack(t)
 }
 
 // missingStack says why this machine cannot run a non-reference target ("" when it can).
