@@ -255,7 +255,11 @@ func gateFigureBlocks(s evidence.Stage) []doc.Block {
 		return nil
 	}
 	cols := sortedKeys(names)
-	t := doc.Table{Class: "gate", Header: append([]string{"profile"}, cols...)}
+	header := []string{"profile"}
+	for _, k := range cols {
+		header = append(header, gateFigureName(k))
+	}
+	t := doc.Table{Class: "gate", Header: header}
 	for _, r := range s.Results {
 		if r.Gate == nil {
 			continue
