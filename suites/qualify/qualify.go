@@ -7,12 +7,16 @@ package qualify
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
+	tclog "github.com/testcontainers/testcontainers-go/log"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
@@ -35,6 +39,9 @@ type Suite struct {
 	Plan  *plan.Plan
 	Env   *checkpoint.Env
 	Stage *evidence.StageRun
+	// verbose: Ginkgo streams every spec's detail; otherwise the console is the lines a user
+	// always sees, and consoleText adds failures in full.
+	verbose bool
 }
 
 // NewSuite is a stage's suite; call Lifecycle from init and Run from the Test function.
@@ -73,6 +80,11 @@ func Run(t *testing.T, s *Suite, description string) {
 		}
 		suiteConfig.SkipStrings = append(suiteConfig.SkipStrings, ".")
 	}
+	reporterConfig = consoleReporter(reporterConfig, p.Config.Verbose)
+	s.verbose = reporterConfig.Verbosity().GTE(types.VerbosityLevelVerbose)
+	if !s.verbose { // the containers' own lines are detail too; they are not the spec's log
+		tclog.SetDefault(tclog.NewNoopLogger())
+	}
 	RegisterFailHandler(Fail)
 	RunSpecs(t, description, suiteConfig, reporterConfig)
 }
@@ -100,14 +112,24 @@ func (s *Suite) Lifecycle() {
 		defer cancel()
 		env, err := setup.Prepare(ctx, s.Plan, GinkgoWriter)
 		Expect(err).NotTo(HaveOccurred(), "images and run directory")
-		env.Log = GinkgoWriter
+		env.Log, env.Console = GinkgoWriter, s.console()
 		suiteConfig, _ := GinkgoConfiguration()
 		s.Env, s.Stage = env, s.Plan.NewStageRun(s.Plan.ScopeLabel(len(suiteConfig.FocusStrings) > 0))
 	}, NodeTimeout(24*time.Hour))
 	AfterSuite(func(ctx SpecContext) {
 		if s.Stage != nil {
 			Expect(setup.WriteStage(ctx, s.Env, s.Stage)).To(Succeed())
-			GinkgoWriter.Printf("stage evidence: %s/%s/stage.json (%s)\n", s.Env.RunDir, s.Plan.Stage, s.Stage.Evidence.Status)
+			fmt.Fprintf(s.console(), "stage evidence: %s/%s/stage.json (%s)\n", s.Env.RunDir, s.Plan.Stage, s.Stage.Evidence.Status)
+		}
+	})
+	ReportAfterEach(func(r SpecReport) {
+		if !s.verbose {
+			writeConsole(os.Stdout, r)
+		}
+	})
+	ReportAfterSuite("failures of the suite's own nodes on the console", func(r Report) {
+		if !s.verbose {
+			writeConsole(os.Stdout, r.SpecReports.WithLeafNodeType(types.NodeTypesForSuiteLevelNodes).WithState(types.SpecStateFailureStates)...)
 		}
 	})
 	ReportAfterSuite("JUnit for CI viewers", func(r Report) {
@@ -117,6 +139,16 @@ func (s *Suite) Lifecycle() {
 		path := filepath.Join(s.Env.RunDir, "junit", s.Plan.Stage+".xml")
 		Expect(junit.Write(path, r, junit.Options{ModuleRoot: s.Plan.Root, StageLabels: stageLabels(), Properties: s.runProperties()})).To(Succeed())
 	})
+}
+
+// console is where the lines a user always sees go: streamed with the detail when verbose; else
+// straight to the terminal, and into the spec's log as well, so that a JUnit case holds the same
+// output either way.
+func (s *Suite) console() io.Writer {
+	if s.verbose {
+		return GinkgoWriter
+	}
+	return io.MultiWriter(os.Stdout, GinkgoWriter)
 }
 
 // runProperties identify the run in each JUnit file: run id, target, versions, hardware.

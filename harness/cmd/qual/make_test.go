@@ -292,3 +292,32 @@ func TestMakeDryRunWritesNoTimings(t *testing.T) {
 		}
 	}
 }
+
+// The suites' console is quiet unless asked: every target that runs the suites passes V
+// (QUAL_VERBOSE) to them and leaves Ginkgo's -v out, so the suites choose the detail from the
+// configuration.
+func TestMakeSuitesConsoleFollowsV(t *testing.T) {
+	for _, target := range []string{"qualify", "qualify-all", "smoke", "test-run"} {
+		for _, v := range []string{"", "1"} {
+			args := []string{target}
+			if v != "" {
+				args = append(args, "V="+v)
+			}
+			var ginkgo string
+			for _, line := range strings.Split(strings.ReplaceAll(makeDryRun(t, args...), "\\\n", " "), "\n") {
+				if strings.Contains(line, "go tool ginkgo") {
+					ginkgo = line
+				}
+			}
+			if ginkgo == "" {
+				t.Fatalf("make -n %v runs no ginkgo", args)
+			}
+			if regexp.MustCompile(`go tool ginkgo .*(^| )-v( |$)`).MatchString(ginkgo) {
+				t.Errorf("make %v: ginkgo -v streams every spec's detail whatever V says:\n%s", args, ginkgo)
+			}
+			if !strings.Contains(ginkgo, " QUAL_VERBOSE="+v+" ") {
+				t.Errorf("make %v: the suites are not given QUAL_VERBOSE=%s:\n%s", args, v, ginkgo)
+			}
+		}
+	}
+}
