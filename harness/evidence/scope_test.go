@@ -85,3 +85,36 @@ func TestVerdictSaysWhenTheRunLeftRowsOut(t *testing.T) {
 		t.Errorf("merged scope %+v", sc)
 	}
 }
+
+// A test build's verdict keeps its scope: a smoke, a focus or a shard of a test build says both
+// that it is a test build and which of the target's rows ran; a whole run says TEST BUILD alone,
+// whatever its stages say.
+func TestTestBuildVerdictKeepsTheScope(t *testing.T) {
+	full := Result{Profile: "a", Kind: KindFull, Counted: true, Status: StatusQualified}
+	for _, tc := range []struct {
+		label   string
+		results []Result
+		want    string
+	}{
+		{"smoke", []Result{full}, "TEST BUILD — SMOKE — not a qualification: 1 of 3 rows (selected rows: QUALIFIED)"},
+		{"shard 1/2", []Result{full}, "TEST BUILD — SHARD 1/2 — not a qualification: 1 of 3 rows (selected rows: QUALIFIED)"},
+		{"focused", []Result{{Profile: "a", Kind: KindFull, Counted: true, Status: StatusFailed}}, "TEST BUILD — FOCUSED — not a qualification: 1 of 3 rows (selected rows: FAILED)"},
+		{"focused", []Result{full, {Profile: "b", Kind: KindFull, Counted: true, Status: StatusQualified}, {Profile: "c", Kind: KindReduced, Status: StatusFamilyValidated}}, "TEST BUILD"},
+	} {
+		dir := t.TempDir()
+		run := NewStageRun(Stage{SchemaVersion: SchemaVersion, Stage: "asr", Number: 3, Inventory: scopeRows(), Selection: SelectionOf(scopeRows(), tc.label)})
+		for _, r := range tc.results {
+			run.Add(r)
+		}
+		if err := run.Write(dir, map[string]string{BuildTagsKey: "qual_slowdown"}, Hardware{}); err != nil {
+			t.Fatal(err)
+		}
+		e, err := Assemble(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Verdict(e); got != tc.want {
+			t.Errorf("test build, label %q, %d rows: verdict %q, want %q", tc.label, len(tc.results), got, tc.want)
+		}
+	}
+}
