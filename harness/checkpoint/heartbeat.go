@@ -24,6 +24,12 @@ func (c *Checkpoint) beat(ctx context.Context, step string) func() {
 	return heartbeat(ctx, heartbeatEvery, step, c.sayf)
 }
 
+// Heartbeat is a step's heartbeat outside a row (the suite's image setup): "<step>: still
+// running (<elapsed>)" through logf every 10 s until the returned function is called.
+func Heartbeat(ctx context.Context, step string, logf func(string, ...any)) (stop func()) {
+	return heartbeat(ctx, heartbeatEvery, step, logf)
+}
+
 // heartbeat logs "<step>: still running (<elapsed>)" every interval until stop is called (or ctx
 // ends); no line is printed after stop returns.
 func heartbeat(ctx context.Context, every time.Duration, step string, logf func(string, ...any)) (stop func()) {

@@ -110,8 +110,12 @@ func (s *Suite) Lifecycle() {
 	BeforeSuite(func(sctx SpecContext) {
 		ctx, cancel := context.WithTimeout(sctx, s.Plan.Target.Limits(s.Plan.Stage).Setup)
 		defer cancel()
+		start := time.Now()
+		stop := checkpoint.Heartbeat(ctx, "["+s.Plan.Stage+"] images", s.sayf)
 		env, err := setup.Prepare(ctx, s.Plan, GinkgoWriter)
+		stop()
 		Expect(err).NotTo(HaveOccurred(), "images and run directory")
+		s.sayf("[%s] images ready in %s", s.Plan.Stage, time.Since(start).Round(100*time.Millisecond))
 		env.Log, env.Console = GinkgoWriter, s.console()
 		suiteConfig, _ := GinkgoConfiguration()
 		s.Env, s.Stage = env, s.Plan.NewStageRun(s.Plan.ScopeLabel(len(suiteConfig.FocusStrings) > 0))
@@ -149,6 +153,14 @@ func (s *Suite) console() io.Writer {
 		return GinkgoWriter
 	}
 	return io.MultiWriter(os.Stdout, GinkgoWriter)
+}
+
+// sayf prints a suite-level progress line on the default console only: verbose, Ginkgo streams
+// the setup's own lines, and the spec's log stays as it was.
+func (s *Suite) sayf(format string, args ...any) {
+	if !s.verbose {
+		fmt.Fprintf(os.Stdout, format+"\n", args...)
+	}
 }
 
 // runProperties identify the run in each JUnit file: run id, target, versions, hardware.
