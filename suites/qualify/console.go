@@ -20,7 +20,9 @@ func consoleReporter(rc types.ReporterConfig, verbose bool) types.ReporterConfig
 	if rc.Verbosity().GTE(types.VerbosityLevelVerbose) {
 		return rc
 	}
-	rc.FdOutput, rc.SilenceSkips = true, true
+	// Not succinct (ginkgo's default for several suites): its suite header ends in no newline,
+	// and the documentation format names the stage itself.
+	rc.FdOutput, rc.SilenceSkips, rc.Succinct = true, true, false
 	return rc
 }
 

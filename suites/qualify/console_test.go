@@ -19,11 +19,15 @@ func TestConsoleReporterFollowsVerbose(t *testing.T) {
 		wantSkip bool
 	}{
 		{"default", types.ReporterConfig{}, false, false, true, true},
+		{"default, several suites (ginkgo makes it succinct)", types.ReporterConfig{Succinct: true}, false, false, true, true},
 		{"QUAL_VERBOSE", types.ReporterConfig{}, true, true, false, false},
 		{"QUAL_VERBOSE beside --fd", types.ReporterConfig{FdOutput: true}, true, true, false, false},
 		{"a user's ginkgo -v", types.ReporterConfig{Verbose: true}, false, true, false, false},
 	} {
 		got := consoleReporter(tc.in, tc.verbose)
+		if !tc.wantV && got.Succinct {
+			t.Errorf("%s: succinct: its suite header leaves the line open for the next console line", tc.name)
+		}
 		if got.Verbosity().GTE(types.VerbosityLevelVerbose) != tc.wantV || got.FdOutput != tc.wantFd || got.SilenceSkips != tc.wantSkip {
 			t.Errorf("%s: verbose %v, fd %v, silence skips %v; want %v %v %v", tc.name, got.Verbose, got.FdOutput, got.SilenceSkips, tc.wantV, tc.wantFd, tc.wantSkip)
 		}
