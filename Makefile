@@ -25,6 +25,9 @@ SHARD ?= $(QUAL_SHARD)
 STAGE ?= $(QUAL_STAGE)
 ROWS ?= $(QUAL_ROWS)
 RERUN ?= $(QUAL_RERUN)
+# The suites' console: V=1 (QUAL_VERBOSE) prints every spec's detail; by default each row shows
+# its first line, progress, a line per claim, its [time] line, and failures in full.
+V ?= $(QUAL_VERBOSE)
 # Expanded once: every step of one `make qualify` (deps included) names the same run.
 ifeq ($(origin RUN_ID),undefined)
 RUN_ID := $(shell date -u +%Y%m%d-%H%M%S)
@@ -34,7 +37,7 @@ RUN_DIR ?= reports/$(RUN_ID)
 SUITES := $(sort $(patsubst %/,./%,$(dir $(wildcard suites/*/*_suite_test.go))))
 # The target, checkout and shard a run uses, as the suites and `qual config` read them.
 QUAL_ENV = QUAL_TARGET=$(TARGET) QUAL_TRTMC_ROOT=$(if $(TRTMC_ROOT),$(abspath $(TRTMC_ROOT))) QUAL_SHARD=$(SHARD) \
-  QUAL_STAGE=$(STAGE) QUAL_ROWS=$(ROWS) QUAL_RERUN=$(RERUN)
+  QUAL_STAGE=$(STAGE) QUAL_ROWS=$(ROWS) QUAL_RERUN=$(RERUN) QUAL_VERBOSE=$(V)
 # verify re-reads a TRTMC row's manifest (a testcase's own test_prompt) in the checkout the run used.
 VERIFY_ENV = $(if $(TRTMC_ROOT),QUAL_TRTMC_ROOT=$(abspath $(TRTMC_ROOT)))
 # Where the wall time of a run goes: each timed step appends "step<TAB>seconds", and the end of
@@ -43,7 +46,10 @@ TIMINGS = $(CURDIR)/build/timings/$(RUN_ID).tsv
 # qual, built by `make bin` (with the commit stamped, which `go run` leaves out, and keeping qual's
 # exit statuses, which `go run` turns into 1), and qual-run beside it for images and capacity.
 QUAL := $(CURDIR)/build/bin/qual
-timed = { mkdir -p $(dir $(TIMINGS)); t0=$$(date +%s); rc=0; $(2) || rc=$$?; echo "$(1)	$$(( $$(date +%s) - t0 ))" >> $(TIMINGS); (exit $$rc); }
+# A dry run (make -n) still runs the recipe lines that call $(MAKE): there timed runs the step
+# alone (itself a dry run) and deps keeps no images log, so that make -n writes no file.
+DRY_RUN := $(findstring n,$(firstword -$(MAKEFLAGS)))
+timed = $(if $(DRY_RUN),$(2),{ mkdir -p $(dir $(TIMINGS)); t0=$$(date +%s); rc=0; $(2) || rc=$$?; echo "$(1)	$$(( $$(date +%s) - t0 ))" >> $(TIMINGS); (exit $$rc); })
 
 .PHONY: help deps engine bin FORCE images test test-run qualify capacity qualify-all smoke qualify-trtmc-double inventory inventory-check verify bench fuzz load
 help: ## list the targets
@@ -52,7 +58,7 @@ help: ## list the targets
 
 deps: ## install everything: apt packages, Go modules, parity venv, Docker engine, images
 	@$(call timed,deps,bash harness/scripts/deps.sh && bash containers/engine/ensure-docker.sh)
-	@$(call timed,images,$(MAKE) --no-print-directory images 2> >(tee $(TIMINGS:.tsv=.images.log) >&2))
+	@$(call timed,images,$(MAKE) --no-print-directory images $(if $(DRY_RUN),,2> >(tee $(TIMINGS:.tsv=.images.log) >&2)))
 
 engine: ## start the Docker engine (installs docker.io when missing)
 	bash containers/engine/ensure-docker.sh
@@ -114,7 +120,8 @@ capacity: bin ## per counted ASR and image row: the highest concurrency within t
 # --keep-going: a failing stage must not skip the later stages (a shard would lose them, and
 # shard 1 alone runs the stage-level audits, so the merged report would miss a stage).
 # Each suite writes its own JUnit (suites/junit) to RUN_DIR/junit/<stage>.xml; AIPerf runs print
-# progress lines (-v streams them live), so no --poll-progress-after stack dumps.
+# progress lines (live, with or without V=1), so no --poll-progress-after stack dumps. The suites
+# pick their console from QUAL_VERBOSE (suites/qualify), so no -v here.
 # The exit status follows the verdict: 1 unless QUALIFIED, or with FAIL_ON=failed (QUAL_FAIL_ON)
 # only when a stage FAILED; a failed spec, sign or verify is non-zero too. The last line is the verdict.
 # A shard is part of a run (stage 9's audit is in shard 1 only), so its own verdict is never
@@ -130,7 +137,7 @@ qualify-all: bin ## qualify TARGET (optionally TRTMC_ROOT, SHARD=i/n, STAGE=, RO
 	@mkdir -p $(RUN_DIR)/junit
 	@echo "[qualify] run $(RUN_ID): target $(TARGET) $(if $(SHARD),shard $(SHARD),$(if $(JOB_COMPLETION_INDEX)$(CI_NODE_INDEX),shard from the engine (harness/shard)))"
 	@mkdir -p $(dir $(TIMINGS)); status=0; t0=$$(date +%s); $(QUAL_ENV) QUAL_RUN_DIR=$(CURDIR)/$(RUN_DIR) \
-	  $(GINKGO) -v --keep-going --timeout=6h $$([ -t 1 ] || echo --no-color) $(SUITES) || status=$$?; \
+	  $(GINKGO) --keep-going --timeout=6h $$([ -t 1 ] || echo --no-color) $(SUITES) || status=$$?; \
 	echo "suites	$$(( $$(date +%s) - t0 ))" >> $(TIMINGS); \
 	verdict=0; $(call timed,report,$(QUAL) report $(if $(FAIL_ON),--fail-on $(FAIL_ON)) $(RUN_DIR)) || verdict=$$?; \
 	if [ -f $(RUN_DIR)/evidence.json ]; then $(call timed,sign,$(QUAL) sign $(RUN_DIR)) && \

@@ -47,7 +47,18 @@ type Env struct {
 	// default). The reference build and gate get them as flags; the workload reads clips from Cache.
 	Cache  string
 	Python string
-	Log    io.Writer
+	// Log takes each step's detail; Console the lines a user always sees (the row's first line,
+	// progress, heartbeats, the [time] line). A Console of nil is Log.
+	Log     io.Writer
+	Console io.Writer
+}
+
+// console is where the lines a user always sees go.
+func (e *Env) console() io.Writer {
+	if e.Console != nil {
+		return e.Console
+	}
+	return e.Log
 }
 
 // Checkpoint is one inventory row being qualified.
@@ -97,8 +108,18 @@ func NewIn(env *Env, row inventory.Row, dir string) (*Checkpoint, error) {
 	return c, os.MkdirAll(c.Dir, 0o755)
 }
 
+// logf writes a line of the row's detail.
 func (c *Checkpoint) logf(format string, args ...any) {
-	fmt.Fprintf(c.Env.Log, "[%s/%s] %s\n", c.Env.Stage, c.Manifest.Name, fmt.Sprintf(format, args...))
+	c.linef(c.Env.Log, format, args...)
+}
+
+// sayf writes a line a user always sees: the row's first line, progress, a heartbeat.
+func (c *Checkpoint) sayf(format string, args ...any) {
+	c.linef(c.Env.console(), format, args...)
+}
+
+func (c *Checkpoint) linef(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, "[%s/%s] %s\n", c.Env.Stage, c.Manifest.Name, fmt.Sprintf(format, args...))
 }
 
 // fail records a failure in the result row and returns it as an error.

@@ -59,5 +59,5 @@ func (c *Checkpoint) settleCost() {
 	}
 	account := c.meter.Cost()
 	c.Result.Cost = &account
-	fmt.Fprintln(c.Env.Log, cost.Line(fmt.Sprintf("%s/%s", c.Env.Stage, c.Manifest.Name), account))
+	fmt.Fprintln(c.Env.console(), cost.Line(fmt.Sprintf("%s/%s", c.Env.Stage, c.Manifest.Name), account))
 }

@@ -16,12 +16,18 @@ func (c *Checkpoint) Announce(i, n int) {
 	if c.Row.Counted {
 		counted = "counted"
 	}
-	c.logf("row %d/%d · %s · %s (%s, %s)", i, n, c.Env.Stage, c.Manifest.Name, c.Row.Kind, counted)
+	c.sayf("row %d/%d · %s · %s (%s, %s)", i, n, c.Env.Stage, c.Manifest.Name, c.Row.Kind, counted)
 }
 
 // beat starts the heartbeat of one step; the returned function stops it.
 func (c *Checkpoint) beat(ctx context.Context, step string) func() {
-	return heartbeat(ctx, heartbeatEvery, step, c.logf)
+	return heartbeat(ctx, heartbeatEvery, step, c.sayf)
+}
+
+// Heartbeat is a step's heartbeat outside a row (the suite's image setup): "<step>: still
+// running (<elapsed>)" through logf every 10 s until the returned function is called.
+func Heartbeat(ctx context.Context, step string, logf func(string, ...any)) (stop func()) {
+	return heartbeat(ctx, heartbeatEvery, step, logf)
 }
 
 // heartbeat logs "<step>: still running (<elapsed>)" every interval until stop is called (or ctx

@@ -47,3 +47,28 @@ func TestHeartbeatUntilTheStepEnds(t *testing.T) {
 		t.Errorf("heartbeat every %s: a step may be silent longer than 10 s", heartbeatEvery)
 	}
 }
+
+// The lines a user always sees (the row's first line, a heartbeat, the [time] line) go to the
+// console; a step's detail goes to the log only. Without a console, everything is in the log.
+func TestConsoleLinesAndDetailGoApart(t *testing.T) {
+	var console, log strings.Builder
+	c := &Checkpoint{Env: &Env{Stage: "asr", Log: &log, Console: &console}}
+	c.Manifest.Name = "p"
+	c.Row.Kind, c.Row.Counted = "full", true
+	c.Announce(1, 2)
+	c.sayf("[aiperf] 10s: 1/4 requests answered")
+	c.logf("server ready in 1.0s")
+	if want := "[asr/p] row 1/2 · asr · p (full, counted)\n[asr/p] [aiperf] 10s: 1/4 requests answered\n"; console.String() != want {
+		t.Errorf("console %q, want %q", console.String(), want)
+	}
+	if log.String() != "[asr/p] server ready in 1.0s\n" {
+		t.Errorf("log %q holds more than the detail", log.String())
+	}
+	log.Reset()
+	c.Env.Console = nil
+	c.Announce(2, 2)
+	c.logf("detail")
+	if log.String() != "[asr/p] row 2/2 · asr · p (full, counted)\n[asr/p] detail\n" {
+		t.Errorf("no console: log %q", log.String())
+	}
+}

@@ -222,7 +222,7 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 	}
 	sent := max(1, load.Runs) * (load.Warmup + load.Requests) // each run sends its own warmup
 	start := time.Now()
-	res, err := c.serving.network.RunAIPerf(ctx, c.Env.Images.AIPerf, p, filepath.Join(c.Dir, "aiperf"), sent, answered, c.logf,
+	res, err := c.serving.network.RunAIPerf(ctx, c.Env.Images.AIPerf, p, filepath.Join(c.Dir, "aiperf"), sent, answered, c.sayf,
 		c.Env.Target.Limits(string(c.Env.Stage)).AIPerf)
 	// A request AIPerf gave up on may still be in the server: let its record land before the copy.
 	c.settleRecords(ctx, answered, sent, time.Duration(load.TimeoutSeconds)*time.Second)

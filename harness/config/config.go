@@ -51,6 +51,7 @@ func Vars() []Var {
 		{"QUAL_STAGE", "the stages a run selects, comma-separated (make STAGE=asr); the others are recorded not selected"},
 		{"QUAL_ROWS", "the rows (profiles) a run selects, comma-separated (make ROWS=sphinx-en-us,whisper-tiny-en)"},
 		{"QUAL_RERUN", "a run directory (relative: under the repository root) whose failed rows this run selects again (make RERUN=reports/<run>)"},
+		{"QUAL_VERBOSE", "the suites' console (make V=1): 1 prints every spec's detail (Ginkgo -v: report entries, each step's log); empty or 0 prints per row its first line, progress, one line per claim and the [time] line, and failures in full"},
 		{"QUAL_FAIL_ON", "qual report and make qualify-all: not-qualified (default: exit 1 unless QUALIFIED) or failed (exit 1 only on a FAILED stage)"},
 		{"QUAL_TEST_RUN", "tests: a published reduced run of the reference target (make test makes one first) that the tests needing a real run copy instead of running the suites themselves"},
 		{"QUAL_DOCKER_WAIT", "containers/engine/ensure-docker.sh: seconds to wait for DOCKER_HOST to answer"},
@@ -104,6 +105,9 @@ type Config struct {
 	Shard      shard.Shard
 	Loads      map[stage.Name]Override
 	FailOn     FailOn
+	// Verbose prints every spec's detail on the suites' console (QUAL_VERBOSE); without it a
+	// row shows its first line, progress, a line per claim, its [time] line and failures in full.
+	Verbose bool
 	// Scope names a run that selects only some rows (QUAL_SCOPE, "smoke"); "" lets the suites
 	// say how they were narrowed (a focus, a shard).
 	Scope string
@@ -174,6 +178,11 @@ func FromEnv(getenv func(string) string, environ []string, wd string) (Config, e
 		c.RunDir = absUnder(root, rd, "")
 	}
 	c.Scope = strings.TrimSpace(getenv("QUAL_SCOPE"))
+	if v := strings.TrimSpace(getenv("QUAL_VERBOSE")); v != "" {
+		if c.Verbose, err = strconv.ParseBool(v); err != nil {
+			errs = append(errs, fmt.Errorf("QUAL_VERBOSE=%q is neither 1 nor 0 (make V=1)", v))
+		}
+	}
 	var selErrs []error
 	c.Select, selErrs = readSelect(getenv, root)
 	errs = append(errs, selErrs...)

@@ -45,6 +45,7 @@ func TestStrictValues(t *testing.T) {
 		{"QUAL_ROOT", "/tmp", `QUAL_ROOT="/tmp" holds no go.mod`},
 		{"QUAL_STAGE", "asr,speech", `QUAL_STAGE: unknown stage "speech"`},
 		{"QUAL_RERUN", "/nonexistent/run", `QUAL_RERUN="/nonexistent/run" is not a run directory: it does not exist`},
+		{"QUAL_VERBOSE", "yes please", `QUAL_VERBOSE="yes please" is neither 1 nor 0`},
 	} {
 		_, err := read(t, map[string]string{tc.name: tc.value})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -140,6 +141,16 @@ func TestRerunIsUnderTheRoot(t *testing.T) {
 		c, err := FromEnv(getenv, environ, wd)
 		if err != nil || c.Select.Rerun != filepath.Join(c.Root, "golden") {
 			t.Errorf("from %s: %q, %v", wd, c.Select.Rerun, err)
+		}
+	}
+}
+
+// QUAL_VERBOSE (make V=1) is read once here: empty or 0 is the quiet console, 1 the detail.
+func TestVerboseIsReadOnce(t *testing.T) {
+	for v, want := range map[string]bool{"": false, "0": false, "1": true, "true": true} {
+		c, err := read(t, map[string]string{"QUAL_VERBOSE": v})
+		if err != nil || c.Verbose != want {
+			t.Errorf("QUAL_VERBOSE=%q: verbose %v (%v), want %v", v, c.Verbose, err, want)
 		}
 	}
 }

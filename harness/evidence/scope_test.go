@@ -39,18 +39,7 @@ func TestVerdictSaysWhenTheRunLeftRowsOut(t *testing.T) {
 		{"shard 1/2", []Result{qualified("a", true), {Profile: "b", Kind: KindFull, Counted: true, Status: StatusFailed}}, "SHARD 1/2 — not a qualification: 2 of 3 rows (selected rows: FAILED)"},
 		{"focused", []Result{qualified("a", true), qualified("b", true), qualified("c", false)}, "QUALIFIED"},
 	} {
-		dir := t.TempDir()
-		run := NewStageRun(Stage{SchemaVersion: SchemaVersion, Stage: "asr", Number: 3, Inventory: scopeRows(), Selection: SelectionOf(scopeRows(), tc.label)})
-		for _, r := range tc.results {
-			run.Add(r)
-		}
-		if err := run.Write(dir, map[string]string{}, Hardware{}); err != nil {
-			t.Fatal(err)
-		}
-		e, err := Assemble(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		e := assembleScoped(t, tc.label, tc.results, map[string]string{})
 		if got := Verdict(e); got != tc.want {
 			t.Errorf("label %q, %d rows: verdict %q, want %q", tc.label, len(tc.results), got, tc.want)
 		}
@@ -84,4 +73,45 @@ func TestVerdictSaysWhenTheRunLeftRowsOut(t *testing.T) {
 	if sc := StageScope(merged); sc.Selected != 3 || sc.Total != 3 || sc.Counted != 2 {
 		t.Errorf("merged scope %+v", sc)
 	}
+}
+
+// A test build's verdict keeps its scope: a smoke, a focus or a shard of a test build says both
+// that it is a test build and which of the target's rows ran; a whole run says TEST BUILD alone,
+// whatever its stages say.
+func TestTestBuildVerdictKeepsTheScope(t *testing.T) {
+	full := Result{Profile: "a", Kind: KindFull, Counted: true, Status: StatusQualified}
+	for _, tc := range []struct {
+		label   string
+		results []Result
+		want    string
+	}{
+		{"smoke", []Result{full}, "TEST BUILD — SMOKE — not a qualification: 1 of 3 rows (selected rows: QUALIFIED)"},
+		{"shard 1/2", []Result{full}, "TEST BUILD — SHARD 1/2 — not a qualification: 1 of 3 rows (selected rows: QUALIFIED)"},
+		{"focused", []Result{{Profile: "a", Kind: KindFull, Counted: true, Status: StatusFailed}}, "TEST BUILD — FOCUSED — not a qualification: 1 of 3 rows (selected rows: FAILED)"},
+		{"focused", []Result{full, {Profile: "b", Kind: KindFull, Counted: true, Status: StatusQualified}, {Profile: "c", Kind: KindReduced, Status: StatusFamilyValidated}}, "TEST BUILD"},
+	} {
+		e := assembleScoped(t, tc.label, tc.results, map[string]string{BuildTagsKey: "qual_slowdown"})
+		if got := Verdict(e); got != tc.want {
+			t.Errorf("test build, label %q, %d rows: verdict %q, want %q", tc.label, len(tc.results), got, tc.want)
+		}
+	}
+}
+
+// assembleScoped is the evidence of a one-stage run over scopeRows that selected under label and
+// gave results, its binaries described by versions.
+func assembleScoped(t *testing.T, label string, results []Result, versions map[string]string) Evidence {
+	t.Helper()
+	dir := t.TempDir()
+	run := NewStageRun(Stage{SchemaVersion: SchemaVersion, Stage: "asr", Number: 3, Inventory: scopeRows(), Selection: SelectionOf(scopeRows(), label)})
+	for _, r := range results {
+		run.Add(r)
+	}
+	if err := run.Write(dir, versions, Hardware{}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Assemble(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }

@@ -91,12 +91,17 @@ func allPlanned(results []Result) bool {
 // qualification: its verdict names the narrowing and the rows it covered out of the target's,
 // then what its selected rows gave.
 func Verdict(e Evidence) string {
-	if len(TestBuildTags(e.Versions)) > 0 {
-		return "TEST BUILD"
-	}
 	v := stagesVerdict(e)
-	if sc := ScopeOf(e); sc.Partial() {
-		return scopeVerdict(sc, v)
+	sc := ScopeOf(e)
+	if sc.Partial() {
+		v = scopeVerdict(sc, v)
+	}
+	if len(TestBuildTags(e.Versions)) > 0 {
+		// Never a qualification, whatever the stages say; a scope still says which rows ran.
+		if sc.Partial() {
+			return "TEST BUILD — " + v
+		}
+		return "TEST BUILD"
 	}
 	return v
 }

@@ -555,3 +555,19 @@ func profilesByPath(ps []Profile) map[string]Profile {
 	}
 	return out
 }
+
+// StatusRunnable is the inventory's word, before any run, for a row this machine can run. A run's
+// evidence starts such a row at planned on the ladder until it records the row's result; the
+// inventory keeps "planned" for its one meaning: the row cannot run here (no target stack, a
+// distributed profile), with the reason.
+const StatusRunnable evidence.Status = "runnable"
+
+// MarkRunnable gives StatusRunnable to the rows a run here would give a result: planned, with no
+// reason they cannot run.
+func MarkRunnable(rows []Row) {
+	for i, r := range rows {
+		if r.Status == StatusPlanned && r.Reason == "" && r.GPUs <= 1 {
+			rows[i].Status = StatusRunnable
+		}
+	}
+}

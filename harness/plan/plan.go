@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/containers/spec"
@@ -75,10 +76,17 @@ func New(cfg config.Config, stage string) (*Plan, error) {
 		return nil, err
 	}
 	p.Selection = Select(cfg.Select, stage, p.Rows, failed)
-	if !t.Kind.Embedded() {
-		p.PlannedReason = missingStack(t)
-	}
+	p.PlannedReason = PlannedReason(t)
 	return p, nil
+}
+
+// PlannedReason says why this machine cannot run the target ("" when it can): the embedded
+// reference target always runs; another needs its stack here.
+func PlannedReason(t *target.Target) string {
+	if t.Kind.Embedded() {
+		return ""
+	}
+	return missingStack(t)
 }
 
 // missingStack says why this machine cannot run a non-reference target ("" when it can).
@@ -156,3 +164,19 @@ func NativeBin(root string) string { return HostBin(root, "trtmc-native") }
 // HostBin is the host binary name of the checkout at root, in its build/bin (`qual images` builds
 // trtmc-native and trtmc-server there, make builds qual and qual-run).
 func HostBin(root, name string) string { return filepath.Join(spec.HostBinDir(root), name) }
+
+// Runs are the rows this run gives a checkpoint, in the stage's order: the selected rows with a
+// result (full, reduced, variant) that this machine can run (no planned reason, one GPU at most).
+// A gap, an excluded, a planned or an unselected row is declared but never run.
+func (p *Plan) Runs() []inventory.Row {
+	if p.PlannedReason != "" {
+		return nil
+	}
+	var out []inventory.Row
+	for _, r := range p.Rows {
+		if r.GPUs <= 1 && evidence.Resulting(r) && slices.Contains(p.Selection.Rows, r.Profile) {
+			out = append(out, r)
+		}
+	}
+	return out
+}

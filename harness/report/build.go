@@ -261,7 +261,11 @@ func gateFigureBlocks(s evidence.Stage) []doc.Block {
 		return nil
 	}
 	cols := sortedKeys(names)
-	t := doc.Table{Class: "gate", Header: append([]string{"profile"}, cols...)}
+	header := []string{"profile"}
+	for _, k := range cols {
+		header = append(header, gateFigureName(k))
+	}
+	t := doc.Table{Class: "gate", Header: header}
 	for _, r := range s.Results {
 		if r.Gate == nil {
 			continue
@@ -383,7 +387,7 @@ func glossarySection() doc.Section {
 // glossary defines the report's words, one item each.
 func glossary() []string {
 	return []string{
-		"**Verdict**: QUALIFIED when every stage is qualified; PARTIAL when none failed but some are blocked or planned; NOT QUALIFIED when no stage is qualified and none failed; FAILED when any stage failed; TEST BUILD, whatever the stages say, when the binaries carry a test-only build tag (versions: build_tags, e.g. qual_slowdown).",
+		"**Verdict**: QUALIFIED when every stage is qualified; PARTIAL when none failed but some are blocked or planned; NOT QUALIFIED when no stage is qualified and none failed; FAILED when any stage failed; TEST BUILD, whatever the stages say, when the binaries carry a test-only build tag (versions: build_tags, e.g. qual_slowdown), followed by the scope when the run selected part of the target (TEST BUILD — SMOKE — …).",
 		"**Stage** — *qualified*: at least one counted full-model row is aiperf-qualified and no row failed; *failed*: a row failed, or no counted row was qualified; *blocked*: no profile of the target implements the stage's capability (the audit shows why; JUnit marks it skipped); *planned*: the target could not run here (e.g. no GPU stack), nothing is claimed.",
 		"**Scope** — a run that does not select every row of the target (make smoke, a focus, one shard) is never a qualification: its verdict reads e.g. *SMOKE — not a qualification: 3 of 12 rows (selected rows: QUALIFIED)*, its denominators are the target's, and each row it did not select is *not selected* in the inventory.",
 		"**Row** — *aiperf-qualified*: gate passed on the exact bundle, served, AIPerf ran, every request joined, native == HTTP on every request, outputs meaningful, timing derived, bundle unchanged; *family-validated*: the family gate passed on the bundle (reduced and variant rows stop here); *planned*: not run, with the reason; *not selected*: a row of the target this run did not select; *failed*: a claim failed (see failures); *excluded*: not in the stage's group, with the reason.",

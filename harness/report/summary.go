@@ -25,18 +25,36 @@ const (
 // the headline figures, every value taken from the evidence the reports render (nothing is
 // recomputed here), so a pipeline reads one small file instead of evidence.json.
 type Summary struct {
-	Schema        string         `json:"schema"`
-	SchemaVersion int            `json:"schema_version"`
-	RunID         string         `json:"run_id"`
-	Commit        string         `json:"commit"` // versions["trtmc-qual"]: git describe of the checkout that ran
-	Target        string         `json:"target"`
-	TargetKind    string         `json:"target_kind"`
-	BuildTags     string         `json:"build_tags"`
-	TestBuild     bool           `json:"test_build"` // a test-only build tag (qual_slowdown): never a qualification
-	Verdict       string         `json:"verdict"`
-	Qualification bool           `json:"qualification"` // the verdict is QUALIFIED: every row of the target ran and qualified
-	Scope         SummaryScope   `json:"scope"`
-	Stages        []SummaryStage `json:"stages"`
+	Schema        string          `json:"schema"`
+	SchemaVersion int             `json:"schema_version"`
+	RunID         string          `json:"run_id"`
+	Commit        string          `json:"commit"` // versions["trtmc-qual"]: git describe of the checkout that ran
+	Revision      SummaryRevision `json:"revision"`
+	Target        string          `json:"target"`
+	TargetKind    string          `json:"target_kind"`
+	BuildTags     string          `json:"build_tags"`
+	TestBuild     bool            `json:"test_build"` // a test-only build tag (qual_slowdown): never a qualification
+	Verdict       string          `json:"verdict"`
+	Qualification bool            `json:"qualification"` // the verdict is QUALIFIED: every row of the target ran and qualified
+	Scope         SummaryScope    `json:"scope"`
+	Stages        []SummaryStage  `json:"stages"`
+}
+
+// SummaryRevision is the checkout the run ran from, as the evidence records it
+// (versions["trtmc-qual"], git describe --always --dirty): the commit and whether the checkout
+// had uncommitted changes; Dirty is null when the evidence does not know the checkout.
+type SummaryRevision struct {
+	Commit string `json:"commit"`
+	Dirty  *bool  `json:"dirty"`
+}
+
+// revisionOf reads git describe --always --dirty: "<commit>[-dirty]", or "unknown" without git.
+func revisionOf(describe string) SummaryRevision {
+	if describe == "" || describe == "unknown" {
+		return SummaryRevision{Commit: "unknown"}
+	}
+	commit, dirty := strings.CutSuffix(describe, "-dirty")
+	return SummaryRevision{Commit: commit, Dirty: &dirty}
 }
 
 // SummaryScope is how many of the target's rows the run (or a stage) gave a result.
@@ -104,7 +122,8 @@ func headline() []string {
 func SummaryOf(e evidence.Evidence) Summary {
 	sc := evidence.ScopeOf(e)
 	sum := Summary{Schema: SummarySchema, SchemaVersion: SummarySchemaVersion, RunID: e.RunID, Commit: e.Versions["trtmc-qual"],
-		Target: e.Target, TargetKind: e.TargetKind, BuildTags: e.Versions[evidence.BuildTagsKey],
+		Revision: revisionOf(e.Versions["trtmc-qual"]),
+		Target:   e.Target, TargetKind: e.TargetKind, BuildTags: e.Versions[evidence.BuildTagsKey],
 		TestBuild: len(evidence.TestBuildTags(e.Versions)) > 0, Verdict: evidence.Verdict(e), Scope: scopeOf(sc), Stages: []SummaryStage{}}
 	sum.Qualification = sum.Verdict == "QUALIFIED"
 	for _, s := range e.Stages {

@@ -215,3 +215,39 @@ func jsonFields(t reflect.Type) []string {
 	walk(t)
 	return out
 }
+
+// summary.json carries the revision the run ran from as the evidence records it (git describe
+// --always --dirty): the commit and the dirty flag, for every form describe prints, and a null
+// flag when the evidence does not know the checkout.
+func TestSummaryCarriesTheRunsRevision(t *testing.T) {
+	for _, tc := range []struct {
+		describe, commit string
+		dirty            any // JSON: true, false or nil
+	}{
+		{"714534d-dirty", "714534d", true},
+		{"714534d", "714534d", false},
+		{"v1.2-3-g714534d-dirty", "v1.2-3-g714534d", true},
+		{"v1.2", "v1.2", false},
+		{"unknown", "unknown", nil},
+		{"", "unknown", nil},
+	} {
+		e := summaryRun(t)
+		e.Versions = map[string]string{"trtmc-qual": tc.describe}
+		data, err := SummaryJSON(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Revision *struct {
+				Commit string `json:"commit"`
+				Dirty  any    `json:"dirty"`
+			} `json:"revision"`
+		}
+		if err := json.Unmarshal(data, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Revision == nil || got.Revision.Commit != tc.commit || got.Revision.Dirty != tc.dirty {
+			t.Errorf("versions trtmc-qual %q: revision %+v, want commit %q dirty %v", tc.describe, got.Revision, tc.commit, tc.dirty)
+		}
+	}
+}

@@ -7,12 +7,16 @@ package qualify
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
+	tclog "github.com/testcontainers/testcontainers-go/log"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
@@ -35,6 +39,9 @@ type Suite struct {
 	Plan  *plan.Plan
 	Env   *checkpoint.Env
 	Stage *evidence.StageRun
+	// verbose: Ginkgo streams every spec's detail; otherwise the console is the lines a user
+	// always sees, and consoleText adds failures in full.
+	verbose bool
 }
 
 // NewSuite is a stage's suite; call Lifecycle from init and Run from the Test function.
@@ -62,8 +69,8 @@ func Run(t *testing.T, s *Suite, description string) {
 		suiteConfig.Timeout = budget
 	}
 	suiteConfig.FailOnEmpty = suiteConfig.FailOnEmpty || (suiteConfig.LabelFilter == "" && p.Shards == 1 && !p.Selection.Active)
-	if p.Selection.Active { // QUAL_STAGE, QUAL_ROWS, QUAL_RERUN: the selected rows' specs alone
-		suiteConfig.FocusStrings = append(suiteConfig.FocusStrings, p.Selection.Focus())
+	if suiteConfig.FocusStrings, err = focus(p.Selection, suiteConfig.FocusStrings); err != nil {
+		t.Fatalf("stage %s: %v", s.stage, err)
 	}
 	if p.Selection.Active && len(p.Selection.Rows) == 0 {
 		// No spec runs, so neither does BeforeSuite: the stage is recorded not selected here, so
@@ -73,8 +80,26 @@ func Run(t *testing.T, s *Suite, description string) {
 		}
 		suiteConfig.SkipStrings = append(suiteConfig.SkipStrings, ".")
 	}
+	reporterConfig = consoleReporter(reporterConfig, p.Config.Verbose)
+	s.verbose = reporterConfig.Verbosity().GTE(types.VerbosityLevelVerbose)
+	if !s.verbose { // the containers' own lines are detail too; they are not the spec's log
+		tclog.SetDefault(tclog.NewNoopLogger())
+	}
 	RegisterFailHandler(Fail)
 	RunSpecs(t, description, suiteConfig, reporterConfig)
+}
+
+// focus is the Ginkgo focus of a run: a selection (QUAL_STAGE, QUAL_ROWS, QUAL_RERUN) runs the
+// selected rows' specs alone. Ginkgo ORs its focus strings, so a selection beside a user's own
+// --focus would run the rows of either: that combination is refused.
+func focus(sel plan.Selection, user []string) ([]string, error) {
+	if !sel.Active {
+		return user, nil
+	}
+	if len(user) > 0 {
+		return nil, fmt.Errorf("ginkgo --focus %q beside a selection (QUAL_STAGE, QUAL_ROWS, QUAL_RERUN; make STAGE=, ROWS=, RERUN=): Ginkgo would run the rows of either; use one of the two", user)
+	}
+	return []string{sel.Focus()}, nil
 }
 
 // Lifecycle registers BeforeSuite (images, run directory) and AfterSuite (stage.json, written
@@ -85,16 +110,30 @@ func (s *Suite) Lifecycle() {
 	BeforeSuite(func(sctx SpecContext) {
 		ctx, cancel := context.WithTimeout(sctx, s.Plan.Target.Limits(s.Plan.Stage).Setup)
 		defer cancel()
+		start := time.Now()
+		stop := checkpoint.Heartbeat(ctx, "["+s.Plan.Stage+"] images", s.sayf)
 		env, err := setup.Prepare(ctx, s.Plan, GinkgoWriter)
+		stop()
 		Expect(err).NotTo(HaveOccurred(), "images and run directory")
-		env.Log = GinkgoWriter
+		s.sayf("[%s] images ready in %s", s.Plan.Stage, time.Since(start).Round(100*time.Millisecond))
+		env.Log, env.Console = GinkgoWriter, s.console()
 		suiteConfig, _ := GinkgoConfiguration()
 		s.Env, s.Stage = env, s.Plan.NewStageRun(s.Plan.ScopeLabel(len(suiteConfig.FocusStrings) > 0))
 	}, NodeTimeout(24*time.Hour))
 	AfterSuite(func(ctx SpecContext) {
 		if s.Stage != nil {
 			Expect(setup.WriteStage(ctx, s.Env, s.Stage)).To(Succeed())
-			GinkgoWriter.Printf("stage evidence: %s/%s/stage.json (%s)\n", s.Env.RunDir, s.Plan.Stage, s.Stage.Evidence.Status)
+			fmt.Fprintf(s.console(), "stage evidence: %s/%s/stage.json (%s)\n", s.Env.RunDir, s.Plan.Stage, s.Stage.Evidence.Status)
+		}
+	})
+	ReportAfterEach(func(r SpecReport) {
+		if !s.verbose {
+			writeConsole(os.Stdout, r)
+		}
+	})
+	ReportAfterSuite("failures of the suite's own nodes on the console", func(r Report) {
+		if !s.verbose {
+			writeConsole(os.Stdout, r.SpecReports.WithLeafNodeType(types.NodeTypesForSuiteLevelNodes).WithState(types.SpecStateFailureStates)...)
 		}
 	})
 	ReportAfterSuite("JUnit for CI viewers", func(r Report) {
@@ -104,6 +143,24 @@ func (s *Suite) Lifecycle() {
 		path := filepath.Join(s.Env.RunDir, "junit", s.Plan.Stage+".xml")
 		Expect(junit.Write(path, r, junit.Options{ModuleRoot: s.Plan.Root, StageLabels: stageLabels(), Properties: s.runProperties()})).To(Succeed())
 	})
+}
+
+// console is where the lines a user always sees go: streamed with the detail when verbose; else
+// straight to the terminal, and into the spec's log as well, so that a JUnit case holds the same
+// output either way.
+func (s *Suite) console() io.Writer {
+	if s.verbose {
+		return GinkgoWriter
+	}
+	return io.MultiWriter(os.Stdout, GinkgoWriter)
+}
+
+// sayf prints a suite-level progress line on the default console only: verbose, Ginkgo streams
+// the setup's own lines, and the spec's log stays as it was.
+func (s *Suite) sayf(format string, args ...any) {
+	if !s.verbose {
+		fmt.Fprintf(os.Stdout, format+"\n", args...)
+	}
 }
 
 // runProperties identify the run in each JUnit file: run id, target, versions, hardware.
@@ -186,14 +243,15 @@ func (s *Suite) NewCheckpoint(row inventory.Row) *checkpoint.Checkpoint {
 	return c
 }
 
-// position is the row's place among the stage's rows (of this shard): i of n.
+// position is the row's place among the rows this run runs of the stage (of this shard): i of n.
 func (s *Suite) position(row inventory.Row) (int, int) {
-	for i, r := range s.Plan.Rows {
+	runs := s.Plan.Runs()
+	for i, r := range runs {
 		if r.Profile == row.Profile {
-			return i + 1, len(s.Plan.Rows)
+			return i + 1, len(runs)
 		}
 	}
-	return 0, len(s.Plan.Rows)
+	return 0, len(runs)
 }
 
 // full is a counted checkpoint's whole qualification. The served claims run while the server is

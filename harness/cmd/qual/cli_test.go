@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/internal/runfixture"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan/setup"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 )
 
 // qualRun runs qual in-process and returns its exit status, stdout and stderr.
@@ -318,5 +320,63 @@ func TestVersion(t *testing.T) {
 	code, out, _ := qualRun(t, "--version")
 	if code != exitOK || !strings.HasPrefix(out, "qual github.com/trtmc-qual/trtmc-qual ") || !strings.Contains(out, "\ncommit ") {
 		t.Errorf("--version: exit %d %q", code, out)
+	}
+}
+
+// "planned" keeps one meaning in qual inventory: the row cannot run here, with the reason (no
+// target stack, a distributed profile). A row a run here would give a result is "runnable", for
+// every target kind and stage: the reference target, the TRTMC fixture without its CLI, and the
+// TRTMC target on its contract double.
+func TestInventorySaysPlannedOnlyForRowsThatCannotRun(t *testing.T) {
+	double := filepath.Join(repoRoot(), "suites", "targets", "testdata", "trtmc-double")
+	t.Chdir(repoRoot()) // the reference target's manifests are under the working directory, as for make inventory
+	for _, tc := range []struct {
+		file, fixture string
+		env           map[string]string
+		runs          bool // the target can run on this machine
+	}{
+		{"reference.yaml", "", nil, true},
+		{"trtmc.yaml", "trtmc-newer", nil, false},
+		{"trtmc.yaml", "trtmc-double", map[string]string{"QUAL_TRTMC_TRTMC_BINARY": filepath.Join(double, "bin", "trtmc"),
+			"QUAL_TRTMC_CUDA_IMAGE": "{reference_server_image}", "QUAL_TRTMC_GPU": "none", "QUAL_TRTMC_PYTHON": "python3"}, true},
+	} {
+		useTarget(t, tc.file, tc.fixture)
+		for k, v := range tc.env {
+			t.Setenv(k, v)
+		}
+		code, out, errOut := qualRun(t, "inventory", "--json")
+		if code != exitOK {
+			t.Fatalf("%s %s: exit %d %s", tc.file, tc.fixture, code, errOut)
+		}
+		var inv map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(out), &inv); err != nil {
+			t.Fatal(err)
+		}
+		resulting := 0
+		for _, s := range stage.Names() {
+			var entry struct{ Rows []evidence.InventoryRow }
+			if err := json.Unmarshal(inv[string(s)], &entry); err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range entry.Rows {
+				if !evidence.Resulting(r) {
+					continue
+				}
+				resulting++
+				runs := tc.runs && r.GPUs <= 1
+				switch {
+				case runs && r.Status != "runnable": // the word a user reads
+					t.Errorf("%s %s: %s can run here but is %q", tc.file, tc.fixture, r.Profile, r.Status)
+				case !runs && (r.Status != evidence.StatusPlanned || r.Reason == ""):
+					t.Errorf("%s %s: %s cannot run here but is %q (reason %q)", tc.file, tc.fixture, r.Profile, r.Status, r.Reason)
+				}
+			}
+		}
+		if resulting == 0 {
+			t.Errorf("%s %s: no row with a result to check", tc.file, tc.fixture)
+		}
+		for k := range tc.env {
+			t.Setenv(k, "")
+		}
 	}
 }

@@ -42,7 +42,8 @@ func runConfig(_ context.Context, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "shard %s\n", cfg.Shard)
 	for _, s := range stage.Names() {
 		l := t.StageLoad(string(s))
-		fmt.Fprintf(stdout, "stage %s: %d warmup + %d measured requests at concurrency %d\n", s, l.Warmup, l.Requests, l.Concurrency)
+		// Runs as the suites run them: 0 in a target file is one run.
+		fmt.Fprintf(stdout, "stage %s: %d run(s) × (%d warmup + %d measured requests) at concurrency %d\n", s, max(1, l.Runs), l.Warmup, l.Requests, l.Concurrency)
 	}
 	if !cfg.Select.Active() {
 		return nil

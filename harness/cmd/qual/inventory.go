@@ -79,10 +79,8 @@ func runInventory(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(paths) == 0 {
 		return fmt.Errorf("target %s finds no manifests under %s (globs %v)", t.Name, root, t.Manifests)
 	}
-	opts := inventory.Options{Capabilities: plan.Capabilities(t)}
-	if !t.Kind.Embedded() {
-		opts.PlannedReason = "planned: TRTMC needs a GPU runner with TensorRT; no TRTMC result is claimed from this machine"
-	}
+	// The rows a run here cannot give a result are planned with the reason a run records.
+	opts := inventory.Options{Capabilities: plan.Capabilities(t), PlannedReason: plan.PlannedReason(t)}
 	rep := inventory.Scan(paths, opts)
 	var stages []string
 	for _, n := range stage.Names() {
@@ -100,6 +98,7 @@ func runInventory(ctx context.Context, args []string, stdout io.Writer) error {
 			}
 		}
 		inventory.Relative(rows, root)
+		inventory.MarkRunnable(rows)
 		entry := map[string]any{"rows": rows, "counted": len(inventory.Counted(rows))}
 		if len(inventory.Counted(rows)) == 0 {
 			audit, err := inventory.Audit(paths, stage.Name(s).Capability(), opts.Capabilities)

@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/config"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 )
 
 // Each wrong invocation gets its message and exit status 2; a failing command gets 1.
@@ -53,5 +57,27 @@ func TestConfigPreflight(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := runQual(context.Background(), []string{"config"}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "target reference") {
 		t.Errorf("default configuration: exit %d %q %q", code, stdout.String(), stderr.String())
+	}
+}
+
+// qual config prints every load setting a run uses, each stage's runs (QUAL_<STAGE>_RUNS)
+// beside its warmup, requests and concurrency, for every override variable.
+func TestConfigPrintsEveryLoadSetting(t *testing.T) {
+	useTarget(t, "reference.yaml", "")
+	for _, s := range stage.Names() {
+		t.Setenv(config.LoadVar(s, "WARMUP"), "3")
+		t.Setenv(config.LoadVar(s, "REQUESTS"), "11")
+		t.Setenv(config.LoadVar(s, "CONCURRENCY"), "2")
+		t.Setenv(config.LoadVar(s, "RUNS"), "7")
+	}
+	code, stdout, stderr := qualRun(t, "config")
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+	}
+	for _, s := range stage.Names() {
+		want := fmt.Sprintf("stage %s: 7 run(s) × (3 warmup + 11 measured requests) at concurrency 2", s)
+		if !strings.Contains(stdout, want) {
+			t.Errorf("no line %q in\n%s", want, stdout)
+		}
 	}
 }

@@ -270,3 +270,54 @@ func goList(t *testing.T, dir string, pattern string) []string {
 	}
 	return strings.Fields(string(out))
 }
+
+// A dry run (`make -n`) only prints: make still runs every recipe line that calls $(MAKE), so
+// the timing wrapper around those lines must write nothing either, for every target that times
+// a step.
+func TestMakeDryRunWritesNoTimings(t *testing.T) {
+	dir := t.TempDir() // exists, as build/timings does after a first run
+	for _, target := range []string{"deps", "qualify", "qualify-all", "smoke", "test", "test-run", "qualify-trtmc-double"} {
+		cmd := exec.Command("make", "--no-print-directory", "-n", target, "RUN_ID=dry-run-test", "TIMINGS="+filepath.Join(dir, "run.tsv"))
+		cmd.Dir = repoRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("make -n %s: %v\n%s", target, err, out)
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			t.Errorf("make -n %s wrote %s in %s", target, e.Name(), dir)
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// The suites' console is quiet unless asked: every target that runs the suites passes V
+// (QUAL_VERBOSE) to them and leaves Ginkgo's -v out, so the suites choose the detail from the
+// configuration.
+func TestMakeSuitesConsoleFollowsV(t *testing.T) {
+	for _, target := range []string{"qualify", "qualify-all", "smoke", "test-run"} {
+		for _, v := range []string{"", "1"} {
+			args := []string{target}
+			if v != "" {
+				args = append(args, "V="+v)
+			}
+			var ginkgo string
+			for _, line := range strings.Split(strings.ReplaceAll(makeDryRun(t, args...), "\\\n", " "), "\n") {
+				if strings.Contains(line, "go tool ginkgo") {
+					ginkgo = line
+				}
+			}
+			if ginkgo == "" {
+				t.Fatalf("make -n %v runs no ginkgo", args)
+			}
+			if regexp.MustCompile(`go tool ginkgo .*(^| )-v( |$)`).MatchString(ginkgo) {
+				t.Errorf("make %v: ginkgo -v streams every spec's detail whatever V says:\n%s", args, ginkgo)
+			}
+			if !strings.Contains(ginkgo, " QUAL_VERBOSE="+v+" ") {
+				t.Errorf("make %v: the suites are not given QUAL_VERBOSE=%s:\n%s", args, v, ginkgo)
+			}
+		}
+	}
+}
