@@ -14,10 +14,10 @@ import (
 // real run's tables (every family's gate), nor of a TRTMC gate's own figure, holds an
 // identifier's underscore, and no two columns of a table share a name.
 func TestGateFigureHeadersAreNamesNotKeys(t *testing.T) {
-	_, e := realRun(t)
+	pics, e := realRun(t)
 	trtmc := evidence.Result{Profile: "trtmc-row", Gate: &family.GateResult{Figures: map[string]float64{"wer_percent_max": 1, "gold_wer": 0.1}}}
 	e.Stages = append(e.Stages, evidence.Stage{Stage: "asr", Number: 3, Status: evidence.StatusFailed, Results: []evidence.Result{trtmc}})
-	md := Markdown(e)
+	md := Markdown(e, pics)
 	header := regexp.MustCompile(`(?m)^Gate figures:\n\n(\|.*\|)$`)
 	tables := header.FindAllStringSubmatch(md, -1)
 	if len(tables) < 4 { // asr, t2i, audioqa and the TRTMC-like stage
