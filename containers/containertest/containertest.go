@@ -5,7 +5,6 @@ package containertest
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/containers/images"
 	"github.com/trtmc-qual/trtmc-qual/containers/trtmcserver"
+	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	st "github.com/trtmc-qual/trtmc-qual/server/servertest"
 )
 
@@ -49,7 +49,11 @@ func StartServerWith(t *testing.T, bundles []string, opts ...testcontainers.Cont
 // images does.
 func Images(t *testing.T) images.Set {
 	t.Helper()
-	set, err := (&images.Builder{Log: Log{t}, BaseImage: os.Getenv("QUAL_BASE_IMAGE"), CacheDir: os.Getenv("QUAL_CACHE")}).Ensure(context.Background(), st.RepoRoot())
+	cfg, err := config.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := (&images.Builder{Log: Log{t}, BaseImage: cfg.BaseImage, CacheDir: cfg.Cache}).Ensure(context.Background(), st.RepoRoot())
 	if err != nil {
 		t.Fatal(err)
 	}
