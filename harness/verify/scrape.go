@@ -150,12 +150,20 @@ func scrapedTaskCalls(path string, scrape serverScrape, report reporter) (taskCa
 	ok, all := false, scrape.metrics["trtmc_task_call_seconds"].Series
 	s.buckets, s.hasAvg = map[float64]int{}, len(all) == 1
 	for _, one := range all {
-		if one.Stats.Count == nil || one.Stats.Sum == nil {
+		// AIPerf writes a series that counted no call in the window as {"count": 0}, without
+		// sum or avg (its warmup window can take in every call of a short run when its
+		// "warmup complete" scrape comes late on a starved machine): zero calls, not no scrape.
+		if one.Stats.Count == nil || (one.Stats.Sum == nil && *one.Stats.Count != 0) {
 			continue
 		}
 		ok = true
 		s.calls += int(*one.Stats.Count)
-		s.seconds += *one.Stats.Sum
+		if one.Stats.Sum != nil {
+			s.seconds += *one.Stats.Sum
+		}
+		if *one.Stats.Count == 0 && one.Stats.Avg == nil {
+			continue // no mean to compare, no calls in any bucket
+		}
 		if s.hasAvg && one.Stats.Avg != nil {
 			s.avg = *one.Stats.Avg
 		} else {

@@ -1,9 +1,12 @@
 package verify
 
 import (
+	"fmt"
 	"maps"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -76,5 +79,36 @@ func TestScrapeSeriesAgainstRecords(t *testing.T) {
 	}
 	if crossed < 200 {
 		t.Errorf("only %d of 500 trials had the window of every call and moved one across a bucket bound: the attack is too weak to test", crossed)
+	}
+}
+
+// A window that counted no Task call is written by AIPerf as {"count": 0} without a sum or mean
+// (a late "warmup complete" scrape on a starved machine leaves the profiling window empty): that
+// is a scrape of zero calls, which the records allow, not a missing scrape; a series that counted
+// calls but lost its sum is still no scrape.
+func TestScrapeOfNoCallsIsZeroCalls(t *testing.T) {
+	parse := func(stats string) (taskCallSeries, bool, []string) {
+		t.Helper()
+		path := filepath.Join(t.TempDir(), "server_metrics_export.json")
+		body := `{"metrics":{"trtmc_task_call_seconds":{"type":"histogram","series":[{"labels":{"model":"m"},"stats":` + stats +
+			`,"buckets":{"0.5":0,"+Inf":0}}]}}}`
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var problems []string
+		s, ok := scrapedTaskCalls(path, readScrape(path), func(where, format string, args ...any) {
+			problems = append(problems, fmt.Sprintf(format, args...))
+		})
+		return s, ok, problems
+	}
+	s, ok, problems := parse(`{"count":0}`)
+	if !ok || s.calls != 0 || s.seconds != 0 || len(problems) > 0 {
+		t.Fatalf("AIPerf's empty window: ok %v, %+v, %v", ok, s, problems)
+	}
+	if got := s.against([]float64{0.1, 0.2, 0.3}); len(got) > 0 {
+		t.Errorf("zero calls against three records: %v", got)
+	}
+	if _, ok, _ := parse(`{"count":3}`); ok {
+		t.Error("a series of 3 calls without its sum was read as a scrape")
 	}
 }
