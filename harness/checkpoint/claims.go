@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/claim"
-	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // derive stores the claims' records in the row, each derived (harness/claim) from the files the
@@ -20,16 +19,13 @@ func (c *Checkpoint) derive(claims ...claim.Claim) (*claim.Artifacts, error) {
 	return a, nil
 }
 
-// given are the values the claims take from the stage and the pins: the route the join
-// matches, the clip length where a record states none, the pinned dataset's groups.
+// given are the values the claims take from the stage and the pins: the stage (its route, clip
+// lengths, reading of responses, meaning rule), the testcase's declared thresholds, the pinned
+// dataset's groups.
 func (c *Checkpoint) given() claim.Given {
 	path := ""
 	if c.Testcase.Dataset != "" {
 		path = filepath.Join(c.Env.Root, c.Testcase.Dataset)
 	}
-	g := claim.Given{Route: c.W.Route(), Groups: claim.DatasetGroups(path)}
-	if ct, ok := c.W.(workload.ClipTimed); ok {
-		g.ClipSeconds = ct.ClipSeconds
-	}
-	return g
+	return claim.StageGiven(c.W, claim.DeclaredThresholds(c.Manifest.Path, c.Testcase.Name), claim.DatasetGroups(path))
 }

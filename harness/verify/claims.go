@@ -1,9 +1,12 @@
 package verify
 
 import (
+	"fmt"
+
 	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
+	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
 // claimsCheck derives every claim each row makes (join, timing, repeated runs, accuracy,
@@ -20,18 +23,33 @@ func claimsCheck(r *Run) []Problem {
 }
 
 // loadArtifacts loads a row's files once, before any check runs, with what its stage and the
-// pins give: the stage's route and clip lengths, the pinned dataset's groups.
+// pins give: the stage (reading kept artifacts where the server answered file:// URLs), the
+// thresholds its manifest's testcase declares, the pinned dataset's groups.
 func loadArtifacts(runDir string, p pins, s evidence.Stage, r evidence.Result) *claim.Artifacts {
-	given := claim.Given{Groups: func() (map[string]string, error) { return p.GateGroups(s, r) }}
+	groups := func() (map[string]string, error) { return p.GateGroups(s, r) }
 	w, err := workload.Get(s.Stage)
-	switch {
-	case err == nil:
-		given.Route = w.Route()
-		if ct, ok := w.(workload.ClipTimed); ok {
-			given.ClipSeconds = ct.ClipSeconds
+	if err != nil { // an unknown stage, which the claims name: its recorded route
+		given := claim.Given{Groups: groups}
+		if r.Join != nil {
+			given.Route = r.Join.Route
 		}
-	case r.Join != nil: // an unknown stage, which servedCheck names: its recorded route
-		given.Route = r.Join.Route
+		return claim.Load(runDir, r, given)
 	}
-	return claim.Load(runDir, r, given)
+	if r.Scratch != nil { // TRTMC answers images as file:// URLs: read the artifacts the run kept
+		if dir, err := workload.InsideDir(runDir, "scratch.dir", r.Scratch.Dir); err == nil {
+			w = workload.WithArtifacts(w, workload.ScratchReader(r.Scratch.Container, dir))
+		}
+	}
+	thresholds := func() (manifest.Thresholds, error) {
+		path, named, ok, err := p.RowManifest(s, r.Profile)
+		if err != nil || !ok {
+			return manifest.Thresholds{}, fmt.Errorf("the row's manifest is not pinned (%v)", err)
+		}
+		m, err := manifest.Read(path)
+		if err != nil || len(m.Testcases) == 0 {
+			return manifest.Thresholds{}, fmt.Errorf("%s has no testcase (%v)", named, err)
+		}
+		return claim.DeclaredThresholds(path, m.Testcases[0].Name)()
+	}
+	return claim.Load(runDir, r, claim.StageGiven(w, thresholds, groups))
 }

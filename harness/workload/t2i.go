@@ -323,11 +323,6 @@ func declaredIn(th manifest.Thresholds) string {
 	return "not in " + th.Path
 }
 
-// RecheckMeaning recomputes nothing: the sanity statistics need the family's thresholds file,
-// which a published run does not carry. Each image's pixel hash is re-derived offline through
-// HTTPOutput instead.
-func (t2i) RecheckMeaning([]evidence.Output, evidence.Meaning) []string { return nil }
-
 // ImagePayloadSHA is an image request's input identity (task.ImageRequestSHA256) from the payload
 // AIPerf sent, read as trtmc-server reads a request (server/images.go toTaskRequest: guidance
 // and steps left to the family when absent, n 1, seed 0) and completed with the family's

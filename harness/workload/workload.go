@@ -54,9 +54,6 @@ type Workload interface {
 	// Meaning checks that the outputs are meaningful within the family's thresholds, not only
 	// identical; failures are listed in the returned Meaning.
 	Meaning(th manifest.Thresholds, outputs []evidence.Output, pairs []join.Pair) (evidence.Meaning, error)
-	// RecheckMeaning recomputes from stored outputs what Meaning derived from them and says
-	// what differs (qual verify).
-	RecheckMeaning(outputs []evidence.Output, m evidence.Meaning) []string
 	// PlannedNative is what the native run would be given for one input under load l, before
 	// any request is sent (qual plan): the values Request reads back from the sent request.
 	PlannedNative(in Input, l Load) (map[string]string, error)
