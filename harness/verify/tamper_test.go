@@ -580,7 +580,7 @@ func tampers() []tamper {
 				})
 			}},
 		{name: "one stored HTTP output edited", forged: true,
-			want: []string{"stored HTTP output"},
+			want: []string{"identity recomputed differently", "http_output"},
 			edit: func(t *testing.T, f *forger) {
 				i, _ := f.result(asr, q, "")
 				f.stage(asr, func(s *evidence.Stage) { s.Results[i].Outputs[0].HTTPOutput += " (edited)" })
