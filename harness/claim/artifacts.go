@@ -12,7 +12,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
-	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
 // Given are the values a row's claims are derived from that are not its files: what the stage
@@ -30,12 +29,16 @@ type Given struct {
 	// rule; nil for a stage no workload is registered for.
 	Stage workload.Workload
 	// Thresholds reads the thresholds the row's testcase declares, for the meaning rule.
-	Thresholds func() (manifest.Thresholds, error)
+	Thresholds workload.ThresholdsReader
+	// GatePins reads what the row's gate is derived against (the repository root, the gate's
+	// testcase in the row's pinned manifest, its pinned thresholds); nil for a gate not derived
+	// here (a TRTMC family's own test).
+	GatePins func() (workload.GateRecheck, error)
 }
 
 // StageGiven is what a stage gives every row's claims: its route, its clip lengths where its
 // figures need them, its reading of responses and its meaning rule, within thresholds.
-func StageGiven(w workload.Workload, thresholds func() (manifest.Thresholds, error), groups func() (map[string]string, error)) Given {
+func StageGiven(w workload.Workload, thresholds workload.ThresholdsReader, groups func() (map[string]string, error)) Given {
 	g := Given{Route: w.Route(), Stage: w, Thresholds: thresholds, Groups: groups}
 	if ct, ok := w.(workload.ClipTimed); ok {
 		g.ClipSeconds = ct.ClipSeconds

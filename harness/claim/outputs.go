@@ -6,7 +6,6 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
-	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
 // Outputs is the native/HTTP identity of every stored output: its HTTP output re-derived by the
@@ -72,13 +71,4 @@ func deriveMeaning(a *Artifacts) (*evidence.Meaning, error) {
 	}
 	m, err := a.Given.Stage.Meaning(th, a.Row.Outputs, a.Join.Pairs)
 	return &m, err
-}
-
-// DeclaredThresholds reads the thresholds testcase declares beside the manifest at
-// manifestPath (none declared: no bounds, which the meaning rule records as such), as
-// Given.Thresholds.
-func DeclaredThresholds(manifestPath, testcase string) func() (manifest.Thresholds, error) {
-	return func() (manifest.Thresholds, error) {
-		return manifest.ReadDeclaredThresholds(manifest.ThresholdsPath(manifest.Manifest{Path: manifestPath}, testcase))
-	}
 }

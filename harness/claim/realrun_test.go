@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,7 +70,16 @@ func stageGiven(t *testing.T, root, runDir, stage string, r evidence.Result) Giv
 	if err != nil {
 		t.Fatal(err)
 	}
-	return StageGiven(w, DeclaredThresholds(manifests[0], m.Testcases[0].Name), DatasetGroups(filepath.Join(root, r.Dataset.Path)))
+	g := StageGiven(w, workload.DeclaredThresholds(manifests[0], m.Testcases[0].Name), DatasetGroups(filepath.Join(root, r.Dataset.Path)))
+	g.GatePins = func() (workload.GateRecheck, error) {
+		i := slices.IndexFunc(m.Testcases, func(tc manifest.Testcase) bool { return tc.Name == r.Gate.Testcase })
+		if i < 0 {
+			return workload.GateRecheck{}, fmt.Errorf("no testcase %s", r.Gate.Testcase)
+		}
+		th, err := manifest.ReadThresholds(manifest.ThresholdsPath(m, r.Gate.Testcase))
+		return workload.GateRecheck{Root: root, Testcase: m.Testcases[i], Thresholds: th}, err
+	}
+	return g
 }
 
 // Every claim derived again from a real run's files is the record the suite stored.
@@ -97,6 +107,12 @@ var (
 	// upload and the pins).
 	outputInputs = []string{".native_output", ".request_id"}
 	outputGiven  = []string{".input_id", ".gold"}
+	// A gate item's outputs and what they are compared with are what its figures are derived
+	// from (a change to one is named by a figure, or by the pins it no longer matches); the gate's
+	// identity, settings, failure messages, item details and a recorded verdict are given (a pass
+	// is derived only where the figures allow it: a recorded failure stays one).
+	gateInputs = []string{".output", ".expected", ".gold", ".id"}
+	gateGiven  = []string{".family", ".profile", ".testcase", ".bundle_sha256", ".distance", ".detail", ".passed"}
 )
 
 // Every field of every stored record of a real run, perturbed alone, is named by the claim's
@@ -113,15 +129,19 @@ func perturbEach(t *testing.T, where string, a *Artifacts) {
 			continue
 		}
 		for _, leaf := range leaves(t, c.Stored(a.Row)) {
-			if c.Name == "no-caching check" && hasSuffix(leaf.path, noCacheGiven) || c.Name == "identity" && hasSuffix(leaf.path, outputGiven) {
+			if c.Name == "no-caching check" && hasSuffix(leaf.path, noCacheGiven) || c.Name == "identity" && hasSuffix(leaf.path, outputGiven) ||
+				c.Name == "gate" && (hasSuffix(leaf.path, gateGiven) || strings.HasPrefix(leaf.path, ".settings") || strings.HasPrefix(leaf.path, ".failures")) {
 				continue
 			}
 			forged := *a
 			forged.Row = perturbed(t, a.Row, c, leaf)
 			got := strings.Join(c.Check(&forged), "\n")
 			want := leaf.path
-			if c.Name == "no-caching check" && hasSuffix(leaf.path, noCacheInputs) || c.Name == "identity" && hasSuffix(leaf.path, outputInputs) {
+			switch {
+			case c.Name == "no-caching check" && hasSuffix(leaf.path, noCacheInputs) || c.Name == "identity" && hasSuffix(leaf.path, outputInputs):
 				want = "not recomputable"
+			case c.Name == "gate" && strings.HasPrefix(leaf.path, ".items") && hasSuffix(leaf.path, gateInputs):
+				want = "gate" // named by a figure it changes or the pin it no longer matches
 			}
 			if !strings.Contains(got, c.Name) || !strings.Contains(got, want) {
 				t.Errorf("%s %s%s perturbed: want a problem naming %q, got %q", where, c.Name, leaf.path, want, got)

@@ -24,8 +24,9 @@ func claimsCheck(r *Run) []Problem {
 
 // loadArtifacts loads a row's files once, before any check runs, with what its stage and the
 // pins give: the stage (reading kept artifacts where the server answered file:// URLs), the
-// thresholds its manifest's testcase declares, the pinned dataset's groups.
-func loadArtifacts(runDir string, p pins, s evidence.Stage, r evidence.Result) *claim.Artifacts {
+// thresholds its manifest's testcase declares, the pinned dataset's groups, the pins its gate is
+// derived against.
+func loadArtifacts(runDir string, p pins, runKind string, s evidence.Stage, r evidence.Result) *claim.Artifacts {
 	groups := func() (map[string]string, error) { return p.GateGroups(s, r) }
 	w, err := workload.Get(s.Stage)
 	if err != nil { // an unknown stage, which the claims name: its recorded route
@@ -49,7 +50,9 @@ func loadArtifacts(runDir string, p pins, s evidence.Stage, r evidence.Result) *
 		if err != nil || len(m.Testcases) == 0 {
 			return manifest.Thresholds{}, fmt.Errorf("%s has no testcase (%v)", named, err)
 		}
-		return claim.DeclaredThresholds(path, m.Testcases[0].Name)()
+		return workload.DeclaredThresholds(path, m.Testcases[0].Name)()
 	}
-	return claim.Load(runDir, r, claim.StageGiven(w, thresholds, groups))
+	given := claim.StageGiven(w, thresholds, groups)
+	given.GatePins = gatePins(p, runKind, s, r)
+	return claim.Load(runDir, r, given)
 }

@@ -49,14 +49,26 @@ type GateRecheck struct {
 	Pairs      []join.Pair         // the row's joined requests; nil when it served nothing
 }
 
-// GateRechecker is a workload whose gate verify recomputes offline from the stored outputs and
-// the pins. A stage without it has its thresholds checked and nothing recomputed.
+// ThresholdsReader reads the thresholds a row's testcase declares.
+type ThresholdsReader func() (manifest.Thresholds, error)
+
+// DeclaredThresholds reads the thresholds testcase declares beside the manifest at manifestPath
+// (none declared: no bounds, which the meaning rule records as such).
+func DeclaredThresholds(manifestPath, testcase string) ThresholdsReader {
+	return func() (manifest.Thresholds, error) {
+		return manifest.ReadDeclaredThresholds(manifest.ThresholdsPath(manifest.Manifest{Path: manifestPath}, testcase))
+	}
+}
+
+// GateRechecker is a workload whose gate figures are derived from the gate's stored outputs and
+// the pins (harness/claim's gate claim). A stage without it has its thresholds checked and
+// nothing derived.
 type GateRechecker interface {
 	Workload
-	// RecheckGate recomputes the gate's figures, reports every stored figure, expected output or
-	// served output that differs, and returns the recomputed figures' failures against the
-	// pinned thresholds (verify compares the recorded verdict with them).
-	RecheckGate(in GateRecheck) (fails []string, found []Finding)
+	// GateFigures derives the gate's figures (a stored figure the derivation agrees with within
+	// rounding kept as stored), the failures of those figures against the pinned thresholds, and
+	// every stored expected output or served output that is not the pins' or the gate's.
+	GateFigures(in GateRecheck) (figures map[string]float64, fails []string, found []Finding)
 }
 
 // InputSource is what a row's stored inputs are checked against: its pinned dataset file (the
@@ -178,12 +190,19 @@ func readUpstream(path string) (map[string]string, error) {
 	return out, nil
 }
 
-func compareGateFigures(where string, got, rec map[string]float64, report reporter) {
-	for _, name := range sortedNames(got) {
-		if v, ok := rec[name]; !ok || !closeTo(v, got[name]) {
-			report(where, "gate figure %s recomputed %v from the stored outputs and pinned upstream transcripts, evidence says %v", name, got[name], v)
+// derivedFigures are the recorded figures with each derived one in place of its recorded value,
+// a recorded value within rounding of the derived one kept as recorded.
+func derivedFigures(rec, got map[string]float64) map[string]float64 {
+	out := maps.Clone(rec)
+	if out == nil {
+		out = map[string]float64{}
+	}
+	for name, v := range got {
+		if r, ok := rec[name]; !ok || !closeTo(r, v) {
+			out[name] = v
 		}
 	}
+	return out
 }
 
 func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
