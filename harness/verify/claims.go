@@ -1,12 +1,9 @@
 package verify
 
 import (
-	"fmt"
-
 	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
-	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
 // claimsCheck derives every claim each row makes (join, timing, repeated runs, accuracy,
@@ -41,18 +38,7 @@ func loadArtifacts(runDir string, p pins, runKind string, s evidence.Stage, r ev
 			w = workload.WithArtifacts(w, workload.ScratchReader(r.Scratch.Container, dir))
 		}
 	}
-	thresholds := func() (manifest.Thresholds, error) {
-		path, named, ok, err := p.RowManifest(s, r.Profile)
-		if err != nil || !ok {
-			return manifest.Thresholds{}, fmt.Errorf("the row's manifest is not pinned (%v)", err)
-		}
-		m, err := manifest.Read(path)
-		if err != nil || len(m.Testcases) == 0 {
-			return manifest.Thresholds{}, fmt.Errorf("%s has no testcase (%v)", named, err)
-		}
-		return workload.DeclaredThresholds(path, m.Testcases[0].Name)()
-	}
-	given := claim.StageGiven(w, thresholds, groups)
+	given := claim.StageGiven(w, p.DeclaredThresholds(s, r), groups)
 	given.GatePins = gatePins(p, runKind, s, r)
 	return claim.Load(runDir, r, given)
 }
