@@ -1,5 +1,6 @@
-// Package claim derives each claim a row makes (the join of AIPerf's requests to the server's
-// records, the timing figures, the statistics over repeated runs, the gate's accuracy intervals,
+// Package claim derives each claim a row makes (the family gate's figures and verdict, the join
+// of AIPerf's requests to the server's records, the native/HTTP identity of its outputs, their
+// meaning, the timing figures, the statistics over repeated runs, the gate's accuracy intervals,
 // the no-caching verdict) as one function from the row's stored files and the values given to it
 // to the record the evidence stores. The suite derives every claim once, from the files it just
 // wrote, and stores the record; `qual verify` derives the same claims with the same functions
