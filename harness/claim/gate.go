@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // Gate is the family gate's figures and verdict derived by the stage (workload GateFigures) from
@@ -33,14 +32,13 @@ func deriveGate(a *Artifacts) (*evidence.GateResult, error) {
 	again := *g
 	again.Thresholds = maps.Clone(pins.Thresholds.Overrides)
 	again.Figures = maps.Clone(g.Figures)
-	rc, ok := a.Given.Stage.(workload.GateRechecker)
-	if !ok {
-		return &again, nil // no derivation defined for this stage's gate: its thresholds are the pinned
+	if a.Given.Stage == nil {
+		return nil, errors.New("the row's stage has no workload to derive its gate")
 	}
 	where := a.Row.Profile
 	in := pins
 	in.Where, in.Result, in.Pairs = where, a.Row, a.Join.Pairs
-	figures, fails, found := rc.GateFigures(in)
+	figures, fails, found := a.Given.Stage.GateFigures(in)
 	again.Figures, again.Passed = figures, g.Passed && len(fails) == 0
 	var errs []error
 	for _, f := range found {

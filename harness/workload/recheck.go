@@ -16,10 +16,10 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-// What the offline verifier (harness/verify) re-checks of a published row that only some stages
-// have is an optional interface of the Workload, found by type assertion like the others
-// (optional.go): a gate recomputed from the stored outputs, the stored inputs re-hashed, the
-// clip limits re-applied, the records' input identities re-derived. Each takes plain values
+// What the offline verifier (harness/verify) re-checks of a published row, and the gate claim
+// derives (harness/claim), is in the Workload (every stage must say it: a gate's figures, its
+// stored inputs, its records' input identities) or, where only some stages have it, an optional
+// interface (the clip limits re-applied: Admitter). Each takes plain values
 // (paths, the recorded row, the pinned testcase and thresholds) and returns what differs as
 // Findings, so verify asks no stage's name. Everything here reads files only: no model runs.
 
@@ -60,17 +60,6 @@ func DeclaredThresholds(manifestPath, testcase string) ThresholdsReader {
 	}
 }
 
-// GateRechecker is a workload whose gate figures are derived from the gate's stored outputs and
-// the pins (harness/claim's gate claim). A stage without it has its thresholds checked and
-// nothing derived.
-type GateRechecker interface {
-	Workload
-	// GateFigures derives the gate's figures (a stored figure the derivation agrees with within
-	// rounding kept as stored), the failures of those figures against the pinned thresholds, and
-	// every stored expected output or served output that is not the pins' or the gate's.
-	GateFigures(in GateRecheck) (figures map[string]float64, fails []string, found []Finding)
-}
-
 // InputSource is what a row's stored inputs are checked against: its pinned dataset file (the
 // path in the repository, re-hashed by verify), or the one clip a TRTMC testcase carries itself
 // (test_input_audio), sent under the testcase's name, with the sha256 the evidence records for
@@ -89,13 +78,6 @@ type StoredInputs struct {
 	Where  string // the row, as findings name it
 	Source InputSource
 	Result evidence.Result
-}
-
-// StoredInputChecker is a workload whose stored inputs (beside the server records) and AIPerf
-// inputs.json verify ties to the pinned inputs, for a row that ran AIPerf.
-type StoredInputChecker interface {
-	Workload
-	CheckStoredInputs(in StoredInputs) []Finding
 }
 
 // Admission is a row's inputs with the clip limits that applied to it.
@@ -117,15 +99,6 @@ type Admitter interface {
 // ImageDefaults loads the request defaults of the family that served a row (read from its
 // stored bundle), for a workload whose payloads leave settings to the family.
 type ImageDefaults func() (task.ImageSpec, error)
-
-// InputHasher is a workload whose server records carry each request's input identity
-// (input_sha256), which verify re-derives from the payload AIPerf sent.
-type InputHasher interface {
-	Workload
-	// InputSHA prepares the row's derivation; it calls defaults only when its payloads need
-	// the family's defaults, and returns its error as is.
-	InputSHA(defaults ImageDefaults) (func(payload map[string]any) (string, error), error)
-}
 
 // InsideDir joins a path taken from the evidence to dir (the run directory or the repository),
 // refusing anything that would leave it (absolute paths, "..", empty): the evidence is the
