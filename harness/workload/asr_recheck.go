@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"maps"
+	"math"
 	"path/filepath"
 	"slices"
 
@@ -88,6 +89,9 @@ func checkASRGate(root string, where string, tc manifest.Testcase, th manifest.T
 	seconds := 0.0
 	for _, c := range set.Clips {
 		seconds += c.Duration // the pinned length of the clip the gate decodes
+	}
+	if rec, ok := g.Figures["audio_seconds"]; ok && math.Abs(rec-seconds) <= 1e-6*float64(len(set.Clips)) {
+		seconds = rec // the pins state each length to the microsecond, the gate decodes it exactly
 	}
 	got := map[string]float64{"clips": float64(len(set.Clips)), "audio_seconds": seconds}
 	uncomputable := map[string]bool{}
