@@ -71,8 +71,8 @@ func (c Claim) Check(a *Artifacts) []string {
 	}
 	got, err := c.derive(a)
 	var out []string
-	if err != nil {
-		out = append(out, fmt.Sprintf("%s not recomputable: %v", c.Name, err))
+	for _, e := range each(err) {
+		out = append(out, fmt.Sprintf("%s not recomputable: %v", c.Name, e))
 	}
 	if err != nil && (got == nil || reflect.ValueOf(got).IsZero()) {
 		return out
@@ -81,4 +81,16 @@ func (c Claim) Check(a *Artifacts) []string {
 		out = append(out, fmt.Sprintf("%s recomputed differently: %s", c.Name, diff))
 	}
 	return out
+}
+
+// each is err's joined errors one by one (each its own problem, so that none is cut off behind
+// another's long message), or err alone; none for nil.
+func each(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		return joined.Unwrap()
+	}
+	return []error{err}
 }

@@ -41,15 +41,15 @@ func deriveGate(a *Artifacts) (*evidence.GateResult, error) {
 	figures, fails, found := a.Given.Stage.GateFigures(in)
 	again.Figures, again.Passed = figures, g.Passed && len(fails) == 0
 	var errs []error
+	if g.Passed && len(fails) > 0 {
+		errs = append(errs, fmt.Errorf("gate recorded as passed=true; derived figures against the pinned thresholds say fail: %s", strings.Join(fails, "; ")))
+	}
 	for _, f := range found {
 		if f.Where == where {
 			errs = append(errs, errors.New(f.What))
 		} else {
 			errs = append(errs, fmt.Errorf("%s: %s", f.Where, f.What))
 		}
-	}
-	if g.Passed && len(fails) > 0 {
-		errs = append(errs, fmt.Errorf("gate recorded as passed=true; derived figures against the pinned thresholds say fail: %s", strings.Join(fails, "; ")))
 	}
 	return &again, errors.Join(errs...)
 }
