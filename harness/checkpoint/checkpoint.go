@@ -283,7 +283,9 @@ func (referenceSteps) gate(ctx context.Context, c *Checkpoint) error {
 	}
 	c.Result.Gate = &res
 	c.Result.Bundle.SHA256Gated = res.BundleSHA
-	if _, err := c.derive(claim.Accuracy()); err != nil { // how sure the corpus figure is to be within its bound
+	// The gate's figures stored are the ones derived from its stored outputs and the pins, as
+	// verify derives them; then how sure the corpus figure is to be within its bound.
+	if _, err := c.deriveWith(c.gateGiven(thresholds), claim.Gate(), claim.Accuracy()); err != nil {
 		return c.fail("gate", err)
 	}
 	switch {

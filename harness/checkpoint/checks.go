@@ -12,7 +12,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
-	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
 // Join matches every AIPerf record (warmup included) to exactly one server record.
@@ -60,6 +59,10 @@ func (c *Checkpoint) Identity(ctx context.Context) error {
 	c.Result.Identity = id
 	if len(id.Mismatches) > 0 {
 		return c.fail("identity", fmt.Errorf("%d of %d requests differ: %s", len(id.Mismatches), id.Requests, strings.Join(id.Mismatches[:min(5, len(id.Mismatches))], "; ")))
+	}
+	// The outputs stored are those derived again from the files the row wrote, as verify derives them.
+	if _, err := c.derive(claim.Outputs()); err != nil {
+		return c.fail("identity", err)
 	}
 	c.done("identity")
 	return nil
@@ -153,18 +156,12 @@ func (c *Checkpoint) Meaning() error {
 	if c.Result.Identity == nil || !c.steps["identity"] {
 		return c.fail("meaning", fmt.Errorf("identity did not pass"))
 	}
-	// Read only where declared: the rule asks for the bounds it needs, and one the target declares
-	// none of is recorded as such (Meaning.NoBound) rather than failed.
-	th, err := manifest.ReadDeclaredThresholds(manifest.ThresholdsPath(c.Manifest, c.Testcase.Name))
-	if err != nil {
+	// Thresholds are read only where declared: the rule asks for the bounds it needs, and one the
+	// target declares none of is recorded as such (Meaning.NoBound) rather than failed.
+	if _, err := c.derive(claim.Meaning()); err != nil {
 		return c.fail("meaning", err)
 	}
-	m, err := c.W.Meaning(th, c.Result.Outputs, c.Result.Join.Pairs)
-	c.Result.Meaning = &m
-	if err != nil {
-		return c.fail("meaning", err)
-	}
-	if len(m.Failures) > 0 {
+	if m := c.Result.Meaning; len(m.Failures) > 0 {
 		return c.fail("meaning", fmt.Errorf("%s", strings.Join(m.Failures, "; ")))
 	}
 	c.done("meaning")

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
@@ -12,8 +13,8 @@ import (
 )
 
 // A TRTMC ASR testcase with no thresholds file (3 of the 7 counted ASR rows of the newer tree)
-// and no gold text needs no bound: its meaning is non-empty transcripts, and the missing file is
-// not a failure.
+// and no gold text needs no bound: its meaning, derived with what the suite gives the claim (the
+// thresholds beside its manifest), is non-empty transcripts, and the missing file is not a failure.
 func TestMeaningWithoutAThresholdsFile(t *testing.T) {
 	w, err := workload.Get("asr")
 	if err != nil {
@@ -23,14 +24,17 @@ func TestMeaningWithoutAThresholdsFile(t *testing.T) {
 	c := &Checkpoint{Env: &Env{Log: io.Discard}, W: w, steps: map[string]bool{"identity": true},
 		Manifest: manifest.Manifest{Name: "parakeet-tdt-0.6b-v3", Path: filepath.Join(dir, "families", "parakeet_tdt", "tests", "manifests", "parakeet-tdt-0.6b-v3.json")},
 		Testcase: manifest.Testcase{Name: "parakeet-tdt-0.6b-v3"}}
-	c.Result.Identity = &evidence.Identity{Requests: 1, Equal: 1}
-	c.Result.Join = &join.Report{}
-	c.Result.Outputs = []evidence.Output{{RequestID: "a", HTTPOutput: "go forward", Native: "go forward"}}
-	if err := c.Meaning(); err != nil || c.Result.Meaning == nil || len(c.Result.Meaning.Failures) > 0 {
-		t.Fatalf("%v %+v", err, c.Result.Meaning)
+	row := evidence.Result{AIPerf: &evidence.AIPerfRun{}, Join: &join.Report{},
+		Outputs: []evidence.Output{{RequestID: "a", HTTPOutput: "go forward", Native: "go forward"}}}
+	meaning := func() (*evidence.Meaning, error) {
+		m, err := claim.Meaning().Derive(&claim.Artifacts{Row: row, Given: c.given()})
+		return m.(*evidence.Meaning), err
 	}
-	c.Result.Outputs[0].HTTPOutput = " "
-	if err := c.Meaning(); err == nil {
-		t.Error("an empty transcript passed")
+	if m, err := meaning(); err != nil || m == nil || len(m.Failures) > 0 {
+		t.Fatalf("%v %+v", err, m)
+	}
+	row.Outputs[0].HTTPOutput = " "
+	if m, err := meaning(); err != nil || len(m.Failures) == 0 {
+		t.Errorf("an empty transcript passed: %+v %v", m, err)
 	}
 }

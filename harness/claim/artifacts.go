@@ -11,6 +11,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // Given are the values a row's claims are derived from that are not its files: what the stage
@@ -24,6 +25,25 @@ type Given struct {
 	// ClipSeconds is the length of the clip a request uploaded, for a stage whose figures need
 	// it where a record states none (nil for any other stage).
 	ClipSeconds func(join.Pair) (float64, error)
+	// Stage is the row's stage, reading its responses (its HTTP output) and holding its meaning
+	// rule; nil for a stage no workload is registered for.
+	Stage workload.Workload
+	// Thresholds reads the thresholds the row's testcase declares, for the meaning rule.
+	Thresholds workload.ThresholdsReader
+	// GatePins reads what the row's gate is derived against (the repository root, the gate's
+	// testcase in the row's pinned manifest, its pinned thresholds); nil for a gate not derived
+	// here (a TRTMC family's own test).
+	GatePins func() (workload.GateRecheck, error)
+}
+
+// StageGiven is what a stage gives every row's claims: its route, its clip lengths where its
+// figures need them, its reading of responses and its meaning rule, within thresholds.
+func StageGiven(w workload.Workload, thresholds workload.ThresholdsReader, groups func() (map[string]string, error)) Given {
+	g := Given{Route: w.Route(), Stage: w, Thresholds: thresholds, Groups: groups}
+	if ct, ok := w.(workload.ClipTimed); ok {
+		g.ClipSeconds = ct.ClipSeconds
+	}
+	return g
 }
 
 // Artifacts are a row's stored files, loaded once from the run directory, and the join computed

@@ -1,5 +1,6 @@
-// Package claim derives each claim a row makes (the join of AIPerf's requests to the server's
-// records, the timing figures, the statistics over repeated runs, the gate's accuracy intervals,
+// Package claim derives each claim a row makes (the family gate's figures and verdict, the join
+// of AIPerf's requests to the server's records, the native/HTTP identity of its outputs, their
+// meaning, the timing figures, the statistics over repeated runs, the gate's accuracy intervals,
 // the no-caching verdict) as one function from the row's stored files and the values given to it
 // to the record the evidence stores. The suite derives every claim once, from the files it just
 // wrote, and stores the record; `qual verify` derives the same claims with the same functions
@@ -39,7 +40,7 @@ func of[T any](name string, field func(*evidence.Result) *T, claimed func(eviden
 
 // All are the claims, each derived independently of the others from the same artifacts.
 func All() []Claim {
-	return []Claim{Join(), Timing(), Repeated(), Accuracy(), NoCache()}
+	return []Claim{Gate(), Join(), Outputs(), Meaning(), Timing(), Repeated(), Accuracy(), NoCache()}
 }
 
 // Derive derives the claim's record from the artifacts.
@@ -70,8 +71,8 @@ func (c Claim) Check(a *Artifacts) []string {
 	}
 	got, err := c.derive(a)
 	var out []string
-	if err != nil {
-		out = append(out, fmt.Sprintf("%s not recomputable: %v", c.Name, err))
+	for _, e := range each(err) {
+		out = append(out, fmt.Sprintf("%s not recomputable: %v", c.Name, e))
 	}
 	if err != nil && (got == nil || reflect.ValueOf(got).IsZero()) {
 		return out
@@ -80,4 +81,16 @@ func (c Claim) Check(a *Artifacts) []string {
 		out = append(out, fmt.Sprintf("%s recomputed differently: %s", c.Name, diff))
 	}
 	return out
+}
+
+// each is err's joined errors one by one (each its own problem, so that none is cut off behind
+// another's long message), or err alone; none for nil.
+func each(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		return joined.Unwrap()
+	}
+	return []error{err}
 }

@@ -7,10 +7,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
+	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
 // publishedRun is a real published run (QUAL_TEST_RUN, the run `make test` makes first, as harness/verify
@@ -39,14 +42,44 @@ func servedRows(t *testing.T) map[string]*Artifacts {
 			if !served(r) {
 				continue
 			}
-			given := Given{Route: r.Join.Route, Groups: DatasetGroups(filepath.Join(root, r.Dataset.Path))}
-			rows[s.Stage+"/"+r.Profile] = Load(dir, r, given)
+			rows[s.Stage+"/"+r.Profile] = Load(dir, r, stageGiven(t, root, dir, s.Stage, r))
 		}
 	}
 	if len(rows) == 0 {
 		t.Fatal("the published run has no served row")
 	}
 	return rows
+}
+
+// stageGiven is what the reference target's stage and pins give a row's claims, as the suite
+// gives it: its workload (reading kept artifacts where the row has them), the thresholds its
+// pinned manifest's first testcase declares, its dataset's groups.
+func stageGiven(t *testing.T, root, runDir, stage string, r evidence.Result) Given {
+	w, err := workload.Get(stage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Scratch != nil {
+		w = workload.WithArtifacts(w, workload.ScratchReader(r.Scratch.Container, filepath.Join(runDir, r.Scratch.Dir)))
+	}
+	manifests, _ := filepath.Glob(filepath.Join(root, "native", "families", "*", "manifests", r.Profile+".json"))
+	if len(manifests) != 1 {
+		t.Fatalf("%s/%s: pinned manifests %v", stage, r.Profile, manifests)
+	}
+	m, err := manifest.Read(manifests[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := StageGiven(w, workload.DeclaredThresholds(manifests[0], m.Testcases[0].Name), DatasetGroups(filepath.Join(root, r.Dataset.Path)))
+	g.GatePins = func() (workload.GateRecheck, error) {
+		i := slices.IndexFunc(m.Testcases, func(tc manifest.Testcase) bool { return tc.Name == r.Gate.Testcase })
+		if i < 0 {
+			return workload.GateRecheck{}, fmt.Errorf("no testcase %s", r.Gate.Testcase)
+		}
+		th, err := manifest.ReadThresholds(manifest.ThresholdsPath(m, r.Gate.Testcase))
+		return workload.GateRecheck{Root: root, Testcase: m.Testcases[i], Thresholds: th}, err
+	}
+	return g
 }
 
 // Every claim derived again from a real run's files is the record the suite stored.
@@ -69,6 +102,17 @@ func TestEveryClaimOfARealRunDerivesItsStoredRecord(t *testing.T) {
 var (
 	noCacheInputs = []string{".first_request_id", ".request_id", ".status", ".model_call_ms", ".input_sha256"}
 	noCacheGiven  = []string{".input", ".output", ".variant", ".native_task_ms"}
+	// An output's native run is its stored result (a change to it breaks the identity: not
+	// derivable); its input's id and gold text are taken as recorded (verify ties them to the
+	// upload and the pins).
+	outputInputs = []string{".native_output", ".request_id"}
+	outputGiven  = []string{".input_id", ".gold"}
+	// A gate item's outputs and what they are compared with are what its figures are derived
+	// from (a change to one is named by a figure, or by the pins it no longer matches); the gate's
+	// identity, settings, failure messages, item details and a recorded verdict are given (a pass
+	// is derived only where the figures allow it: a recorded failure stays one).
+	gateInputs = []string{".output", ".expected", ".gold", ".id"}
+	gateGiven  = []string{".family", ".profile", ".testcase", ".bundle_sha256", ".distance", ".detail", ".passed"}
 )
 
 // Every field of every stored record of a real run, perturbed alone, is named by the claim's
@@ -85,21 +129,52 @@ func perturbEach(t *testing.T, where string, a *Artifacts) {
 			continue
 		}
 		for _, leaf := range leaves(t, c.Stored(a.Row)) {
-			if c.Name == "no-caching check" && hasSuffix(leaf.path, noCacheGiven) {
+			if c.Name == "no-caching check" && hasSuffix(leaf.path, noCacheGiven) || c.Name == "identity" && hasSuffix(leaf.path, outputGiven) ||
+				c.Name == "gate" && gateLeafGiven(where, a.Row, leaf) {
 				continue
 			}
 			forged := *a
 			forged.Row = perturbed(t, a.Row, c, leaf)
 			got := strings.Join(c.Check(&forged), "\n")
 			want := leaf.path
-			if c.Name == "no-caching check" && hasSuffix(leaf.path, noCacheInputs) {
+			switch {
+			case c.Name == "no-caching check" && hasSuffix(leaf.path, noCacheInputs) || c.Name == "identity" && hasSuffix(leaf.path, outputInputs):
 				want = "not recomputable"
+			case c.Name == "gate" && strings.HasPrefix(leaf.path, ".items") && hasSuffix(leaf.path, gateInputs):
+				want = "gate" // named by a figure it changes or the pin it no longer matches
+			case c.Name == "gate" && strings.HasPrefix(leaf.path, ".figures."):
+				want = strings.TrimPrefix(leaf.path, ".figures.") // a figure not derived is named by the bound it breaks
 			}
 			if !strings.Contains(got, c.Name) || !strings.Contains(got, want) {
 				t.Errorf("%s %s%s perturbed: want a problem naming %q, got %q", where, c.Name, leaf.path, want, got)
 			}
 		}
 	}
+}
+
+// gateLeafGiven says whether a field of a row's gate is taken as recorded offline (see gateGiven):
+// of an image gate, also what its family reports of the settings it ran (steps, guidance,
+// prompts), each item's golden path (the pinned testcase names the golden images), and the items
+// of prompts the row did not serve (their images are the family's native run: `qual verify
+// --rerun` re-executes it).
+func gateLeafGiven(where string, r evidence.Result, l leaf) bool {
+	if hasSuffix(l.path, gateGiven) || strings.HasPrefix(l.path, ".settings") || strings.HasPrefix(l.path, ".failures") {
+		return true
+	}
+	if !strings.HasPrefix(where, "t2i/") {
+		return false
+	}
+	if hasSuffix(l.path, []string{".figures.steps", ".figures.guidance", ".figures.prompts", ".expected"}) {
+		return true
+	}
+	if psnr := r.Gate.Figures["psnr_min_db"]; l.path == ".figures.psnr_min_db" && psnr+1 == psnr {
+		return true // identical (the +Inf stand-in) can only be lowered, which served images bounding it from above cannot name
+	}
+	if len(l.keys) < 2 || l.keys[0] != "items" {
+		return false
+	}
+	id := r.Gate.Items[l.keys[1].(int)].ID
+	return !slices.ContainsFunc(r.Outputs, func(o evidence.Output) bool { return o.InputID == id })
 }
 
 func hasSuffix(path string, fields []string) bool {
@@ -186,6 +261,9 @@ func set(v any, k any, x any) {
 func change(v any) any {
 	switch x := v.(type) {
 	case float64:
+		if x+1 == x { // a stand-in for +Inf (an identical image's PSNR): halved, it changes
+			return x / 2
+		}
 		return x + 1
 	case string:
 		return x + "x"

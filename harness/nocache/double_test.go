@@ -104,7 +104,7 @@ func runCheck(t *testing.T, d *transcriptionDouble) *evidence.NoCache {
 		t.Fatalf("first request: %v HTTP %d %s", first[0].Err, first[0].Status, first[0].Body)
 	}
 	w, _ := workload.Get("asr")
-	fv := w.(workload.FreshVariants)
+	fv := w
 	n := &evidence.NoCache{Input: "clip-one", FirstRequestID: "aiperf-1", Output: "one two three", Concurrency: 2}
 	n.K = K(n.Concurrency)
 	plan, err := Plan(payload, func(i int) (map[string]any, error) { return fv.FreshVariant(payload, i) }, "nocache-sphinx", n.K)

@@ -2,7 +2,7 @@
 // made measurable): on the warm server, at the row's concurrency, k repeats of one input X
 // (identical bytes) are sent interleaved with k fresh variants of X that cost the same but
 // cannot be served from an exact-match cache (the workload says what a fresh variant is:
-// harness/workload.FreshVariants). A cache shows as repeats served faster than fresh inputs.
+// the Workload's FreshVariant). A cache shows as repeats served faster than fresh inputs.
 //
 // Why fresh variants and not X's first occurrence or the native run as the baseline: a single
 // first occurrence (cold lane, other load) and a native run in a fresh process are noisy

@@ -20,18 +20,25 @@ func claimsCheck(r *Run) []Problem {
 }
 
 // loadArtifacts loads a row's files once, before any check runs, with what its stage and the
-// pins give: the stage's route and clip lengths, the pinned dataset's groups.
-func loadArtifacts(runDir string, p pins, s evidence.Stage, r evidence.Result) *claim.Artifacts {
-	given := claim.Given{Groups: func() (map[string]string, error) { return p.GateGroups(s, r) }}
+// pins give: the stage (reading kept artifacts where the server answered file:// URLs), the
+// thresholds its manifest's testcase declares, the pinned dataset's groups, the pins its gate is
+// derived against.
+func loadArtifacts(runDir string, p pins, runKind string, s evidence.Stage, r evidence.Result) *claim.Artifacts {
+	groups := func() (map[string]string, error) { return p.GateGroups(s, r) }
 	w, err := workload.Get(s.Stage)
-	switch {
-	case err == nil:
-		given.Route = w.Route()
-		if ct, ok := w.(workload.ClipTimed); ok {
-			given.ClipSeconds = ct.ClipSeconds
+	if err != nil { // an unknown stage, which the claims name: its recorded route
+		given := claim.Given{Groups: groups}
+		if r.Join != nil {
+			given.Route = r.Join.Route
 		}
-	case r.Join != nil: // an unknown stage, which servedCheck names: its recorded route
-		given.Route = r.Join.Route
+		return claim.Load(runDir, r, given)
 	}
+	if r.Scratch != nil { // TRTMC answers images as file:// URLs: read the artifacts the run kept
+		if dir, err := workload.InsideDir(runDir, "scratch.dir", r.Scratch.Dir); err == nil {
+			w = workload.WithArtifacts(w, workload.ScratchReader(r.Scratch.Container, dir))
+		}
+	}
+	given := claim.StageGiven(w, p.DeclaredThresholds(s, r), groups)
+	given.GatePins = gatePins(p, runKind, s, r)
 	return claim.Load(runDir, r, given)
 }

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,7 +136,7 @@ func TestPinnedProfileIsAReferenceRow(t *testing.T) {
 		Inventory: []inventory.Row{{Profile: "pd", Manifest: "native/families/procdiff/manifests/pd.json"}}}
 	for _, runKind := range []string{"trtmc", "reference"} {
 		report, got := collect()
-		checkGateOf(run, pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, "t2i/pd", runKind, s, r, nil, report)
+		checkGateAndDerive(run, pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, "t2i/pd", runKind, s, r, nil, report)
 		if !containsAll(*got, `for profile pd, whose manifest native/families/procdiff/manifests/pd.json is the reference target's`) ||
 			!containsAll(*got, "thresholds") {
 			t.Errorf("run kind %s, stage kind trtmc: %v", runKind, *got)
@@ -145,19 +146,19 @@ func TestPinnedProfileIsAReferenceRow(t *testing.T) {
 	// JUnit re-read; so does a TRTMC profile no reference manifest names.
 	s.Inventory[0].Manifest = "families/procdiff/tests/manifests/pd.json"
 	report, got := collect()
-	checkGateOf(run, pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, "t2i/pd", "trtmc", s, r, nil, report)
+	checkGateAndDerive(run, pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, "t2i/pd", "trtmc", s, r, nil, report)
 	if len(*got) != 0 {
 		t.Errorf("TRTMC row named like a reference profile: %v", *got)
 	}
 	report, got = collect()
-	checkGateOf(run, pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, "t2i/pd", "reference", s, r, nil, report)
+	checkGateAndDerive(run, pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, "t2i/pd", "reference", s, r, nil, report)
 	if !containsAll(*got, `target_kind "reference" (stage "trtmc") for profile pd`) {
 		t.Errorf("stage trtmc in a reference run: %v", *got)
 	}
 	r.Profile, s.Inventory[0].Profile = "other", "other"
 	os.MkdirAll(filepath.Join(run, "t2i", "other"), 0o755)
 	report, got = collect()
-	checkGateOf(run, pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, "t2i/other", "trtmc", s, r, nil, report)
+	checkGateAndDerive(run, pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, "t2i/other", "trtmc", s, r, nil, report)
 	if !containsAll(*got, "TRTMC gate: its JUnit report is not in the run") {
 		t.Errorf("TRTMC row: %v", *got)
 	}
@@ -220,28 +221,20 @@ func TestT2IQualifiedRowNeedsServedImages(t *testing.T) {
 	}
 }
 
-// TestEachStageHasItsRechecks: every stage's offline re-checks are found on its workload, so
-// none is dropped by a stage that stops implementing one.
-func TestEachStageHasItsRechecks(t *testing.T) {
+// TestOnlyASRIsAdmittedByClipLimits: clip limits, the one re-check only some stages have
+// (every stage's gate, stored inputs and input identities are in the Workload: the compiler
+// checks them), are re-applied to the ASR stage's rows.
+func TestOnlyASRIsAdmittedByClipLimits(t *testing.T) {
 	for _, c := range []struct {
-		stage                                   stage.Name
-		gate, storedInputs, admission, inputSHA bool
-	}{
-		{stage.ASR, true, true, true, true},
-		{stage.T2I, true, true, false, true},
-		{stage.AudioQA, true, true, false, true},
-	} {
+		stage     stage.Name
+		admission bool
+	}{{stage.ASR, true}, {stage.T2I, false}, {stage.AudioQA, false}} {
 		w, err := workload.Get(string(c.stage))
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, gate := w.(workload.GateRechecker)
-		_, stored := w.(workload.StoredInputChecker)
-		_, admission := w.(workload.Admitter)
-		_, hash := w.(workload.InputHasher)
-		if gate != c.gate || stored != c.storedInputs || admission != c.admission || hash != c.inputSHA {
-			t.Errorf("%s: gate %v, stored inputs %v, admission %v, input sha %v; want %v %v %v %v",
-				c.stage, gate, stored, admission, hash, c.gate, c.storedInputs, c.admission, c.inputSHA)
+		if _, admission := w.(workload.Admitter); admission != c.admission {
+			t.Errorf("%s: admission %v, want %v", c.stage, admission, c.admission)
 		}
 	}
 }
@@ -261,9 +254,20 @@ func recheckGate(stage stage.Name, p pins, where string, tc manifest.Testcase, t
 	if err != nil {
 		panic(err)
 	}
-	fails, found := w.(workload.GateRechecker).RecheckGate(workload.GateRecheck{Root: p.Root, Where: where, Testcase: tc, Thresholds: th, Result: r, Pairs: pairs})
+	_, fails, found := w.GateFigures(workload.GateRecheck{Root: p.Root, Where: where, Testcase: tc, Thresholds: th, Result: r, Pairs: pairs})
 	reportFindings(found, report)
 	return fails
+}
+
+// checkGateAndDerive is what verify reports of a row's gate: how it was produced (checkGateOf)
+// and its derivation (the gate claim, the row's joined requests pairs).
+func checkGateAndDerive(runDir string, p pins, where, runKind string, s evidence.Stage, r evidence.Result, pairs []join.Pair, report reporter) {
+	checkGateOf(runDir, p, where, runKind, s, r, report)
+	w, _ := workload.Get(s.Stage)
+	a := &claim.Artifacts{Row: r, Given: claim.Given{Stage: w, GatePins: gatePins(p, runKind, s, r)}, Join: join.Report{Pairs: pairs}}
+	for _, problem := range claim.Gate().Check(a) {
+		report(where, "%s", problem)
+	}
 }
 
 // TestTargetKindIsTheTargetFiles: the run's target_kind must be the kind of the repository's

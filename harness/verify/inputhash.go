@@ -25,9 +25,8 @@ func inputHashCheck(r *Run) []Problem {
 // is prepared once a record needs it (T2I loads the stored bundle for the family's defaults);
 // published says the run was published without its bundles, and one that is absent is skipped.
 func checkInputHashes(runDir string, s evidence.Stage, r evidence.Result, pairs []join.Pair, published bool, report reporter) {
-	w, err := workload.Get(s.Stage)
-	hasher, ok := w.(workload.InputHasher)
-	if err != nil || !ok {
+	hasher, err := workload.Get(s.Stage)
+	if err != nil {
 		return
 	}
 	defaults := pinned.ImageDefaults(runDir, r)

@@ -45,7 +45,7 @@ func qaGateRun(t *testing.T) (string, evidence.Stage, evidence.Result) {
 func qaGateProblems(t *testing.T, runDir string, s evidence.Stage, r evidence.Result) []string {
 	t.Helper()
 	report, got := collect()
-	checkGateOf(runDir, pins{Root: repoRootForTest(t), TRTMCRoot: envOptions().TRTMCRoot}, s.Stage+"/"+r.Profile, "reference", s, r, nil, report)
+	checkGateAndDerive(runDir, pins{Root: repoRootForTest(t), TRTMCRoot: envOptions().TRTMCRoot}, s.Stage+"/"+r.Profile, "reference", s, r, nil, report)
 	return *got
 }
 
@@ -64,7 +64,8 @@ type qaGateCase struct {
 // extra, duplicated, or with another expected answer or gold, and a served answer other than the
 // gate's for its pair are each reported.
 func TestAudioQAGateIsRecomputed(t *testing.T) {
-	const where, pairs = "audioqa/sphinxqa-an4-l0: ", "golden/audioqa/sphinxqa-an4-l0.jsonl"
+	const where, pairs = "audioqa/sphinxqa-an4-l0: gate not recomputable: ", "golden/audioqa/sphinxqa-an4-l0.jsonl"
+	const differs = "audioqa/sphinxqa-an4-l0: gate recomputed differently: "
 	runDir, s, r := qaGateRun(t)
 	if got := qaGateProblems(t, runDir, s, r); len(got) != 0 {
 		t.Fatalf("the real sphinxqa-an4-l0 gate is refused: %v", got)
@@ -77,16 +78,16 @@ func TestAudioQAGateIsRecomputed(t *testing.T) {
 		{"the gate said to be another family's", func(r *evidence.Result) { r.Gate.Family = "whisperqa" },
 			[]string{where + `gate of family "whisperqa": verify recomputes only the sphinxqa gate on stage 9`}, false},
 		{"a figure raised", func(r *evidence.Result) { r.Gate.Figures["answer_accuracy"] = 0.85 },
-			[]string{where + "gate figure answer_accuracy recomputed 0.8 from the stored outputs and pinned upstream transcripts, evidence says 0.85"}, true},
+			[]string{differs + ".figures.answer_accuracy: recomputed 0.8, evidence says 0.85"}, true},
 		{"a figure the gate does not compute recorded", func(r *evidence.Result) { r.Gate.Figures["accuracy_weather"] = 1 },
-			[]string{where + "gate figure accuracy_weather = 1 is recorded, but the audio-QA gate computes no such figure"}, true},
+			[]string{differs + ".figures.accuracy_weather: evidence has 1, recomputed nothing"}, true},
 		{"the verdict kept passed over a failing figure", func(r *evidence.Result) {
 			wrongAnswer(r)
 			f := r.Gate.Figures // recomputed as the family would, so only the verdict is forged
 			f["upstream_mismatches"], f["answer_accuracy"], f["accuracy_word_count"] = 1, 0.75, 0.6
-		}, []string{where + "gate recorded as passed=true; recomputed figures against the pinned thresholds say fail: answer_accuracy 0.7500 < 0.8; upstream_mismatches 1 > 0"}, true},
+		}, []string{where + "gate recorded as passed=true; derived figures against the pinned thresholds say fail: answer_accuracy 0.7500 < 0.8; upstream_mismatches 1 > 0"}, false},
 		{"an item's answer changed, figures kept", wrongAnswer,
-			[]string{where + "gate figure upstream_mismatches recomputed 1 from the stored outputs and pinned upstream transcripts, evidence says 0"}, false},
+			[]string{differs + ".figures.accuracy_word_count: recomputed 0.6, evidence says 0.8"}, false},
 		{"an item's answer changed, its verdict kept", func(r *evidence.Result) { r.Gate.Items[4].Output = "5" },
 			[]string{where + `gate pair cards-002-word_count: item recorded as passed=true, but its answer "5" vs the expected answer "4" says false`}, false},
 		{"an item removed", func(r *evidence.Result) { r.Gate.Items = r.Gate.Items[1:] },

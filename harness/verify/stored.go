@@ -38,8 +38,8 @@ func checkStored(runDir string, p pins, where string, s evidence.Stage, r eviden
 	}
 	stored := workload.StoredInputs{RunDir: runDir, Root: p.Root, Where: where, Source: src, Result: r}
 	checkAdmission(p, stored, s, report)
-	if c, ok := w.(workload.StoredInputChecker); ok && r.AIPerf != nil {
-		reportFindings(c.CheckStoredInputs(stored), report)
+	if r.AIPerf != nil {
+		reportFindings(w.CheckStoredInputs(stored), report)
 	}
 }
 

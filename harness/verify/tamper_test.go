@@ -381,13 +381,13 @@ func tampers() []tamper {
 				f.report()
 			}},
 		{name: "gate figure lowered and the report regenerated", forged: true,
-			want: []string{"gate figure gold_wer recomputed"},
+			want: []string{"gate recomputed differently", ".figures.gold_wer"},
 			edit: func(t *testing.T, f *forger) {
 				i, _ := f.result(asr, q, "")
 				f.stage(asr, func(s *evidence.Stage) { s.Results[i].Gate.Figures["gold_wer"] /= 2 })
 			}},
 		{name: "gate threshold loosened in the evidence", forged: true,
-			want: []string{"gate thresholds", "differ from the pinned", "thresholds/"},
+			want: []string{"gate recomputed differently", ".thresholds."},
 			edit: func(t *testing.T, f *forger) {
 				i, _ := f.result(asr, q, "")
 				f.stage(asr, func(s *evidence.Stage) { s.Results[i].Gate.Thresholds["gold_wer"] = 0.99 })
@@ -418,7 +418,7 @@ func tampers() []tamper {
 				})
 			}},
 		{name: "T2I gate figure PSNR raised", forged: true,
-			want: []string{"gate figure psnr_min_db"},
+			want: []string{"gate recomputed differently", ".figures.psnr_min_db"},
 			edit: func(t *testing.T, f *forger) {
 				i, _ := f.result(t2i, q, "")
 				f.stage(t2i, func(s *evidence.Stage) { s.Results[i].Gate.Figures["psnr_min_db"] = 1e300 })
@@ -495,7 +495,7 @@ func tampers() []tamper {
 				f.rewrite(rel, func(b []byte) []byte { b[len(b)-1] ^= 1; return b })
 			}},
 		{name: "stage-9 gate accuracy raised", forged: true,
-			want: []string{"audioqa/", "gate figure answer_accuracy recomputed"},
+			want: []string{"audioqa/", "gate recomputed differently", ".figures.answer_accuracy"},
 			edit: func(t *testing.T, f *forger) {
 				i, _ := f.result(qa, q, "")
 				f.stage(qa, func(s *evidence.Stage) { s.Results[i].Gate.Figures["answer_accuracy"] += 0.25 })
@@ -593,7 +593,7 @@ func tampers() []tamper {
 				})
 			}},
 		{name: "one stored HTTP output edited", forged: true,
-			want: []string{"stored HTTP output"},
+			want: []string{"identity recomputed differently", "http_output"},
 			edit: func(t *testing.T, f *forger) {
 				i, _ := f.result(asr, q, "")
 				f.stage(asr, func(s *evidence.Stage) { s.Results[i].Outputs[0].HTTPOutput += " (edited)" })

@@ -113,7 +113,7 @@ func checks() []func(*Run) []Problem {
 		inputHashCheck,       // each record's input_sha256 is the payload's (inputhash.go)
 		uploadedCheck,        // each output's input_id is what AIPerf uploaded (uploaded.go)
 		noCacheRecordsCheck,  // the no-caching records are the row's server's (nocacherecords.go)
-		gateCheck,            // each gate recomputed or re-read (gateof.go)
+		gateCheck,            // each gate produced the target's way: derived (a claim) or re-read (gateof.go)
 		identicalGateCheck,   // a gate said identical holds the golden images (identicalgate.go)
 	}
 }
@@ -145,7 +145,7 @@ func Check(runDir string, opts Options) (Report, error) {
 				row.Stored.Bundle.Path, row.Published = "", true
 				rep.Recorded = append(rep.Recorded, Recorded{Row: row.Where, What: "the bundle, published without it: its sha256 and header, and an image request's family defaults behind input_sha256"})
 			}
-			row.Artifacts = loadArtifacts(runDir, p, s, r)
+			row.Artifacts = loadArtifacts(runDir, p, e.TargetKind, s, r)
 			if row.Artifacts.Served() && r.Join != nil {
 				row.Pairs = row.Artifacts.Join.Pairs
 			}

@@ -262,17 +262,3 @@ func emptyTexts(outputs []evidence.Output) int {
 	}
 	return n
 }
-
-func (asr) RecheckMeaning(outputs []evidence.Output, m evidence.Meaning) []string {
-	if noGold(outputs) {
-		if _, claimed := m.Checks["gold_wer"]; claimed || float64(emptyTexts(outputs)) != m.Checks["empty_transcripts"] {
-			return []string{fmt.Sprintf("no stored output has a gold text, yet the evidence claims gold_wer or %v empty transcripts (stored: %d)", m.Checks["empty_transcripts"], emptyTexts(outputs))}
-		}
-		return nil
-	}
-	wer, _, err := metrics.GoldCorpusWER(evidence.GoldPairs(outputs))
-	if err != nil || wer-m.Checks["gold_wer"] > 1e-12 || m.Checks["gold_wer"]-wer > 1e-12 {
-		return []string{fmt.Sprintf("gold WER recomputed %.6f from stored outputs, evidence says %.6f (%v)", wer, m.Checks["gold_wer"], err)}
-	}
-	return nil
-}

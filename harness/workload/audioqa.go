@@ -279,27 +279,6 @@ func (audioQA) Meaning(_ manifest.Thresholds, outputs []evidence.Output, pairs [
 	return m, nil
 }
 
-// RecheckMeaning recomputes from the stored outputs what does not need the requests: the
-// answer count, empty answers and accuracy to gold.
-func (audioQA) RecheckMeaning(outputs []evidence.Output, m evidence.Meaning) []string {
-	empty, correct := 0, 0
-	for _, o := range outputs {
-		if o.HTTPOutput == "" {
-			empty++
-		} else if o.HTTPOutput == o.Gold {
-			correct++
-		}
-	}
-	var diffs []string
-	if float64(len(outputs)) != m.Checks["answers"] || float64(empty) != m.Checks["empty_answers"] {
-		diffs = append(diffs, fmt.Sprintf("stored outputs hold %d answers (%d empty), evidence says %v (%v)", len(outputs), empty, m.Checks["answers"], m.Checks["empty_answers"]))
-	}
-	if len(outputs) > 0 && float64(correct)/float64(len(outputs)) != m.Checks["gold_accuracy"] {
-		diffs = append(diffs, fmt.Sprintf("gold accuracy recomputed %d/%d, evidence says %v", correct, len(outputs), m.Checks["gold_accuracy"]))
-	}
-	return diffs
-}
-
 // ProbeBody is the chat request of the refusal probe: the pair's question and its clip as an
 // input_audio part, to a model without the capability.
 func ProbeBody(model string, p dataset.QAPair, wav []byte) ([]byte, error) {

@@ -19,7 +19,6 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
@@ -29,11 +28,11 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-// RecheckGate recomputes the sphinxqa gate from its stored answers (checkAudioQAGate).
-func (audioQA) RecheckGate(in GateRecheck) ([]string, []Finding) {
+// GateFigures derives the sphinxqa gate from its stored answers (checkAudioQAGate).
+func (audioQA) GateFigures(in GateRecheck) (map[string]float64, []string, []Finding) {
 	var found findings
-	fails := checkAudioQAGate(in.Root, in.Where, in.Testcase, in.Thresholds, in.Result, in.Pairs, found.add)
-	return fails, found
+	figures, fails := checkAudioQAGate(in.Root, in.Where, in.Testcase, in.Thresholds, in.Result, found.add)
+	return figures, fails, found
 }
 
 // CheckStoredInputs re-hashes the clips sent and ties AIPerf's inputs.json to the QA pairs
@@ -57,32 +56,33 @@ type qaWant struct {
 }
 
 // checkAudioQAGate recomputes the sphinxqa gate from its stored answers and the pins, reports
-// every stored expected answer, gold, figure or served answer that differs, and returns the
-// recomputed figures' failures against the pinned thresholds (checkGate compares the verdict).
-func checkAudioQAGate(root string, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, _ []join.Pair, report reporter) []string {
+// every stored expected answer, gold or served answer that differs, and returns the derived
+// figures and their failures against the pinned thresholds.
+func checkAudioQAGate(root string, where string, tc manifest.Testcase, th manifest.Thresholds, r evidence.Result, report reporter) (map[string]float64, []string) {
 	// The recomputation is the templated reader's rule (sphinxqa's, by its descriptor). Another
 	// stage-9 family's gate is not passed off as checked: verify must learn its rule first.
 	if d, ok := descriptors.Lookup(r.Gate.Family); !ok || !d.QAGateIsTemplatedReader {
 		report(where, "gate of family %q: verify recomputes only the %s gate on stage 9, so this one cannot be checked", r.Gate.Family,
 			strings.Join(descriptors.With(descriptors.TemplatedQAGate), ", "))
-		return []string{"gate of a family verify cannot recompute"}
+		return r.Gate.Figures, []string{"gate of a family verify cannot recompute"}
 	}
 	want, clips, err := qaPinned(root, tc)
 	if err != nil {
 		report(where, "gate not recomputable: %v", err)
-		return []string{"pinned QA inputs unreadable"}
+		return r.Gate.Figures, []string{"pinned QA inputs unreadable"}
 	}
 	items := qaGateItems(where, tc, want, r.Gate.Items, report)
 	got := qaFigures(want, items, clips)
-	compareGateFigures(where, got, r.Gate.Figures, report)
-	for _, name := range sortedNames(r.Gate.Figures) {
-		// The gate computes exactly these figures: one recorded besides them was not earned.
+	checkServedAnswers(where, want, items, r.Outputs, report)
+	fails := qaFails(where, th, got, report)
+	// The gate computes exactly these figures: one recorded besides them was not earned.
+	figures := derivedFigures(r.Gate.Figures, got)
+	for name := range figures {
 		if _, ok := got[name]; !ok {
-			report(where, "gate figure %s = %v is recorded, but the audio-QA gate computes no such figure from its pairs", name, r.Gate.Figures[name])
+			delete(figures, name)
 		}
 	}
-	checkServedAnswers(where, want, items, r.Outputs, report)
-	return qaFails(where, th, got, report)
+	return figures, fails
 }
 
 // qaPinned reads the testcase's pinned pairs with the reader and answers each on the upstream

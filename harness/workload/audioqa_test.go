@@ -99,12 +99,6 @@ func TestAudioQAMeaningChecksTheAnswerType(t *testing.T) {
 	if m, err := w.Meaning(manifest.Thresholds{}, bad, pairs); err != nil || len(m.Failures) != 2 || m.Checks["empty_answers"] != 1 {
 		t.Fatalf("answers of the wrong type or empty passed: %+v %v", m, err)
 	}
-	if problems := w.RecheckMeaning([]evidence.Output{{HTTPOutput: "4", Gold: "4"}, {HTTPOutput: "no", Gold: "no"}}, m); len(problems) == 0 {
-		t.Error("a tampered gold accuracy went unnoticed")
-	}
-	if problems := w.RecheckMeaning(good, mustMeaning(t, w, good, pairs)); len(problems) != 0 {
-		t.Errorf("recheck of untouched evidence: %v", problems)
-	}
 }
 
 func mustMeaning(t *testing.T, w Workload, outs []evidence.Output, pairs []join.Pair) evidence.Meaning {

@@ -9,18 +9,9 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 )
 
-// FreshVariants is a workload that can say what a fresh input of equal cost is: a request that
-// costs the server the same Task work as a recorded one but cannot be answered from an
-// exact-match cache of it. The no-caching check (harness/nocache) compares repeats of one input
-// with such variants.
-type FreshVariants interface {
-	Workload
-	// FreshVariant is the i-th fresh variant (i from 0) of a payload as AIPerf sent it; variants
-	// with different i differ from each other and from the payload.
-	FreshVariant(payload map[string]any, i int) (map[string]any, error)
-	// VariantRule says how a fresh variant differs from its input, for the evidence.
-	VariantRule() string
-}
+// A fresh input of equal cost (Workload's FreshVariant) is a request that costs the server the
+// same Task work as a recorded one but cannot be answered from an exact-match cache of it. The
+// no-caching check (harness/nocache) compares repeats of one input with such variants.
 
 const audioVariantRule = "the same WAV with the least significant bit of one sample flipped (frame n/2 + i): same length and format, a different decoded clip and sha256"
 

@@ -24,17 +24,6 @@ func decodedSHA(t *testing.T, b64 string) (string, int, int) {
 	return a.SHA256(), len(a.Samples), len(wav)
 }
 
-// Every stage has fresh variants: each differs from the input and from the other variants as the
-// server identifies inputs, costs the same (same length, same settings), and leaves the recorded
-// payload as it was.
-func TestEveryStageHasFreshVariants(t *testing.T) {
-	for _, w := range All() {
-		if _, ok := w.(FreshVariants); !ok {
-			t.Errorf("stage %s has no fresh variants: its rows cannot run the no-caching check", w.Stage())
-		}
-	}
-}
-
 func TestASRFreshVariantFlipsOneSampleBit(t *testing.T) {
 	w, _ := Get("asr")
 	inputs, err := w.Inputs(repoRoot(), manifest.Manifest{}, manifest.Testcase{Dataset: "golden/asr/sphinx-en-us/dataset.json"}, t.TempDir())
@@ -50,7 +39,7 @@ func TestASRFreshVariantFlipsOneSampleBit(t *testing.T) {
 	sha, samples, size := decodedSHA(t, orig)
 	seen := map[string]bool{sha: true}
 	for i := range 8 {
-		v, err := w.(FreshVariants).FreshVariant(payload, i)
+		v, err := w.FreshVariant(payload, i)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +74,7 @@ func TestAudioQAFreshVariantKeepsTheQuestion(t *testing.T) {
 	w, _ := Get("audioqa")
 	wav := audio.EncodePCM16([]int16{1, 2, 3, 4, 5, 6, 7, 8}, 1, 16000)
 	p := qaPair("q1", "what is the number", wav, "", "", "")
-	v, err := w.(FreshVariants).FreshVariant(p.Client.Payload, 2)
+	v, err := w.FreshVariant(p.Client.Payload, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +86,7 @@ func TestAudioQAFreshVariantKeepsTheQuestion(t *testing.T) {
 	if err != nil || q1 != q0 || sha1 == sha0 {
 		t.Fatalf("variant: question %q (want %q), clip sha %s (input %s), %v", q1, q0, sha1, sha0, err)
 	}
-	if _, err := w.(FreshVariants).FreshVariant(map[string]any{"messages": []any{}}, 0); err == nil {
+	if _, err := w.FreshVariant(map[string]any{"messages": []any{}}, 0); err == nil {
 		t.Fatal("a chat payload without audio gave a variant")
 	}
 }
@@ -105,7 +94,7 @@ func TestAudioQAFreshVariantKeepsTheQuestion(t *testing.T) {
 func TestT2IFreshVariantChangesOnlyTheSeed(t *testing.T) {
 	w, _ := Get("t2i")
 	payload := map[string]any{"model": "procdiff-base", "prompt": "a red square", "size": "64x64", "seed": 6.0, "response_format": "b64_json"}
-	v, err := w.(FreshVariants).FreshVariant(payload, 3)
+	v, err := w.FreshVariant(payload, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +105,7 @@ func TestT2IFreshVariantChangesOnlyTheSeed(t *testing.T) {
 	if !reflect.DeepEqual(v, payload) {
 		t.Fatalf("variant %v differs from %v beyond the seed", v, payload)
 	}
-	if _, err := w.(FreshVariants).FreshVariant(map[string]any{"prompt": "x"}, 0); err == nil {
+	if _, err := w.FreshVariant(map[string]any{"prompt": "x"}, 0); err == nil {
 		t.Fatal("a payload without a seed gave a variant")
 	}
 }

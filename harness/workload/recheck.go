@@ -16,10 +16,10 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-// What the offline verifier (harness/verify) re-checks of a published row that only some stages
-// have is an optional interface of the Workload, found by type assertion like the others
-// (optional.go): a gate recomputed from the stored outputs, the stored inputs re-hashed, the
-// clip limits re-applied, the records' input identities re-derived. Each takes plain values
+// What the offline verifier (harness/verify) re-checks of a published row, and the gate claim
+// derives (harness/claim), is in the Workload (every stage must say it: a gate's figures, its
+// stored inputs, its records' input identities) or, where only some stages have it, an optional
+// interface (the clip limits re-applied: Admitter). Each takes plain values
 // (paths, the recorded row, the pinned testcase and thresholds) and returns what differs as
 // Findings, so verify asks no stage's name. Everything here reads files only: no model runs.
 
@@ -49,14 +49,15 @@ type GateRecheck struct {
 	Pairs      []join.Pair         // the row's joined requests; nil when it served nothing
 }
 
-// GateRechecker is a workload whose gate verify recomputes offline from the stored outputs and
-// the pins. A stage without it has its thresholds checked and nothing recomputed.
-type GateRechecker interface {
-	Workload
-	// RecheckGate recomputes the gate's figures, reports every stored figure, expected output or
-	// served output that differs, and returns the recomputed figures' failures against the
-	// pinned thresholds (verify compares the recorded verdict with them).
-	RecheckGate(in GateRecheck) (fails []string, found []Finding)
+// ThresholdsReader reads the thresholds a row's testcase declares.
+type ThresholdsReader func() (manifest.Thresholds, error)
+
+// DeclaredThresholds reads the thresholds testcase declares beside the manifest at manifestPath
+// (none declared: no bounds, which the meaning rule records as such).
+func DeclaredThresholds(manifestPath, testcase string) ThresholdsReader {
+	return func() (manifest.Thresholds, error) {
+		return manifest.ReadDeclaredThresholds(manifest.ThresholdsPath(manifest.Manifest{Path: manifestPath}, testcase))
+	}
 }
 
 // InputSource is what a row's stored inputs are checked against: its pinned dataset file (the
@@ -79,13 +80,6 @@ type StoredInputs struct {
 	Result evidence.Result
 }
 
-// StoredInputChecker is a workload whose stored inputs (beside the server records) and AIPerf
-// inputs.json verify ties to the pinned inputs, for a row that ran AIPerf.
-type StoredInputChecker interface {
-	Workload
-	CheckStoredInputs(in StoredInputs) []Finding
-}
-
 // Admission is a row's inputs with the clip limits that applied to it.
 type Admission struct {
 	StoredInputs
@@ -105,15 +99,6 @@ type Admitter interface {
 // ImageDefaults loads the request defaults of the family that served a row (read from its
 // stored bundle), for a workload whose payloads leave settings to the family.
 type ImageDefaults func() (task.ImageSpec, error)
-
-// InputHasher is a workload whose server records carry each request's input identity
-// (input_sha256), which verify re-derives from the payload AIPerf sent.
-type InputHasher interface {
-	Workload
-	// InputSHA prepares the row's derivation; it calls defaults only when its payloads need
-	// the family's defaults, and returns its error as is.
-	InputSHA(defaults ImageDefaults) (func(payload map[string]any) (string, error), error)
-}
 
 // InsideDir joins a path taken from the evidence to dir (the run directory or the repository),
 // refusing anything that would leave it (absolute paths, "..", empty): the evidence is the
@@ -178,12 +163,19 @@ func readUpstream(path string) (map[string]string, error) {
 	return out, nil
 }
 
-func compareGateFigures(where string, got, rec map[string]float64, report reporter) {
-	for _, name := range sortedNames(got) {
-		if v, ok := rec[name]; !ok || !closeTo(v, got[name]) {
-			report(where, "gate figure %s recomputed %v from the stored outputs and pinned upstream transcripts, evidence says %v", name, got[name], v)
+// derivedFigures are the recorded figures with each derived one in place of its recorded value,
+// a recorded value within rounding of the derived one kept as recorded.
+func derivedFigures(rec, got map[string]float64) map[string]float64 {
+	out := maps.Clone(rec)
+	if out == nil {
+		out = map[string]float64{}
+	}
+	for name, v := range got {
+		if r, ok := rec[name]; !ok || !closeTo(r, v) {
+			out[name] = v
 		}
 	}
+	return out
 }
 
 func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }

@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -315,18 +317,15 @@ func imageBounds() []struct {
 	}
 }
 
-// declaredIn says where bounds were looked for.
+// declaredIn says where bounds were looked for, by the file's place beside the manifests (the
+// rule is stored in the evidence and derived again by verify from another checkout's path).
 func declaredIn(th manifest.Thresholds) string {
+	file := path.Join(filepath.Base(filepath.Dir(th.Path)), filepath.Base(th.Path))
 	if !th.Declared() {
-		return "no thresholds file " + th.Path
+		return "no thresholds file " + file + " beside the manifests"
 	}
-	return "not in " + th.Path
+	return "not in " + file
 }
-
-// RecheckMeaning recomputes nothing: the sanity statistics need the family's thresholds file,
-// which a published run does not carry. Each image's pixel hash is re-derived offline through
-// HTTPOutput instead.
-func (t2i) RecheckMeaning([]evidence.Output, evidence.Meaning) []string { return nil }
 
 // ImagePayloadSHA is an image request's input identity (task.ImageRequestSHA256) from the payload
 // AIPerf sent, read as trtmc-server reads a request (server/images.go toTaskRequest: guidance

@@ -5,8 +5,10 @@
 // offline verifier ask the registry instead of switching on a stage name.
 //
 // Adding a stage is its line in harness/stage (name, number, title, capability), one new file
-// here (its Workload) and one line in All. What only some stages do is an optional interface
-// (optional.go), found by type assertion as database/sql finds a driver's extras.
+// here (its Workload) and one line in All. What every stage must say is in the Workload (the
+// compiler checks it); what only some stages do, with a defined fallback where one does not, is
+// an optional interface (optional.go), found by type assertion as database/sql finds a driver's
+// extras.
 //
 // It links no container code and no cgo, so the offline verifier can use it.
 package workload
@@ -54,14 +56,30 @@ type Workload interface {
 	// Meaning checks that the outputs are meaningful within the family's thresholds, not only
 	// identical; failures are listed in the returned Meaning.
 	Meaning(th manifest.Thresholds, outputs []evidence.Output, pairs []join.Pair) (evidence.Meaning, error)
-	// RecheckMeaning recomputes from stored outputs what Meaning derived from them and says
-	// what differs (qual verify).
-	RecheckMeaning(outputs []evidence.Output, m evidence.Meaning) []string
 	// PlannedNative is what the native run would be given for one input under load l, before
 	// any request is sent (qual plan): the values Request reads back from the sent request.
 	PlannedNative(in Input, l Load) (map[string]string, error)
 	// Figures names the stage's throughput figures in the timing summary, for the report.
 	Figures() []string
+
+	// FreshVariant is the i-th fresh input of equal cost (i from 0) of a payload as AIPerf sent
+	// it (fresh.go); variants with different i differ from each other and from the payload.
+	FreshVariant(payload map[string]any, i int) (map[string]any, error)
+	// VariantRule says how a fresh variant differs from its input, for the evidence.
+	VariantRule() string
+
+	// GateFigures derives the family gate's figures from its stored outputs, the row's served
+	// outputs and the pins (harness/claim's gate claim; a stored figure the derivation agrees with
+	// within rounding kept as stored), the failures of those figures against the pinned
+	// thresholds, and every stored expected or served output that is not the pins' or the gate's.
+	GateFigures(in GateRecheck) (figures map[string]float64, fails []string, found []Finding)
+	// CheckStoredInputs ties the row's stored inputs (beside its server records) and AIPerf's
+	// inputs.json to the pinned inputs, for a row that ran AIPerf (qual verify).
+	CheckStoredInputs(in StoredInputs) []Finding
+	// InputSHA prepares the derivation of a request's input identity (a server record's
+	// input_sha256) from the payload AIPerf sent; it calls defaults only when its payloads need
+	// the family's defaults, and returns its error as is.
+	InputSHA(defaults ImageDefaults) (func(payload map[string]any) (string, error), error)
 }
 
 // All is the registry: every stage, in plan order. A new stage adds one line here.

@@ -124,9 +124,6 @@ func TestASRMeaningFailsOnEmptyTranscripts(t *testing.T) {
 	if err != nil || len(m.Failures) != 0 || m.Checks["gold_wer"] != 0 {
 		t.Errorf("meaning %+v %v", m, err)
 	}
-	if problems := w.RecheckMeaning([]evidence.Output{{Gold: "five five", HTTPOutput: "five"}}, m); len(problems) != 1 {
-		t.Errorf("a tampered gold WER went unnoticed: %v", problems)
-	}
 }
 
 func TestT2IAIPerfSettings(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,6 +22,11 @@ var derivations = map[string][]string{
 	"harness/accuracy": {"Gate", "GateOnDataset"},
 	"harness/nocache":  {"Judge"},
 }
+
+// stageDerivations are the methods of a stage's workload a claim is derived with (its reading of
+// a response, its meaning rule, its gate's figures; RecheckGate, the gate's figures' former
+// name): only harness/claim calls them on a workload.
+var stageDerivations = []string{"HTTPOutput", "Meaning", "GateFigures", "RecheckGate"}
 
 // claimUsers are the packages that store or check a claim: the suite's checkpoint flow and the
 // verifier (its subpackages too).
@@ -39,6 +45,9 @@ func TestClaimsAreDerivedOnlyByHarnessClaim(t *testing.T) {
 		walkGo(t, filepath.Join(root, pkg), func(path string, f *ast.File) {
 			names := importNames(f)
 			ast.Inspect(f, func(n ast.Node) bool {
+				if m := stageMethodCalled(n, names); m != "" {
+					t.Errorf("%s calls a workload's %s: a claim is derived by harness/claim only", rel(root, path), m)
+				}
 				sel, ok := n.(*ast.SelectorExpr)
 				if !ok {
 					return true
@@ -73,6 +82,23 @@ func TestClaimsAreDerivedOnlyByHarnessClaim(t *testing.T) {
 			t.Errorf("claim.%s is in claim.All but the suite (harness/checkpoint) never derives it", c)
 		}
 	}
+}
+
+// stageMethodCalled is the stage derivation n calls as a method (a call of x.HTTPOutput or
+// x.Meaning where x is no imported package), else "".
+func stageMethodCalled(n ast.Node, imports map[string]string) string {
+	call, ok := n.(*ast.CallExpr)
+	if !ok {
+		return ""
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok || !slices.Contains(stageDerivations, sel.Sel.Name) {
+		return ""
+	}
+	if id, ok := sel.X.(*ast.Ident); ok && imports[id.Name] != "" {
+		return ""
+	}
+	return sel.Sel.Name
 }
 
 // importNames maps each import's local name to its path inside this module.

@@ -30,7 +30,7 @@ func BundleHeader(path string) (bundle.Header, error) {
 	return h, nil
 }
 
-// ImageDefaults loads, when the row's workload asks (workload.InputHasher), the request defaults
+// ImageDefaults loads, when the row's workload asks (its InputSHA), the request defaults
 // of the family that served the row (imageDefaults).
 func ImageDefaults(runDir string, r evidence.Result) workload.ImageDefaults {
 	return func() (task.ImageSpec, error) { return imageDefaults(runDir, r) }

@@ -179,6 +179,22 @@ func (p Pins) Thresholds(m manifest.Manifest, tc manifest.Testcase, recorded str
 	return th, rel, nil
 }
 
+// DeclaredThresholds reads the thresholds the first testcase of the manifest a row was run from
+// declares (RowManifest), as the suite read them for its meaning rule.
+func (p Pins) DeclaredThresholds(s evidence.Stage, r evidence.Result) workload.ThresholdsReader {
+	return func() (manifest.Thresholds, error) {
+		path, named, ok, err := p.RowManifest(s, r.Profile)
+		if err != nil || !ok {
+			return manifest.Thresholds{}, fmt.Errorf("the row's manifest is not pinned (%v)", err)
+		}
+		m, err := manifest.Read(path)
+		if err != nil || len(m.Testcases) == 0 {
+			return manifest.Thresholds{}, fmt.Errorf("%s has no testcase (%v)", named, err)
+		}
+		return workload.DeclaredThresholds(path, m.Testcases[0].Name)()
+	}
+}
+
 // Pin is the sha256 golden/thresholds.sha256 pins for the repository file rel.
 func (p Pins) Pin(rel string) (string, error) {
 	data, err := os.ReadFile(filepath.Join(p.Root, "golden", "thresholds.sha256"))
