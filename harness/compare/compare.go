@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -232,9 +233,10 @@ func rowsByKey(e evidence.Evidence) map[rowKey]evidence.Result {
 func compareRuns(base, cand evidence.Evidence) Comparison {
 	c := Comparison{Base: base.RunID, New: cand.RunID, BaseBuild: buildOf(base), NewBuild: buildOf(cand), Rules: map[string]string{
 		"performance": stats.SpeedupRule, "mean": stats.MeanRule, "accuracy": stats.BootstrapRule, "task shift": stats.StratifiedShiftRule,
-		"runs":       fmt.Sprintf("a side with fewer than %d runs is flagged (benchstat's rule): its interval is wide and a light rarely decides", minRuns),
-		"detectable": detectableRule,
-		"work":       "white when dataset pins, request counts, concurrency, endpoint settings (image size, steps), the gate testcase or bundle settings differ",
+		"runs":               fmt.Sprintf("a side with fewer than %d runs is flagged (benchstat's rule): its interval is wide and a light rarely decides", minRuns),
+		"detectable":         detectableRule,
+		"task shift decides": taskShiftDecidesRule(),
+		"work":               "white when dataset pins, request counts, concurrency, endpoint settings (image size, steps), the gate testcase or bundle settings differ",
 	}}
 	b, n := rowsByKey(base), rowsByKey(cand)
 	var keys []rowKey
@@ -520,10 +522,29 @@ func compareMarkdown(c Comparison) string {
 		fmt.Fprintf(&w, "\nMissing from base (only in new, not compared): %s.\n", strings.Join(c.OnlyInNew, ", "))
 	}
 	w.WriteString("\n## Rules\n\n")
-	for _, k := range []string{"performance", "detectable", "noise floor", "task shift", "runs", "mean", "accuracy", "work"} {
+	for _, k := range ruleOrder(c.Rules) {
 		fmt.Fprintf(&w, "- %s: %s\n", k, c.Rules[k])
 	}
 	return w.String()
+}
+
+// ruleOrder lists every rule once: the usual reading order first, then any other in name order,
+// so a rule the Why lines rely on is never left out of the Markdown.
+func ruleOrder(rules map[string]string) []string {
+	order := []string{"performance", "detectable", "noise floor", "task shift", "task shift decides", "runs", "mean", "accuracy", "work"}
+	var out, rest []string
+	for _, k := range order {
+		if _, ok := rules[k]; ok {
+			out = append(out, k)
+		}
+	}
+	for k := range rules {
+		if !slices.Contains(order, k) {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
 }
 
 func buildCell(b Build) string {

@@ -47,6 +47,16 @@ func shiftDetectable(sh stats.Shift) float64 {
 	return math.Exp((sh.CI.Upper-sh.CI.Lower)/2)/stats.RedBelow - 1
 }
 
+// taskShiftDecidesRule states, beside the shift's estimator, what it is taken of, when it makes
+// a row slower and what "detectable slowdown by the Task shift" means: the Why lines use all three.
+func taskShiftDecidesRule() string {
+	bound := 100 * (1/stats.RedBelow - 1)
+	return fmt.Sprintf("the shift is of ln Task time (the server's model_call_ms of every measured request), shown as new/base − 1; "+
+		"the row is slower (REGRESSION) when the work is the same and its whole interval lies above +%.1f%% (ln(1/%.3f), the red light's bound), whatever its light; "+
+		"detectable slowdown by the Task shift: e^h/%.3f − 1, h the half-width of its interval of ln(new/base); none with too few requests for an interval",
+		bound, stats.RedBelow, stats.RedBelow)
+}
+
 // slowerByShift says whether a row's Task shift alone establishes a slowdown past the red light's
 // own bound: the whole interval of ln(new/base) above ln(1/RedBelow), the same work on both
 // sides. Its interval is over every measured request of every run, so it decides where the
