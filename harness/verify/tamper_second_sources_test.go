@@ -245,35 +245,7 @@ func duplicateRun(t *testing.T, f *forger, stageName string) {
 	for _, name := range []string{"profile_export_raw.jsonl", "profile_export.jsonl"} {
 		f.jsonlExact(dst+"/"+name, func(m map[string]any) map[string]any { return shiftedCopy(t, m, rename, shift) })
 	}
-	var copies []map[string]any
-	f.jsonlExact(r.Records, func(m map[string]any) map[string]any {
-		id, _ := m["request_id"].(string)
-		if srcIDs[id] {
-			copies = append(copies, shiftedCopy(t, m, rename, shift))
-		}
-		if dstIDs[id] {
-			return nil
-		}
-		return m
-	})
-	appendJSONL(t, f.path(r.Records), copies)
-	f.stage(stageName, func(s *evidence.Stage) {
-		row := &s.Results[i]
-		var outs []evidence.Output
-		for _, o := range row.Outputs {
-			if dstIDs[o.RequestID] {
-				continue
-			}
-			outs = append(outs, o)
-			if n, ok := rename[o.RequestID]; ok {
-				o.RequestID = n
-				outs = append(outs, o)
-			}
-		}
-		row.Outputs = outs
-		f.recompute(row)
-	})
-	f.junitTiming(stageName, i)
+	f.replaceRunRecords(t, stageName, i, r.Records, srcIDs, dstIDs, rename, shift)
 }
 
 // runIDs are the request ids of an AIPerf run's raw export and its first request's start.
@@ -379,4 +351,39 @@ func (f *forger) junitGate(stageName string, i int) {
 		}
 		return props
 	})
+}
+
+// replaceRunRecords makes a copied AIPerf run's records consistent: the server records of the
+// replaced run's requests (dstIDs) give way to shifted copies of the source run's (srcIDs) under
+// their new ids, the row's outputs follow, and its figures and JUnit copies are recomputed.
+func (f *forger) replaceRunRecords(t *testing.T, stageName string, i int, records string, srcIDs, dstIDs map[string]bool, rename map[string]string, shift int64) {
+	var copies []map[string]any
+	f.jsonlExact(records, func(m map[string]any) map[string]any {
+		id, _ := m["request_id"].(string)
+		if srcIDs[id] {
+			copies = append(copies, shiftedCopy(t, m, rename, shift))
+		}
+		if dstIDs[id] {
+			return nil
+		}
+		return m
+	})
+	appendJSONL(t, f.path(records), copies)
+	f.stage(stageName, func(s *evidence.Stage) {
+		row := &s.Results[i]
+		var outs []evidence.Output
+		for _, o := range row.Outputs {
+			if dstIDs[o.RequestID] {
+				continue
+			}
+			outs = append(outs, o)
+			if n, ok := rename[o.RequestID]; ok {
+				o.RequestID = n
+				outs = append(outs, o)
+			}
+		}
+		row.Outputs = outs
+		f.recompute(row)
+	})
+	f.junitTiming(stageName, i)
 }
