@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
@@ -33,7 +34,9 @@ import (
 // Also 4: no_caching's shift_fraction and its interval are the paired ratio repeat/fresh − 1 (Wilcoxon
 // signed-rank, 98%) with its pair count; schema 3 kept an unpaired shift over the fresh median
 // (Mann–Whitney, 95%) and that shift in ms (shift_ms, shift_ci_ms).
-const SchemaVersion = 4
+// 5: a row records no plot or timelines (its pictures are drawn from its exports and records by
+// harness/report/chart, and verify draws them again); schema 4 stored picture files.
+const SchemaVersion = 5
 
 // Evidence is one run.
 type Evidence struct {
@@ -259,7 +262,7 @@ func ReadStage(path string) (Stage, error) {
 		return s, fmt.Errorf("stage evidence %s: %w", path, err)
 	}
 	if s.SchemaVersion != SchemaVersion {
-		return s, fmt.Errorf("stage evidence %s has schema %d, this qual reads %d", path, s.SchemaVersion, SchemaVersion)
+		return s, &SchemaError{File: path, Got: s.SchemaVersion, MadeBy: s.Versions["trtmc-qual"]}
 	}
 	return s, nil
 }
@@ -275,9 +278,25 @@ func Read(runDir string) (Evidence, error) {
 		return e, fmt.Errorf("evidence.json: %w", err)
 	}
 	if e.SchemaVersion != SchemaVersion {
-		return e, fmt.Errorf("evidence.json has schema %d, this qual reads %d", e.SchemaVersion, SchemaVersion)
+		return e, &SchemaError{File: "evidence.json", Got: e.SchemaVersion, MadeBy: e.Versions["trtmc-qual"]}
 	}
 	return e, nil
+}
+
+// SchemaError is a run written in another evidence schema than this qual reads: not a defect of
+// the run, which the qual of the commit that made it reads.
+type SchemaError struct {
+	File   string
+	Got    int
+	MadeBy string // the run's recorded trtmc-qual commit, "" when it records none
+}
+
+func (e *SchemaError) Error() string {
+	how := "with the qual of the commit that made it"
+	if e.MadeBy != "" {
+		how = fmt.Sprintf("with the qual of trtmc-qual %s, the commit that made it (git checkout %s && make bin)", e.MadeBy, strings.TrimSuffix(e.MadeBy, "-dirty"))
+	}
+	return fmt.Sprintf("%s has evidence schema %d, this qual reads %d: read it %s", e.File, e.Got, SchemaVersion, how)
 }
 
 // Assemble merges every <stage>/stage.json under runDir into evidence.json (harness/report

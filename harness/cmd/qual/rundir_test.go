@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 )
 
 // Every command that takes a run directory refuses each kind of path that is not one (missing,
@@ -56,5 +59,30 @@ func TestEveryCommandRefusesANonRunDirectoryAlike(t *testing.T) {
 				t.Errorf("qual %v: exit %d, stdout %q, stderr %q (want exit 2 and %q)", args(run), code, out, errOut, want)
 			}
 		}
+	}
+}
+
+// A run written in another evidence schema (an older qual's run) is not a forgery: verify says
+// so first, with exit 2, naming the commit whose qual reads it, instead of listing the schema's
+// differences as mismatches; every other command that reads the evidence names the same cause.
+func TestARunOfAnotherSchemaIsNamedNotRefused(t *testing.T) {
+	run := filepath.Join(t.TempDir(), "old")
+	if err := os.MkdirAll(filepath.Join(run, "asr"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := fmt.Sprintf(`{"schema_version":%d,"run_id":"old","versions":{"trtmc-qual":"fff3b1e"},"stages":[],"plot":"asr/x/latency.svg"}`, evidence.SchemaVersion-1)
+	for p, body := range map[string]string{filepath.Join(run, "evidence.json"): old, filepath.Join(run, "asr", "stage.json"): "{}"} {
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := fmt.Sprintf("evidence schema %d, this qual reads %d: read it with the qual of trtmc-qual fff3b1e", evidence.SchemaVersion-1, evidence.SchemaVersion)
+	code, out, errOut := qualRun(t, "verify", run)
+	if code != exitUsage || !strings.HasPrefix(out, "NOT VERIFIED "+run+": written in another evidence schema") || !strings.Contains(errOut, want) ||
+		!strings.Contains(errOut, "git checkout fff3b1e && make bin") || strings.Contains(out, "MISMATCH") {
+		t.Errorf("qual verify of a schema-%d run: exit %d\nstdout %s\nstderr %s", evidence.SchemaVersion-1, code, out, errOut)
+	}
+	if code, _, errOut := qualRun(t, "compare", run, run); code == exitOK || !strings.Contains(errOut, want) {
+		t.Errorf("qual compare of a schema-%d run: exit %d, stderr %s", evidence.SchemaVersion-1, code, errOut)
 	}
 }

@@ -61,6 +61,12 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	opts.WithoutBundles = *withoutBundles
 	rep, err := verify.Check(runDir, opts)
+	var schema *evidence.SchemaError
+	if errors.As(err, &schema) {
+		// Another schema is another qual's run, not a forgery: say so first, not as mismatches.
+		out.result = fmt.Sprintf("NOT VERIFIED %s: written in another evidence schema", runDir)
+		return usageError{err}
+	}
 	if err != nil {
 		return err
 	}
