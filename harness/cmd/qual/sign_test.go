@@ -65,7 +65,7 @@ func TestKeygenSignVerifyPinned(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "t2i", "notes.txt"), []byte("added later"), 0o644)
 	out, err = run(t, runVerify, "--key", key+".pub", dir)
-	if err == nil || !strings.HasPrefix(out, "REFUSED "+dir+": 1 mismatches") || !strings.Contains(out, "\nMISMATCH t2i/notes.txt: added after signing") {
+	if err == nil || !strings.HasPrefix(out, "REFUSED "+dir+": 1 mismatch;") || !strings.Contains(out, "\nMISMATCH t2i/notes.txt: added after signing") {
 		t.Fatalf("verify after adding a file: %q %v", out, err)
 	}
 }

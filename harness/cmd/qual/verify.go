@@ -101,9 +101,10 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 		verdict, banner = evidence.Verdict(e), evidence.TestBuildBanner(e.Versions)
 	}
 	if len(mismatches) > 0 {
-		out.result = fmt.Sprintf("REFUSED %s: %d mismatches; its recorded verdict %s is not established", runDir, len(mismatches), verdict)
+		out.result = fmt.Sprintf("REFUSED %s: %s; its recorded verdict %s is not established", runDir, mismatchCount(len(mismatches)), verdict)
 		out.mismatches = mismatches
-		return fmt.Errorf("%d mismatches between the evidence and its artifacts", len(mismatches))
+		// The mismatches may be the signature's, the pins' or the artifacts': the lines say which.
+		return fmt.Errorf("refused: %s (the MISMATCH lines name each file)", mismatchCount(len(mismatches)))
 	}
 	if banner != "" {
 		out.caveat("test build", fmt.Sprintf("NOT A QUALIFICATION: %s; the evidence is consistent, the binaries are a test build", banner))
@@ -298,6 +299,13 @@ func verifyOptions() (verify.Options, error) {
 }
 
 // plural is "1 caveat" or "n caveats".
+func mismatchCount(n int) string {
+	if n == 1 {
+		return "1 mismatch"
+	}
+	return fmt.Sprintf("%d mismatches", n)
+}
+
 func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
