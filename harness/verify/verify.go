@@ -109,6 +109,7 @@ func checks() []func(*Run) []Problem {
 		phaseWindowCheck,     // each run's phase windows and counts, the records' spans inside (phasewindow.go)
 		sessionOrderCheck,    // each phase's requests numbered 0…n−1, sessions in inputs.json's order (sessionorder.go)
 		copiedRecordsCheck,   // no two requests' server times agree to the nanosecond (copiedrecords.go)
+		recordTimesCheck,     // each record's queue and Task inside its handler, inside its span (recordtimes.go)
 		serverLogBundleCheck, // the served bundle is the one the server logged loading (serverlogbundle.go)
 		inputHashCheck,       // each record's input_sha256 is the payload's (inputhash.go)
 		uploadedCheck,        // each output's input_id is what AIPerf uploaded (uploaded.go)
