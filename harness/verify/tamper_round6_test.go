@@ -1,0 +1,65 @@
+package verify
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
+)
+
+// queueRaiseMS is how long the forged queue says each request waited for a lane.
+const queueRaiseMS = 4000.0
+
+// roundSixForgeries are kinds of the sixth red team's forgeries, each re-signed by a forger: a
+// picture that lies through data no other copy bounded.
+func roundSixForgeries() []tamper {
+	asr := string(stage.ASR)
+	return []tamper{
+		{name: "R6 every served request's queue_ms raised 4 s in the records and the response bodies alike (the timelines' queue bars and Task bars redrawn from it)", forged: true,
+			want: []string{"server-records.jsonl", "exceed its handler"},
+			edit: func(t *testing.T, f *forger) { raiseQueue(f, asr) }},
+	}
+}
+
+// raiseQueue adds queueRaiseMS to the queue_ms of every request of a qualified row that ran a
+// Task, in its server records and in the trtmc_timing of its response bodies, and re-renders
+// the report: the timelines now draw a queue before every Task.
+func raiseQueue(f *forger, stageName string) {
+	_, r := f.result(stageName, evidence.StatusQualified, "")
+	raise := func(timing any) {
+		m, ok := timing.(map[string]any)
+		if !ok {
+			return
+		}
+		task, _ := m["model_call_ms"].(json.Number).Float64()
+		queue, _ := m["queue_ms"].(json.Number).Float64()
+		if task > 0 {
+			m["queue_ms"] = json.Number(strconv.FormatFloat(queue+queueRaiseMS, 'f', -1, 64))
+		}
+	}
+	f.jsonlExact(r.Records, func(m map[string]any) map[string]any {
+		if m["route"] == r.Join.Route {
+			raise(m["trtmc_timing"])
+		}
+		return m
+	})
+	for _, d := range f.runDirs(r) {
+		f.jsonlExact(d+"/profile_export_raw.jsonl", func(m map[string]any) map[string]any {
+			resp := m["responses"].([]any)[0].(map[string]any)
+			dec := json.NewDecoder(strings.NewReader(resp["text"].(string)))
+			dec.UseNumber()
+			var body map[string]any
+			if err := dec.Decode(&body); err != nil {
+				f.t.Fatal(err)
+			}
+			raise(body["trtmc_timing"])
+			b, _ := json.Marshal(body)
+			resp["text"] = string(b)
+			return m
+		})
+	}
+	f.report()
+}
