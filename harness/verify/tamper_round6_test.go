@@ -21,6 +21,9 @@ func roundSixForgeries() []tamper {
 		{name: "R6 every served request's queue_ms raised 4 s in the records and the response bodies alike (the timelines' queue bars and Task bars redrawn from it)", forged: true,
 			want: []string{"server-records.jsonl", "exceed its handler"},
 			edit: func(t *testing.T, f *forger) { raiseQueue(f, asr) }},
+		{name: "R6 every Task time of a row halved, the scrape's Task histogram written as AIPerf's empty window {\"count\": 0}", forged: true,
+			want: []string{"server_metrics_export.json", "counted no Task call in the profiling window nor in the warmup window"},
+			edit: func(t *testing.T, f *forger) { halveRowTaskTimes(t, f, f.emptyScrapeWindow) }},
 	}
 }
 
@@ -62,4 +65,18 @@ func raiseQueue(f *forger, stageName string) {
 		})
 	}
 	f.report()
+}
+
+// emptyScrapeWindow writes every trtmc_task_call_seconds series of a run's scrape as AIPerf
+// writes a window that counted no call: {"count": 0}, no sum, mean or buckets.
+func (f *forger) emptyScrapeWindow(rel string) {
+	f.scrapeSections(rel, func(metrics map[string]any) {
+		hist, _ := metrics["trtmc_task_call_seconds"].(map[string]any)
+		series, _ := hist["series"].([]any)
+		for _, sr := range series {
+			one := sr.(map[string]any)
+			one["stats"] = map[string]any{"count": 0}
+			delete(one, "buckets")
+		}
+	})
 }
