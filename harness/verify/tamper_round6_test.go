@@ -3,7 +3,6 @@ package verify
 import (
 	"encoding/json"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
@@ -43,27 +42,7 @@ func raiseQueue(f *forger, stageName string) {
 			m["queue_ms"] = json.Number(strconv.FormatFloat(queue+queueRaiseMS, 'f', -1, 64))
 		}
 	}
-	f.jsonlExact(r.Records, func(m map[string]any) map[string]any {
-		if m["route"] == r.Join.Route {
-			raise(m["trtmc_timing"])
-		}
-		return m
-	})
-	for _, d := range f.runDirs(r) {
-		f.jsonlExact(d+"/profile_export_raw.jsonl", func(m map[string]any) map[string]any {
-			resp := m["responses"].([]any)[0].(map[string]any)
-			dec := json.NewDecoder(strings.NewReader(resp["text"].(string)))
-			dec.UseNumber()
-			var body map[string]any
-			if err := dec.Decode(&body); err != nil {
-				f.t.Fatal(err)
-			}
-			raise(body["trtmc_timing"])
-			b, _ := json.Marshal(body)
-			resp["text"] = string(b)
-			return m
-		})
-	}
+	f.timingsExact(r, raise)
 	f.report()
 }
 
