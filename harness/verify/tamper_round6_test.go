@@ -13,10 +13,18 @@ import (
 const queueRaiseMS = 4000.0
 
 // roundSixForgeries are kinds of the sixth red team's forgeries, each re-signed by a forger: a
-// picture that lies through data no other copy bounded.
+// picture that lies through data no other copy bounded, a second source hidden behind AIPerf's
+// empty window, a gate figure taken as recorded that contradicts its own verdict.
 func roundSixForgeries() []tamper {
 	asr := string(stage.ASR)
 	return []tamper{
+		{name: "R6 a T2I variant's worst PSNR set under its pinned bound, still passed (figures and JUnit; a row that serves no image)", forged: true,
+			want: []string{"t2i/", "gate recorded as passed=true", "psnr_min_db 20.5 is below its pinned bound"},
+			edit: func(t *testing.T, f *forger) {
+				i, _ := f.notServed(string(stage.T2I))
+				f.stage(string(stage.T2I), func(s *evidence.Stage) { s.Results[i].Gate.Figures["psnr_min_db"] = 20.5 })
+				f.junitGate(string(stage.T2I), i)
+			}},
 		{name: "R6 every served request's queue_ms raised 4 s in the records and the response bodies alike (the timelines' queue bars and Task bars redrawn from it)", forged: true,
 			want: []string{"server-records.jsonl", "exceed its handler"},
 			edit: func(t *testing.T, f *forger) { raiseQueue(f, asr) }},
