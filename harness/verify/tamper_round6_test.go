@@ -14,7 +14,7 @@ const queueRaiseMS = 4000.0
 
 // roundSixForgeries are kinds of the sixth red team's forgeries, each re-signed by a forger: a
 // picture that lies through data no other copy bounded, a second source hidden behind AIPerf's
-// empty window, a gate figure taken as recorded that contradicts its own verdict.
+// empty window, a request deleted where AIPerf's numbering leaves no gap, a gate figure taken as recorded that contradicts its own verdict.
 func roundSixForgeries() []tamper {
 	asr := string(stage.ASR)
 	return []tamper{
@@ -28,6 +28,11 @@ func roundSixForgeries() []tamper {
 		{name: "R6 every served request's queue_ms raised 4 s in the records and the response bodies alike (the timelines' queue bars and Task bars redrawn from it)", forged: true,
 			want: []string{"server-records.jsonl", "exceed its handler"},
 			edit: func(t *testing.T, f *forger) { raiseQueue(f, asr) }},
+		{name: "R6 the last-numbered measured request of every AIPerf run deleted everywhere, N and the phase manifests' counts lowered (no session_num left out)", forged: true,
+			want: []string{"profile_export_aiperf.json at ", "but the profiling phase's summary phases/profiling/profile_export_aiperf.json (a copy of it) has"},
+			edit: func(t *testing.T, f *forger) {
+				dropPerRun(t, f, asr, true, func(m map[string]any) int64 { return nsOf(t, m, "session_num") })
+			}},
 		{name: "R6 every Task time of a row halved, the scrape's Task histogram written as AIPerf's empty window {\"count\": 0}", forged: true,
 			want: []string{"server_metrics_export.json", "counted no Task call in the profiling window"},
 			edit: func(t *testing.T, f *forger) { halveRowTaskTimes(t, f, f.emptyScrapeWindow) }},

@@ -107,6 +107,7 @@ func checks() []func(*Run) []Problem {
 		hardwareScrapeCheck,  // hardware and Go version against the server's own /metrics (hardwarescrape.go)
 		duplicateRunsCheck,   // no AIPerf run is a copy of another under fresh ids (duplicateruns.go)
 		phaseWindowCheck,     // each run's phase windows and counts, the records' spans inside (phasewindow.go)
+		phaseSummaryCheck,    // the run's AIPerf summary is its profiling phase's (phasesummary.go)
 		sessionOrderCheck,    // each phase's requests numbered 0…n−1, sessions in inputs.json's order (sessionorder.go)
 		copiedRecordsCheck,   // no two requests' server times agree to the nanosecond (copiedrecords.go)
 		recordTimesCheck,     // each record's queue and Task inside its handler, inside its span (recordtimes.go)
