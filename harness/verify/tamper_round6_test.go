@@ -25,6 +25,16 @@ func roundSixForgeries() []tamper {
 				f.stage(string(stage.T2I), func(s *evidence.Stage) { s.Results[i].Gate.Figures["psnr_min_db"] = 20.5 })
 				f.junitGate(string(stage.T2I), i)
 			}},
+		{name: "R6 a T2I variant's PSNR and SSIM raised with their JUnit copies, its items left (E17 made consistent with JUnit)", forged: true,
+			want: []string{"t2i/", "gate recorded as passed=true", "is not its items' worst SSIM"},
+			edit: func(t *testing.T, f *forger) {
+				i, _ := f.notServed(string(stage.T2I))
+				f.stage(string(stage.T2I), func(s *evidence.Stage) {
+					s.Results[i].Gate.Figures["psnr_min_db"] = 85.25
+					s.Results[i].Gate.Figures["ssim_min"] = 0.99999
+				})
+				f.junitGate(string(stage.T2I), i)
+			}},
 		{name: "R6 every served request's queue_ms raised 4 s in the records and the response bodies alike (the timelines' queue bars and Task bars redrawn from it)", forged: true,
 			want: []string{"server-records.jsonl", "exceed its handler"},
 			edit: func(t *testing.T, f *forger) { raiseQueue(f, asr) }},

@@ -28,8 +28,8 @@ func (t2i) GateFigures(in GateRecheck) (map[string]float64, []string, []Finding)
 	return figures, fails, found
 }
 
-// imageGateFails applies the pinned bounds to the gate's worst figures and reads its own
-// verdicts: the family passes a gate only when every item passed and it lists no failure
+// imageGateFails applies the pinned bounds to the gate's worst figures, which are its items'
+// worst (ssim_min is the least item distance), and reads its own verdicts: the family passes a gate only when every item passed and it lists no failure
 // (native/families/procdiff gate.go). The served images re-derive the figures of the prompts
 // a row served; a figure of prompts it did not serve (a variant row serves none) is the
 // gate's, and a gate that says it passed must at least not contradict it.
@@ -42,10 +42,15 @@ func imageGateFails(figures map[string]float64, g evidence.GateResult, bounds ma
 			fails = append(fails, fmt.Sprintf("gate figure %s %v is below its pinned bound %v", k, v, bound))
 		}
 	}
+	worstItem := math.Inf(1)
 	for _, it := range g.Items {
 		if !it.Passed {
 			fails = append(fails, fmt.Sprintf("gate item %s did not pass (%s)", it.ID, it.Detail))
 		}
+		worstItem = math.Min(worstItem, it.Distance) // the family's item distance is its SSIM
+	}
+	if v, ok := figures["ssim_min"]; ok && len(g.Items) > 0 && v != worstItem {
+		fails = append(fails, fmt.Sprintf("gate figure ssim_min %v is not its items' worst SSIM (distance) %v", v, worstItem))
 	}
 	if len(g.Failures) > 0 {
 		fails = append(fails, fmt.Sprintf("the gate lists %d failures: %s", len(g.Failures), strings.Join(g.Failures, "; ")))
