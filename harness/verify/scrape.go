@@ -56,10 +56,39 @@ func checkScrape(runDir string, row *Row, report reporter) {
 			}
 		}
 		slices.Sort(times)
+		if series.calls == 0 && len(times) > 0 {
+			warmup, ok := scrapedTaskCalls(scrape, row.scrapeIn(dir).warmupWindow(), report)
+			if series, ok = throughWarmupWindow(warmup, ok, measuredIn(exports)); !ok {
+				report(where, "trtmc_task_call_seconds counted no Task call in the profiling window, and the warmup window counted %d of the run's %d measured calls: AIPerf leaves the profiling window empty only when the warmup window took in every measured call", warmup.calls, measuredIn(exports))
+				continue
+			}
+		}
 		for _, problem := range series.against(times) {
 			report(where, "trtmc_task_call_seconds: %s", problem)
 		}
 	}
+}
+
+// throughWarmupWindow is the window to compare a run's records with when AIPerf wrote its
+// profiling window empty ({"count": 0}): that happens when the "warmup complete" scrape comes
+// late, after the measured calls ended, so the warmup window took in every one of them and its
+// histogram is the second copy of their times. ok is false when it did not (a window emptied
+// to hide the Task times). A run that warms up with as many requests as it measures leaves a
+// forger who empties only the profiling window the warmup calls to hide behind; the targets'
+// runs warm up with fewer.
+func throughWarmupWindow(warmup taskCallSeries, scraped bool, measured int) (taskCallSeries, bool) {
+	return warmup, scraped && warmup.calls >= measured
+}
+
+// measuredIn counts a run's measured (profiling) requests.
+func measuredIn(e aiperfexport.Exports) int {
+	n := 0
+	for _, raw := range e.Raw {
+		if raw.Metadata.Phase == aiperfexport.PhaseProfiling {
+			n++
+		}
+	}
+	return n
 }
 
 // taskCallSeries is trtmc_task_call_seconds over a run's profiling window, all series added up:

@@ -112,3 +112,37 @@ func TestScrapeOfNoCallsIsZeroCalls(t *testing.T) {
 		t.Error("a series of 3 calls without its sum was read as a scrape")
 	}
 }
+
+// An empty profiling window stands in for the run's Task times only through the warmup window
+// that took in every measured call: for random runs, the honest late scrape (the warmup window
+// holding every call) agrees with the records; a profiling window emptied by a forger, with
+// the warmup window left holding only the warmup calls or emptied too, is refused; and records
+// halved under an honest late scrape are named by the warmup window's copy.
+func TestEmptyProfilingWindowGoesThroughWarmup(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 40))
+	for i := range 500 {
+		warm := 1 + r.IntN(4)
+		measured := warm + 1 + r.IntN(12) // every target warms up with fewer requests than it measures
+		calls := make([]float64, warm+measured)
+		for k := range calls {
+			calls[k] = 0.002 + r.Float64()*r.Float64()*20
+		}
+		records := slices.Sorted(slices.Values(calls))
+		if s, ok := throughWarmupWindow(seriesOf(calls), true, measured); !ok || len(s.against(records)) > 0 {
+			t.Fatalf("run %d: an honest late warmup scrape refused: ok %v, %v", i, ok, s.against(records))
+		}
+		if _, ok := throughWarmupWindow(seriesOf(calls[:warm]), true, measured); ok {
+			t.Fatalf("run %d: the profiling window emptied, the warmup window's %d calls taken for %d measured", i, warm, measured)
+		}
+		if _, ok := throughWarmupWindow(taskCallSeries{buckets: map[float64]int{}}, true, measured); ok {
+			t.Fatalf("run %d: both windows empty accepted", i)
+		}
+		halved := make([]float64, len(records))
+		for k, v := range records {
+			halved[k] = v / 2
+		}
+		if s, _ := throughWarmupWindow(seriesOf(calls), true, measured); len(s.against(halved)) == 0 {
+			t.Fatalf("run %d: records halved under the warmup window's copy not named", i)
+		}
+	}
+}

@@ -16,6 +16,13 @@ type serverScrape struct {
 	present bool  // the run holds a scrape (a server without /metrics leaves none)
 	err     error // why a present scrape could not be read, or is not AIPerf's export
 	metrics map[string]scrapedMetric
+	warmup  map[string]scrapedMetric // the warmup window's section
+}
+
+// warmupWindow is the scrape's warmup section as a scrape of its own.
+func (s serverScrape) warmupWindow() serverScrape {
+	s.metrics = s.warmup
+	return s
 }
 
 type scrapedMetric struct {
@@ -60,12 +67,13 @@ func readScrape(path string) serverScrape {
 	}
 	var export struct {
 		Metrics map[string]scrapedMetric `json:"metrics"`
+		Warmup  map[string]scrapedMetric `json:"warmup_metrics"`
 	}
 	if err := json.Unmarshal(data, &export); err != nil {
 		s.err = fmt.Errorf("not AIPerf's server-metrics export: %w", err)
 		return s
 	}
-	s.metrics = export.Metrics
+	s.metrics, s.warmup = export.Metrics, export.Warmup
 	return s
 }
 

@@ -65,8 +65,17 @@ func halveRowTaskTimes(t *testing.T, f *forger, scrape func(dir string)) {
 	for _, d := range f.runDirs(r) {
 		scrape(d)
 	}
+	f.timingsExact(r, func(timing any) { halveTaskTimeExact(t, timing) })
+	f.stage(string(stage.ASR), func(s *evidence.Stage) { f.recompute(&s.Results[i]) })
+	f.junitTiming(string(stage.ASR), i)
+}
+
+// timingsExact hands fn every trtmc_timing of a row, in its server records and in its response
+// bodies, decoded with json.Number (nanosecond timestamps kept exact).
+func (f *forger) timingsExact(r evidence.Result, fn func(timing any)) {
+	f.t.Helper()
 	f.jsonlExact(r.Records, func(m map[string]any) map[string]any {
-		halveTaskTimeExact(t, m["trtmc_timing"])
+		fn(m["trtmc_timing"])
 		return m
 	})
 	for _, d := range f.runDirs(r) {
@@ -76,16 +85,14 @@ func halveRowTaskTimes(t *testing.T, f *forger, scrape func(dir string)) {
 			dec.UseNumber()
 			var body map[string]any
 			if err := dec.Decode(&body); err != nil {
-				t.Fatal(err)
+				f.t.Fatal(err)
 			}
-			halveTaskTimeExact(t, body["trtmc_timing"])
+			fn(body["trtmc_timing"])
 			b, _ := json.Marshal(body)
 			resp["text"] = string(b)
 			return m
 		})
 	}
-	f.stage(string(stage.ASR), func(s *evidence.Stage) { f.recompute(&s.Results[i]) })
-	f.junitTiming(string(stage.ASR), i)
 }
 
 // halveTaskTimeExact halves a trtmc_timing's model_call_ms decoded with json.Number (the lines

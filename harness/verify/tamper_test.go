@@ -706,7 +706,7 @@ func tampers() []tamper {
 				})
 			}},
 	}
-	return append(append(append(cases, copyForgeries()...), roundThreeForgeries()...), append(append(append(secondSourceForgeries(), roundFourForgeries()...), roundFiveForgeries()...), pictureForgeries()...)...)
+	return append(append(append(cases, copyForgeries()...), roundThreeForgeries()...), append(append(append(secondSourceForgeries(), roundFourForgeries()...), roundFiveForgeries()...), append(pictureForgeries(), roundSixForgeries()...)...)...)
 }
 
 // TestTamperedRunsAreCaught edits a real reduced run, produced by the suites, in each way in

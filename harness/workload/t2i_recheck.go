@@ -22,7 +22,40 @@ import (
 func (t2i) GateFigures(in GateRecheck) (map[string]float64, []string, []Finding) {
 	var found findings
 	figures, fails := checkT2IGate(in.Root, in.Where, in.Testcase, in.Thresholds, in.Result, in.Pairs, found.add)
+	if g := in.Result.Gate; g != nil {
+		fails = append(fails, imageGateFails(figures, *g, in.Thresholds.Overrides)...)
+	}
 	return figures, fails, found
+}
+
+// imageGateFails applies the pinned bounds to the gate's worst figures, which are its items'
+// worst (ssim_min is the least item distance), and reads its own verdicts: the family passes a gate only when every item passed and it lists no failure
+// (native/families/procdiff gate.go). The served images re-derive the figures of the prompts
+// a row served; a figure of prompts it did not serve (a variant row serves none) is the
+// gate's, and a gate that says it passed must at least not contradict it.
+func imageGateFails(figures map[string]float64, g evidence.GateResult, bounds map[string]float64) []string {
+	var fails []string
+	for _, k := range []string{"psnr_min_db", "ssim_min"} { // worst figures, each with the pinned lower bound of its name
+		v, have := figures[k]
+		bound, pinned := bounds[k]
+		if have && pinned && !(v >= bound) {
+			fails = append(fails, fmt.Sprintf("gate figure %s %v is below its pinned bound %v", k, v, bound))
+		}
+	}
+	worstItem := math.Inf(1)
+	for _, it := range g.Items {
+		if !it.Passed {
+			fails = append(fails, fmt.Sprintf("gate item %s did not pass (%s)", it.ID, it.Detail))
+		}
+		worstItem = math.Min(worstItem, it.Distance) // the family's item distance is its SSIM
+	}
+	if v, ok := figures["ssim_min"]; ok && len(g.Items) > 0 && v != worstItem {
+		fails = append(fails, fmt.Sprintf("gate figure ssim_min %v is not its items' worst SSIM (distance) %v", v, worstItem))
+	}
+	if len(g.Failures) > 0 {
+		fails = append(fails, fmt.Sprintf("the gate lists %d failures: %s", len(g.Failures), strings.Join(g.Failures, "; ")))
+	}
+	return fails
 }
 
 // CheckStoredInputs ties AIPerf's inputs.json to the prompts (checkT2ISent).
