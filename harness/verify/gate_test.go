@@ -208,7 +208,7 @@ func TestT2IQualifiedRowNeedsServedImages(t *testing.T) {
 	root := pinnedRoot(t)
 	tc := manifest.Testcase{Name: "c", Dataset: "golden/t2i/prompts.jsonl", Expected: "golden/t2i/expected"}
 	r := evidence.Result{Status: evidence.StatusQualified,
-		Gate: &family.GateResult{Passed: true, Items: []family.GateItem{{ID: "p01", Output: "sha"}}, Figures: map[string]float64{"psnr_min_db": 99, "ssim_min": 1}}}
+		Gate: &family.GateResult{Passed: true, Items: []family.GateItem{{ID: "p01", Output: "sha", Passed: true, Distance: 1}}, Figures: map[string]float64{"psnr_min_db": 99, "ssim_min": 1}}}
 	report, got := collect()
 	fails := checkT2IGate(pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, "t2i/p", tc, manifest.Thresholds{}, r, nil, report)
 	if !containsAll(*got, "t2i/p: gate not recomputed: no served images") || len(fails) == 0 {
