@@ -83,7 +83,7 @@ func New(cfg config.Config, stage string) (*Plan, error) {
 // PlannedReason says why this machine cannot run the target ("" when it can): the embedded
 // reference target always runs; another needs its stack here.
 func PlannedReason(t *target.Target) string {
-	if t.Kind.Embedded() {
+	if t.Traits().Embedded() {
 		return ""
 	}
 	return missingStack(t)
@@ -92,7 +92,7 @@ func PlannedReason(t *target.Target) string {
 // missingStack says why this machine cannot run a non-reference target ("" when it can).
 func missingStack(t *target.Target) string {
 	gpuMode := t.Server.GPU
-	if t.Kind.InCheckout() { // its commands name placeholders: ask the target what is missing (trtmc hook)
+	if t.Traits().InCheckout() { // its commands name placeholders: ask the target what is missing (trtmc hook)
 		if why := t.Missing(); why != "" {
 			return why
 		}
@@ -152,7 +152,7 @@ func (p *Plan) NewStageRun(label string) *evidence.StageRun {
 // Capabilities is how a target's profiles declare what they implement: the embedded target's
 // families by their descriptors, another target's by their task strings.
 func Capabilities(t *target.Target) inventory.Capabilities {
-	if t.Kind.Embedded() {
+	if t.Traits().Embedded() {
 		return reference.Capabilities
 	}
 	return inventory.ByTaskString

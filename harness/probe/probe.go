@@ -21,7 +21,7 @@ import (
 
 // Refusal serves a checkpoint without w's capability (row, a row of w.ProbeStage(): it is
 // served as the checkpoint it is, in RunDir/<stage>/probe-<profile>) and sends it w's probe
-// request on w's route: the server must refuse it as the target documents (contract.RefusalOf:
+// request on w's route: the server must refuse it as the target documents (target.Traits.Refusal:
 // the reference server with 400 unsupported_capability and a record of the refusal; TRTMC's app
 // with 404 route_not_served and no record) and echo the request id. It returns its cleanups in
 // start order.
@@ -76,7 +76,7 @@ func Refusal(ctx context.Context, env *checkpoint.Env, row inventory.Row, w work
 	if err := json.NewDecoder(resp.Body).Decode(&answer); err != nil {
 		return nil, cleanups, fmt.Errorf("probe answer (HTTP %d) is not a JSON body: %w", resp.StatusCode, err)
 	}
-	rule := env.Target.Kind.Refusal() // what this target's server documents (TRTMC: 404, no record)
+	rule := env.Target.Traits().Refusal() // what this target's server documents (TRTMC: 404, no record)
 	p := &evidence.Probe{Model: row.Profile, Route: w.Route(), Status: resp.StatusCode, ErrorCode: answer.Error.Code,
 		Message: answer.Error.Message, RequestID: resp.Header.Get(contract.HeaderRequestID), Expected: rule.String(), SentID: sent}
 	records, err := c.Server().Records(ctx)

@@ -35,6 +35,6 @@ func checkTargetKind(p pins, e evidence.Evidence, report reporter) {
 	}
 }
 
-// kindOf is the target kind a run or stage records (evidence keeps it as a string): verify asks
-// it what differs by kind rather than comparing names.
-func kindOf(recorded string) target.Kind { return target.Kind(recorded) }
+// kindOf are the traits of the target kind a run or stage records (evidence keeps it as a
+// string): verify asks them what differs by kind rather than comparing names.
+func kindOf(recorded string) target.Traits { return target.TraitsOf(recorded) }

@@ -461,9 +461,9 @@ func (s *Suite) refusalProbe() {
 		return
 	}
 	Describe(fmt.Sprintf("the serving path refuses %s requests it cannot answer", w.Stage()), Ordered, Label(labels.Containers), func() {
-		// The refusal is the one the target's server documents (contract.RefusalOf): the reference
+		// The refusal is the one the target's server documents (target.Traits.Refusal): the reference
 		// server's 400 unsupported_capability with a record, TRTMC's app's 404 route_not_served with none.
-		It(fmt.Sprintf("refuses it to a checkpoint of stage %s, without %s, as the target documents: %s, the request id echoed", w.ProbeStage(), w.Stage().Capability(), s.Plan.Target.Kind.Refusal().Code), func(ctx SpecContext) {
+		It(fmt.Sprintf("refuses it to a checkpoint of stage %s, without %s, as the target documents: %s, the request id echoed", w.ProbeStage(), w.Stage().Capability(), s.Plan.Target.Traits().Refusal().Code), func(ctx SpecContext) {
 			other, err := plan.FromEnv(string(w.ProbeStage()))
 			Expect(err).NotTo(HaveOccurred())
 			counted := inventory.Counted(other.Rows)

@@ -92,7 +92,7 @@ func runInventory(ctx context.Context, args []string, stdout io.Writer) error {
 	result := map[string]any{"manifests": len(paths), "other_manifests": rep.Other, "asr_family_limits": rep.Limits}
 	for _, s := range stages {
 		rows := rep.Stages[s]
-		if *controls && t.Kind.Embedded() {
+		if *controls && t.Traits().Embedded() {
 			if err := listControls(ctx, plan.NativeBin(cfg.Root), rows, string(stage.Name(s).Capability())); err != nil {
 				return err
 			}

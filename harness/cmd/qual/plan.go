@@ -65,7 +65,7 @@ func runPlan(ctx context.Context, args []string, stdout io.Writer) error {
 		return usageError{err}
 	}
 	t.Overrides = cfg.TargetValues
-	if !t.Kind.InCheckout() {
+	if !t.Traits().InCheckout() {
 		return usageError{fmt.Errorf("target %s is of kind %q: qual plan renders TRTMC-kind targets (--target suites/targets/trtmc.yaml, or QUAL_TARGET)", t.Name, t.Kind)}
 	}
 	if err := t.CheckLayout(); err != nil {

@@ -24,7 +24,7 @@ import (
 
 // TestNoTargetKindIsComparedByName fails on a target kind's name ("reference", "trtmc")
 // compared with == or != or used as a switch case outside harness/target (tests excepted): code
-// asks a target.Kind (Embedded, InCheckout, RecordsOmitInputFields, Refusal) what differs.
+// asks the kind's target.Traits what differs.
 func TestNoTargetKindIsComparedByName(t *testing.T) {
 	var names []string
 	for _, k := range target.Kinds() {
@@ -35,8 +35,6 @@ func TestNoTargetKindIsComparedByName(t *testing.T) {
 		forms:    spelling.Comparisons,
 		registry: []string{"harness/target"},
 		allowed: map[string]string{
-			"harness/contract/refusal.go": "RefusalOf is the registry of each kind's documented refusal; contract sits below " +
-				"target (target imports it), so it is keyed by the kind's name and Kind.Refusal is how code asks",
 			"harness/plan/setup/setup.go": "compares a server image value with the placeholder \"reference\" (the image built here), " +
 				"not a target kind",
 		},

@@ -61,7 +61,7 @@ func (p Pins) Manifest(profile string) (rel string, ok bool, err error) {
 // in the repository (ok false when it has none). A TRTMC profile may share a reference profile's
 // name, never its manifest. named is the manifest as messages name it.
 func (p Pins) RowManifest(s evidence.Stage, profile string) (path, named string, ok bool, err error) {
-	if !target.Kind(s.TargetKind).InCheckout() {
+	if !target.TraitsOf(s.TargetKind).InCheckout() {
 		rel, ok, err := p.Manifest(profile)
 		if err != nil || !ok {
 			return "", "", false, err
@@ -86,7 +86,7 @@ func (p Pins) RowManifest(s evidence.Stage, profile string) (path, named string,
 // ManifestRoot is where a stage's manifests were read: the repository, or for a trtmc stage the
 // TRTMC checkout the run used, QUAL_TRTMC_ROOT (what names the evidence that needs it when unset).
 func (p Pins) ManifestRoot(s evidence.Stage, what string) (root, name string, err error) {
-	if !target.Kind(s.TargetKind).InCheckout() {
+	if !target.TraitsOf(s.TargetKind).InCheckout() {
 		return p.Root, "the repository", nil
 	}
 	if root = p.TRTMCRoot; root == "" {
