@@ -82,6 +82,12 @@ func (k Kind) Traits() Traits {
 // TraitsOf are the traits of a kind as a run or stage records it (evidence keeps it as a string).
 func TraitsOf(recorded string) Traits { return Kind(recorded).Traits() }
 
+// Registered says whether a recorded kind is one the registry has traits for.
+func Registered(recorded string) bool {
+	_, unknown := TraitsOf(recorded).(unregistered)
+	return !unknown
+}
+
 // Traits are what differs by the target's kind.
 func (t *Target) Traits() Traits { return t.Kind.Traits() }
 
@@ -91,7 +97,7 @@ func (k *Kind) UnmarshalYAML(n *yaml.Node) error {
 	if err := n.Decode(&s); err != nil {
 		return err
 	}
-	if _, ok := Kind(s).Traits().(unregistered); ok {
+	if !Registered(s) {
 		return fmt.Errorf("line %d: kind %q is not one of %v", n.Line, s, Kinds())
 	}
 	*k = Kind(s)

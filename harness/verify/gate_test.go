@@ -282,9 +282,11 @@ func TestTargetKindIsTheTargetFiles(t *testing.T) {
 		{"suites/targets/reference.yaml", "trtmc", `target_kind "trtmc", but the target file suites/targets/reference.yaml says kind "reference"`},
 		{"suites/targets/trtmc.yaml", "reference", `target_kind "reference", but the target file suites/targets/trtmc.yaml says kind "trtmc"`},
 		{"../../elsewhere.yaml", "reference", `target_kind reference, but target "../../elsewhere.yaml" is not a path inside`},
+		{"../../elsewhere.yaml", "trtmc-nightly", `target_kind "trtmc-nightly" is not one of [reference trtmc]`},
+		{"../../elsewhere.yaml", "", `target_kind "" is not one of [reference trtmc]`},
 	} {
 		report, got := collect()
-		checkTargetKind(p, evidence.Evidence{Target: c.target, TargetKind: c.kind}, report)
+		checkTargetKind(p, evidence.Evidence{Target: c.target, TargetKind: c.kind, Stages: []evidence.Stage{{Stage: "asr", TargetKind: c.kind}}}, report)
 		if (c.want == "") != (len(*got) == 0) || (c.want != "" && !containsAll(*got, c.want)) {
 			t.Errorf("%s as %s: got %v, want %q", c.target, c.kind, *got, c.want)
 		}
