@@ -24,7 +24,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/cost"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/serving"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
@@ -65,7 +64,7 @@ func (e *Env) console() io.Writer {
 type Checkpoint struct {
 	Env      *Env
 	W        workload.Workload // the row's stage
-	Row      inventory.Row
+	Row      evidence.InventoryRow
 	Manifest manifest.Manifest
 	Testcase manifest.Testcase
 	Dir      string // RunDir/<stage>/<profile>
@@ -79,14 +78,14 @@ type Checkpoint struct {
 }
 
 // New prepares a checkpoint from its inventory row, in RunDir/<stage>/<profile>.
-func New(env *Env, row inventory.Row) (*Checkpoint, error) {
+func New(env *Env, row evidence.InventoryRow) (*Checkpoint, error) {
 	return NewIn(env, row, "")
 }
 
 // NewIn prepares a checkpoint whose files go to dir (default RunDir/<stage>/<profile>). The
 // row's own stage decides its workload: a transcription row served for the refusal probe is
 // still a transcription checkpoint.
-func NewIn(env *Env, row inventory.Row, dir string) (*Checkpoint, error) {
+func NewIn(env *Env, row evidence.InventoryRow, dir string) (*Checkpoint, error) {
 	w, err := workload.Get(row.Stage)
 	if err != nil {
 		return nil, err

@@ -67,7 +67,7 @@ func Render(ctx context.Context, t *target.Target, stages []string, runDir strin
 			return rep, err
 		}
 		for _, r := range rows {
-			if r.Kind == inventory.KindExcluded || r.Kind == inventory.KindGap {
+			if r.Kind == evidence.KindExcluded || r.Kind == evidence.KindGap {
 				continue
 			}
 			p := DryRunRow{Stage: s, Profile: r.Profile, Checkpoint: r.Checkpoint, Kind: r.Kind}
@@ -86,7 +86,7 @@ func Render(ctx context.Context, t *target.Target, stages []string, runDir strin
 }
 
 // planRow renders one row's commands in the order the run executes them.
-func planRow(t *target.Target, w workload.Workload, r inventory.Row, runDir string) ([]DryRunCommand, error) {
+func planRow(t *target.Target, w workload.Workload, r evidence.InventoryRow, runDir string) ([]DryRunCommand, error) {
 	m, err := manifest.Read(r.Manifest)
 	if err != nil {
 		return nil, err

@@ -28,10 +28,10 @@ type Plan struct {
 	Stage  string
 	W      workload.Workload
 	Target *target.Target
-	Rows   []inventory.Row
+	Rows   []evidence.InventoryRow
 	// TargetRows are the stage's rows in the whole target, before sharding: the denominators of
 	// the run's scope (evidence.Selection).
-	TargetRows []inventory.Row
+	TargetRows []evidence.InventoryRow
 	Paths      []string // every manifest of the target
 	Caps       inventory.Capabilities
 	// Shard i of Shards ($QUAL_SHARD or the engine's index, see harness/shard); stage-level specs (the audit) run in shard 1 only.
@@ -141,7 +141,7 @@ func (p *Plan) ScopeLabel(focused bool) string {
 // root), the target's rows and how the run selects them (label: ScopeLabel), and the AIPerf and
 // server settings.
 func (p *Plan) NewStageRun(label string) *evidence.StageRun {
-	rows := append([]inventory.Row(nil), p.Rows...)
+	rows := append([]evidence.InventoryRow(nil), p.Rows...)
 	inventory.Relative(rows, p.Target.Root)
 	return evidence.NewStageRun(evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: p.Stage,
 		Number: p.W.Stage().Number(), Inventory: rows, Target: evidence.RelPath(p.Root, p.Target.Path), TargetKind: string(p.Target.Kind),
@@ -168,11 +168,11 @@ func HostBin(root, name string) string { return filepath.Join(spec.HostBinDir(ro
 // Runs are the rows this run gives a checkpoint, in the stage's order: the selected rows with a
 // result (full, reduced, variant) that this machine can run (no planned reason, one GPU at most).
 // A gap, an excluded, a planned or an unselected row is declared but never run.
-func (p *Plan) Runs() []inventory.Row {
+func (p *Plan) Runs() []evidence.InventoryRow {
 	if p.PlannedReason != "" {
 		return nil
 	}
-	var out []inventory.Row
+	var out []evidence.InventoryRow
 	for _, r := range p.Rows {
 		if r.GPUs <= 1 && evidence.Resulting(r) && slices.Contains(p.Selection.Rows, r.Profile) {
 			out = append(out, r)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 )
 
@@ -21,7 +20,7 @@ type Selection struct {
 
 // Select applies the run's selection to a stage's rows. failed are the failed rows by stage of
 // the run named by QUAL_RERUN (nil without it).
-func Select(sel config.Select, name string, rows []inventory.Row, failed map[string][]string) Selection {
+func Select(sel config.Select, name string, rows []evidence.InventoryRow, failed map[string][]string) Selection {
 	out := Selection{Active: sel.Active(), Label: "focused"}
 	if sel.Rerun != "" {
 		out.Label = "rerun"

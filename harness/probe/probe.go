@@ -15,7 +15,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
@@ -25,7 +24,7 @@ import (
 // the reference server with 400 unsupported_capability and a record of the refusal; TRTMC's app
 // with 404 route_not_served and no record) and echo the request id. It returns its cleanups in
 // start order.
-func Refusal(ctx context.Context, env *checkpoint.Env, row inventory.Row, w workload.RefusalProber) (*evidence.Probe, []checkpoint.Cleanup, error) {
+func Refusal(ctx context.Context, env *checkpoint.Env, row evidence.InventoryRow, w workload.RefusalProber) (*evidence.Probe, []checkpoint.Cleanup, error) {
 	c, err := checkpoint.NewIn(env, row, filepath.Join(env.RunDir, string(env.Stage), "probe-"+row.Profile))
 	if err != nil {
 		return nil, nil, err

@@ -188,7 +188,7 @@ func (s *Suite) Checkpoints() {
 	if reason := s.Plan.PlannedReason; reason != "" {
 		for _, row := range s.Plan.Rows {
 			switch {
-			case row.Kind == inventory.KindExcluded || row.Kind == inventory.KindGap:
+			case row.Kind == evidence.KindExcluded || row.Kind == evidence.KindGap:
 				s.excluded(row)
 			case row.GPUs > 1:
 				s.planned(row, row.Reason)
@@ -202,9 +202,9 @@ func (s *Suite) Checkpoints() {
 		switch {
 		case row.GPUs > 1: // distributed (TP/CP > 1): planned with "needs N GPUs", never attempted here
 			s.planned(row, row.Reason)
-		case row.Kind == inventory.KindFull: // the inventory counts exactly one full profile per checkpoint
+		case row.Kind == evidence.KindFull: // the inventory counts exactly one full profile per checkpoint
 			s.full(row)
-		case row.Kind == inventory.KindReduced || row.Kind == inventory.KindVariant:
+		case row.Kind == evidence.KindReduced || row.Kind == evidence.KindVariant:
 			s.recorded(row)
 		default:
 			s.excluded(row)
@@ -212,7 +212,7 @@ func (s *Suite) Checkpoints() {
 	}
 }
 
-func (s *Suite) describe(row inventory.Row, what string) string {
+func (s *Suite) describe(row evidence.InventoryRow, what string) string {
 	checkpoint := row.Checkpoint
 	if row.Revision != "" { // a TRTMC manifest names no revision: no trailing "@"
 		checkpoint += "@" + row.Revision
@@ -224,14 +224,14 @@ func (s *Suite) describe(row inventory.Row, what string) string {
 // row's checkpoint, and returns the pointer the container's specs use: stable from the start,
 // filled before the first spec runs. When the container is done the row's result is recorded
 // (aiperf-qualified only for a counted full row whose every claim passed).
-func (s *Suite) NewCheckpoint(row inventory.Row) *checkpoint.Checkpoint {
+func (s *Suite) NewCheckpoint(row evidence.InventoryRow) *checkpoint.Checkpoint {
 	c := new(checkpoint.Checkpoint)
 	BeforeAll(func() {
 		prepared, err := checkpoint.New(s.Env, row)
 		Expect(err).NotTo(HaveOccurred())
 		*c = *prepared
 		c.Announce(s.position(row))
-		DeferCleanup(func() { s.Stage.Add(c.Finish(row.Kind == inventory.KindFull && row.Counted)) })
+		DeferCleanup(func() { s.Stage.Add(c.Finish(row.Kind == evidence.KindFull && row.Counted)) })
 	})
 	// A failed claim's JUnit case says how to run the row again and where its files are.
 	AfterEach(func() {
@@ -244,7 +244,7 @@ func (s *Suite) NewCheckpoint(row inventory.Row) *checkpoint.Checkpoint {
 }
 
 // position is the row's place among the rows this run runs of the stage (of this shard): i of n.
-func (s *Suite) position(row inventory.Row) (int, int) {
+func (s *Suite) position(row evidence.InventoryRow) (int, int) {
 	runs := s.Plan.Runs()
 	for i, r := range runs {
 		if r.Profile == row.Profile {
@@ -258,7 +258,7 @@ func (s *Suite) position(row inventory.Row) (int, int) {
 // up; the server then stops, and the native twins run in a container of its image (a serving
 // worker and a native run of one model must not hold it in GPU memory together). Every step is
 // bounded by the target's timeouts (TRTMC's own limits by default).
-func (s *Suite) full(row inventory.Row) {
+func (s *Suite) full(row evidence.InventoryRow) {
 	load := s.Plan.Target.StageLoad(s.Plan.Stage)
 	limits := s.Plan.Target.Limits(s.Plan.Stage)
 	Describe(s.describe(row, "full model, counted"), Ordered, Label(s.Plan.Stage, labels.Containers, labels.Slow), func() {
@@ -357,7 +357,7 @@ func (s *Suite) buildAndGate(c *checkpoint.Checkpoint) {
 
 // recorded is a reduced or variant row: built and gated, recorded, never counted (the
 // inventory marks it so; its result row carries the kind and Counted false into the report).
-func (s *Suite) recorded(row inventory.Row) {
+func (s *Suite) recorded(row evidence.InventoryRow) {
 	Describe(s.describe(row, string(row.Kind)+": recorded, not counted"), Ordered, Label(s.Plan.Stage), func() {
 		c := s.NewCheckpoint(row)
 		s.buildAndGate(c)
@@ -366,7 +366,7 @@ func (s *Suite) recorded(row inventory.Row) {
 
 // planned records a row this machine cannot run and reports its spec skipped with the reason:
 // no result is claimed, and a skipped spec never counts as passed.
-func (s *Suite) planned(row inventory.Row, reason string) {
+func (s *Suite) planned(row evidence.InventoryRow, reason string) {
 	Describe(s.describe(row, "planned"), Label(s.Plan.Stage, labels.GPU), func() {
 		It("is recorded as planned, with the reason, and claims no result", func() {
 			s.Stage.Planned(row, reason)
@@ -378,7 +378,7 @@ func (s *Suite) planned(row inventory.Row, reason string) {
 // excluded is a row that shares the stage's task string but not its workload (or a checkpoint
 // with no full-model profile): nothing is claimed for it, so its one case is skipped with the
 // inventory's reason, visible in JUnit and never green.
-func (s *Suite) excluded(row inventory.Row) {
+func (s *Suite) excluded(row evidence.InventoryRow) {
 	Describe(s.describe(row, "excluded"), Label(s.Plan.Stage), func() {
 		It("is not qualified here: "+string(row.Kind), func() {
 			Skip(row.Reason)
@@ -401,7 +401,7 @@ func (s *Suite) Declare() {
 		return
 	}
 	want := s.Plan.W.Stage().Capability()
-	var capable []inventory.Row
+	var capable []evidence.InventoryRow
 	for _, r := range s.Plan.Rows {
 		if r.NativeTask == string(want) {
 			capable = append(capable, r)

@@ -106,9 +106,9 @@ func stage(ctx context.Context, cfg config.Config, st string, s target.Sweep, o 
 		fmt.Fprintf(stdout, "stage %s: planned, not measured: %s\n", st, p.PlannedReason)
 		return nil, nil
 	}
-	var rows []inventory.Row
+	var rows []evidence.InventoryRow
 	for _, row := range inventory.Counted(p.Rows) {
-		if row.Kind == inventory.KindFull && row.GPUs <= 1 && (o.Profile == "" || row.Profile == o.Profile) {
+		if row.Kind == evidence.KindFull && row.GPUs <= 1 && (o.Profile == "" || row.Profile == o.Profile) {
 			rows = append(rows, row)
 		}
 	}
@@ -140,7 +140,7 @@ func stage(ctx context.Context, cfg config.Config, st string, s target.Sweep, o 
 
 // Row qualifies one row at each of the sweep's levels and writes its capacity.json,
 // capacity.md and capacity.png beside the levels' folders (RunDir/<stage>/<profile>/).
-func Row(ctx context.Context, env *checkpoint.Env, row inventory.Row, s target.Sweep) (*capacity.Result, error) {
+func Row(ctx context.Context, env *checkpoint.Env, row evidence.InventoryRow, s target.Sweep) (*capacity.Result, error) {
 	dir := filepath.Join(env.RunDir, string(env.Stage), row.Profile)
 	var levels []capacity.Level
 	var rows []evidence.Result
@@ -158,7 +158,7 @@ func Row(ctx context.Context, env *checkpoint.Env, row inventory.Row, s target.S
 
 // measureLevel qualifies the row at one level in dir and derives the level's figures from its
 // joined requests. A level whose steps failed keeps the figures it has, and is never counted.
-func measureLevel(ctx context.Context, env *checkpoint.Env, row inventory.Row, n int, s target.Sweep, dir string) (capacity.Level, evidence.Result, error) {
+func measureLevel(ctx context.Context, env *checkpoint.Env, row evidence.InventoryRow, n int, s target.Sweep, dir string) (capacity.Level, evidence.Result, error) {
 	c, err := checkpoint.NewIn(atLevel(env, n, s), row, dir)
 	if err != nil {
 		return capacity.Level{Concurrency: n, Failure: err.Error()}, evidence.Result{}, err
@@ -311,7 +311,7 @@ func write(dir string, res capacity.Result, levels []evidence.Result) error {
 
 // measureCeiling measures and prints the harness's own ceiling with row's inputs, and keeps it
 // in RunDir/ceiling/ceiling.json.
-func measureCeiling(ctx context.Context, env *checkpoint.Env, row inventory.Row, s target.Sweep, w io.Writer) error {
+func measureCeiling(ctx context.Context, env *checkpoint.Env, row evidence.InventoryRow, s target.Sweep, w io.Writer) error {
 	dir := filepath.Join(env.RunDir, "ceiling")
 	runs, err := ceiling.Measure(ctx, env, row, s, dir)
 	if errors.Is(err, ceiling.ErrRoute) {

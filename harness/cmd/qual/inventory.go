@@ -145,14 +145,14 @@ func checkCounted(rep *inventory.Report) error {
 	return nil
 }
 
-func printRows(w io.Writer, name string, rows []inventory.Row, entry map[string]any) {
+func printRows(w io.Writer, name string, rows []evidence.InventoryRow, entry map[string]any) {
 	kinds := map[evidence.Kind]int{}
 	for _, r := range rows {
 		kinds[r.Kind]++
 	}
 	fmt.Fprintf(w, "\nstage %d (%s): %d rows, %d counted (full %d, reduced %d, variant %d, excluded %d, gap %d)\n",
-		stage.Name(name).Number(), name, len(rows), entry["counted"], kinds[inventory.KindFull], kinds[inventory.KindReduced],
-		kinds[inventory.KindVariant], kinds[inventory.KindExcluded], kinds[inventory.KindGap])
+		stage.Name(name).Number(), name, len(rows), entry["counted"], kinds[evidence.KindFull], kinds[evidence.KindReduced],
+		kinds[evidence.KindVariant], kinds[evidence.KindExcluded], kinds[evidence.KindGap])
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "CHECKPOINT\tREVISION\tPROFILE\tNATIVE TASK\tKIND\tCOUNTED\tSTATUS\tCONTROLS\tNOTES")
 	for _, r := range rows {
@@ -173,7 +173,7 @@ func printRows(w io.Writer, name string, rows []inventory.Row, entry map[string]
 			controls, strings.Join(parts, "; "))
 	}
 	tw.Flush()
-	if audit, ok := entry["audit"].([]inventory.AuditRow); ok {
+	if audit, ok := entry["audit"].([]evidence.AuditRow); ok {
 		fmt.Fprintf(w, "stage %s is BLOCKED: none of %d profiles implements %s. Audio-input families and why they do not count:\n",
 			name, len(audit), stage.Name(name).Capability())
 		for _, a := range audit {
@@ -269,7 +269,7 @@ func stageChoices() string {
 // listControls fills each buildable row's Task controls from the reference target's trtmc-native
 // (qual links no family runtime): it builds the row's bundle into a scratch directory and
 // inspects it, and the loaded model declares them. A row whose bundle does not build keeps none.
-func listControls(ctx context.Context, native string, rows []inventory.Row, want string) error {
+func listControls(ctx context.Context, native string, rows []evidence.InventoryRow, want string) error {
 	if _, err := os.Stat(native); err != nil {
 		return usageError{fmt.Errorf("--controls needs trtmc-native (`qual images` in this checkout builds it): %w", err)}
 	}
@@ -279,7 +279,7 @@ func listControls(ctx context.Context, native string, rows []inventory.Row, want
 	}
 	defer os.RemoveAll(dir)
 	for i := range rows {
-		if rows[i].Kind == inventory.KindExcluded || rows[i].Kind == inventory.KindGap {
+		if rows[i].Kind == evidence.KindExcluded || rows[i].Kind == evidence.KindGap {
 			continue
 		}
 		b := filepath.Join(dir, fmt.Sprintf("%d.bundle", i))

@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
@@ -96,17 +95,17 @@ func (p Pins) ManifestRoot(s evidence.Stage, what string) (root, name string, er
 }
 
 // InventoryRow is the stage's inventory row of a profile.
-func InventoryRow(s evidence.Stage, profile string) (inventory.Row, bool) {
-	i := slices.IndexFunc(s.Inventory, func(row inventory.Row) bool { return row.Profile == profile })
+func InventoryRow(s evidence.Stage, profile string) (evidence.InventoryRow, bool) {
+	i := slices.IndexFunc(s.Inventory, func(row evidence.InventoryRow) bool { return row.Profile == profile })
 	if i < 0 {
-		return inventory.Row{}, false
+		return evidence.InventoryRow{}, false
 	}
 	return s.Inventory[i], true
 }
 
 // Testcase reads the row's manifest and the gate's testcase from the repository: the manifest is
 // the profile's pinned one, and the inventory row must name that file.
-func (p Pins) Testcase(row inventory.Row, name string) (manifest.Manifest, manifest.Testcase, error) {
+func (p Pins) Testcase(row evidence.InventoryRow, name string) (manifest.Manifest, manifest.Testcase, error) {
 	rel, ok, err := p.Manifest(row.Profile)
 	if err != nil {
 		return manifest.Manifest{}, manifest.Testcase{}, err
