@@ -27,7 +27,7 @@ func TestKilledServerFailsTheCheckpointWithEveryLostRequestNamed(t *testing.T) {
 	t.Setenv("QUAL_ASR_REQUESTS", "30")
 	t.Setenv("QUAL_ASR_WARMUP", "1")
 	t.Setenv("QUAL_ASR_RUNS", "1") // one AIPerf run: the kill lands in it
-	pl, err := plan.FromEnv(string(stage.ASR))
+	pl, err := plan.FromEnv(stage.ASR)
 	if err != nil {
 		t.Fatal(err)
 	}

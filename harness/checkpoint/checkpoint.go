@@ -395,7 +395,7 @@ func figureList(figures map[string]float64) string {
 // reproduce is the command that runs this row alone with this run's AIPerf settings (a reduced
 // or smoke run's load included, so the command measures what this row measured).
 func reproduce(env *Env, profile string) string {
-	load := env.Target.AIPerf[string(env.Stage)]
+	load := env.Target.AIPerf[env.Stage]
 	vars := []string{}
 	for _, v := range []struct {
 		suffix string

@@ -20,7 +20,7 @@ func TestReferenceASRRunsSendEveryPinnedClip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	load := tg.StageLoad(string(stage.ASR))
+	load := tg.StageLoad(stage.ASR)
 	for _, profile := range []string{"sphinx/manifests/sphinx-en-us.json", "sphinx/manifests/sphinx-tidigits.json", "whisper/manifests/whisper-tiny-en.json"} {
 		manifestPath := filepath.Join(root, "native", "families", filepath.FromSlash(profile))
 		env := &Env{Root: root, Target: tg, RunDir: t.TempDir(), Stage: stage.ASR, Log: io.Discard}

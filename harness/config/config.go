@@ -378,7 +378,7 @@ func (c Config) Target() (*target.Target, error) {
 		if o == (Override{}) {
 			continue
 		}
-		l := t.AIPerf[string(s)]
+		l := t.AIPerf[s]
 		if o.Requests != nil {
 			l.Requests = *o.Requests
 		}
@@ -392,9 +392,9 @@ func (c Config) Target() (*target.Target, error) {
 			l.Runs = *o.Runs
 		}
 		if t.AIPerf == nil {
-			t.AIPerf = map[string]target.Load{}
+			t.AIPerf = map[stage.Name]target.Load{}
 		}
-		t.AIPerf[string(s)] = l
+		t.AIPerf[s] = l
 	}
 	return t, nil
 }

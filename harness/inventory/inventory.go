@@ -27,10 +27,10 @@ import (
 // is keyed by that capability below, never by a stage name.
 
 // stageWith is the name of the stage that qualifies capability c ("" when none does).
-func stageWith(c task.Name) string {
+func stageWith(c task.Name) stage.Name {
 	for _, s := range stage.All() {
 		if s.Capability == c {
-			return string(s.Name)
+			return s.Name
 		}
 	}
 	return ""
@@ -57,9 +57,9 @@ type OtherRow struct {
 // Report is the whole inventory of a target: each stage's rows, the other manifests and the
 // stage-3 family limits.
 type Report struct {
-	Stages map[string][]evidence.InventoryRow `json:"stages"`
-	Other  []OtherRow                         `json:"other_manifests"`
-	Limits []FamilyLimits                     `json:"asr_family_limits"`
+	Stages map[stage.Name][]evidence.InventoryRow `json:"stages"`
+	Other  []OtherRow                             `json:"other_manifests"`
+	Limits []FamilyLimits                         `json:"asr_family_limits"`
 }
 
 // Capabilities says which Tasks a family implements when its checkout declares nothing
@@ -93,7 +93,7 @@ func (c capInfo) has(t task.Name) bool {
 // Scan reads every manifest once and sorts each into the stages it belongs to, or into the
 // other-manifests audit. It never fails on manifest content.
 func Scan(paths []string, opts Options) *Report {
-	rep := &Report{Stages: map[string][]evidence.InventoryRow{}}
+	rep := &Report{Stages: map[stage.Name][]evidence.InventoryRow{}}
 	decl := newDeclarations()
 	var profiles []Profile
 	var caps []capInfo
@@ -118,7 +118,7 @@ func Scan(paths []string, opts Options) *Report {
 			if !member {
 				continue
 			}
-			name := string(st.Name)
+			name := st.Name
 			if missing := p.required(); len(missing) > 0 {
 				rep.Other = append(rep.Other, OtherRow{Manifest: p.Path, Profile: p.Name, Family: p.Family, TaskString: p.TaskString,
 					Reason: fmt.Sprintf("belongs to stage %d (%s) but lacks %s", st.Number, name, strings.Join(sorted(missing), ", "))})
@@ -135,11 +135,11 @@ func Scan(paths []string, opts Options) *Report {
 		}
 	}
 	for _, name := range stage.Names() {
-		rows := rep.Stages[string(name)]
+		rows := rep.Stages[name]
 		markCounted(rows)
-		rows = append(rows, gaps(rows, string(name), opts)...)
+		rows = append(rows, gaps(rows, name, opts)...)
 		sortRows(rows)
-		rep.Stages[string(name)] = rows
+		rep.Stages[name] = rows
 	}
 	// Clip limits are the transcription task's: the family's maximum clip and the profile's rate.
 	rep.Limits = Limits(rep.Stages[stageWith(task.SpeechTranscription)], profilesByPath(profiles))
@@ -148,8 +148,8 @@ func Scan(paths []string, opts Options) *Report {
 }
 
 // Discover returns one stage's rows, sorted by checkpoint and profile.
-func Discover(paths []string, stage string, opts Options) ([]evidence.InventoryRow, error) {
-	return Scan(paths, opts).Stages[stage], nil
+func Discover(paths []string, s stage.Name, opts Options) ([]evidence.InventoryRow, error) {
+	return Scan(paths, opts).Stages[s], nil
 }
 
 // capabilityOf reads the family's own declaration (support.py, MODEL.toml) when the checkout
@@ -195,10 +195,10 @@ func membership(p Profile, c capInfo, want task.Name) (bool, string) {
 }
 
 // classify builds a stage member's row.
-func classify(p Profile, c capInfo, name, excl string, replaces []string, opts Options) evidence.InventoryRow {
-	want := stage.Name(name).Capability()
+func classify(p Profile, c capInfo, name stage.Name, excl string, replaces []string, opts Options) evidence.InventoryRow {
+	want := name.Capability()
 	ckpt, rev := p.Checkpoint()
-	row := evidence.InventoryRow{Stage: name, Checkpoint: ckpt, Revision: rev, Profile: p.Name, Family: p.Family, TaskString: p.TaskString,
+	row := evidence.InventoryRow{Stage: string(name), Checkpoint: ckpt, Revision: rev, Profile: p.Name, Family: p.Family, TaskString: p.TaskString,
 		NativeTask: string(want), CapabilitySource: c.source, Layout: p.Layout, Controls: c.controls, Precision: p.Precision,
 		Manifest: p.Path, Status: evidence.StatusPlanned, Statement: p.Statement}
 	for _, tc := range p.Testcases {
@@ -431,7 +431,7 @@ func order(rows []evidence.InventoryRow) []int {
 
 // gaps adds a row for every checkpoint of the group that has reduced or variant profiles but
 // no full-model profile: it cannot be qualified, and that must be visible, not an omission.
-func gaps(rows []evidence.InventoryRow, stage string, opts Options) []evidence.InventoryRow {
+func gaps(rows []evidence.InventoryRow, s stage.Name, opts Options) []evidence.InventoryRow {
 	keys := groupKeys(rows)
 	type group struct {
 		full     bool
@@ -460,7 +460,7 @@ func gaps(rows []evidence.InventoryRow, stage string, opts Options) []evidence.I
 			continue
 		}
 		sort.Strings(g.profiles)
-		out = append(out, evidence.InventoryRow{Stage: stage, Checkpoint: g.first.Checkpoint, Revision: g.first.Revision, Profile: "gap:" + g.first.Checkpoint,
+		out = append(out, evidence.InventoryRow{Stage: string(s), Checkpoint: g.first.Checkpoint, Revision: g.first.Revision, Profile: "gap:" + g.first.Checkpoint,
 			Family: g.first.Family, TaskString: g.first.TaskString, NativeTask: g.first.NativeTask, Layout: g.first.Layout, Kind: evidence.KindGap,
 			Status: evidence.StatusUnsupported, Reason: fmt.Sprintf("gap: checkpoint %s has only reduced/variant profiles (%s); no full-model profile to qualify",
 				k, strings.Join(g.profiles, ", "))})

@@ -19,7 +19,7 @@ func repoRoot() string {
 
 func TestReferenceInventoryFollowsCapabilityAndMarkings(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join(repoRoot(), "native", "families", "*", "manifests", "*.json"))
-	asr, err := Discover(paths, string(stage.ASR), Options{Capabilities: reference.Capabilities})
+	asr, err := Discover(paths, stage.ASR, Options{Capabilities: reference.Capabilities})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestReferenceInventoryFollowsCapabilityAndMarkings(t *testing.T) {
 		}
 	}
 	// Stage 9: only the sphinxqa cascade implements audio_text_to_text; every row says what it is.
-	qa, err := Discover(paths, string(stage.AudioQA), Options{Capabilities: reference.Capabilities})
+	qa, err := Discover(paths, stage.AudioQA, Options{Capabilities: reference.Capabilities})
 	if err != nil || len(qa) != 3 {
 		t.Fatalf("audioqa rows %+v, err %v: want the two sphinxqa profiles and the AN4 gap", qa, err)
 	}

@@ -58,7 +58,7 @@ func TestEverySpellingIsolated(t *testing.T) {
 		if err := os.WriteFile(path, []byte(body+"}"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rows := Scan([]string{path}, Options{Capabilities: ByTaskString}).Stages[string(stage.T2I)]
+		rows := Scan([]string{path}, Options{Capabilities: ByTaskString}).Stages[stage.T2I]
 		var r evidence.InventoryRow
 		for _, row := range rows {
 			if row.Profile == "p" {
@@ -108,7 +108,7 @@ func TestCLIControlsAreShownWhenDeclared(t *testing.T) {
 		{"name":"transcribe","arguments":[{"name":"bundle"},{"name":"beam_size","flags":["--beam-size"]},{"name":"runtime_root","flags":["--runtime-root"]},{"name":"language","flags":["--language"]}]}]}`), 0o644)
 	m := filepath.Join(fam, "tests", "manifests", "p.json")
 	os.WriteFile(m, []byte(`{"name":"p","family":"f","bundle":"p.bundle","hf_id":"o/p","task":"transcription","testcases":[{"name":"p"}]}`), 0o644)
-	rows := Scan([]string{m}, Options{}).Stages[string(stage.ASR)]
+	rows := Scan([]string{m}, Options{}).Stages[stage.ASR]
 	if len(rows) != 1 || strings.Join(rows[0].Controls, ",") != "beam_size,language" || rows[0].CapabilitySource != "families/f/support.py" {
 		t.Fatalf("rows %+v", rows)
 	}

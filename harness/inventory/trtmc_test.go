@@ -66,13 +66,13 @@ func checkRows(t *testing.T, stage string, rows []evidence.InventoryRow, want ma
 
 func TestOlderLayoutInventory(t *testing.T) {
 	rep := fixture(t, "trtmc-older")
-	checkRows(t, string(stage.ASR), rep.Stages[string(stage.ASR)], map[string]wantRow{
+	checkRows(t, string(stage.ASR), rep.Stages[stage.ASR], map[string]wantRow{
 		"whisper-large-v3-turbo":            {evidence.KindFull, true, "no GPU stack", "task_strategy speech_to_text; its nightly probes' l0_replacement names itself, not a stand-in"},
 		"whisper-large-v3-turbo-tp4":        {evidence.KindVariant, false, "tensor_parallel_size=4", "TP from build_args.parallel; no precision is fine"},
 		"nemotron-3.5-asr-streaming-0.6b":   {evidence.KindFull, true, "whole-clip transcription", "streaming strategy, included by the owner's rule"},
 		"nemotron-speech-streaming-en-0.6b": {evidence.KindFull, true, "whole-clip transcription", "the second Nemotron streaming checkpoint"},
 	})
-	checkRows(t, string(stage.T2I), rep.Stages[string(stage.T2I)], map[string]wantRow{
+	checkRows(t, string(stage.T2I), rep.Stages[stage.T2I], map[string]wantRow{
 		"flux-2-dev":             {evidence.KindFull, true, "nightly_only (a normal profile", "ci_tier nightly_only is not reduced"},
 		"flux-2-dev-l0":          {evidence.KindReduced, false, "ci_tier: l0_only", "l0_only and named as flux-2-dev's stand-in"},
 		"flux-2-dev-fp8":         {evidence.KindVariant, false, "fp8_scales", "fp8 spelled by fp8_scales only"},
@@ -85,7 +85,7 @@ func TestOlderLayoutInventory(t *testing.T) {
 		"wan21-t2v-1.3b-l0":      {evidence.KindExcluded, false, "video generator (video_num_frames=5", "video shares diffusion_media_generation"},
 		"minimax-h3-768p":        {evidence.KindExcluded, false, "video_num_frames=124", "video at 124 frames"},
 	})
-	if rows := rep.Stages[string(stage.AudioQA)]; len(rows) != 0 {
+	if rows := rep.Stages[stage.AudioQA]; len(rows) != 0 {
 		t.Errorf("audio QA rows %v: no TRTMC profile answers audio questions", rows)
 	}
 	wantOther(t, rep, map[string]string{
@@ -101,14 +101,14 @@ func TestOlderLayoutInventory(t *testing.T) {
 
 func TestNewerLayoutInventory(t *testing.T) {
 	rep := fixture(t, "trtmc-newer")
-	checkRows(t, string(stage.ASR), rep.Stages[string(stage.ASR)], map[string]wantRow{
+	checkRows(t, string(stage.ASR), rep.Stages[stage.ASR], map[string]wantRow{
 		"whisper-tiny-fp16":                 {evidence.KindFull, true, "", "premerge: true alone is not reduced"},
 		"whisper-tiny-fp16-tp2":             {evidence.KindVariant, false, "tensor_parallel_size=2", "top-level TP 2"},
 		"nemotron-speech-streaming-en-0.6b": {evidence.KindFull, true, "whole-clip transcription", "task transcription_streaming, included by the owner's rule"},
 		"nemotron-3.5-asr-streaming-0.6b":   {evidence.KindFull, true, "whole-clip transcription", "task transcription_streaming, included by the owner's rule"},
 		"parakeet-tdt-0.6b-v3":              {evidence.KindFull, true, "", "task speech_transcription, declared in support.py"},
 	})
-	checkRows(t, string(stage.T2I), rep.Stages[string(stage.T2I)], map[string]wantRow{
+	checkRows(t, string(stage.T2I), rep.Stages[stage.T2I], map[string]wantRow{
 		"flux-schnell":           {evidence.KindFull, true, "", "full FLUX.1-schnell"},
 		"flux-schnell-l0-batch2": {evidence.KindReduced, false, "batch task image_generation_batch", "image_generation_batch is in the group (flux declares it), as an L0 row"},
 		"flux-schnell-l0-cp4":    {evidence.KindReduced, false, "context_parallel_size=4", "L0 name + top-level CP 4"},
@@ -135,7 +135,7 @@ func TestNewerLayoutInventory(t *testing.T) {
 		"nemotron_speech_streaming": {"not declared", "not declared", "max_sequence_length=128; max_new_tokens=80", "en-US"},
 		"parakeet_tdt":              {"not declared", "not declared", "max_new_tokens=50", "not declared"},
 	})
-	for _, r := range rep.Stages[string(stage.ASR)] {
+	for _, r := range rep.Stages[stage.ASR] {
 		if r.Family == "parakeet_tdt" && r.CapabilitySource != "families/parakeet_tdt/support.py" {
 			t.Errorf("parakeet capability read from %q, want its support.py", r.CapabilitySource)
 		}
@@ -223,7 +223,7 @@ func TestDistributedRowsArePlannedWithTheirGPUs(t *testing.T) {
 		rep := Scan(fixturePaths(t, tree), Options{Capabilities: ByTaskString})
 		seen := map[string]bool{}
 		for _, name := range stage.Names() {
-			for _, r := range rep.Stages[string(name)] {
+			for _, r := range rep.Stages[name] {
 				prefix, distributed := rows[r.Profile]
 				switch {
 				case distributed:
@@ -271,7 +271,7 @@ func TestOlderLayoutReasonsCiteItsOwnFiles(t *testing.T) {
 	for tree, catalog := range map[string]string{"trtmc-older": "python/tensorrt_model_connect/benchmark/catalog.py", "trtmc-newer": "apps/benchmark/trtmc_benchmark/catalog.py"} {
 		rep := Scan(fixturePaths(t, tree), Options{Capabilities: ByTaskString})
 		for _, name := range stage.Names() {
-			for _, r := range rep.Stages[string(name)] {
+			for _, r := range rep.Stages[name] {
 				if r.GPUs > 1 && !strings.Contains(r.Reason, "("+catalog+" @") {
 					t.Errorf("%s %s: %q does not cite %s", tree, r.Profile, r.Reason, catalog)
 				}

@@ -17,6 +17,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory/reference"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
@@ -25,7 +26,7 @@ import (
 // inventory, read from manifests only (nothing is built or started yet).
 type Plan struct {
 	Root   string
-	Stage  string
+	Stage  stage.Name
 	W      workload.Workload
 	Target *target.Target
 	Rows   []evidence.InventoryRow
@@ -51,8 +52,8 @@ type Plan struct {
 // New reads the configured target and the stage's inventory: the rows of this shard, from
 // manifests only (nothing is built or started yet). A TRTMC target resolves its manifests in
 // the configured TRTMC checkout.
-func New(cfg config.Config, stage string) (*Plan, error) {
-	w, err := workload.Get(stage)
+func New(cfg config.Config, s stage.Name) (*Plan, error) {
+	w, err := workload.Of(s)
 	if err != nil {
 		return nil, err
 	}
@@ -60,12 +61,12 @@ func New(cfg config.Config, stage string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Root: cfg.Root, Stage: stage, W: w, Target: t, Caps: Capabilities(t), Config: cfg}
+	p := &Plan{Root: cfg.Root, Stage: s, W: w, Target: t, Caps: Capabilities(t), Config: cfg}
 	opts := inventory.Options{Capabilities: p.Caps}
 	if p.Paths, err = t.ManifestPaths(); err != nil {
 		return nil, err
 	}
-	if p.Rows, err = inventory.Discover(p.Paths, stage, opts); err != nil {
+	if p.Rows, err = inventory.Discover(p.Paths, s, opts); err != nil {
 		return nil, err
 	}
 	p.Shard, p.Shards = cfg.Shard.Index, cfg.Shard.Total
@@ -75,7 +76,7 @@ func New(cfg config.Config, stage string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Selection = Select(cfg.Select, stage, p.Rows, failed)
+	p.Selection = Select(cfg.Select, s, p.Rows, failed)
 	p.PlannedReason = PlannedReason(t)
 	return p, nil
 }
@@ -112,12 +113,12 @@ func missingStack(t *target.Target) string {
 }
 
 // FromEnv reads the configuration from the environment, then the stage's plan.
-func FromEnv(stage string) (*Plan, error) {
+func FromEnv(s stage.Name) (*Plan, error) {
 	cfg, err := config.Load()
 	if err != nil {
 		return nil, err
 	}
-	return New(cfg, stage)
+	return New(cfg, s)
 }
 
 // ScopeLabel is the word for how this run narrows the target's rows, should it: QUAL_SCOPE
@@ -143,7 +144,7 @@ func (p *Plan) ScopeLabel(focused bool) string {
 func (p *Plan) NewStageRun(label string) *evidence.StageRun {
 	rows := append([]evidence.InventoryRow(nil), p.Rows...)
 	inventory.Relative(rows, p.Target.Root)
-	return evidence.NewStageRun(evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: p.Stage,
+	return evidence.NewStageRun(evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: string(p.Stage),
 		Number: p.W.Stage().Number(), Inventory: rows, Target: evidence.RelPath(p.Root, p.Target.Path), TargetKind: string(p.Target.Kind),
 		Settings:  map[string]any{"aiperf": p.Target.StageLoad(p.Stage), "server": p.Target.Server},
 		Selection: evidence.SelectionOf(p.TargetRows, label)})

@@ -173,7 +173,7 @@ func recordedInventory(t *testing.T) evidence.Evidence {
 	rep := inventory.Scan(paths, inventory.Options{Capabilities: inventory.ByTaskString})
 	e := evidence.Evidence{Target: "suites/targets/reference.yaml", TargetKind: "reference"}
 	for _, name := range stage.Names() {
-		rows := rep.Stages[string(name)]
+		rows := rep.Stages[name]
 		inventory.Relative(rows, tg.Root)
 		e.Stages = append(e.Stages, evidence.Stage{Stage: string(name), Inventory: rows})
 	}

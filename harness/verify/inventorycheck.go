@@ -5,6 +5,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 )
 
@@ -27,7 +28,7 @@ func checkInventory(p pins, e evidence.Evidence, report reporter) {
 	}
 	rebuilt := pinned.ScanInventory(paths, e)
 	for _, s := range e.Stages {
-		want := append([]evidence.InventoryRow(nil), rebuilt.Stages[s.Stage]...)
+		want := append([]evidence.InventoryRow(nil), rebuilt.Stages[stage.Name(s.Stage)]...)
 		inventory.Relative(want, t.Root)
 		compareInventory(s, want, report)
 	}

@@ -58,7 +58,7 @@ func Run(t *testing.T, s *Suite, description string) {
 	if unknown := labels.Unknown(suiteConfig.LabelFilter); len(unknown) > 0 {
 		t.Fatalf("--label-filter %q names unknown label(s) %v (labels: %v)", suiteConfig.LabelFilter, unknown, labels.All())
 	}
-	p, err := plan.FromEnv(string(s.stage))
+	p, err := plan.FromEnv(s.stage)
 	if err != nil {
 		t.Fatalf("stage %s: %v", s.stage, err)
 	}
@@ -111,7 +111,7 @@ func (s *Suite) Lifecycle() {
 		ctx, cancel := context.WithTimeout(sctx, s.Plan.Target.Limits(s.Plan.Stage).Setup)
 		defer cancel()
 		start := time.Now()
-		stop := checkpoint.Heartbeat(ctx, "["+s.Plan.Stage+"] images", s.sayf)
+		stop := checkpoint.Heartbeat(ctx, "["+string(s.Plan.Stage)+"] images", s.sayf)
 		env, err := setup.Prepare(ctx, s.Plan, GinkgoWriter)
 		stop()
 		Expect(err).NotTo(HaveOccurred(), "images and run directory")
@@ -140,7 +140,7 @@ func (s *Suite) Lifecycle() {
 		if s.Env == nil {
 			return // BeforeSuite failed before the run directory existed; Ginkgo reports why
 		}
-		path := filepath.Join(s.Env.RunDir, "junit", s.Plan.Stage+".xml")
+		path := filepath.Join(s.Env.RunDir, "junit", string(s.Plan.Stage)+".xml")
 		Expect(junit.Write(path, r, junit.Options{ModuleRoot: s.Plan.Root, StageLabels: stageLabels(), Properties: s.runProperties()})).To(Succeed())
 	})
 }
@@ -166,7 +166,7 @@ func (s *Suite) sayf(format string, args ...any) {
 // runProperties identify the run in each JUnit file: run id, target, versions, hardware.
 func (s *Suite) runProperties() map[string]string {
 	e := s.Stage.Evidence
-	props := map[string]string{"run_id": filepath.Base(s.Env.RunDir), "stage": s.Plan.Stage, "target": e.Target,
+	props := map[string]string{"run_id": filepath.Base(s.Env.RunDir), "stage": string(s.Plan.Stage), "target": e.Target,
 		"target_kind": string(e.TargetKind), "shard": fmt.Sprintf("%d/%d", s.Plan.Shard, s.Plan.Shards),
 		"hardware.cpu": e.Hardware.CPU, "hardware.cores": fmt.Sprint(e.Hardware.Cores), "hardware.gpu": e.Hardware.GPU}
 	for k, v := range e.Versions {
@@ -261,7 +261,7 @@ func (s *Suite) position(row evidence.InventoryRow) (int, int) {
 func (s *Suite) full(row evidence.InventoryRow) {
 	load := s.Plan.Target.StageLoad(s.Plan.Stage)
 	limits := s.Plan.Target.Limits(s.Plan.Stage)
-	Describe(s.describe(row, "full model, counted"), Ordered, Label(s.Plan.Stage, labels.Containers, labels.Slow), func() {
+	Describe(s.describe(row, "full model, counted"), Ordered, Label(labels.Stage(s.Plan.Stage), labels.Containers, labels.Slow), func() {
 		c := s.NewCheckpoint(row)
 		s.buildAndGate(c)
 		Context("served in a container and measured by a real AIPerf", Ordered, func() {
@@ -358,7 +358,7 @@ func (s *Suite) buildAndGate(c *checkpoint.Checkpoint) {
 // recorded is a reduced or variant row: built and gated, recorded, never counted (the
 // inventory marks it so; its result row carries the kind and Counted false into the report).
 func (s *Suite) recorded(row evidence.InventoryRow) {
-	Describe(s.describe(row, string(row.Kind)+": recorded, not counted"), Ordered, Label(s.Plan.Stage), func() {
+	Describe(s.describe(row, string(row.Kind)+": recorded, not counted"), Ordered, Label(labels.Stage(s.Plan.Stage)), func() {
 		c := s.NewCheckpoint(row)
 		s.buildAndGate(c)
 	})
@@ -367,7 +367,7 @@ func (s *Suite) recorded(row evidence.InventoryRow) {
 // planned records a row this machine cannot run and reports its spec skipped with the reason:
 // no result is claimed, and a skipped spec never counts as passed.
 func (s *Suite) planned(row evidence.InventoryRow, reason string) {
-	Describe(s.describe(row, "planned"), Label(s.Plan.Stage, labels.GPU), func() {
+	Describe(s.describe(row, "planned"), Label(labels.Stage(s.Plan.Stage), labels.GPU), func() {
 		It("is recorded as planned, with the reason, and claims no result", func() {
 			s.Stage.Planned(row, reason)
 			Skip(reason)
@@ -379,7 +379,7 @@ func (s *Suite) planned(row evidence.InventoryRow, reason string) {
 // with no full-model profile): nothing is claimed for it, so its one case is skipped with the
 // inventory's reason, visible in JUnit and never green.
 func (s *Suite) excluded(row evidence.InventoryRow) {
-	Describe(s.describe(row, "excluded"), Label(s.Plan.Stage), func() {
+	Describe(s.describe(row, "excluded"), Label(labels.Stage(s.Plan.Stage)), func() {
 		It("is not qualified here: "+string(row.Kind), func() {
 			Skip(row.Reason)
 		})
@@ -464,7 +464,7 @@ func (s *Suite) refusalProbe() {
 		// The refusal is the one the target's server documents (target.Traits.Refusal): the reference
 		// server's 400 unsupported_capability with a record, TRTMC's app's 404 route_not_served with none.
 		It(fmt.Sprintf("refuses it to a checkpoint of stage %s, without %s, as the target documents: %s, the request id echoed", w.ProbeStage(), w.Stage().Capability(), s.Plan.Target.Traits().Refusal().Code), func(ctx SpecContext) {
-			other, err := plan.FromEnv(string(w.ProbeStage()))
+			other, err := plan.FromEnv(w.ProbeStage())
 			Expect(err).NotTo(HaveOccurred())
 			counted := inventory.Counted(other.Rows)
 			Expect(counted).NotTo(BeEmpty(), "no %s model to probe with", w.ProbeStage())

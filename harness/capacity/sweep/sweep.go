@@ -27,6 +27,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan/setup"
 	"github.com/trtmc-qual/trtmc-qual/harness/plot"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 )
 
@@ -36,7 +37,8 @@ var ErrUsage = errors.New("usage")
 
 // Options narrow the target's sweeps from the command line (zero values keep the target's).
 type Options struct {
-	Stage, Profile string
+	Stage          stage.Name
+	Profile        string
 	Levels         []int
 	Runs, Requests int
 	Ceiling        bool
@@ -54,7 +56,7 @@ func Run(ctx context.Context, cfg config.Config, o Options, stdout, log io.Write
 		if _, ok := t.Capacity[o.Stage]; !ok {
 			return fmt.Errorf("%w: target %s declares no capacity sweep for stage %q (it has %v)", ErrUsage, t.Name, o.Stage, stages)
 		}
-		stages = []string{o.Stage}
+		stages = []stage.Name{o.Stage}
 	}
 	if len(stages) == 0 {
 		return fmt.Errorf("%w: target %s declares no capacity sweep (capacity: in %s)", ErrUsage, t.Name, t.Path)
@@ -68,7 +70,7 @@ func Run(ctx context.Context, cfg config.Config, o Options, stdout, log io.Write
 		if err := s.Validate(); err != nil {
 			return fmt.Errorf("%w: stage %s: %w", ErrUsage, st, err)
 		}
-		fails, err := stage(ctx, cfg, st, s, o, stdout, log)
+		fails, err := sweepStage(ctx, cfg, st, s, o, stdout, log)
 		if err != nil {
 			return err
 		}
@@ -95,9 +97,9 @@ func narrow(s target.Sweep, o Options) target.Sweep {
 	return s
 }
 
-// stage sweeps one stage's selected rows (or measures the ceiling with the first); it returns a
+// sweepStage sweeps one stage's selected rows (or measures the ceiling with the first); it returns a
 // line per row that failed, and an error only when the stage could not be set up.
-func stage(ctx context.Context, cfg config.Config, st string, s target.Sweep, o Options, stdout, log io.Writer) ([]string, error) {
+func sweepStage(ctx context.Context, cfg config.Config, st stage.Name, s target.Sweep, o Options, stdout, log io.Writer) ([]string, error) {
 	p, err := plan.New(cfg, st)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUsage, err)
@@ -179,9 +181,9 @@ func atLevel(env *checkpoint.Env, n int, s target.Sweep) *checkpoint.Env {
 	t := *env.Target
 	t.AIPerf = maps.Clone(t.AIPerf)
 	if t.AIPerf == nil {
-		t.AIPerf = map[string]target.Load{}
+		t.AIPerf = map[stage.Name]target.Load{}
 	}
-	st := string(env.Stage)
+	st := env.Stage
 	load := t.StageLoad(st)
 	load.Concurrency, load.Warmup, load.Requests, load.Runs = n, s.Warmup, s.Requests, s.Runs
 	load.Goodput = fmt.Sprintf("request_latency:%g", s.Objective.ClientP95MS)
