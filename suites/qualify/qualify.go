@@ -23,7 +23,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan/setup"
-	"github.com/trtmc-qual/trtmc-qual/harness/probe"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
@@ -468,7 +467,7 @@ func (s *Suite) refusalProbe() {
 			Expect(err).NotTo(HaveOccurred())
 			counted := inventory.Counted(other.Rows)
 			Expect(counted).NotTo(BeEmpty(), "no %s model to probe with", w.ProbeStage())
-			refusal, cleanups, err := probe.Refusal(ctx, s.Env, counted[0], w)
+			refusal, cleanups, err := checkpoint.ProbeRefusal(ctx, s.Env, counted[0], w)
 			for _, c := range cleanups {
 				DeferCleanup(func(ctx SpecContext) error { return c(ctx) })
 			}
