@@ -9,7 +9,8 @@ import (
 const CodeRouteNotServed = "route_not_served"
 
 // Refusal is what a serving path documents for a request its model cannot answer: the stage-9
-// probe sends an audio question to a transcription-only model and requires exactly this.
+// probe sends an audio question to a transcription-only model and requires exactly this. Each
+// target kind's is its traits' (target.Traits.Refusal), beside the rest of what differs by kind.
 type Refusal struct {
 	Status   int    // HTTP status
 	Code     string // error.code
