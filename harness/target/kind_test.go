@@ -90,3 +90,26 @@ func TestNoTwoKindsShareAllTraits(t *testing.T) {
 		seen[key] = k
 	}
 }
+
+// A stage in aiperf or capacity that is not one is refused when read, naming the stages: its
+// settings would apply to nothing (a typo would silently leave a stage at the defaults).
+func TestReadRefusesAnUnknownStage(t *testing.T) {
+	base := "name: x\nkind: reference\nmanifests: [a]\nbuild: [b]\ngate: [g]\n"
+	for _, c := range []struct{ body, want string }{
+		{base + "aiperf:\n  asr: {requests: 1}\n", ""},
+		{base + "aiperf:\n  asr: {requests: 1}\n  ars: {requests: 1}\n", `unknown stage "ars"`},
+		{base + "capacity:\n  t2j: {runs: 1}\n", `unknown stage "t2j"`},
+	} {
+		path := filepath.Join(t.TempDir(), "t.yaml")
+		if err := os.WriteFile(path, []byte(c.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tg, err := Read(path, t.TempDir())
+		switch {
+		case c.want == "" && (err != nil || tg.StageLoad("asr").Requests != 1):
+			t.Errorf("%q: %+v, %v", c.body, tg, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%q: %v, want %q", c.body, err, c.want)
+		}
+	}
+}
