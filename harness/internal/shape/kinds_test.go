@@ -5,11 +5,8 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -23,31 +20,8 @@ var kindNames = map[string]bool{"Reference": true, "TRTMC": true}
 // target.Kind, or switching on a kind. (Spelling a kind's name as a string is
 // TestNoTargetKindIsComparedByName's.)
 func TestNoKindIsDecidedOnOutsideTheTarget(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
-	var found []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		r := rel(root, path)
-		if d.IsDir() {
-			if strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || r == "harness/target" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		found = append(found, kindDecisions(t, path, r)...)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(found)
-	for _, f := range found {
+	inTarget := func(rel string) bool { return rel == "harness/target" }
+	for _, f := range sourcesFound(t, inTarget, func(path, rel string) []string { return kindDecisions(t, path, rel) }) {
 		t.Errorf("a target kind decided on outside harness/target (ask its Traits): %s", f)
 	}
 }

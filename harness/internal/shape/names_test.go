@@ -101,6 +101,19 @@ type nameRule struct {
 
 func (n nameRule) find(t *testing.T) []string {
 	t.Helper()
+	return sourcesFound(t, n.inRegistry, func(path, rel string) []string {
+		if _, ok := n.allowed[rel]; ok {
+			return nil
+		}
+		return n.spellings(t, path, rel)
+	})
+}
+
+// sourcesFound calls each on every non-test Go file of the repository outside hidden and
+// testdata directories and the directories skipDir names (by path from the root), and returns
+// what it found, sorted.
+func sourcesFound(t *testing.T, skipDir func(rel string) bool, each func(path, rel string) []string) []string {
+	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
 	var found []string
@@ -111,15 +124,15 @@ func (n nameRule) find(t *testing.T) []string {
 		rel, _ := filepath.Rel(root, path)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || n.inRegistry(rel) {
+			if strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || skipDir(rel) {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if _, ok := n.allowed[rel]; ok || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
-		found = append(found, n.spellings(t, path, rel)...)
+		found = append(found, each(path, rel)...)
 		return nil
 	})
 	if err != nil {
