@@ -99,7 +99,7 @@ func NewIn(env *Env, row evidence.InventoryRow, dir string) (*Checkpoint, error)
 	}
 	c := &Checkpoint{Env: env, W: workload.WithCache(w, env.Cache), Row: row, Manifest: m, Testcase: m.Testcases[0], steps: map[string]bool{}, Dir: dir, meter: cost.Start()}
 	if c.Dir == "" {
-		c.Dir = filepath.Join(env.RunDir, string(env.Stage), m.Name)
+		c.Dir = filepath.Join(env.Stage.Dir(env.RunDir), m.Name)
 	}
 	c.Result = evidence.Result{Profile: m.Name, Checkpoint: row.Checkpoint, Revision: row.Revision, Kind: evidence.Kind(row.Kind),
 		Counted: row.Counted, Status: evidence.StatusPlanned, Statement: row.Statement, Precision: m.Precision, GPU: "none",

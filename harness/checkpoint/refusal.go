@@ -22,7 +22,7 @@ import (
 // the refusal; TRTMC's app with 404 route_not_served and no record) and echo the request id. It
 // returns its cleanups in start order.
 func ProbeRefusal(ctx context.Context, env *Env, row evidence.InventoryRow, w workload.RefusalProber) (*evidence.Probe, []Cleanup, error) {
-	c, err := NewIn(env, row, filepath.Join(env.RunDir, string(env.Stage), "probe-"+row.Profile))
+	c, err := NewIn(env, row, filepath.Join(env.Stage.Dir(env.RunDir), "probe-"+row.Profile))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -96,7 +96,7 @@ func planRow(t *target.Target, w workload.Workload, r evidence.InventoryRow, run
 		return nil, fmt.Errorf("manifest %s has no testcase", m.Name)
 	}
 	tc := m.Testcases[0]
-	work := filepath.Join(runDir, string(w.Stage()), m.Name, "work") // checkpoint: RunDir/<stage>/<profile>/work
+	work := filepath.Join(w.Stage().Dir(runDir), m.Name, "work") // checkpoint: RunDir/<stage>/<profile>/work
 	step, err := t.NewStep(t.CheckpointValues(&m, tc, work), nil)
 	if err != nil {
 		return nil, err

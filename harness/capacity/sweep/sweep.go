@@ -143,7 +143,7 @@ func sweepStage(ctx context.Context, cfg config.Config, st stage.Name, s target.
 // Row qualifies one row at each of the sweep's levels and writes its capacity.json,
 // capacity.md and capacity.png beside the levels' folders (RunDir/<stage>/<profile>/).
 func Row(ctx context.Context, env *checkpoint.Env, row evidence.InventoryRow, s target.Sweep) (*capacity.Result, error) {
-	dir := filepath.Join(env.RunDir, string(env.Stage), row.Profile)
+	dir := filepath.Join(env.Stage.Dir(env.RunDir), row.Profile)
 	var levels []capacity.Level
 	var rows []evidence.Result
 	var errs []error

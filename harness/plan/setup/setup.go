@@ -58,7 +58,7 @@ func Prepare(ctx context.Context, p *plan.Plan, log io.Writer) (*checkpoint.Env,
 	}
 	env.Cache, env.Python = b.CacheDirPath(), p.Config.WhisperPython
 	env.NativeBin = plan.NativeBin(p.Root)
-	return env, os.MkdirAll(filepath.Join(runDir, string(p.Stage)), 0o755)
+	return env, os.MkdirAll(p.Stage.Dir(runDir), 0o755)
 }
 
 // buildServing builds the serving image from the checkout's own Dockerfile, as the target file
