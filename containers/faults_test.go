@@ -11,7 +11,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/containers/images"
 	"github.com/trtmc-qual/trtmc-qual/containers/spec"
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	"github.com/trtmc-qual/trtmc-qual/harness/serving"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
@@ -27,11 +27,11 @@ func TestKilledServerFailsTheCheckpointWithEveryLostRequestNamed(t *testing.T) {
 	t.Setenv("QUAL_ASR_REQUESTS", "30")
 	t.Setenv("QUAL_ASR_WARMUP", "1")
 	t.Setenv("QUAL_ASR_RUNS", "1") // one AIPerf run: the kill lands in it
-	pl, err := plan.FromEnv(string(stage.ASR))
+	pl, err := plan.FromEnv(stage.ASR)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var row inventory.Row
+	var row evidence.InventoryRow
 	for _, r := range pl.Rows {
 		if r.Profile == "sphinx-en-us" {
 			row = r
@@ -70,7 +70,7 @@ func TestKilledServerFailsTheCheckpointWithEveryLostRequestNamed(t *testing.T) {
 		_, joinErr = c.Join()
 	}
 	res := c.Finish(true)
-	if res.Status != inventory.StatusFailed {
+	if res.Status != evidence.StatusFailed {
 		t.Fatalf("a checkpoint whose server died ended %s", res.Status)
 	}
 	failures := strings.Join(res.Failures, "\n")

@@ -24,7 +24,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/cost"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/serving"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
@@ -65,7 +64,7 @@ func (e *Env) console() io.Writer {
 type Checkpoint struct {
 	Env      *Env
 	W        workload.Workload // the row's stage
-	Row      inventory.Row
+	Row      evidence.InventoryRow
 	Manifest manifest.Manifest
 	Testcase manifest.Testcase
 	Dir      string // RunDir/<stage>/<profile>
@@ -79,14 +78,14 @@ type Checkpoint struct {
 }
 
 // New prepares a checkpoint from its inventory row, in RunDir/<stage>/<profile>.
-func New(env *Env, row inventory.Row) (*Checkpoint, error) {
+func New(env *Env, row evidence.InventoryRow) (*Checkpoint, error) {
 	return NewIn(env, row, "")
 }
 
 // NewIn prepares a checkpoint whose files go to dir (default RunDir/<stage>/<profile>). The
 // row's own stage decides its workload: a transcription row served for the refusal probe is
 // still a transcription checkpoint.
-func NewIn(env *Env, row inventory.Row, dir string) (*Checkpoint, error) {
+func NewIn(env *Env, row evidence.InventoryRow, dir string) (*Checkpoint, error) {
 	w, err := workload.Get(row.Stage)
 	if err != nil {
 		return nil, err
@@ -100,7 +99,7 @@ func NewIn(env *Env, row inventory.Row, dir string) (*Checkpoint, error) {
 	}
 	c := &Checkpoint{Env: env, W: workload.WithCache(w, env.Cache), Row: row, Manifest: m, Testcase: m.Testcases[0], steps: map[string]bool{}, Dir: dir, meter: cost.Start()}
 	if c.Dir == "" {
-		c.Dir = filepath.Join(env.RunDir, string(env.Stage), m.Name)
+		c.Dir = filepath.Join(env.Stage.Dir(env.RunDir), m.Name)
 	}
 	c.Result = evidence.Result{Profile: m.Name, Checkpoint: row.Checkpoint, Revision: row.Revision, Kind: evidence.Kind(row.Kind),
 		Counted: row.Counted, Status: evidence.StatusPlanned, Statement: row.Statement, Precision: m.Precision, GPU: "none",
@@ -396,7 +395,7 @@ func figureList(figures map[string]float64) string {
 // reproduce is the command that runs this row alone with this run's AIPerf settings (a reduced
 // or smoke run's load included, so the command measures what this row measured).
 func reproduce(env *Env, profile string) string {
-	load := env.Target.AIPerf[string(env.Stage)]
+	load := env.Target.AIPerf[env.Stage]
 	vars := []string{}
 	for _, v := range []struct {
 		suffix string

@@ -24,7 +24,7 @@ func (c *Checkpoint) Join() (join.Report, error) {
 		return join.Report{}, c.fail("join", err)
 	}
 	rep := *c.Result.Join
-	load := c.Env.Target.StageLoad(string(c.W.Stage()))
+	load := c.Env.Target.StageLoad(c.W.Stage())
 	runs := max(1, load.Runs)
 	switch {
 	case !rep.OK():

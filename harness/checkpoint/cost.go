@@ -31,7 +31,7 @@ func (c *Checkpoint) settleCost() {
 	if c.meter == nil {
 		return
 	}
-	lanes := float64(max(1, c.Env.Target.StageLoad(string(c.W.Stage())).Concurrency))
+	lanes := float64(max(1, c.Env.Target.StageLoad(c.W.Stage()).Concurrency))
 	if c.Result.Join != nil {
 		var ms float64
 		for _, p := range c.Result.Join.Pairs {

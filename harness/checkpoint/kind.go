@@ -19,12 +19,15 @@ type kindSteps interface {
 	served(ctx context.Context, c *Checkpoint) error
 }
 
-// kindStepsOf is the registry of each kind's steps (target.Read refuses any other kind).
-func kindStepsOf(k target.Kind) kindSteps {
-	return map[target.Kind]kindSteps{target.Reference: referenceSteps{}, target.TRTMC: trtmcSteps{}}[k]
+// kind are the steps of the checkpoint's target: a target in a TRTMC checkout is built, gated
+// and run through TRTMC's own tooling; any other is this repository's, built and judged by its
+// own CLI. The target's traits say which; the kind's name is never read here.
+func (c *Checkpoint) kind() kindSteps {
+	if c.Env.Target.Traits().InCheckout() {
+		return trtmcSteps{}
+	}
+	return referenceSteps{}
 }
-
-func (c *Checkpoint) kind() kindSteps { return kindStepsOf(c.Env.Target.Kind) }
 
 // referenceSteps are the checkpoint steps of the embedded reference target: its commands from
 // the target file, the native CLI of this repository, thresholds pinned in golden/.

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/report"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
@@ -26,7 +25,7 @@ func limitsCheckpoint(t *testing.T, manifestPath string) *Checkpoint {
 	root := moduleRoot()
 	env := &Env{Root: root, Target: &target.Target{Path: filepath.Join(root, "suites", "targets", "reference.yaml"), Kind: "reference"},
 		RunDir: t.TempDir(), Stage: stage.ASR, Log: io.Discard}
-	c, err := New(env, inventory.Row{Stage: string(stage.ASR), Profile: filepath.Base(manifestPath), Manifest: manifestPath, Kind: inventory.KindFull, Counted: true})
+	c, err := New(env, evidence.InventoryRow{Stage: string(stage.ASR), Profile: filepath.Base(manifestPath), Manifest: manifestPath, Kind: evidence.KindFull, Counted: true})
 	if err != nil {
 		t.Fatal(err)
 	}

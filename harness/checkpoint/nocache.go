@@ -36,7 +36,7 @@ func (c *Checkpoint) SendNoCacheProbe(ctx context.Context) error {
 	if err != nil {
 		return c.fail(step, err)
 	}
-	load := c.Env.Target.StageLoad(string(c.W.Stage()))
+	load := c.Env.Target.StageLoad(c.W.Stage())
 	n := &evidence.NoCache{Input: req.Input, FirstRequestID: x.ID, Output: req.Output, Variant: fv.VariantRule(),
 		Concurrency: max(1, load.Concurrency)}
 	n.K = nocache.K(n.Concurrency)

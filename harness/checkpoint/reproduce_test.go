@@ -17,7 +17,7 @@ func TestReproduceCarriesTheRunsLoad(t *testing.T) {
 	root := t.TempDir()
 	load := target.Load{Warmup: 1, Requests: 1, Concurrency: 2, Runs: 1}
 	env := &Env{Root: root, Stage: stage.Name("asr"),
-		Target: &target.Target{Path: filepath.Join(root, "suites", "targets", "reference.yaml"), AIPerf: map[string]target.Load{"asr": load}}}
+		Target: &target.Target{Path: filepath.Join(root, "suites", "targets", "reference.yaml"), AIPerf: map[stage.Name]target.Load{"asr": load}}}
 	cmd := reproduce(env, "sphinx-tidigits")
 	words := strings.Fields(cmd)
 	vars := map[string]string{}

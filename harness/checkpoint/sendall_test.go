@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 )
@@ -20,11 +20,11 @@ func TestReferenceASRRunsSendEveryPinnedClip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	load := tg.StageLoad(string(stage.ASR))
+	load := tg.StageLoad(stage.ASR)
 	for _, profile := range []string{"sphinx/manifests/sphinx-en-us.json", "sphinx/manifests/sphinx-tidigits.json", "whisper/manifests/whisper-tiny-en.json"} {
 		manifestPath := filepath.Join(root, "native", "families", filepath.FromSlash(profile))
 		env := &Env{Root: root, Target: tg, RunDir: t.TempDir(), Stage: stage.ASR, Log: io.Discard}
-		c, err := New(env, inventory.Row{Stage: string(stage.ASR), Profile: filepath.Base(manifestPath), Manifest: manifestPath, Kind: inventory.KindFull, Counted: true})
+		c, err := New(env, evidence.InventoryRow{Stage: string(stage.ASR), Profile: filepath.Base(manifestPath), Manifest: manifestPath, Kind: evidence.KindFull, Counted: true})
 		if err != nil {
 			t.Fatal(err)
 		}

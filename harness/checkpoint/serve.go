@@ -200,7 +200,7 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 	if c.serving == nil || c.serving.server == nil {
 		return c.fail("aiperf", fmt.Errorf("no server running"))
 	}
-	load := c.Env.Target.StageLoad(string(c.W.Stage()))
+	load := c.Env.Target.StageLoad(c.W.Stage())
 	l, err := c.W.AIPerf(c.serving.inputs, c.Manifest, c.Testcase)
 	if err != nil {
 		return c.fail("aiperf", err)
@@ -223,7 +223,7 @@ func (c *Checkpoint) RunAIPerf(ctx context.Context) error {
 	sent := max(1, load.Runs) * (load.Warmup + load.Requests) // each run sends its own warmup
 	start := time.Now()
 	res, err := c.serving.network.RunAIPerf(ctx, c.Env.Images.AIPerf, p, filepath.Join(c.Dir, "aiperf"), sent, answered, c.sayf,
-		c.Env.Target.Limits(string(c.Env.Stage)).AIPerf)
+		c.Env.Target.Limits(c.Env.Stage).AIPerf)
 	// A request AIPerf gave up on may still be in the server: let its record land before the copy.
 	c.settleRecords(ctx, answered, sent, time.Duration(load.TimeoutSeconds)*time.Second)
 	if res != nil {

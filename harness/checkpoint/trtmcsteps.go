@@ -141,7 +141,7 @@ func (c *Checkpoint) capabilityTRTMC(ctx context.Context, want string) error {
 	if len(have) == 0 || string(have[0]) != want {
 		return c.fail("capability", fmt.Errorf("trtmc inspect reports task %q (%v), not %s", in.Task, have, want))
 	}
-	c.Result.Status = inventory.StatusImplemented
+	c.Result.Status = evidence.StatusImplemented
 	c.done("capability")
 	return nil
 }
@@ -168,7 +168,7 @@ func (c *Checkpoint) gateTRTMC(ctx context.Context) error {
 	if !rep.Passed {
 		return c.fail("gate", fmt.Errorf("family test %s failed: %v", c.Testcase.Name, rep.Reasons))
 	}
-	c.Result.Status = inventory.StatusFamilyValidated
+	c.Result.Status = evidence.StatusFamilyValidated
 	c.done("gate")
 	return nil
 }

@@ -368,7 +368,7 @@ func (c Config) Target() (*target.Target, error) {
 		return nil, fmt.Errorf("target file %s: %v", c.TargetPath, oneLine(err))
 	}
 	t.Overrides = c.TargetValues
-	if t.Kind.InCheckout() && c.TRTMCRoot == "" {
+	if t.Traits().InCheckout() && c.TRTMCRoot == "" {
 		return nil, fmt.Errorf("target %s (%s) resolves its manifests in a TRTMC checkout: set QUAL_TRTMC_ROOT (make TRTMC_ROOT=/path/to/TensorRT-Model-Connect)", t.Name, c.TargetPath)
 	}
 	if err := t.CheckLayout(); err != nil { // the checkout's layout is the target's, or the fitting one is named
@@ -378,7 +378,7 @@ func (c Config) Target() (*target.Target, error) {
 		if o == (Override{}) {
 			continue
 		}
-		l := t.AIPerf[string(s)]
+		l := t.AIPerf[s]
 		if o.Requests != nil {
 			l.Requests = *o.Requests
 		}
@@ -392,9 +392,9 @@ func (c Config) Target() (*target.Target, error) {
 			l.Runs = *o.Runs
 		}
 		if t.AIPerf == nil {
-			t.AIPerf = map[string]target.Load{}
+			t.AIPerf = map[stage.Name]target.Load{}
 		}
-		t.AIPerf[string(s)] = l
+		t.AIPerf[s] = l
 	}
 	return t, nil
 }

@@ -63,7 +63,7 @@ func TestOverridesApplyToTheTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	asr, t2i := tg.StageLoad(string(stage.ASR)), tg.StageLoad(string(stage.T2I))
+	asr, t2i := tg.StageLoad(stage.ASR), tg.StageLoad(stage.T2I)
 	if asr.Requests != 8 || asr.Warmup != 0 || asr.Concurrency < 1 {
 		t.Errorf("asr load %+v", asr)
 	}

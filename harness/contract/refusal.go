@@ -2,7 +2,6 @@ package contract
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
 )
 
@@ -10,31 +9,14 @@ import (
 const CodeRouteNotServed = "route_not_served"
 
 // Refusal is what a serving path documents for a request its model cannot answer: the stage-9
-// probe sends an audio question to a transcription-only model and requires exactly this.
+// probe sends an audio question to a transcription-only model and requires exactly this. Each
+// target kind's is its traits' (target.Traits.Refusal), beside the rest of what differs by kind.
 type Refusal struct {
 	Status   int    // HTTP status
 	Code     string // error.code
 	Mentions string // the error message must contain it
 	Recorded bool   // the server writes a record of the refusal (else: no record for its id)
 	Source   string // where the behaviour is documented
-}
-
-// RefusalOf is the documented refusal of a target kind's server. The reference server
-// (trtmc-server, server/errors.go) refuses an input_audio part to a model without
-// audio_text_to_text with 400 unsupported_capability and records it, like every request.
-// TRTMC's serving app (apps/perf_serving/trtmc_perf_serving/app.py @1797a247 and @c94a23d3,
-// guarded()) routes /v1/chat/completions only to the "generate" operation: a transcription
-// profile (operation "transcribe") answers 404 route_not_served, "<route> is not served for
-// operation 'transcribe'", before anything runs, and the app writes records only from execute(),
-// for executed operations — so the refusal leaves no record, and a record under the probe's id
-// would mean the audio question was executed.
-func RefusalOf(targetKind string) Refusal {
-	if targetKind == "trtmc" {
-		return Refusal{Status: http.StatusNotFound, Code: CodeRouteNotServed, Mentions: "is not served for operation", Recorded: false,
-			Source: "TRTMC apps/perf_serving/trtmc_perf_serving/app.py guarded()/execute(): unserved routes answer 404 route_not_served and leave no record"}
-	}
-	return Refusal{Status: http.StatusBadRequest, Code: CodeUnsupportedCapability, Mentions: "audio_text_to_text", Recorded: true,
-		Source: "trtmc-server: a missing capability is 400 unsupported_capability, and every request leaves one record"}
 }
 
 // String is the rule as the report states it.

@@ -90,7 +90,7 @@ type Probe struct {
 	RequestID string `json:"request_id"`
 	Recorded  bool   `json:"recorded"` // the server's records hold the refusal
 	Passed    bool   `json:"passed"`
-	// The refusal the target's server documents (contract.RefusalOf) and the id the probe sent:
+	// The refusal the target's server documents (target.Traits.Refusal) and the id the probe sent:
 	// qual verify re-judges the answer against it.
 	Expected string `json:"expected,omitempty"`
 	SentID   string `json:"sent_request_id,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
@@ -11,10 +12,10 @@ import (
 // evidence behind a stage reported blocked. Audio-input families that still lack want (speech
 // to speech, omni, voice chat, multimodal) are named, so the reader sees why they do not count.
 // Malformed manifests are left out here; Scan lists them among the other manifests.
-func Audit(paths []string, want task.Name, caps Capabilities) ([]AuditRow, error) {
+func Audit(paths []string, want task.Name, caps Capabilities) ([]evidence.AuditRow, error) {
 	decl := newDeclarations()
 	opts := Options{Capabilities: caps}
-	var out []AuditRow
+	var out []evidence.AuditRow
 	for _, path := range paths {
 		p, err := readProfile(path)
 		if err != nil {
@@ -24,7 +25,7 @@ func Audit(paths []string, want task.Name, caps Capabilities) ([]AuditRow, error
 		if err != nil {
 			continue
 		}
-		row := AuditRow{Profile: p.Name, Family: p.Family, TaskString: p.TaskString, Capabilities: c.native, Source: c.source, Has: c.has(want)}
+		row := evidence.AuditRow{Profile: p.Name, Family: p.Family, TaskString: p.TaskString, Capabilities: c.native, Source: c.source, Has: c.has(want)}
 		if row.Capabilities == nil { // JSON says [] as the text does, not null
 			row.Capabilities = []task.Name{}
 		}

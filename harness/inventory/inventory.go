@@ -12,12 +12,12 @@ package inventory
 
 import (
 	"fmt"
-	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
@@ -27,10 +27,10 @@ import (
 // is keyed by that capability below, never by a stage name.
 
 // stageWith is the name of the stage that qualifies capability c ("" when none does).
-func stageWith(c task.Name) string {
+func stageWith(c task.Name) stage.Name {
 	for _, s := range stage.All() {
 		if s.Capability == c {
-			return string(s.Name)
+			return s.Name
 		}
 	}
 	return ""
@@ -45,33 +45,6 @@ func capabilities() string {
 	return strings.Join(out, ", ")
 }
 
-// The row schema and its vocabulary (kinds, ladder statuses) are the evidence's, typed once
-// there; the names here are that vocabulary, for the inventory's own code.
-type (
-	Row      = evidence.InventoryRow
-	AuditRow = evidence.AuditRow
-)
-
-// Kinds of rows.
-const (
-	KindFull     = evidence.KindFull
-	KindReduced  = evidence.KindReduced
-	KindVariant  = evidence.KindVariant
-	KindExcluded = evidence.KindExcluded
-	KindGap      = evidence.KindGap // a checkpoint of the group with only reduced/variant profiles
-)
-
-// Ladder statuses.
-const (
-	StatusPlanned         = evidence.StatusPlanned
-	StatusImplemented     = evidence.StatusImplemented
-	StatusFamilyValidated = evidence.StatusFamilyValidated
-	StatusQualified       = evidence.StatusQualified
-	StatusUnsupported     = evidence.StatusUnsupported
-	StatusBlocked         = evidence.StatusBlocked
-	StatusFailed          = evidence.StatusFailed
-)
-
 // OtherRow is a manifest in no stage's table, with the reason.
 type OtherRow struct {
 	Manifest   string `json:"manifest"`
@@ -84,9 +57,9 @@ type OtherRow struct {
 // Report is the whole inventory of a target: each stage's rows, the other manifests and the
 // stage-3 family limits.
 type Report struct {
-	Stages map[string][]Row `json:"stages"`
-	Other  []OtherRow       `json:"other_manifests"`
-	Limits []FamilyLimits   `json:"asr_family_limits"`
+	Stages map[stage.Name][]evidence.InventoryRow `json:"stages"`
+	Other  []OtherRow                             `json:"other_manifests"`
+	Limits []FamilyLimits                         `json:"asr_family_limits"`
 }
 
 // Capabilities says which Tasks a family implements when its checkout declares nothing
@@ -120,7 +93,7 @@ func (c capInfo) has(t task.Name) bool {
 // Scan reads every manifest once and sorts each into the stages it belongs to, or into the
 // other-manifests audit. It never fails on manifest content.
 func Scan(paths []string, opts Options) *Report {
-	rep := &Report{Stages: map[string][]Row{}}
+	rep := &Report{Stages: map[stage.Name][]evidence.InventoryRow{}}
 	decl := newDeclarations()
 	var profiles []Profile
 	var caps []capInfo
@@ -145,7 +118,7 @@ func Scan(paths []string, opts Options) *Report {
 			if !member {
 				continue
 			}
-			name := string(st.Name)
+			name := st.Name
 			if missing := p.required(); len(missing) > 0 {
 				rep.Other = append(rep.Other, OtherRow{Manifest: p.Path, Profile: p.Name, Family: p.Family, TaskString: p.TaskString,
 					Reason: fmt.Sprintf("belongs to stage %d (%s) but lacks %s", st.Number, name, strings.Join(sorted(missing), ", "))})
@@ -162,11 +135,11 @@ func Scan(paths []string, opts Options) *Report {
 		}
 	}
 	for _, name := range stage.Names() {
-		rows := rep.Stages[string(name)]
+		rows := rep.Stages[name]
 		markCounted(rows)
-		rows = append(rows, gaps(rows, string(name), opts)...)
+		rows = append(rows, gaps(rows, name, opts)...)
 		sortRows(rows)
-		rep.Stages[string(name)] = rows
+		rep.Stages[name] = rows
 	}
 	// Clip limits are the transcription task's: the family's maximum clip and the profile's rate.
 	rep.Limits = Limits(rep.Stages[stageWith(task.SpeechTranscription)], profilesByPath(profiles))
@@ -175,8 +148,8 @@ func Scan(paths []string, opts Options) *Report {
 }
 
 // Discover returns one stage's rows, sorted by checkpoint and profile.
-func Discover(paths []string, stage string, opts Options) ([]Row, error) {
-	return Scan(paths, opts).Stages[stage], nil
+func Discover(paths []string, s stage.Name, opts Options) ([]evidence.InventoryRow, error) {
+	return Scan(paths, opts).Stages[s], nil
 }
 
 // capabilityOf reads the family's own declaration (support.py, MODEL.toml) when the checkout
@@ -222,26 +195,26 @@ func membership(p Profile, c capInfo, want task.Name) (bool, string) {
 }
 
 // classify builds a stage member's row.
-func classify(p Profile, c capInfo, name, excl string, replaces []string, opts Options) Row {
-	want := stage.Name(name).Capability()
+func classify(p Profile, c capInfo, name stage.Name, excl string, replaces []string, opts Options) evidence.InventoryRow {
+	want := name.Capability()
 	ckpt, rev := p.Checkpoint()
-	row := Row{Stage: name, Checkpoint: ckpt, Revision: rev, Profile: p.Name, Family: p.Family, TaskString: p.TaskString,
+	row := evidence.InventoryRow{Stage: string(name), Checkpoint: ckpt, Revision: rev, Profile: p.Name, Family: p.Family, TaskString: p.TaskString,
 		NativeTask: string(want), CapabilitySource: c.source, Layout: p.Layout, Controls: c.controls, Precision: p.Precision,
-		Manifest: p.Path, Status: StatusPlanned, Statement: p.Statement}
+		Manifest: p.Path, Status: evidence.StatusPlanned, Statement: p.Statement}
 	for _, tc := range p.Testcases {
 		row.Testcases = append(row.Testcases, tc.Name)
 	}
 	if !c.has(want) && excl == "" {
 		row.NativeTask = ""
 		row.CapabilityGap = fmt.Sprintf("declares %q but the %s family implements %v (%s), not %s", p.TaskString, p.Family, c.native, c.source, want)
-		row.Kind, row.Status, row.Reason = KindExcluded, StatusUnsupported, row.CapabilityGap
+		row.Kind, row.Status, row.Reason = evidence.KindExcluded, evidence.StatusUnsupported, row.CapabilityGap
 		return row
 	}
 	if excl == "" {
 		excl = exclusion(p, want)
 	}
 	if excl != "" {
-		row.Kind, row.Status, row.Reason = KindExcluded, StatusUnsupported, excl // the reason is the marking
+		row.Kind, row.Status, row.Reason = evidence.KindExcluded, evidence.StatusUnsupported, excl // the reason is the marking
 		return row
 	}
 	row.Kind, row.Markings = kindOf(p, replaces)
@@ -365,11 +338,11 @@ func kindOf(p Profile, replaces []string) (evidence.Kind, []string) {
 	}
 	switch {
 	case len(reduced) > 0:
-		return KindReduced, append(reduced, variant...)
+		return evidence.KindReduced, append(reduced, variant...)
 	case len(variant) > 0:
-		return KindVariant, variant
+		return evidence.KindVariant, variant
 	}
-	return KindFull, nil
+	return evidence.KindFull, nil
 }
 
 // notesOf explains inclusions a reader might question.
@@ -403,7 +376,7 @@ func replacedBy(profiles []Profile) map[string][]string {
 
 // groupKey is a row's checkpoint: hf_id@hf_revision. A manifest that pins no revision joins
 // the one pinned revision its siblings agree on (it names the same model, just unpinned).
-func groupKeys(rows []Row) []string {
+func groupKeys(rows []evidence.InventoryRow) []string {
 	pinned := map[string]map[string]bool{}
 	for _, r := range rows {
 		if r.Revision != "" {
@@ -428,16 +401,16 @@ func groupKeys(rows []Row) []string {
 
 // markCounted counts exactly one full profile per checkpoint; a second full profile of the same
 // checkpoint is listed but not counted, with the reason.
-func markCounted(rows []Row) {
+func markCounted(rows []evidence.InventoryRow) {
 	keys := groupKeys(rows)
 	first := map[string]string{}
 	for _, i := range order(rows) {
 		r := &rows[i]
-		if r.Kind != KindFull {
+		if r.Kind != evidence.KindFull {
 			continue
 		}
 		if prev, dup := first[keys[i]]; dup {
-			r.Kind = KindVariant
+			r.Kind = evidence.KindVariant
 			r.Markings = append(r.Markings, "second full profile of "+keys[i]+" (counted: "+prev+")")
 			continue
 		}
@@ -447,7 +420,7 @@ func markCounted(rows []Row) {
 }
 
 // order visits rows by profile name so that which duplicate counts is deterministic.
-func order(rows []Row) []int {
+func order(rows []evidence.InventoryRow) []int {
 	idx := make([]int, len(rows))
 	for i := range idx {
 		idx[i] = i
@@ -458,17 +431,17 @@ func order(rows []Row) []int {
 
 // gaps adds a row for every checkpoint of the group that has reduced or variant profiles but
 // no full-model profile: it cannot be qualified, and that must be visible, not an omission.
-func gaps(rows []Row, stage string, opts Options) []Row {
+func gaps(rows []evidence.InventoryRow, s stage.Name, opts Options) []evidence.InventoryRow {
 	keys := groupKeys(rows)
 	type group struct {
 		full     bool
 		profiles []string
-		first    Row
+		first    evidence.InventoryRow
 	}
 	groups := map[string]*group{}
 	var order []string
 	for i, r := range rows {
-		if r.Kind == KindExcluded {
+		if r.Kind == evidence.KindExcluded {
 			continue
 		}
 		g, ok := groups[keys[i]]
@@ -477,25 +450,25 @@ func gaps(rows []Row, stage string, opts Options) []Row {
 			groups[keys[i]] = g
 			order = append(order, keys[i])
 		}
-		g.full = g.full || r.Kind == KindFull
+		g.full = g.full || r.Kind == evidence.KindFull
 		g.profiles = append(g.profiles, r.Profile)
 	}
-	var out []Row
+	var out []evidence.InventoryRow
 	for _, k := range order {
 		g := groups[k]
 		if g.full {
 			continue
 		}
 		sort.Strings(g.profiles)
-		out = append(out, Row{Stage: stage, Checkpoint: g.first.Checkpoint, Revision: g.first.Revision, Profile: "gap:" + g.first.Checkpoint,
-			Family: g.first.Family, TaskString: g.first.TaskString, NativeTask: g.first.NativeTask, Layout: g.first.Layout, Kind: KindGap,
-			Status: StatusUnsupported, Reason: fmt.Sprintf("gap: checkpoint %s has only reduced/variant profiles (%s); no full-model profile to qualify",
+		out = append(out, evidence.InventoryRow{Stage: string(s), Checkpoint: g.first.Checkpoint, Revision: g.first.Revision, Profile: "gap:" + g.first.Checkpoint,
+			Family: g.first.Family, TaskString: g.first.TaskString, NativeTask: g.first.NativeTask, Layout: g.first.Layout, Kind: evidence.KindGap,
+			Status: evidence.StatusUnsupported, Reason: fmt.Sprintf("gap: checkpoint %s has only reduced/variant profiles (%s); no full-model profile to qualify",
 				k, strings.Join(g.profiles, ", "))})
 	}
 	return out
 }
 
-func sortRows(rows []Row) {
+func sortRows(rows []evidence.InventoryRow) {
 	sort.Slice(rows, func(i, j int) bool {
 		if rows[i].Checkpoint != rows[j].Checkpoint {
 			return rows[i].Checkpoint < rows[j].Checkpoint
@@ -514,8 +487,8 @@ func ByTaskString(_ string, taskString string) ([]task.Name, []task.Control, err
 }
 
 // Counted returns the rows that count as models.
-func Counted(rows []Row) []Row {
-	var out []Row
+func Counted(rows []evidence.InventoryRow) []evidence.InventoryRow {
+	var out []evidence.InventoryRow
 	for _, r := range rows {
 		if r.Counted {
 			out = append(out, r)
@@ -525,7 +498,7 @@ func Counted(rows []Row) []Row {
 }
 
 // Relative shortens manifest paths for display.
-func Relative(rows []Row, root string) {
+func Relative(rows []evidence.InventoryRow, root string) {
 	for i := range rows {
 		if rows[i].Manifest == "" {
 			continue
@@ -564,9 +537,9 @@ const StatusRunnable evidence.Status = "runnable"
 
 // MarkRunnable gives StatusRunnable to the rows a run here would give a result: planned, with no
 // reason they cannot run.
-func MarkRunnable(rows []Row) {
+func MarkRunnable(rows []evidence.InventoryRow) {
 	for i, r := range rows {
-		if r.Status == StatusPlanned && r.Reason == "" && r.GPUs <= 1 {
+		if r.Status == evidence.StatusPlanned && r.Reason == "" && r.GPUs <= 1 {
 			rows[i].Status = StatusRunnable
 		}
 	}

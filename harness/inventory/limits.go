@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 )
 
 // Limit is one declared limit and where it was found; an empty Value means not declared.
@@ -44,12 +46,12 @@ var (
 )
 
 // Limits audits every stage-3 family among rows (excluded and gap rows left out).
-func Limits(rows []Row, profiles map[string]Profile) []FamilyLimits {
+func Limits(rows []evidence.InventoryRow, profiles map[string]Profile) []FamilyLimits {
 	byFamily := map[string]*FamilyLimits{}
 	found := map[string]map[string][]finding{} // family -> key -> findings
 	for _, r := range rows {
 		p, ok := profiles[r.Manifest]
-		if !ok || r.Kind == KindExcluded || r.Kind == KindGap {
+		if !ok || r.Kind == evidence.KindExcluded || r.Kind == evidence.KindGap {
 			continue
 		}
 		fl := byFamily[r.Family]

@@ -1,12 +1,12 @@
 package inventory
 
 import (
-	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 )
 
@@ -18,35 +18,35 @@ func TestEverySpellingIsolated(t *testing.T) {
 		kind       evidence.Kind
 		marking    string
 	}{
-		{"task", `{"task":"image_generation"}`, KindFull, ""},
-		{"task_strategy", `{"task_strategy":"diffusion_media_generation"}`, KindFull, ""},
-		{"tp top level", `{"task":"image_generation","tensor_parallel_size":4}`, KindVariant, "tensor_parallel_size=4"},
-		{"tp build_args", `{"task":"image_generation","build_args":{"parallel":{"mode":"tensor_parallel","tp_size":2}}}`, KindVariant, "tensor_parallel_size=2"},
-		{"cp build_args", `{"task":"image_generation","build_args":{"parallel":{"mode":"context_parallel","cp_size":4}}}`, KindVariant, "context_parallel_size=4"},
-		{"parallel single", `{"task":"image_generation","build_args":{"parallel":{"mode":"single","cp_size":1}}}`, KindFull, ""},
-		{"quantization string", `{"task":"image_generation","quantization":"fp8"}`, KindVariant, "quantization: fp8"},
-		{"quantization object", `{"task":"image_generation","quantization":{"format":"fp8","scale_source":"modelopt"}}`, KindVariant, "quantization: fp8"},
-		{"fp8_scales", `{"task":"image_generation","fp8_scales":"x.json"}`, KindVariant, "fp8_scales"},
-		{"ci_tier l0_only top", `{"task":"image_generation","ci_tier":"l0_only"}`, KindReduced, "l0_only"},
-		{"ci_tier l0_only testcase", `{"task":"image_generation","testcases":[{"name":"p","ci_tier":"l0_only"}]}`, KindReduced, "l0_only"},
-		{"ci_tier multi_device", `{"task":"image_generation","testcases":[{"name":"p","ci_tier":"multi_device"}]}`, KindVariant, "multi_device"},
-		{"ci_tier nightly_only", `{"task":"image_generation","testcases":[{"name":"p","ci_tier":"nightly_only"}]}`, KindFull, "nightly_only (a normal profile"},
-		{"l0_replacement true", `{"task":"image_generation","l0_replacement":true}`, KindReduced, "l0_replacement: true"},
-		{"l0_replacement names another", `{"task":"image_generation","testcases":[{"name":"p","l0_replacement":"p-l0"}]}`, KindFull, "CI runs p-l0"},
-		{"accuracy_source none", `{"task":"image_generation","accuracy_source":"none"}`, KindReduced, "random weights"},
-		{"premerge alone", `{"task":"image_generation","testcases":[{"name":"p","premerge":true}]}`, KindFull, ""},
-		{"video top", `{"task":"image_generation","video_num_frames":17}`, KindExcluded, "video_num_frames=17 at top level"},
-		{"video testcase", `{"task":"image_generation","testcases":[{"name":"p","video_num_frames":5}]}`, KindExcluded, "video_num_frames=5 at testcase p"},
-		{"still image frames", `{"task":"image_generation","video_num_frames":1}`, KindFull, ""},
-		{"user_contract video", `{"task":"image_generation","testcases":[{"name":"p","user_contract":"diffusion_video"}]}`, KindExcluded, "diffusion_video"},
-		{"reference_family video", `{"task":"image_generation","testcases":[{"name":"p","reference_family":"diffusers_video_gen"}]}`, KindExcluded, "diffusers_video_gen"},
-		{"text_to_audio_video", `{"task":"text_to_audio_video"}`, KindExcluded, "text_to_audio_video"},
-		{"world_model_generation", `{"task":"world_model_generation"}`, KindExcluded, "world_model_generation"},
-		{"image_edit", `{"task":"image_edit"}`, KindExcluded, "image editing (task image_edit)"},
-		{"task_mode edit", `{"task":"image_generation","testcases":[{"name":"p","task_mode":"edit"}]}`, KindExcluded, "task_mode: edit"},
-		{"user_contract i2i", `{"task":"image_generation","user_contract":"image-to-image"}`, KindExcluded, "image-to-image"},
-		{"test_image", `{"task":"image_generation","testcases":[{"name":"p","test_image":"x.jpeg"}]}`, KindExcluded, "input image"},
-		{"batch task", `{"task":"image_generation_batch"}`, KindVariant, "batch task"},
+		{"task", `{"task":"image_generation"}`, evidence.KindFull, ""},
+		{"task_strategy", `{"task_strategy":"diffusion_media_generation"}`, evidence.KindFull, ""},
+		{"tp top level", `{"task":"image_generation","tensor_parallel_size":4}`, evidence.KindVariant, "tensor_parallel_size=4"},
+		{"tp build_args", `{"task":"image_generation","build_args":{"parallel":{"mode":"tensor_parallel","tp_size":2}}}`, evidence.KindVariant, "tensor_parallel_size=2"},
+		{"cp build_args", `{"task":"image_generation","build_args":{"parallel":{"mode":"context_parallel","cp_size":4}}}`, evidence.KindVariant, "context_parallel_size=4"},
+		{"parallel single", `{"task":"image_generation","build_args":{"parallel":{"mode":"single","cp_size":1}}}`, evidence.KindFull, ""},
+		{"quantization string", `{"task":"image_generation","quantization":"fp8"}`, evidence.KindVariant, "quantization: fp8"},
+		{"quantization object", `{"task":"image_generation","quantization":{"format":"fp8","scale_source":"modelopt"}}`, evidence.KindVariant, "quantization: fp8"},
+		{"fp8_scales", `{"task":"image_generation","fp8_scales":"x.json"}`, evidence.KindVariant, "fp8_scales"},
+		{"ci_tier l0_only top", `{"task":"image_generation","ci_tier":"l0_only"}`, evidence.KindReduced, "l0_only"},
+		{"ci_tier l0_only testcase", `{"task":"image_generation","testcases":[{"name":"p","ci_tier":"l0_only"}]}`, evidence.KindReduced, "l0_only"},
+		{"ci_tier multi_device", `{"task":"image_generation","testcases":[{"name":"p","ci_tier":"multi_device"}]}`, evidence.KindVariant, "multi_device"},
+		{"ci_tier nightly_only", `{"task":"image_generation","testcases":[{"name":"p","ci_tier":"nightly_only"}]}`, evidence.KindFull, "nightly_only (a normal profile"},
+		{"l0_replacement true", `{"task":"image_generation","l0_replacement":true}`, evidence.KindReduced, "l0_replacement: true"},
+		{"l0_replacement names another", `{"task":"image_generation","testcases":[{"name":"p","l0_replacement":"p-l0"}]}`, evidence.KindFull, "CI runs p-l0"},
+		{"accuracy_source none", `{"task":"image_generation","accuracy_source":"none"}`, evidence.KindReduced, "random weights"},
+		{"premerge alone", `{"task":"image_generation","testcases":[{"name":"p","premerge":true}]}`, evidence.KindFull, ""},
+		{"video top", `{"task":"image_generation","video_num_frames":17}`, evidence.KindExcluded, "video_num_frames=17 at top level"},
+		{"video testcase", `{"task":"image_generation","testcases":[{"name":"p","video_num_frames":5}]}`, evidence.KindExcluded, "video_num_frames=5 at testcase p"},
+		{"still image frames", `{"task":"image_generation","video_num_frames":1}`, evidence.KindFull, ""},
+		{"user_contract video", `{"task":"image_generation","testcases":[{"name":"p","user_contract":"diffusion_video"}]}`, evidence.KindExcluded, "diffusion_video"},
+		{"reference_family video", `{"task":"image_generation","testcases":[{"name":"p","reference_family":"diffusers_video_gen"}]}`, evidence.KindExcluded, "diffusers_video_gen"},
+		{"text_to_audio_video", `{"task":"text_to_audio_video"}`, evidence.KindExcluded, "text_to_audio_video"},
+		{"world_model_generation", `{"task":"world_model_generation"}`, evidence.KindExcluded, "world_model_generation"},
+		{"image_edit", `{"task":"image_edit"}`, evidence.KindExcluded, "image editing (task image_edit)"},
+		{"task_mode edit", `{"task":"image_generation","testcases":[{"name":"p","task_mode":"edit"}]}`, evidence.KindExcluded, "task_mode: edit"},
+		{"user_contract i2i", `{"task":"image_generation","user_contract":"image-to-image"}`, evidence.KindExcluded, "image-to-image"},
+		{"test_image", `{"task":"image_generation","testcases":[{"name":"p","test_image":"x.jpeg"}]}`, evidence.KindExcluded, "input image"},
+		{"batch task", `{"task":"image_generation_batch"}`, evidence.KindVariant, "batch task"},
 	}
 	dir := t.TempDir()
 	for i, c := range cases {
@@ -58,8 +58,8 @@ func TestEverySpellingIsolated(t *testing.T) {
 		if err := os.WriteFile(path, []byte(body+"}"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rows := Scan([]string{path}, Options{Capabilities: ByTaskString}).Stages[string(stage.T2I)]
-		var r Row
+		rows := Scan([]string{path}, Options{Capabilities: ByTaskString}).Stages[stage.T2I]
+		var r evidence.InventoryRow
 		for _, row := range rows {
 			if row.Profile == "p" {
 				r = row
@@ -108,7 +108,7 @@ func TestCLIControlsAreShownWhenDeclared(t *testing.T) {
 		{"name":"transcribe","arguments":[{"name":"bundle"},{"name":"beam_size","flags":["--beam-size"]},{"name":"runtime_root","flags":["--runtime-root"]},{"name":"language","flags":["--language"]}]}]}`), 0o644)
 	m := filepath.Join(fam, "tests", "manifests", "p.json")
 	os.WriteFile(m, []byte(`{"name":"p","family":"f","bundle":"p.bundle","hf_id":"o/p","task":"transcription","testcases":[{"name":"p"}]}`), 0o644)
-	rows := Scan([]string{m}, Options{}).Stages[string(stage.ASR)]
+	rows := Scan([]string{m}, Options{}).Stages[stage.ASR]
 	if len(rows) != 1 || strings.Join(rows[0].Controls, ",") != "beam_size,language" || rows[0].CapabilitySource != "families/f/support.py" {
 		t.Fatalf("rows %+v", rows)
 	}

@@ -1,11 +1,15 @@
 package inventory
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+)
 
 // Shard keeps the rows of shard i of n. Checkpoints (all their profiles together) are dealt
 // round-robin in sorted order, so every checkpoint lands in exactly one shard and the split
 // depends only on the inventory.
-func Shard(rows []Row, i, n int) []Row {
+func Shard(rows []evidence.InventoryRow, i, n int) []evidence.InventoryRow {
 	var ids []string
 	seen := map[string]bool{}
 	for _, r := range rows {
@@ -22,7 +26,7 @@ func Shard(rows []Row, i, n int) []Row {
 			mine[id] = true
 		}
 	}
-	var out []Row
+	var out []evidence.InventoryRow
 	for _, r := range rows {
 		if mine[r.Checkpoint+"@"+r.Revision] {
 			out = append(out, r)

@@ -1,12 +1,12 @@
 package inventory
 
 import (
-	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
@@ -35,7 +35,7 @@ type wantRow struct {
 	why     string // the one-line reason, for the reader of a failure
 }
 
-func checkRows(t *testing.T, stage string, rows []Row, want map[string]wantRow) {
+func checkRows(t *testing.T, stage string, rows []evidence.InventoryRow, want map[string]wantRow) {
 	t.Helper()
 	got := map[string]bool{}
 	for _, r := range rows {
@@ -49,9 +49,9 @@ func checkRows(t *testing.T, stage string, rows []Row, want map[string]wantRow) 
 		if r.Kind != w.kind || r.Counted != w.counted || !strings.Contains(text, w.marking) {
 			t.Errorf("%s %s: kind %s counted %v, %q; want %s counted %v with %q (%s)", stage, r.Profile, r.Kind, r.Counted, text, w.kind, w.counted, w.marking, w.why)
 		}
-		wantStatus := StatusPlanned
-		if r.Kind == KindExcluded || r.Kind == KindGap {
-			wantStatus = StatusUnsupported
+		wantStatus := evidence.StatusPlanned
+		if r.Kind == evidence.KindExcluded || r.Kind == evidence.KindGap {
+			wantStatus = evidence.StatusUnsupported
 		}
 		if r.Status != wantStatus {
 			t.Errorf("%s %s: status %s, want %s: no TRTMC result is claimed here", stage, r.Profile, r.Status, wantStatus)
@@ -66,26 +66,26 @@ func checkRows(t *testing.T, stage string, rows []Row, want map[string]wantRow) 
 
 func TestOlderLayoutInventory(t *testing.T) {
 	rep := fixture(t, "trtmc-older")
-	checkRows(t, string(stage.ASR), rep.Stages[string(stage.ASR)], map[string]wantRow{
-		"whisper-large-v3-turbo":            {KindFull, true, "no GPU stack", "task_strategy speech_to_text; its nightly probes' l0_replacement names itself, not a stand-in"},
-		"whisper-large-v3-turbo-tp4":        {KindVariant, false, "tensor_parallel_size=4", "TP from build_args.parallel; no precision is fine"},
-		"nemotron-3.5-asr-streaming-0.6b":   {KindFull, true, "whole-clip transcription", "streaming strategy, included by the owner's rule"},
-		"nemotron-speech-streaming-en-0.6b": {KindFull, true, "whole-clip transcription", "the second Nemotron streaming checkpoint"},
+	checkRows(t, string(stage.ASR), rep.Stages[stage.ASR], map[string]wantRow{
+		"whisper-large-v3-turbo":            {evidence.KindFull, true, "no GPU stack", "task_strategy speech_to_text; its nightly probes' l0_replacement names itself, not a stand-in"},
+		"whisper-large-v3-turbo-tp4":        {evidence.KindVariant, false, "tensor_parallel_size=4", "TP from build_args.parallel; no precision is fine"},
+		"nemotron-3.5-asr-streaming-0.6b":   {evidence.KindFull, true, "whole-clip transcription", "streaming strategy, included by the owner's rule"},
+		"nemotron-speech-streaming-en-0.6b": {evidence.KindFull, true, "whole-clip transcription", "the second Nemotron streaming checkpoint"},
 	})
-	checkRows(t, string(stage.T2I), rep.Stages[string(stage.T2I)], map[string]wantRow{
-		"flux-2-dev":             {KindFull, true, "nightly_only (a normal profile", "ci_tier nightly_only is not reduced"},
-		"flux-2-dev-l0":          {KindReduced, false, "ci_tier: l0_only", "l0_only and named as flux-2-dev's stand-in"},
-		"flux-2-dev-fp8":         {KindVariant, false, "fp8_scales", "fp8 spelled by fp8_scales only"},
-		"flux-schnell":           {KindFull, true, "flux-schnell-l0 in its place", "full FLUX.1-schnell"},
-		"flux-schnell-l0-cp4":    {KindReduced, false, "context_parallel_size=4", "L0 name + CP from build_args.parallel"},
-		"flux-schnell-l0-batch2": {KindReduced, false, "max_batch_size: 2 (a batch profile)", "l0_only; the manifest's max_batch_size, not its name, makes it a batch profile"},
-		"qwen-image":             {KindFull, true, "nightly_only", "top-level ci_tier nightly_only"},
-		"qwen-image-l0":          {KindReduced, false, "stands in on CI for qwen-image", "l0_only, named by two l0_replacements"},
-		"qwen-image-edit-2511":   {KindExcluded, false, "image editing (task_mode: edit)", "editing shares diffusion_media_generation"},
-		"wan21-t2v-1.3b-l0":      {KindExcluded, false, "video generator (video_num_frames=5", "video shares diffusion_media_generation"},
-		"minimax-h3-768p":        {KindExcluded, false, "video_num_frames=124", "video at 124 frames"},
+	checkRows(t, string(stage.T2I), rep.Stages[stage.T2I], map[string]wantRow{
+		"flux-2-dev":             {evidence.KindFull, true, "nightly_only (a normal profile", "ci_tier nightly_only is not reduced"},
+		"flux-2-dev-l0":          {evidence.KindReduced, false, "ci_tier: l0_only", "l0_only and named as flux-2-dev's stand-in"},
+		"flux-2-dev-fp8":         {evidence.KindVariant, false, "fp8_scales", "fp8 spelled by fp8_scales only"},
+		"flux-schnell":           {evidence.KindFull, true, "flux-schnell-l0 in its place", "full FLUX.1-schnell"},
+		"flux-schnell-l0-cp4":    {evidence.KindReduced, false, "context_parallel_size=4", "L0 name + CP from build_args.parallel"},
+		"flux-schnell-l0-batch2": {evidence.KindReduced, false, "max_batch_size: 2 (a batch profile)", "l0_only; the manifest's max_batch_size, not its name, makes it a batch profile"},
+		"qwen-image":             {evidence.KindFull, true, "nightly_only", "top-level ci_tier nightly_only"},
+		"qwen-image-l0":          {evidence.KindReduced, false, "stands in on CI for qwen-image", "l0_only, named by two l0_replacements"},
+		"qwen-image-edit-2511":   {evidence.KindExcluded, false, "image editing (task_mode: edit)", "editing shares diffusion_media_generation"},
+		"wan21-t2v-1.3b-l0":      {evidence.KindExcluded, false, "video generator (video_num_frames=5", "video shares diffusion_media_generation"},
+		"minimax-h3-768p":        {evidence.KindExcluded, false, "video_num_frames=124", "video at 124 frames"},
 	})
-	if rows := rep.Stages[string(stage.AudioQA)]; len(rows) != 0 {
+	if rows := rep.Stages[stage.AudioQA]; len(rows) != 0 {
 		t.Errorf("audio QA rows %v: no TRTMC profile answers audio questions", rows)
 	}
 	wantOther(t, rep, map[string]string{
@@ -101,28 +101,28 @@ func TestOlderLayoutInventory(t *testing.T) {
 
 func TestNewerLayoutInventory(t *testing.T) {
 	rep := fixture(t, "trtmc-newer")
-	checkRows(t, string(stage.ASR), rep.Stages[string(stage.ASR)], map[string]wantRow{
-		"whisper-tiny-fp16":                 {KindFull, true, "", "premerge: true alone is not reduced"},
-		"whisper-tiny-fp16-tp2":             {KindVariant, false, "tensor_parallel_size=2", "top-level TP 2"},
-		"nemotron-speech-streaming-en-0.6b": {KindFull, true, "whole-clip transcription", "task transcription_streaming, included by the owner's rule"},
-		"nemotron-3.5-asr-streaming-0.6b":   {KindFull, true, "whole-clip transcription", "task transcription_streaming, included by the owner's rule"},
-		"parakeet-tdt-0.6b-v3":              {KindFull, true, "", "task speech_transcription, declared in support.py"},
+	checkRows(t, string(stage.ASR), rep.Stages[stage.ASR], map[string]wantRow{
+		"whisper-tiny-fp16":                 {evidence.KindFull, true, "", "premerge: true alone is not reduced"},
+		"whisper-tiny-fp16-tp2":             {evidence.KindVariant, false, "tensor_parallel_size=2", "top-level TP 2"},
+		"nemotron-speech-streaming-en-0.6b": {evidence.KindFull, true, "whole-clip transcription", "task transcription_streaming, included by the owner's rule"},
+		"nemotron-3.5-asr-streaming-0.6b":   {evidence.KindFull, true, "whole-clip transcription", "task transcription_streaming, included by the owner's rule"},
+		"parakeet-tdt-0.6b-v3":              {evidence.KindFull, true, "", "task speech_transcription, declared in support.py"},
 	})
-	checkRows(t, string(stage.T2I), rep.Stages[string(stage.T2I)], map[string]wantRow{
-		"flux-schnell":           {KindFull, true, "", "full FLUX.1-schnell"},
-		"flux-schnell-l0-batch2": {KindReduced, false, "batch task image_generation_batch", "image_generation_batch is in the group (flux declares it), as an L0 row"},
-		"flux-schnell-l0-cp4":    {KindReduced, false, "context_parallel_size=4", "L0 name + top-level CP 4"},
-		"flux-2-dev":             {KindFull, true, "", "full FLUX.2-dev"},
-		"flux-2-dev-fp8":         {KindVariant, false, "quantization: fp8", "quantization as a string"},
-		"z-image-turbo":          {KindFull, true, "", "unpinned revision joins its L0 sibling's checkpoint"},
-		"z-image-turbo-l0":       {KindReduced, false, "L0", "L0 only by name in this layout"},
-		"qwen-image-l0":          {KindReduced, false, "L0", "the only Qwen-Image profile read"},
-		"gap:Qwen/Qwen-Image":    {KindGap, false, "only reduced/variant profiles (qwen-image-l0)", "no full Qwen-Image profile: a gap row, not an omission"},
-		"qwen-image-edit-2511":   {KindExcluded, false, "image editing (task image_edit)", "editing"},
-		"stable-diffusion-v1-5":  {KindFull, true, "", "256x256, 10 steps, no revision"},
-		"minimax-h3-768p":        {KindExcluded, false, "text_to_audio_video", "video with audio"},
-		"wan21-t2v-1.3b":         {KindExcluded, false, "video_num_frames=17 at top level", "video sharing image_generation"},
-		"sana-wm-bidirectional":  {KindExcluded, false, "world_model_generation", "world model"},
+	checkRows(t, string(stage.T2I), rep.Stages[stage.T2I], map[string]wantRow{
+		"flux-schnell":           {evidence.KindFull, true, "", "full FLUX.1-schnell"},
+		"flux-schnell-l0-batch2": {evidence.KindReduced, false, "batch task image_generation_batch", "image_generation_batch is in the group (flux declares it), as an L0 row"},
+		"flux-schnell-l0-cp4":    {evidence.KindReduced, false, "context_parallel_size=4", "L0 name + top-level CP 4"},
+		"flux-2-dev":             {evidence.KindFull, true, "", "full FLUX.2-dev"},
+		"flux-2-dev-fp8":         {evidence.KindVariant, false, "quantization: fp8", "quantization as a string"},
+		"z-image-turbo":          {evidence.KindFull, true, "", "unpinned revision joins its L0 sibling's checkpoint"},
+		"z-image-turbo-l0":       {evidence.KindReduced, false, "L0", "L0 only by name in this layout"},
+		"qwen-image-l0":          {evidence.KindReduced, false, "L0", "the only Qwen-Image profile read"},
+		"gap:Qwen/Qwen-Image":    {evidence.KindGap, false, "only reduced/variant profiles (qwen-image-l0)", "no full Qwen-Image profile: a gap row, not an omission"},
+		"qwen-image-edit-2511":   {evidence.KindExcluded, false, "image editing (task image_edit)", "editing"},
+		"stable-diffusion-v1-5":  {evidence.KindFull, true, "", "256x256, 10 steps, no revision"},
+		"minimax-h3-768p":        {evidence.KindExcluded, false, "text_to_audio_video", "video with audio"},
+		"wan21-t2v-1.3b":         {evidence.KindExcluded, false, "video_num_frames=17 at top level", "video sharing image_generation"},
+		"sana-wm-bidirectional":  {evidence.KindExcluded, false, "world_model_generation", "world model"},
 	})
 	wantOther(t, rep, map[string]string{
 		"albert-base-tp4": "text_to_pooled_features", "personaplex-7b": "speech_to_speech", "nemotron-voicechat-11b": "speech_session",
@@ -135,7 +135,7 @@ func TestNewerLayoutInventory(t *testing.T) {
 		"nemotron_speech_streaming": {"not declared", "not declared", "max_sequence_length=128; max_new_tokens=80", "en-US"},
 		"parakeet_tdt":              {"not declared", "not declared", "max_new_tokens=50", "not declared"},
 	})
-	for _, r := range rep.Stages[string(stage.ASR)] {
+	for _, r := range rep.Stages[stage.ASR] {
 		if r.Family == "parakeet_tdt" && r.CapabilitySource != "families/parakeet_tdt/support.py" {
 			t.Errorf("parakeet capability read from %q, want its support.py", r.CapabilitySource)
 		}
@@ -223,12 +223,12 @@ func TestDistributedRowsArePlannedWithTheirGPUs(t *testing.T) {
 		rep := Scan(fixturePaths(t, tree), Options{Capabilities: ByTaskString})
 		seen := map[string]bool{}
 		for _, name := range stage.Names() {
-			for _, r := range rep.Stages[string(name)] {
+			for _, r := range rep.Stages[name] {
 				prefix, distributed := rows[r.Profile]
 				switch {
 				case distributed:
 					seen[r.Profile] = true
-					if !strings.HasPrefix(r.Reason, prefix) || r.Status != StatusPlanned || r.Counted || r.Kind == KindFull {
+					if !strings.HasPrefix(r.Reason, prefix) || r.Status != evidence.StatusPlanned || r.Counted || r.Kind == evidence.KindFull {
 						t.Errorf("%s %s: gpus %d, %s %s counted %v, reason %q; want planned, not counted, reason starting %q", tree, r.Profile, r.GPUs, r.Kind, r.Status, r.Counted, r.Reason, prefix)
 					}
 					if n := strings.Fields(strings.TrimPrefix(prefix, "planned: needs "))[0]; fmtInt(r.GPUs) != n {
@@ -271,7 +271,7 @@ func TestOlderLayoutReasonsCiteItsOwnFiles(t *testing.T) {
 	for tree, catalog := range map[string]string{"trtmc-older": "python/tensorrt_model_connect/benchmark/catalog.py", "trtmc-newer": "apps/benchmark/trtmc_benchmark/catalog.py"} {
 		rep := Scan(fixturePaths(t, tree), Options{Capabilities: ByTaskString})
 		for _, name := range stage.Names() {
-			for _, r := range rep.Stages[string(name)] {
+			for _, r := range rep.Stages[name] {
 				if r.GPUs > 1 && !strings.Contains(r.Reason, "("+catalog+" @") {
 					t.Errorf("%s %s: %q does not cite %s", tree, r.Profile, r.Reason, catalog)
 				}

@@ -15,6 +15,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/containers/spec"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
@@ -32,7 +33,7 @@ type DryRunCommand struct {
 
 // DryRunRow is one row's commands, or why they could not be rendered.
 type DryRunRow struct {
-	Stage      string          `json:"stage"`
+	Stage      stage.Name      `json:"stage"`
 	Profile    string          `json:"profile"`
 	Checkpoint string          `json:"checkpoint"`
 	Kind       evidence.Kind   `json:"kind"`
@@ -51,7 +52,7 @@ type DryRun struct {
 
 // Render renders every command a run of target t would execute for each counted, reduced or
 // variant row of stages, by the code the run renders them with, without running any.
-func Render(ctx context.Context, t *target.Target, stages []string, runDir string) (DryRun, error) {
+func Render(ctx context.Context, t *target.Target, stages []stage.Name, runDir string) (DryRun, error) {
 	rep := DryRun{Target: t.Path, Root: t.Root, Checkout: t.Checkout(ctx), RunDir: runDir}
 	paths, err := t.ManifestPaths()
 	if err != nil {
@@ -62,12 +63,12 @@ func Render(ctx context.Context, t *target.Target, stages []string, runDir strin
 		if err != nil {
 			return rep, err
 		}
-		w, err := workload.Get(s)
+		w, err := workload.Of(s)
 		if err != nil {
 			return rep, err
 		}
 		for _, r := range rows {
-			if r.Kind == inventory.KindExcluded || r.Kind == inventory.KindGap {
+			if r.Kind == evidence.KindExcluded || r.Kind == evidence.KindGap {
 				continue
 			}
 			p := DryRunRow{Stage: s, Profile: r.Profile, Checkpoint: r.Checkpoint, Kind: r.Kind}
@@ -86,7 +87,7 @@ func Render(ctx context.Context, t *target.Target, stages []string, runDir strin
 }
 
 // planRow renders one row's commands in the order the run executes them.
-func planRow(t *target.Target, w workload.Workload, r inventory.Row, runDir string) ([]DryRunCommand, error) {
+func planRow(t *target.Target, w workload.Workload, r evidence.InventoryRow, runDir string) ([]DryRunCommand, error) {
 	m, err := manifest.Read(r.Manifest)
 	if err != nil {
 		return nil, err
@@ -95,7 +96,7 @@ func planRow(t *target.Target, w workload.Workload, r inventory.Row, runDir stri
 		return nil, fmt.Errorf("manifest %s has no testcase", m.Name)
 	}
 	tc := m.Testcases[0]
-	work := filepath.Join(runDir, string(w.Stage()), m.Name, "work") // checkpoint: RunDir/<stage>/<profile>/work
+	work := filepath.Join(w.Stage().Dir(runDir), m.Name, "work") // checkpoint: RunDir/<stage>/<profile>/work
 	step, err := t.NewStep(t.CheckpointValues(&m, tc, work), nil)
 	if err != nil {
 		return nil, err
@@ -273,7 +274,7 @@ func firstOf(args []string, err error) string {
 // AIPerfProfile is the AIPerf profile a checkpoint of profile sends to url: the stage's load
 // and the workload's rows and extra inputs (qual plan renders it with Profile.Args, as serving's RunAIPerf does).
 func AIPerfProfile(t *target.Target, w workload.Workload, profile, url string, l workload.Load) spec.Profile {
-	load := t.StageLoad(string(w.Stage()))
+	load := t.StageLoad(w.Stage())
 	p := spec.Profile{Model: profile, URL: url, RequestCount: load.Requests, WarmupCount: load.Warmup, Concurrency: load.Concurrency,
 		Seed: load.Seed, TimeoutSeconds: load.TimeoutSeconds, Media: map[string]string{}, Runs: load.Runs,
 		EndpointType: w.EndpointType(), Inputs: l.Rows, ExtraInputs: l.ExtraInputs, Goodput: load.Goodput}

@@ -17,6 +17,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory/reference"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
@@ -25,13 +26,13 @@ import (
 // inventory, read from manifests only (nothing is built or started yet).
 type Plan struct {
 	Root   string
-	Stage  string
+	Stage  stage.Name
 	W      workload.Workload
 	Target *target.Target
-	Rows   []inventory.Row
+	Rows   []evidence.InventoryRow
 	// TargetRows are the stage's rows in the whole target, before sharding: the denominators of
 	// the run's scope (evidence.Selection).
-	TargetRows []inventory.Row
+	TargetRows []evidence.InventoryRow
 	Paths      []string // every manifest of the target
 	Caps       inventory.Capabilities
 	// Shard i of Shards ($QUAL_SHARD or the engine's index, see harness/shard); stage-level specs (the audit) run in shard 1 only.
@@ -51,8 +52,8 @@ type Plan struct {
 // New reads the configured target and the stage's inventory: the rows of this shard, from
 // manifests only (nothing is built or started yet). A TRTMC target resolves its manifests in
 // the configured TRTMC checkout.
-func New(cfg config.Config, stage string) (*Plan, error) {
-	w, err := workload.Get(stage)
+func New(cfg config.Config, s stage.Name) (*Plan, error) {
+	w, err := workload.Of(s)
 	if err != nil {
 		return nil, err
 	}
@@ -60,12 +61,12 @@ func New(cfg config.Config, stage string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Root: cfg.Root, Stage: stage, W: w, Target: t, Caps: Capabilities(t), Config: cfg}
+	p := &Plan{Root: cfg.Root, Stage: s, W: w, Target: t, Caps: Capabilities(t), Config: cfg}
 	opts := inventory.Options{Capabilities: p.Caps}
 	if p.Paths, err = t.ManifestPaths(); err != nil {
 		return nil, err
 	}
-	if p.Rows, err = inventory.Discover(p.Paths, stage, opts); err != nil {
+	if p.Rows, err = inventory.Discover(p.Paths, s, opts); err != nil {
 		return nil, err
 	}
 	p.Shard, p.Shards = cfg.Shard.Index, cfg.Shard.Total
@@ -75,7 +76,7 @@ func New(cfg config.Config, stage string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Selection = Select(cfg.Select, stage, p.Rows, failed)
+	p.Selection = Select(cfg.Select, s, p.Rows, failed)
 	p.PlannedReason = PlannedReason(t)
 	return p, nil
 }
@@ -83,7 +84,7 @@ func New(cfg config.Config, stage string) (*Plan, error) {
 // PlannedReason says why this machine cannot run the target ("" when it can): the embedded
 // reference target always runs; another needs its stack here.
 func PlannedReason(t *target.Target) string {
-	if t.Kind.Embedded() {
+	if t.Traits().Embedded() {
 		return ""
 	}
 	return missingStack(t)
@@ -92,7 +93,7 @@ func PlannedReason(t *target.Target) string {
 // missingStack says why this machine cannot run a non-reference target ("" when it can).
 func missingStack(t *target.Target) string {
 	gpuMode := t.Server.GPU
-	if t.Kind.InCheckout() { // its commands name placeholders: ask the target what is missing (trtmc hook)
+	if t.Traits().InCheckout() { // its commands name placeholders: ask the target what is missing (trtmc hook)
 		if why := t.Missing(); why != "" {
 			return why
 		}
@@ -112,12 +113,12 @@ func missingStack(t *target.Target) string {
 }
 
 // FromEnv reads the configuration from the environment, then the stage's plan.
-func FromEnv(stage string) (*Plan, error) {
+func FromEnv(s stage.Name) (*Plan, error) {
 	cfg, err := config.Load()
 	if err != nil {
 		return nil, err
 	}
-	return New(cfg, stage)
+	return New(cfg, s)
 }
 
 // ScopeLabel is the word for how this run narrows the target's rows, should it: QUAL_SCOPE
@@ -141,9 +142,9 @@ func (p *Plan) ScopeLabel(focused bool) string {
 // root), the target's rows and how the run selects them (label: ScopeLabel), and the AIPerf and
 // server settings.
 func (p *Plan) NewStageRun(label string) *evidence.StageRun {
-	rows := append([]inventory.Row(nil), p.Rows...)
+	rows := append([]evidence.InventoryRow(nil), p.Rows...)
 	inventory.Relative(rows, p.Target.Root)
-	return evidence.NewStageRun(evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: p.Stage,
+	return evidence.NewStageRun(evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: string(p.Stage),
 		Number: p.W.Stage().Number(), Inventory: rows, Target: evidence.RelPath(p.Root, p.Target.Path), TargetKind: string(p.Target.Kind),
 		Settings:  map[string]any{"aiperf": p.Target.StageLoad(p.Stage), "server": p.Target.Server},
 		Selection: evidence.SelectionOf(p.TargetRows, label)})
@@ -152,7 +153,7 @@ func (p *Plan) NewStageRun(label string) *evidence.StageRun {
 // Capabilities is how a target's profiles declare what they implement: the embedded target's
 // families by their descriptors, another target's by their task strings.
 func Capabilities(t *target.Target) inventory.Capabilities {
-	if t.Kind.Embedded() {
+	if t.Traits().Embedded() {
 		return reference.Capabilities
 	}
 	return inventory.ByTaskString
@@ -168,11 +169,11 @@ func HostBin(root, name string) string { return filepath.Join(spec.HostBinDir(ro
 // Runs are the rows this run gives a checkpoint, in the stage's order: the selected rows with a
 // result (full, reduced, variant) that this machine can run (no planned reason, one GPU at most).
 // A gap, an excluded, a planned or an unselected row is declared but never run.
-func (p *Plan) Runs() []inventory.Row {
+func (p *Plan) Runs() []evidence.InventoryRow {
 	if p.PlannedReason != "" {
 		return nil
 	}
-	var out []inventory.Row
+	var out []evidence.InventoryRow
 	for _, r := range p.Rows {
 		if r.GPUs <= 1 && evidence.Resulting(r) && slices.Contains(p.Selection.Rows, r.Profile) {
 			out = append(out, r)

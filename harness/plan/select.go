@@ -8,7 +8,6 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 )
 
@@ -21,7 +20,7 @@ type Selection struct {
 
 // Select applies the run's selection to a stage's rows. failed are the failed rows by stage of
 // the run named by QUAL_RERUN (nil without it).
-func Select(sel config.Select, name string, rows []inventory.Row, failed map[string][]string) Selection {
+func Select(sel config.Select, s stage.Name, rows []evidence.InventoryRow, failed map[string][]string) Selection {
 	out := Selection{Active: sel.Active(), Label: "focused"}
 	if sel.Rerun != "" {
 		out.Label = "rerun"
@@ -31,9 +30,9 @@ func Select(sel config.Select, name string, rows []inventory.Row, failed map[str
 			continue
 		}
 		switch {
-		case len(sel.Stages) > 0 && !slices.Contains(sel.Stages, stage.Name(name)):
+		case len(sel.Stages) > 0 && !slices.Contains(sel.Stages, s):
 		case len(sel.Rows) > 0 && !slices.Contains(sel.Rows, r.Profile):
-		case sel.Rerun != "" && !slices.Contains(failed[name], r.Profile):
+		case sel.Rerun != "" && !slices.Contains(failed[string(s)], r.Profile): // FailedRows keys by the recorded stage
 		default:
 			out.Rows = append(out.Rows, r.Profile)
 		}
@@ -83,11 +82,11 @@ func CheckSelection(cfg config.Config) (map[stage.Name]Selection, error) {
 	out := map[stage.Name]Selection{}
 	known, total := map[string]bool{}, 0
 	for _, s := range stage.Names() {
-		p, err := New(cfg, string(s))
+		p, err := New(cfg, s)
 		if err != nil {
 			return nil, err
 		}
-		sel := Select(cfg.Select, string(s), p.TargetRows, failed)
+		sel := Select(cfg.Select, s, p.TargetRows, failed)
 		out[s], total = sel, total+len(sel.Rows)
 		if len(cfg.Select.Stages) == 0 || slices.Contains(cfg.Select.Stages, s) {
 			for _, r := range p.TargetRows {

@@ -46,7 +46,7 @@ func TestFocusSelectsExactlyTheSelectedRows(t *testing.T) {
 	}
 	var all []string
 	for _, s := range stage.Names() {
-		p, err := New(cfg, string(s))
+		p, err := New(cfg, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +112,7 @@ func TestSelectNarrowsByStageRowsAndRerun(t *testing.T) {
 			if !slices.Equal(got.Rows, tc.want[s]) || got.Active != tc.active || (tc.active && got.Label != tc.label) {
 				t.Errorf("%v stage %s: %+v, want rows %v label %q active %v", tc.vars, s, got, tc.want[s], tc.label, tc.active)
 			}
-			p, err := New(cfg, string(s))
+			p, err := New(cfg, s)
 			if err != nil {
 				t.Fatal(err)
 			}

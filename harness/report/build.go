@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/report/doc"
 )
 
@@ -169,10 +168,10 @@ func checkpointCell(checkpoint, revision string) string {
 
 // gapRows are the group's checkpoints that have only reduced or variant profiles: no row of
 // theirs can stand for the model, and the table says so instead of leaving them out.
-func gapRows(s evidence.Stage) []inventory.Row {
-	var out []inventory.Row
+func gapRows(s evidence.Stage) []evidence.InventoryRow {
+	var out []evidence.InventoryRow
 	for _, r := range s.Inventory {
-		if r.Kind == inventory.KindGap {
+		if r.Kind == evidence.KindGap {
 			out = append(out, r)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
@@ -33,8 +32,8 @@ func sampleRun() evidence.Evidence {
 		{Profile: "sphinx-an4-l0", Checkpoint: "pocketsphinx-testdata/an4", Revision: "0.8", Kind: "reduced",
 			Status: "family-validated", Gate: gate, Reproduce: "go tool ginkgo --label-filter=asr ./suites/asr"},
 	}}
-	asr.Inventory = []inventory.Row{{Checkpoint: "pocketsphinx-testdata/an4", Revision: "0.8", Profile: "gap:pocketsphinx-testdata/an4",
-		Kind: inventory.KindGap, Reason: "only reduced or variant profiles: sphinx-an4-l0"}}
+	asr.Inventory = []evidence.InventoryRow{{Checkpoint: "pocketsphinx-testdata/an4", Revision: "0.8", Profile: "gap:pocketsphinx-testdata/an4",
+		Kind: evidence.KindGap, Reason: "only reduced or variant profiles: sphinx-an4-l0"}}
 	qa := evidence.Stage{Stage: "audioqa", Number: 9, Status: "blocked", Reason: "none of the 8 profiles implements audio_text_to_text"}
 	return evidence.Evidence{RunID: "r1", Target: "reference", Stages: []evidence.Stage{asr, qa}}
 }
@@ -97,8 +96,8 @@ func TestMarkdownReadsOnOneScreen(t *testing.T) {
 
 // A smoke run's reports say so where the verdict is, with the target's denominators.
 func TestReportsShowTheRunsScope(t *testing.T) {
-	rows := []inventory.Row{{Profile: "a", Kind: inventory.KindFull, Counted: true}, {Profile: "b", Kind: inventory.KindFull, Counted: true},
-		{Profile: "c", Kind: inventory.KindReduced}}
+	rows := []evidence.InventoryRow{{Profile: "a", Kind: evidence.KindFull, Counted: true}, {Profile: "b", Kind: evidence.KindFull, Counted: true},
+		{Profile: "c", Kind: evidence.KindReduced}}
 	s := evidence.Stage{Stage: "asr", Number: 3, Status: evidence.StageQualified, Inventory: rows, Selection: evidence.SelectionOf(rows, "smoke"),
 		Results: []evidence.Result{{Profile: "a", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusQualified}}}
 	e := evidence.Evidence{RunID: "smoke-1", Stages: []evidence.Stage{s}}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/report/doc"
 )
 
@@ -94,10 +93,10 @@ func TestBothReportsHoldTheSameContentInEveryState(t *testing.T) {
 	r.Status, r.Failures = evidence.StatusFailed, []string{"gate: `gold_wer` 0.31 | over\nits bound <0.25> *really*", "join: 2 lost"}
 	r.Skipped = []evidence.SkippedInput{{Clip: "long-1", Seconds: 7.1, SampleRate: 16000, Reason: "over 3 s"}}
 	e.Stages[0].Status = evidence.StatusFailed
-	e.Stages[1].Audit = []inventory.AuditRow{{Profile: "sphinxqa", Family: "qa", TaskString: "audio_qa", Has: false}}
+	e.Stages[1].Audit = []evidence.AuditRow{{Profile: "sphinxqa", Family: "qa", TaskString: "audio_qa", Has: false}}
 	e.Stages[1].Probe = &evidence.Probe{Model: "m", Route: "/v1/chat/completions", Status: 400, ErrorCode: "unsupported_capability", Message: "no audio", Expected: "400 unsupported_capability", Passed: true}
-	e.Stages[0].Selection = evidence.SelectionOf(append(e.Stages[0].Inventory, inventory.Row{Profile: "sphinx-en-us", Kind: inventory.KindFull, Counted: true},
-		inventory.Row{Profile: "other", Kind: inventory.KindFull, Counted: true}), "smoke")
+	e.Stages[0].Selection = evidence.SelectionOf(append(e.Stages[0].Inventory, evidence.InventoryRow{Profile: "sphinx-en-us", Kind: evidence.KindFull, Counted: true},
+		evidence.InventoryRow{Profile: "other", Kind: evidence.KindFull, Counted: true}), "smoke")
 	sameContent(t, nil, e)
 }
 

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
@@ -17,9 +16,9 @@ func TestAssembleWritesEvidenceAndReport(t *testing.T) {
 		{Name: "client_latency_p50", Value: 12, Unit: "ms", Formula: "p50"}}}
 	for _, s := range []evidence.Stage{
 		{SchemaVersion: evidence.SchemaVersion, Stage: "asr", Number: 3, Status: "qualified", Results: []evidence.Result{{Profile: "m", Checkpoint: "c", Revision: "r",
-			Kind: "full", Counted: true, Status: inventory.StatusQualified, Timing: &sum, Statement: "a stand-in, NOT a trained model"}}},
+			Kind: "full", Counted: true, Status: evidence.StatusQualified, Timing: &sum, Statement: "a stand-in, NOT a trained model"}}},
 		{SchemaVersion: evidence.SchemaVersion, Stage: "audioqa", Number: 9, Status: "blocked", Reason: "no capability",
-			Audit: []inventory.AuditRow{{Profile: "m", Family: "f"}}, Probe: &evidence.Probe{Status: 400, ErrorCode: "unsupported_capability", Passed: true}},
+			Audit: []evidence.AuditRow{{Profile: "m", Family: "f"}}, Probe: &evidence.Probe{Status: 400, ErrorCode: "unsupported_capability", Passed: true}},
 	} {
 		if err := evidence.WriteJSON(filepath.Join(dir, s.Stage, "stage.json"), s); err != nil {
 			t.Fatal(err)

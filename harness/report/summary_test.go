@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
@@ -39,8 +38,8 @@ func summaryRun(t *testing.T) evidence.Evidence {
 				CI: &schema.Bounds{Lower: f.Value * 0.9, Upper: f.Value * 1.1}, HalfWidth: f.Value * 0.1, Inconclusive: true}})
 		}
 	}
-	rows := []inventory.Row{{Profile: "a", Kind: inventory.KindFull, Counted: true}, {Profile: "b", Kind: inventory.KindFull, Counted: true},
-		{Profile: "c", Kind: inventory.KindReduced}}
+	rows := []evidence.InventoryRow{{Profile: "a", Kind: evidence.KindFull, Counted: true}, {Profile: "b", Kind: evidence.KindFull, Counted: true},
+		{Profile: "c", Kind: evidence.KindReduced}}
 	dir := t.TempDir()
 	asr := evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: "asr", Number: 3, Inventory: rows, Selection: evidence.SelectionOf(rows, "focused"),
 		Target: "suites/targets/reference.yaml", TargetKind: "reference", Versions: map[string]string{"trtmc-qual": "abc1234", evidence.BuildTagsKey: "none"},

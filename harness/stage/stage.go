@@ -9,6 +9,7 @@ package stage
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -80,3 +81,6 @@ func (n Name) Title() string { return n.info().Title }
 
 // Capability is the native Task a checkpoint must implement to be qualified in the stage.
 func (n Name) Capability() task.Name { return n.info().Capability }
+
+// Dir is the stage's folder in the run directory runDir, where its rows' files and stage.json are.
+func (n Name) Dir(runDir string) string { return filepath.Join(runDir, string(n)) }

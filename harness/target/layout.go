@@ -26,7 +26,7 @@ func DetectLayout(root string) string {
 // file beside it that reads that layout: with the wrong pair nothing is found, and a run would
 // fail later in several ways.
 func (t *Target) CheckLayout() error {
-	if !t.Kind.InCheckout() {
+	if !t.Traits().InCheckout() {
 		return nil
 	}
 	got := DetectLayout(t.Root)

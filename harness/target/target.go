@@ -6,28 +6,32 @@ package target
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 )
 
 // Target is one YAML file under suites/targets/.
 type Target struct {
-	Name         string              `yaml:"name"`
-	Kind         Kind                `yaml:"kind"` // reference | trtmc (kind.go)
-	Description  string              `yaml:"description"`
-	Manifests    []string            `yaml:"manifests"`  // globs, relative to Root
-	Thresholds   string              `yaml:"thresholds"` // how thresholds are found: "beside-manifests"
-	Build        []string            `yaml:"build"`      // {manifest} {bundle} {native}
-	Gate         []string            `yaml:"gate"`       // {manifest} {bundle} {testcase} {native}
-	NativeRun    map[string][]string `yaml:"native_run"` // by task string; {bundle} {input} {prompt} ...
-	Server       Server              `yaml:"server"`
-	AIPerf       map[string]Load     `yaml:"aiperf"`       // by stage label
-	Capacity     map[string]Sweep    `yaml:"capacity"`     // by stage label: `qual capacity`'s objective and sweep (capacity.go)
-	Placeholders map[string]string   `yaml:"placeholders"` // defaults of target-specific placeholders; QUAL_TRTMC_<NAME> overrides
+	Name         string               `yaml:"name"`
+	Kind         Kind                 `yaml:"kind"` // reference | trtmc (kind.go)
+	Description  string               `yaml:"description"`
+	Manifests    []string             `yaml:"manifests"`  // globs, relative to Root
+	Thresholds   string               `yaml:"thresholds"` // how thresholds are found: "beside-manifests"
+	Build        []string             `yaml:"build"`      // {manifest} {bundle} {native}
+	Gate         []string             `yaml:"gate"`       // {manifest} {bundle} {testcase} {native}
+	NativeRun    map[string][]string  `yaml:"native_run"` // by task string; {bundle} {input} {prompt} ...
+	Server       Server               `yaml:"server"`
+	AIPerf       map[stage.Name]Load  `yaml:"aiperf"`       // by stage
+	Capacity     map[stage.Name]Sweep `yaml:"capacity"`     // by stage: `qual capacity`'s objective and sweep (capacity.go)
+	Placeholders map[string]string    `yaml:"placeholders"` // defaults of target-specific placeholders; QUAL_TRTMC_<NAME> overrides
 
 	// TRTMC's own tooling differs from the reference CLI in where results land; these say where.
 	Layout       string            `yaml:"layout"`         // families | tests/e2e (TRTMC); empty for the reference target
@@ -141,8 +145,24 @@ func Read(path, root string) (*Target, error) {
 	if t.Name == "" || len(t.Manifests) == 0 || (len(t.Build) == 0) != (t.BuildOutput == FamilyGate) || len(t.Gate) == 0 {
 		return nil, fmt.Errorf("target %s: name, manifests, build (none with build_output: %s) and gate are required", path, FamilyGate)
 	}
+	if err := stagesKnown(t); err != nil {
+		return nil, fmt.Errorf("target %s: %w", path, err)
+	}
 	t.Root, t.Path = root, path
 	return &t, nil
+}
+
+// stagesKnown refuses a stage in aiperf or capacity that is not one: its settings would apply
+// to nothing.
+func stagesKnown(t Target) error {
+	for _, names := range [][]stage.Name{slices.Collect(maps.Keys(t.AIPerf)), slices.Collect(maps.Keys(t.Capacity))} {
+		for _, n := range names {
+			if _, err := stage.Get(string(n)); err != nil {
+				return fmt.Errorf("aiperf/capacity: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 // ManifestPaths expands the manifest globs, sorted and de-duplicated.
@@ -253,8 +273,8 @@ func unfilled(a string) bool { return strings.Contains(a, "{") && strings.Contai
 
 // StageLoad returns a stage's AIPerf settings. The QUAL_<STAGE>_{REQUESTS,WARMUP,CONCURRENCY}
 // overrides are parsed strictly and applied by harness/config when the target is read.
-func (t *Target) StageLoad(stage string) Load {
-	l := t.AIPerf[stage]
+func (t *Target) StageLoad(s stage.Name) Load {
+	l := t.AIPerf[s]
 	if l.TimeoutSeconds == 0 {
 		l.TimeoutSeconds = 300
 	}

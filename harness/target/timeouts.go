@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 )
 
 // Timeouts bound each step of a row, in seconds; 0 takes the default, which is TRTMC's own limit
@@ -46,7 +48,7 @@ func (l Limits) Stage(rows int) time.Duration {
 // Limits resolves the step timeouts of a row of stage. The server's start is its worker's
 // start-up limit (server.startup_seconds, TRTMC's 900 s by default) plus the container's own. A
 // build that is the family gate's (build_output: family-gate) gets the gate's limit.
-func (t *Target) Limits(stage string) Limits {
+func (t *Target) Limits(name stage.Name) Limits {
 	or := func(s int, d time.Duration) time.Duration {
 		if s > 0 {
 			return time.Duration(s) * time.Second
@@ -59,7 +61,7 @@ func (t *Target) Limits(stage string) Limits {
 	if t.BuildOutput == FamilyGate {
 		l.Build = l.Gate
 	}
-	load := t.StageLoad(stage)
+	load := t.StageLoad(name)
 	per := time.Duration(load.TimeoutSeconds * float64(time.Second))
 	requests := time.Duration(max(1, load.Runs) * (load.Warmup + load.Requests))
 	l.AIPerf = or(t.Timeouts.AIPerf, per*requests/time.Duration(max(1, load.Concurrency))+aiperfSlack)

@@ -6,11 +6,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 )
 
 // Every step's limit is the target's, TRTMC's own where the target names none.
 func TestLimitsDefaultToTRTMCsAndTakeTheTargets(t *testing.T) {
-	tg := &Target{AIPerf: map[string]Load{"asr": {Warmup: 5, Requests: 50, Concurrency: 4, TimeoutSeconds: 300}}}
+	tg := &Target{AIPerf: map[stage.Name]Load{"asr": {Warmup: 5, Requests: 50, Concurrency: 4, TimeoutSeconds: 300}}}
 	l := tg.Limits("asr")
 	for name, c := range map[string]struct{ got, want time.Duration }{
 		"build (BUILD_TIMEOUT_S)":         {l.Build, 3 * time.Hour},

@@ -10,7 +10,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/accuracy"
 	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
@@ -78,7 +77,7 @@ func TestATRTMCRowsGroupsComeFromItsCheckoutManifest(t *testing.T) {
 	trtmc := t.TempDir()
 	writer(trtmc)(namesake, namesakeManifest(30, "golden/asr/sphinx-tidigits/dataset.json"))
 	t.Setenv("QUAL_TRTMC_ROOT", trtmc)
-	stage := evidence.Stage{Stage: "asr", TargetKind: "trtmc", Inventory: []inventory.Row{{Profile: "sphinx-en-us", Manifest: namesake}}}
+	stage := evidence.Stage{Stage: "asr", TargetKind: "trtmc", Inventory: []evidence.InventoryRow{{Profile: "sphinx-en-us", Manifest: namesake}}}
 	r := evidence.Result{Profile: "sphinx-en-us", Gate: &family.GateResult{Testcase: "sphinx-en-us-librivox"}}
 	got, err := pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}.GateGroups(stage, r)
 	if err != nil {

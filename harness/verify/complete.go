@@ -11,7 +11,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
@@ -65,7 +64,7 @@ func checkBacking(where string, s evidence.Stage, r evidence.Result, report repo
 // checkCounted ties a row's kind and counting to the stage's inventory: reduced and variant rows
 // are never counted.
 func checkCounted(where string, s evidence.Stage, r evidence.Result, report reporter) {
-	i := slices.IndexFunc(s.Inventory, func(row inventory.Row) bool { return row.Profile == r.Profile })
+	i := slices.IndexFunc(s.Inventory, func(row evidence.InventoryRow) bool { return row.Profile == r.Profile })
 	if i < 0 {
 		report(where, "result has no inventory row")
 		return

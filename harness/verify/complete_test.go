@@ -9,7 +9,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
@@ -36,7 +35,7 @@ func TestCommandCountReadsBothFlagSpellings(t *testing.T) {
 func TestStatusesNeedWhatTheyClaim(t *testing.T) {
 	stage := func(r evidence.Result) evidence.Stage {
 		return evidence.Stage{Stage: "asr", Results: []evidence.Result{r},
-			Inventory: []inventory.Row{{Profile: r.Profile, Kind: evidence.KindReduced, Status: r.Status}}}
+			Inventory: []evidence.InventoryRow{{Profile: r.Profile, Kind: evidence.KindReduced, Status: r.Status}}}
 	}
 	cases := []struct {
 		r    evidence.Result

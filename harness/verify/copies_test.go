@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/report"
 )
 
@@ -21,7 +20,7 @@ func plannedRun(t *testing.T) string {
 	dir := filepath.Join(t.TempDir(), "20260101T000000Z")
 	stage := evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: "t2i", Number: 6, Status: "planned", Reason: "fixture",
 		Results:   []evidence.Result{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned, Statement: "fixture"}},
-		Inventory: []inventory.Row{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned}},
+		Inventory: []evidence.InventoryRow{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned}},
 		Versions:  map[string]string{"trtmc-qual": gitDescribe(repoRoot(t))}}
 	if err := evidence.WriteJSON(filepath.Join(dir, "t2i", "stage.json"), stage); err != nil {
 		t.Fatal(err)

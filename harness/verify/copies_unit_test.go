@@ -173,7 +173,7 @@ func recordedInventory(t *testing.T) evidence.Evidence {
 	rep := inventory.Scan(paths, inventory.Options{Capabilities: inventory.ByTaskString})
 	e := evidence.Evidence{Target: "suites/targets/reference.yaml", TargetKind: "reference"}
 	for _, name := range stage.Names() {
-		rows := rep.Stages[string(name)]
+		rows := rep.Stages[name]
 		inventory.Relative(rows, tg.Root)
 		e.Stages = append(e.Stages, evidence.Stage{Stage: string(name), Inventory: rows})
 	}
@@ -190,13 +190,15 @@ func TestInventoryIsRebuilt(t *testing.T) {
 		t.Fatalf("the recorded inventory: %v", *got)
 	}
 	asr := e.Stages[0].Inventory
-	i := slices.IndexFunc(asr, func(r inventory.Row) bool { return r.Kind == inventory.KindReduced })
-	gap := slices.IndexFunc(asr, func(r inventory.Row) bool { return r.Kind == inventory.KindGap && r.Checkpoint == asr[i].Checkpoint })
+	i := slices.IndexFunc(asr, func(r evidence.InventoryRow) bool { return r.Kind == evidence.KindReduced })
+	gap := slices.IndexFunc(asr, func(r evidence.InventoryRow) bool {
+		return r.Kind == evidence.KindGap && r.Checkpoint == asr[i].Checkpoint
+	})
 	if i < 0 || gap < 0 {
 		t.Fatalf("the reference inventory has no reduced row with a gap row: %+v", asr)
 	}
 	reduced, gapRow := asr[i].Profile, asr[gap].Profile
-	asr[i].Kind, asr[i].Counted = inventory.KindFull, true
+	asr[i].Kind, asr[i].Counted = evidence.KindFull, true
 	e.Stages[0].Inventory = slices.Delete(asr, gap, gap+1)
 	checkInventory(p, e, report)
 	if !containsAll(*got, "asr/stage.json", "inventory row "+reduced+" is kind full, counted true", "give kind reduced, counted false") ||
@@ -214,7 +216,7 @@ func TestBundleHeaderIsTheRow(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := evidence.Stage{Stage: "asr", TargetKind: "reference", Inventory: []inventory.Row{{Profile: "p", Checkpoint: "cmu/en-us", Revision: "5"}}}
+	s := evidence.Stage{Stage: "asr", TargetKind: "reference", Inventory: []evidence.InventoryRow{{Profile: "p", Checkpoint: "cmu/en-us", Revision: "5"}}}
 	r := evidence.Result{Profile: "p", Bundle: evidence.Bundle{Path: "p.bundle"}}
 	report, got := collect()
 	write("p")

@@ -1,14 +1,13 @@
 package verify
 
 import (
-	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
@@ -58,15 +57,15 @@ func TestManifestIsThePinnedOneForTheProfile(t *testing.T) {
 	os.WriteFile(forged, []byte(pinned), 0o644)
 	p := pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}
 	for _, c := range []struct {
-		row  inventory.Row
+		row  evidence.InventoryRow
 		want string
 	}{
-		{inventory.Row{Profile: "pd", Manifest: "native/families/procdiff/manifests/pd.json"}, ""},
-		{inventory.Row{Profile: "pd", Manifest: forged}, `inventory manifest "` + forged + `" is not profile pd's pinned manifest native/families/procdiff/manifests/pd.json`},
-		{inventory.Row{Profile: "pd", Manifest: "native/families/procdiff/manifests/../../../../x/pd.json"}, "is not profile pd's pinned manifest"},
-		{inventory.Row{Profile: "zz", Manifest: "native/families/procdiff/manifests/pd.json"}, "profile zz has no pinned manifest"},
-		{inventory.Row{Profile: "*", Manifest: "native/families/procdiff/manifests/pd.json"}, `profile * has no pinned manifest`},
-		{inventory.Row{Profile: "gap:org/m", Manifest: "native/families/procdiff/manifests/pd.json"}, `profile gap:org/m has no pinned manifest`},
+		{evidence.InventoryRow{Profile: "pd", Manifest: "native/families/procdiff/manifests/pd.json"}, ""},
+		{evidence.InventoryRow{Profile: "pd", Manifest: forged}, `inventory manifest "` + forged + `" is not profile pd's pinned manifest native/families/procdiff/manifests/pd.json`},
+		{evidence.InventoryRow{Profile: "pd", Manifest: "native/families/procdiff/manifests/../../../../x/pd.json"}, "is not profile pd's pinned manifest"},
+		{evidence.InventoryRow{Profile: "zz", Manifest: "native/families/procdiff/manifests/pd.json"}, "profile zz has no pinned manifest"},
+		{evidence.InventoryRow{Profile: "*", Manifest: "native/families/procdiff/manifests/pd.json"}, `profile * has no pinned manifest`},
+		{evidence.InventoryRow{Profile: "gap:org/m", Manifest: "native/families/procdiff/manifests/pd.json"}, `profile gap:org/m has no pinned manifest`},
 	} {
 		_, tc, err := p.Testcase(c.row, "c")
 		switch {
@@ -133,7 +132,7 @@ func TestPinnedProfileIsAReferenceRow(t *testing.T) {
 	os.WriteFile(filepath.Join(wd, "gate-junit.xml"), []byte(`<testsuites><testsuite><testcase name="test_model_e2e[c]" time="1"/></testsuite></testsuites>`), 0o644)
 	r := evidence.Result{Profile: "pd", Gate: &family.GateResult{Testcase: "c", Passed: true}}
 	s := evidence.Stage{Stage: "t2i", TargetKind: "trtmc", Results: []evidence.Result{r},
-		Inventory: []inventory.Row{{Profile: "pd", Manifest: "native/families/procdiff/manifests/pd.json"}}}
+		Inventory: []evidence.InventoryRow{{Profile: "pd", Manifest: "native/families/procdiff/manifests/pd.json"}}}
 	for _, runKind := range []string{"trtmc", "reference"} {
 		report, got := collect()
 		checkGateAndDerive(run, pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, "t2i/pd", runKind, s, r, nil, report)
@@ -282,9 +281,11 @@ func TestTargetKindIsTheTargetFiles(t *testing.T) {
 		{"suites/targets/reference.yaml", "trtmc", `target_kind "trtmc", but the target file suites/targets/reference.yaml says kind "reference"`},
 		{"suites/targets/trtmc.yaml", "reference", `target_kind "reference", but the target file suites/targets/trtmc.yaml says kind "trtmc"`},
 		{"../../elsewhere.yaml", "reference", `target_kind reference, but target "../../elsewhere.yaml" is not a path inside`},
+		{"../../elsewhere.yaml", "trtmc-nightly", `target_kind "trtmc-nightly" is not one of [reference trtmc]`},
+		{"../../elsewhere.yaml", "", `target_kind "" is not one of [reference trtmc]`},
 	} {
 		report, got := collect()
-		checkTargetKind(p, evidence.Evidence{Target: c.target, TargetKind: c.kind}, report)
+		checkTargetKind(p, evidence.Evidence{Target: c.target, TargetKind: c.kind, Stages: []evidence.Stage{{Stage: "asr", TargetKind: c.kind}}}, report)
 		if (c.want == "") != (len(*got) == 0) || (c.want != "" && !containsAll(*got, c.want)) {
 			t.Errorf("%s as %s: got %v, want %q", c.target, c.kind, *got, c.want)
 		}

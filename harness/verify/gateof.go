@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
@@ -26,7 +25,7 @@ func gateCheck(r *Run) []Problem {
 // row's gate is its stored JUnit report (a TRTMC profile may share a reference profile's name: its
 // manifest is TRTMC's, families/..., not native/families).
 type gateRow struct {
-	row       inventory.Row
+	row       evidence.InventoryRow
 	reference bool // derived
 	pinned    bool // its profile is in the stage's inventory or pinned: derived against the pins
 }
@@ -38,7 +37,7 @@ func gateRowOf(p pins, runKind string, s evidence.Stage, r evidence.Result) (gat
 	}
 	row, inInventory := pinned.InventoryRow(s, r.Profile)
 	if !inInventory {
-		row = inventory.Row{Profile: r.Profile, Manifest: rel}
+		row = evidence.InventoryRow{Profile: r.Profile, Manifest: rel}
 	}
 	manifestIsReference := strings.HasPrefix(path.Clean(filepath.ToSlash(row.Manifest)), "native/families/")
 	reference := kindOf(runKind).Embedded() || kindOf(s.TargetKind).Embedded() || manifestIsReference

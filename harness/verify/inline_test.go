@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
@@ -24,7 +23,7 @@ func TestInlineDatasetResolvesToTheManifestsTestcase(t *testing.T) {
 		{"name":"both","dataset":"p.jsonl","test_prompt":"x"}]}`)
 	otherSum := write("families/flux/tests/manifests/other.json", `{"name":"flux-schnell","testcases":[{"name":"flux-schnell","test_prompt":"A dog"}]}`)
 	t.Setenv("QUAL_TRTMC_ROOT", trtmc)
-	stage := evidence.Stage{Stage: "t2i", TargetKind: "trtmc", Inventory: []inventory.Row{{Profile: "flux-schnell", Manifest: rel}}}
+	stage := evidence.Stage{Stage: "t2i", TargetKind: "trtmc", Inventory: []evidence.InventoryRow{{Profile: "flux-schnell", Manifest: rel}}}
 	good := func() evidence.Result {
 		return evidence.Result{Profile: "flux-schnell", Gate: &family.GateResult{Testcase: "flux-schnell"},
 			Dataset: evidence.Dataset{Path: rel + "#testcases/flux-schnell/test_prompt", SHA256: sum, Items: 1},
@@ -56,7 +55,7 @@ func TestInlineDatasetResolvesToTheManifestsTestcase(t *testing.T) {
 	refusals(t, "t2i/flux-schnell", stage, good, cases)
 	// A path leaving the checkout, and a run checked without the checkout, are refused too.
 	escape := stage
-	escape.Inventory = []inventory.Row{{Profile: "flux-schnell", Manifest: "../x.json"}}
+	escape.Inventory = []evidence.InventoryRow{{Profile: "flux-schnell", Manifest: "../x.json"}}
 	r := good()
 	r.Dataset.Path = "../x.json#testcases/flux-schnell/test_prompt"
 	report, got = collect()
@@ -82,7 +81,7 @@ func TestInlineDatasetResolvesToTheManifestsTestcase(t *testing.T) {
 	refRel := "native/families/procdiff/manifests/pd.json"
 	os.WriteFile(filepath.Join(root, refRel), []byte(`{"name":"pd","testcases":[{"name":"c","dataset":"golden/t2i/prompts.jsonl","test_prompt":"x"}]}`), 0o644)
 	refSum, _ := pinned.FileSHA256(filepath.Join(root, refRel))
-	ref := evidence.Stage{Stage: "t2i", TargetKind: "reference", Inventory: []inventory.Row{{Profile: "pd", Manifest: refRel}}}
+	ref := evidence.Stage{Stage: "t2i", TargetKind: "reference", Inventory: []evidence.InventoryRow{{Profile: "pd", Manifest: refRel}}}
 	r = evidence.Result{Profile: "pd", Dataset: evidence.Dataset{Path: refRel + "#testcases/c/test_prompt", SHA256: refSum, Items: 1}}
 	report, got = collect()
 	(pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}).CheckInlineDataset("t2i/pd", ref, r, report)
@@ -105,7 +104,7 @@ func TestInputAudioResolvesToTheTestcasesClip(t *testing.T) {
 		{"name":"escape","test_input_audio":"../../../outside.wav"},{"name":"prompted","test_prompt":"x"}]}`)
 	write("outside.wav", "RIFF a clip")
 	t.Setenv("QUAL_TRTMC_ROOT", trtmc)
-	stage := evidence.Stage{Stage: "asr", TargetKind: "trtmc", Inventory: []inventory.Row{{Profile: "whisper-tiny-fp16", Manifest: rel}}}
+	stage := evidence.Stage{Stage: "asr", TargetKind: "trtmc", Inventory: []evidence.InventoryRow{{Profile: "whisper-tiny-fp16", Manifest: rel}}}
 	good := func() evidence.Result {
 		return evidence.Result{Profile: "whisper-tiny-fp16", Gate: &family.GateResult{Testcase: "whisper-tiny-fp16"},
 			Dataset: evidence.Dataset{Path: rel + "#testcases/whisper-tiny-fp16/test_input_audio", SHA256: wavSum, Items: 1},
@@ -200,7 +199,7 @@ func ownClipRun(t *testing.T) (string, evidence.Stage, evidence.Result) {
 	for _, dir := range []string{"", "profile_runs/run_0001/", "profile_runs/run_0002/"} {
 		run(ownClipRow+"aiperf/artifacts/"+dir+"inputs.json", `{"data":[{"session_id":"whisper-tiny-fp16"}]}`)
 	}
-	stage := evidence.Stage{Stage: "asr", TargetKind: "trtmc", Inventory: []inventory.Row{{Profile: "whisper-tiny-fp16", Manifest: rel}}}
+	stage := evidence.Stage{Stage: "asr", TargetKind: "trtmc", Inventory: []evidence.InventoryRow{{Profile: "whisper-tiny-fp16", Manifest: rel}}}
 	r := evidence.Result{Profile: "whisper-tiny-fp16", Status: evidence.StatusQualified, Gate: &family.GateResult{Testcase: "whisper-tiny-fp16"},
 		Dataset: evidence.Dataset{Path: rel + "#testcases/whisper-tiny-fp16/test_input_audio", SHA256: sum, Items: 1},
 		Records: ownClipRow + "server-records.jsonl", AIPerf: &evidence.AIPerfRun{Dir: ownClipRow + "aiperf/artifacts"},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 )
 
@@ -27,16 +28,16 @@ func checkInventory(p pins, e evidence.Evidence, report reporter) {
 	}
 	rebuilt := pinned.ScanInventory(paths, e)
 	for _, s := range e.Stages {
-		want := append([]inventory.Row(nil), rebuilt.Stages[s.Stage]...)
+		want := append([]evidence.InventoryRow(nil), rebuilt.Stages[stage.Name(s.Stage)]...)
 		inventory.Relative(want, t.Root)
 		compareInventory(s, want, report)
 	}
 }
 
-func compareInventory(s evidence.Stage, want []inventory.Row, report reporter) {
+func compareInventory(s evidence.Stage, want []evidence.InventoryRow, report reporter) {
 	where := s.Stage + "/stage.json"
 	held := map[string]bool{}
-	recorded := map[string]inventory.Row{}
+	recorded := map[string]evidence.InventoryRow{}
 	for _, row := range s.Inventory {
 		held[row.Checkpoint+"@"+row.Revision] = true
 		if _, dup := recorded[row.Profile]; dup {

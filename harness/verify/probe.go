@@ -14,7 +14,7 @@ func probeCheck(r *Run) []Problem {
 }
 
 // checkProbe re-judges a run probe's recorded answer against the refusal the run's target kind
-// documents (contract.RefusalOf): the recorded rule must be that one, and passed must be what
+// documents (target.Traits.Refusal): the recorded rule must be that one, and passed must be what
 // the rule says of the recorded status, code, message, echoed id and record.
 func checkProbe(targetKind string, s evidence.Stage, report reporter) {
 	p := s.Probe

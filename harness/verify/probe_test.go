@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/target"
 )
 
 // The probe's verdict is re-judged from what it recorded, by the run's target kind.
@@ -36,4 +36,4 @@ func TestProbeIsRejudgedByTheTargetKind(t *testing.T) {
 	}
 }
 
-func contractRefusal(kind string) string { return contract.RefusalOf(kind).String() }
+func contractRefusal(kind string) string { return target.TraitsOf(kind).Refusal().String() }

@@ -49,7 +49,7 @@ func RerunGates(ctx context.Context, runDir, nativeBin string, opts Options) (Re
 	if err != nil {
 		return out, fmt.Errorf("--rerun: %w", err)
 	}
-	if !t.Kind.Embedded() || len(t.Gate) == 0 {
+	if !t.Traits().Embedded() || len(t.Gate) == 0 {
 		return out, fmt.Errorf("--rerun re-executes reference rows; target %s is %s", e.Target, t.Kind)
 	}
 	for _, s := range e.Stages {

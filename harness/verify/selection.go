@@ -39,7 +39,7 @@ func checkSelection(p pins, e evidence.Evidence, report reporter) {
 	claims := slices.ContainsFunc(e.Stages, func(s evidence.Stage) bool { return s.Status == evidence.StageQualified })
 	for _, st := range stage.All() {
 		name := string(st.Name)
-		want := evidence.SelectionOf(rebuilt.Stages[name], label)
+		want := evidence.SelectionOf(rebuilt.Stages[st.Name], label)
 		i := slices.IndexFunc(e.Stages, func(s evidence.Stage) bool { return s.Stage == name })
 		switch {
 		case i >= 0:

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
@@ -97,7 +96,7 @@ func sentRun(t *testing.T, stage, profile string, format payloadOf) (string, evi
 		t.Fatal(err)
 	}
 	ds.Items = len(inputs)
-	s := evidence.Stage{Stage: stage, TargetKind: "reference", Inventory: []inventory.Row{{Profile: profile, Family: m.Family, Manifest: rel}}}
+	s := evidence.Stage{Stage: stage, TargetKind: "reference", Inventory: []evidence.InventoryRow{{Profile: profile, Family: m.Family, Manifest: rel}}}
 	r := evidence.Result{Profile: profile, Status: evidence.StatusQualified, Gate: &family.GateResult{Testcase: tc.Name}, Dataset: ds,
 		Records: row + "server-records.jsonl", AIPerf: &evidence.AIPerfRun{Dir: row + "aiperf/artifacts"}}
 	return runDir, s, r
@@ -199,7 +198,7 @@ func TestInlinePromptRowsSentPromptIsTheTestcases(t *testing.T) {
 	sum := writer(trtmc)(rel, `{"name":"flux-schnell","testcases":[{"name":"flux-schnell","test_prompt":"A photo of a cat","seed":42}]}`)
 	t.Setenv("QUAL_TRTMC_ROOT", trtmc)
 	const row = "t2i/flux-schnell/"
-	stage := evidence.Stage{Stage: "t2i", TargetKind: "trtmc", Inventory: []inventory.Row{{Profile: "flux-schnell", Manifest: rel}}}
+	stage := evidence.Stage{Stage: "t2i", TargetKind: "trtmc", Inventory: []evidence.InventoryRow{{Profile: "flux-schnell", Manifest: rel}}}
 	r := evidence.Result{Profile: "flux-schnell", Gate: &family.GateResult{Testcase: "flux-schnell"}, Records: row + "server-records.jsonl",
 		Dataset: evidence.Dataset{Path: rel + "#testcases/flux-schnell/test_prompt", SHA256: sum, Items: 1}, AIPerf: &evidence.AIPerfRun{Dir: row + "aiperf/artifacts"}}
 	sent := func(prompt string) {

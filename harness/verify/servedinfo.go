@@ -17,7 +17,7 @@ func servedInfoCheck(r *Run) []Problem {
 	})
 }
 
-func checkServedInfo(where string, kind target.Kind, r evidence.Result, report reporter) {
+func checkServedInfo(where string, kind target.Traits, r evidence.Result, report reporter) {
 	s := r.Served
 	if s == nil {
 		if kind.RecordsServedInfo() && r.Status == evidence.StatusQualified {

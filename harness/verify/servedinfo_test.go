@@ -22,7 +22,7 @@ func TestServedInfoIsRecheckedAgainstTheRow(t *testing.T) {
 	}
 	problems := func(r evidence.Result) []string {
 		var out []string
-		checkServedInfo("asr/whisper-tiny-fp16", target.TRTMC, r, func(_, format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) })
+		checkServedInfo("asr/whisper-tiny-fp16", target.TRTMC.Traits(), r, func(_, format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) })
 		return out
 	}
 	if got := problems(good()); len(got) != 0 {
@@ -58,7 +58,7 @@ func TestServedInfoIsAskedOnlyOfQualifiedTRTMCRows(t *testing.T) {
 		status evidence.Status
 	}{{target.Reference, evidence.StatusQualified}, {target.TRTMC, evidence.StatusFailed}} {
 		var got []string
-		checkServedInfo("asr/x", c.kind, evidence.Result{Status: c.status}, func(_, format string, args ...any) { got = append(got, fmt.Sprintf(format, args...)) })
+		checkServedInfo("asr/x", c.kind.Traits(), evidence.Result{Status: c.status}, func(_, format string, args ...any) { got = append(got, fmt.Sprintf(format, args...)) })
 		if len(got) != 0 {
 			t.Errorf("%s %s: %v", c.kind, c.status, got)
 		}

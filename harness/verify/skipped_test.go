@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
@@ -146,7 +145,7 @@ func namesakeRun(t *testing.T) (string, evidence.Stage, evidence.Result) {
 	trtmc := t.TempDir()
 	writer(trtmc)(namesake, namesakeManifest(3, r.Dataset.Path))
 	t.Setenv("QUAL_TRTMC_ROOT", trtmc)
-	stage := evidence.Stage{Stage: "asr", TargetKind: "trtmc", Inventory: []inventory.Row{{Profile: "sphinx-en-us", Family: "sphinx", Manifest: namesake}}}
+	stage := evidence.Stage{Stage: "asr", TargetKind: "trtmc", Inventory: []evidence.InventoryRow{{Profile: "sphinx-en-us", Family: "sphinx", Manifest: namesake}}}
 	return runDir, stage, r
 }
 

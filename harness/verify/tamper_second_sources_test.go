@@ -13,7 +13,6 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/accuracy"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
@@ -108,7 +107,7 @@ func removeCheckpoint(t *testing.T, f *forger, stageName, profile string) {
 	_, r := f.profile(stageName, profile)
 	f.stage(stageName, func(s *evidence.Stage) {
 		s.Results = slices.DeleteFunc(s.Results, func(x evidence.Result) bool { return x.Profile == profile })
-		s.Inventory = slices.DeleteFunc(s.Inventory, func(x inventory.Row) bool { return x.Profile == profile })
+		s.Inventory = slices.DeleteFunc(s.Inventory, func(x evidence.InventoryRow) bool { return x.Profile == profile })
 		if sel := s.Selection; sel != nil {
 			sel.TargetRows = slices.DeleteFunc(sel.TargetRows, func(p string) bool { return p == profile })
 			if r.Counted {

@@ -25,7 +25,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/attest"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
 	"github.com/trtmc-qual/trtmc-qual/harness/report"
@@ -906,7 +905,7 @@ func copyForgeries() []tamper {
 				})
 				f.stage(asr, func(s *evidence.Stage) {
 					s.Results = slices.Delete(s.Results, i, i+1)
-					s.Inventory = slices.DeleteFunc(s.Inventory, func(row inventory.Row) bool { return row.Profile == r.Profile })
+					s.Inventory = slices.DeleteFunc(s.Inventory, func(row evidence.InventoryRow) bool { return row.Profile == r.Profile })
 				})
 			}},
 		{name: "E10 every measured request duplicated with a fresh id, N doubled everywhere", forged: true,
@@ -1141,8 +1140,8 @@ func copyForgeries() []tamper {
 							s.Inventory[j].Kind, checkpoint = evidence.KindFull, s.Inventory[j].Checkpoint
 						}
 					}
-					s.Inventory = slices.DeleteFunc(s.Inventory, func(row inventory.Row) bool {
-						return row.Kind == inventory.KindGap && row.Checkpoint == checkpoint
+					s.Inventory = slices.DeleteFunc(s.Inventory, func(row evidence.InventoryRow) bool {
+						return row.Kind == evidence.KindGap && row.Checkpoint == checkpoint
 					})
 				})
 			}},

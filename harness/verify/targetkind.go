@@ -14,8 +14,17 @@ func targetKindCheck(r *Run) []Problem {
 // checkTargetKind ties the run's target_kind to the target file it names when that file is in
 // the repository (suites/targets/*.yaml): a run of reference.yaml cannot call itself trtmc to
 // have its gates read from JUnit reports, nor the reverse. A target file outside the repository
-// cannot be checked here.
+// cannot be checked here. A kind no registry entry has (the run's or a stage's) is reported: its
+// traits claim nothing, which would switch off every check a kind's trait turns on.
 func checkTargetKind(p pins, e evidence.Evidence, report reporter) {
+	if !target.Registered(e.TargetKind) {
+		report("evidence.json", "target_kind %q is not one of %v", e.TargetKind, target.Kinds())
+	}
+	for _, s := range e.Stages {
+		if !target.Registered(s.TargetKind) {
+			report("evidence.json", "stage %s: target_kind %q is not one of %v", s.Stage, s.TargetKind, target.Kinds())
+		}
+	}
 	path, err := workload.InsideDir(p.Root, "target", e.Target)
 	if err != nil {
 		if kindOf(e.TargetKind).Embedded() {
@@ -35,6 +44,6 @@ func checkTargetKind(p pins, e evidence.Evidence, report reporter) {
 	}
 }
 
-// kindOf is the target kind a run or stage records (evidence keeps it as a string): verify asks
-// it what differs by kind rather than comparing names.
-func kindOf(recorded string) target.Kind { return target.Kind(recorded) }
+// kindOf are the traits of the target kind a run or stage records (evidence keeps it as a
+// string): verify asks them what differs by kind rather than comparing names.
+func kindOf(recorded string) target.Traits { return target.TraitsOf(recorded) }

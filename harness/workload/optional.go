@@ -20,7 +20,7 @@ type Blockable interface {
 }
 
 // RefusalProber is a workload whose serving path must refuse its request to a checkpoint that
-// lacks the capability, as the target documents (contract.RefusalOf). The probe serves a
+// lacks the capability, as the target documents (target.Traits.Refusal). The probe serves a
 // counted checkpoint of ProbeStage and sends it the one request ProbeRequest builds.
 type RefusalProber interface {
 	Workload

@@ -121,17 +121,24 @@ func ScratchReader(container, hostDir string) ArtifactReader {
 	}
 }
 
-// Get returns a stage's workload; an unknown name is an error listing the known ones.
+// Get returns the workload of a stage named by a string (a recorded or typed name): the name is
+// parsed here, once; an unknown name is an error listing the known ones.
 func Get(name string) (Workload, error) {
+	s, err := stage.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	return Of(s.Name)
+}
+
+// Of returns a stage's workload.
+func Of(s stage.Name) (Workload, error) {
 	for _, w := range All() {
-		if string(w.Stage()) == name {
+		if w.Stage() == s {
 			return w, nil
 		}
 	}
-	if _, err := stage.Get(name); err != nil {
-		return nil, err
-	}
-	return nil, fmt.Errorf("stage %q has no workload registered in workload.All", name)
+	return nil, fmt.Errorf("stage %q has no workload registered in workload.All", s)
 }
 
 // Input is one pinned input, on the host and, when the server container needs the file, in it.

@@ -23,7 +23,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan/setup"
-	"github.com/trtmc-qual/trtmc-qual/harness/probe"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
@@ -58,7 +57,7 @@ func Run(t *testing.T, s *Suite, description string) {
 	if unknown := labels.Unknown(suiteConfig.LabelFilter); len(unknown) > 0 {
 		t.Fatalf("--label-filter %q names unknown label(s) %v (labels: %v)", suiteConfig.LabelFilter, unknown, labels.All())
 	}
-	p, err := plan.FromEnv(string(s.stage))
+	p, err := plan.FromEnv(s.stage)
 	if err != nil {
 		t.Fatalf("stage %s: %v", s.stage, err)
 	}
@@ -111,7 +110,7 @@ func (s *Suite) Lifecycle() {
 		ctx, cancel := context.WithTimeout(sctx, s.Plan.Target.Limits(s.Plan.Stage).Setup)
 		defer cancel()
 		start := time.Now()
-		stop := checkpoint.Heartbeat(ctx, "["+s.Plan.Stage+"] images", s.sayf)
+		stop := checkpoint.Heartbeat(ctx, "["+string(s.Plan.Stage)+"] images", s.sayf)
 		env, err := setup.Prepare(ctx, s.Plan, GinkgoWriter)
 		stop()
 		Expect(err).NotTo(HaveOccurred(), "images and run directory")
@@ -140,7 +139,7 @@ func (s *Suite) Lifecycle() {
 		if s.Env == nil {
 			return // BeforeSuite failed before the run directory existed; Ginkgo reports why
 		}
-		path := filepath.Join(s.Env.RunDir, "junit", s.Plan.Stage+".xml")
+		path := filepath.Join(s.Env.RunDir, "junit", string(s.Plan.Stage)+".xml")
 		Expect(junit.Write(path, r, junit.Options{ModuleRoot: s.Plan.Root, StageLabels: stageLabels(), Properties: s.runProperties()})).To(Succeed())
 	})
 }
@@ -166,7 +165,7 @@ func (s *Suite) sayf(format string, args ...any) {
 // runProperties identify the run in each JUnit file: run id, target, versions, hardware.
 func (s *Suite) runProperties() map[string]string {
 	e := s.Stage.Evidence
-	props := map[string]string{"run_id": filepath.Base(s.Env.RunDir), "stage": s.Plan.Stage, "target": e.Target,
+	props := map[string]string{"run_id": filepath.Base(s.Env.RunDir), "stage": string(s.Plan.Stage), "target": e.Target,
 		"target_kind": string(e.TargetKind), "shard": fmt.Sprintf("%d/%d", s.Plan.Shard, s.Plan.Shards),
 		"hardware.cpu": e.Hardware.CPU, "hardware.cores": fmt.Sprint(e.Hardware.Cores), "hardware.gpu": e.Hardware.GPU}
 	for k, v := range e.Versions {
@@ -188,7 +187,7 @@ func (s *Suite) Checkpoints() {
 	if reason := s.Plan.PlannedReason; reason != "" {
 		for _, row := range s.Plan.Rows {
 			switch {
-			case row.Kind == inventory.KindExcluded || row.Kind == inventory.KindGap:
+			case row.Kind == evidence.KindExcluded || row.Kind == evidence.KindGap:
 				s.excluded(row)
 			case row.GPUs > 1:
 				s.planned(row, row.Reason)
@@ -202,9 +201,9 @@ func (s *Suite) Checkpoints() {
 		switch {
 		case row.GPUs > 1: // distributed (TP/CP > 1): planned with "needs N GPUs", never attempted here
 			s.planned(row, row.Reason)
-		case row.Kind == inventory.KindFull: // the inventory counts exactly one full profile per checkpoint
+		case row.Kind == evidence.KindFull: // the inventory counts exactly one full profile per checkpoint
 			s.full(row)
-		case row.Kind == inventory.KindReduced || row.Kind == inventory.KindVariant:
+		case row.Kind == evidence.KindReduced || row.Kind == evidence.KindVariant:
 			s.recorded(row)
 		default:
 			s.excluded(row)
@@ -212,7 +211,7 @@ func (s *Suite) Checkpoints() {
 	}
 }
 
-func (s *Suite) describe(row inventory.Row, what string) string {
+func (s *Suite) describe(row evidence.InventoryRow, what string) string {
 	checkpoint := row.Checkpoint
 	if row.Revision != "" { // a TRTMC manifest names no revision: no trailing "@"
 		checkpoint += "@" + row.Revision
@@ -224,14 +223,14 @@ func (s *Suite) describe(row inventory.Row, what string) string {
 // row's checkpoint, and returns the pointer the container's specs use: stable from the start,
 // filled before the first spec runs. When the container is done the row's result is recorded
 // (aiperf-qualified only for a counted full row whose every claim passed).
-func (s *Suite) NewCheckpoint(row inventory.Row) *checkpoint.Checkpoint {
+func (s *Suite) NewCheckpoint(row evidence.InventoryRow) *checkpoint.Checkpoint {
 	c := new(checkpoint.Checkpoint)
 	BeforeAll(func() {
 		prepared, err := checkpoint.New(s.Env, row)
 		Expect(err).NotTo(HaveOccurred())
 		*c = *prepared
 		c.Announce(s.position(row))
-		DeferCleanup(func() { s.Stage.Add(c.Finish(row.Kind == inventory.KindFull && row.Counted)) })
+		DeferCleanup(func() { s.Stage.Add(c.Finish(row.Kind == evidence.KindFull && row.Counted)) })
 	})
 	// A failed claim's JUnit case says how to run the row again and where its files are.
 	AfterEach(func() {
@@ -244,7 +243,7 @@ func (s *Suite) NewCheckpoint(row inventory.Row) *checkpoint.Checkpoint {
 }
 
 // position is the row's place among the rows this run runs of the stage (of this shard): i of n.
-func (s *Suite) position(row inventory.Row) (int, int) {
+func (s *Suite) position(row evidence.InventoryRow) (int, int) {
 	runs := s.Plan.Runs()
 	for i, r := range runs {
 		if r.Profile == row.Profile {
@@ -258,10 +257,10 @@ func (s *Suite) position(row inventory.Row) (int, int) {
 // up; the server then stops, and the native twins run in a container of its image (a serving
 // worker and a native run of one model must not hold it in GPU memory together). Every step is
 // bounded by the target's timeouts (TRTMC's own limits by default).
-func (s *Suite) full(row inventory.Row) {
+func (s *Suite) full(row evidence.InventoryRow) {
 	load := s.Plan.Target.StageLoad(s.Plan.Stage)
 	limits := s.Plan.Target.Limits(s.Plan.Stage)
-	Describe(s.describe(row, "full model, counted"), Ordered, Label(s.Plan.Stage, labels.Containers, labels.Slow), func() {
+	Describe(s.describe(row, "full model, counted"), Ordered, Label(labels.Stage(s.Plan.Stage), labels.Containers, labels.Slow), func() {
 		c := s.NewCheckpoint(row)
 		s.buildAndGate(c)
 		Context("served in a container and measured by a real AIPerf", Ordered, func() {
@@ -357,8 +356,8 @@ func (s *Suite) buildAndGate(c *checkpoint.Checkpoint) {
 
 // recorded is a reduced or variant row: built and gated, recorded, never counted (the
 // inventory marks it so; its result row carries the kind and Counted false into the report).
-func (s *Suite) recorded(row inventory.Row) {
-	Describe(s.describe(row, string(row.Kind)+": recorded, not counted"), Ordered, Label(s.Plan.Stage), func() {
+func (s *Suite) recorded(row evidence.InventoryRow) {
+	Describe(s.describe(row, string(row.Kind)+": recorded, not counted"), Ordered, Label(labels.Stage(s.Plan.Stage)), func() {
 		c := s.NewCheckpoint(row)
 		s.buildAndGate(c)
 	})
@@ -366,8 +365,8 @@ func (s *Suite) recorded(row inventory.Row) {
 
 // planned records a row this machine cannot run and reports its spec skipped with the reason:
 // no result is claimed, and a skipped spec never counts as passed.
-func (s *Suite) planned(row inventory.Row, reason string) {
-	Describe(s.describe(row, "planned"), Label(s.Plan.Stage, labels.GPU), func() {
+func (s *Suite) planned(row evidence.InventoryRow, reason string) {
+	Describe(s.describe(row, "planned"), Label(labels.Stage(s.Plan.Stage), labels.GPU), func() {
 		It("is recorded as planned, with the reason, and claims no result", func() {
 			s.Stage.Planned(row, reason)
 			Skip(reason)
@@ -378,8 +377,8 @@ func (s *Suite) planned(row inventory.Row, reason string) {
 // excluded is a row that shares the stage's task string but not its workload (or a checkpoint
 // with no full-model profile): nothing is claimed for it, so its one case is skipped with the
 // inventory's reason, visible in JUnit and never green.
-func (s *Suite) excluded(row inventory.Row) {
-	Describe(s.describe(row, "excluded"), Label(s.Plan.Stage), func() {
+func (s *Suite) excluded(row evidence.InventoryRow) {
+	Describe(s.describe(row, "excluded"), Label(labels.Stage(s.Plan.Stage)), func() {
 		It("is not qualified here: "+string(row.Kind), func() {
 			Skip(row.Reason)
 		})
@@ -401,7 +400,7 @@ func (s *Suite) Declare() {
 		return
 	}
 	want := s.Plan.W.Stage().Capability()
-	var capable []inventory.Row
+	var capable []evidence.InventoryRow
 	for _, r := range s.Plan.Rows {
 		if r.NativeTask == string(want) {
 			capable = append(capable, r)
@@ -461,14 +460,14 @@ func (s *Suite) refusalProbe() {
 		return
 	}
 	Describe(fmt.Sprintf("the serving path refuses %s requests it cannot answer", w.Stage()), Ordered, Label(labels.Containers), func() {
-		// The refusal is the one the target's server documents (contract.RefusalOf): the reference
+		// The refusal is the one the target's server documents (target.Traits.Refusal): the reference
 		// server's 400 unsupported_capability with a record, TRTMC's app's 404 route_not_served with none.
-		It(fmt.Sprintf("refuses it to a checkpoint of stage %s, without %s, as the target documents: %s, the request id echoed", w.ProbeStage(), w.Stage().Capability(), s.Plan.Target.Kind.Refusal().Code), func(ctx SpecContext) {
-			other, err := plan.FromEnv(string(w.ProbeStage()))
+		It(fmt.Sprintf("refuses it to a checkpoint of stage %s, without %s, as the target documents: %s, the request id echoed", w.ProbeStage(), w.Stage().Capability(), s.Plan.Target.Traits().Refusal().Code), func(ctx SpecContext) {
+			other, err := plan.FromEnv(w.ProbeStage())
 			Expect(err).NotTo(HaveOccurred())
 			counted := inventory.Counted(other.Rows)
 			Expect(counted).NotTo(BeEmpty(), "no %s model to probe with", w.ProbeStage())
-			refusal, cleanups, err := probe.Refusal(ctx, s.Env, counted[0], w)
+			refusal, cleanups, err := checkpoint.ProbeRefusal(ctx, s.Env, counted[0], w)
 			for _, c := range cleanups {
 				DeferCleanup(func(ctx SpecContext) error { return c(ctx) })
 			}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 )
 
@@ -13,14 +13,14 @@ import (
 // (planned) row and an unselected row are declared but never run, so they are in neither i nor
 // n; on a machine that cannot run the target no row runs.
 func TestPositionCountsOnlyTheRowsThisRunRuns(t *testing.T) {
-	rows := []inventory.Row{
-		{Profile: "gap", Kind: inventory.KindGap},
-		{Profile: "a", Kind: inventory.KindFull},
-		{Profile: "excluded", Kind: inventory.KindExcluded},
-		{Profile: "tp2", Kind: inventory.KindFull, GPUs: 2},
-		{Profile: "unselected", Kind: inventory.KindFull},
-		{Profile: "b", Kind: inventory.KindReduced},
-		{Profile: "c", Kind: inventory.KindVariant},
+	rows := []evidence.InventoryRow{
+		{Profile: "gap", Kind: evidence.KindGap},
+		{Profile: "a", Kind: evidence.KindFull},
+		{Profile: "excluded", Kind: evidence.KindExcluded},
+		{Profile: "tp2", Kind: evidence.KindFull, GPUs: 2},
+		{Profile: "unselected", Kind: evidence.KindFull},
+		{Profile: "b", Kind: evidence.KindReduced},
+		{Profile: "c", Kind: evidence.KindVariant},
 	}
 	resulting := []string{"a", "tp2", "unselected", "b", "c"}
 	for _, tc := range []struct {

@@ -16,7 +16,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/capacity"
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	"github.com/trtmc-qual/trtmc-qual/harness/serving"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
@@ -30,7 +30,7 @@ var ErrRoute = errors.New("the instant server answers " + serving.PeerRoute + " 
 // Measure runs AIPerf at each of the sweep's levels (one run each) against the instant server
 // with row's inputs, in dir; it returns each level's figures (no objective: every answered
 // request counts).
-func Measure(ctx context.Context, env *checkpoint.Env, row inventory.Row, s target.Sweep, dir string) (runs []capacity.Run, err error) {
+func Measure(ctx context.Context, env *checkpoint.Env, row evidence.InventoryRow, s target.Sweep, dir string) (runs []capacity.Run, err error) {
 	w, err := workload.Get(row.Stage)
 	if err != nil {
 		return nil, err

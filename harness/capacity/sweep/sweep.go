@@ -27,6 +27,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan/setup"
 	"github.com/trtmc-qual/trtmc-qual/harness/plot"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 )
 
@@ -36,7 +37,8 @@ var ErrUsage = errors.New("usage")
 
 // Options narrow the target's sweeps from the command line (zero values keep the target's).
 type Options struct {
-	Stage, Profile string
+	Stage          stage.Name
+	Profile        string
 	Levels         []int
 	Runs, Requests int
 	Ceiling        bool
@@ -54,7 +56,7 @@ func Run(ctx context.Context, cfg config.Config, o Options, stdout, log io.Write
 		if _, ok := t.Capacity[o.Stage]; !ok {
 			return fmt.Errorf("%w: target %s declares no capacity sweep for stage %q (it has %v)", ErrUsage, t.Name, o.Stage, stages)
 		}
-		stages = []string{o.Stage}
+		stages = []stage.Name{o.Stage}
 	}
 	if len(stages) == 0 {
 		return fmt.Errorf("%w: target %s declares no capacity sweep (capacity: in %s)", ErrUsage, t.Name, t.Path)
@@ -68,7 +70,7 @@ func Run(ctx context.Context, cfg config.Config, o Options, stdout, log io.Write
 		if err := s.Validate(); err != nil {
 			return fmt.Errorf("%w: stage %s: %w", ErrUsage, st, err)
 		}
-		fails, err := stage(ctx, cfg, st, s, o, stdout, log)
+		fails, err := sweepStage(ctx, cfg, st, s, o, stdout, log)
 		if err != nil {
 			return err
 		}
@@ -95,9 +97,9 @@ func narrow(s target.Sweep, o Options) target.Sweep {
 	return s
 }
 
-// stage sweeps one stage's selected rows (or measures the ceiling with the first); it returns a
+// sweepStage sweeps one stage's selected rows (or measures the ceiling with the first); it returns a
 // line per row that failed, and an error only when the stage could not be set up.
-func stage(ctx context.Context, cfg config.Config, st string, s target.Sweep, o Options, stdout, log io.Writer) ([]string, error) {
+func sweepStage(ctx context.Context, cfg config.Config, st stage.Name, s target.Sweep, o Options, stdout, log io.Writer) ([]string, error) {
 	p, err := plan.New(cfg, st)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUsage, err)
@@ -106,9 +108,9 @@ func stage(ctx context.Context, cfg config.Config, st string, s target.Sweep, o 
 		fmt.Fprintf(stdout, "stage %s: planned, not measured: %s\n", st, p.PlannedReason)
 		return nil, nil
 	}
-	var rows []inventory.Row
+	var rows []evidence.InventoryRow
 	for _, row := range inventory.Counted(p.Rows) {
-		if row.Kind == inventory.KindFull && row.GPUs <= 1 && (o.Profile == "" || row.Profile == o.Profile) {
+		if row.Kind == evidence.KindFull && row.GPUs <= 1 && (o.Profile == "" || row.Profile == o.Profile) {
 			rows = append(rows, row)
 		}
 	}
@@ -140,8 +142,8 @@ func stage(ctx context.Context, cfg config.Config, st string, s target.Sweep, o 
 
 // Row qualifies one row at each of the sweep's levels and writes its capacity.json,
 // capacity.md and capacity.png beside the levels' folders (RunDir/<stage>/<profile>/).
-func Row(ctx context.Context, env *checkpoint.Env, row inventory.Row, s target.Sweep) (*capacity.Result, error) {
-	dir := filepath.Join(env.RunDir, string(env.Stage), row.Profile)
+func Row(ctx context.Context, env *checkpoint.Env, row evidence.InventoryRow, s target.Sweep) (*capacity.Result, error) {
+	dir := filepath.Join(env.Stage.Dir(env.RunDir), row.Profile)
 	var levels []capacity.Level
 	var rows []evidence.Result
 	var errs []error
@@ -158,7 +160,7 @@ func Row(ctx context.Context, env *checkpoint.Env, row inventory.Row, s target.S
 
 // measureLevel qualifies the row at one level in dir and derives the level's figures from its
 // joined requests. A level whose steps failed keeps the figures it has, and is never counted.
-func measureLevel(ctx context.Context, env *checkpoint.Env, row inventory.Row, n int, s target.Sweep, dir string) (capacity.Level, evidence.Result, error) {
+func measureLevel(ctx context.Context, env *checkpoint.Env, row evidence.InventoryRow, n int, s target.Sweep, dir string) (capacity.Level, evidence.Result, error) {
 	c, err := checkpoint.NewIn(atLevel(env, n, s), row, dir)
 	if err != nil {
 		return capacity.Level{Concurrency: n, Failure: err.Error()}, evidence.Result{}, err
@@ -179,9 +181,9 @@ func atLevel(env *checkpoint.Env, n int, s target.Sweep) *checkpoint.Env {
 	t := *env.Target
 	t.AIPerf = maps.Clone(t.AIPerf)
 	if t.AIPerf == nil {
-		t.AIPerf = map[string]target.Load{}
+		t.AIPerf = map[stage.Name]target.Load{}
 	}
-	st := string(env.Stage)
+	st := env.Stage
 	load := t.StageLoad(st)
 	load.Concurrency, load.Warmup, load.Requests, load.Runs = n, s.Warmup, s.Requests, s.Runs
 	load.Goodput = fmt.Sprintf("request_latency:%g", s.Objective.ClientP95MS)
@@ -311,7 +313,7 @@ func write(dir string, res capacity.Result, levels []evidence.Result) error {
 
 // measureCeiling measures and prints the harness's own ceiling with row's inputs, and keeps it
 // in RunDir/ceiling/ceiling.json.
-func measureCeiling(ctx context.Context, env *checkpoint.Env, row inventory.Row, s target.Sweep, w io.Writer) error {
+func measureCeiling(ctx context.Context, env *checkpoint.Env, row evidence.InventoryRow, s target.Sweep, w io.Writer) error {
 	dir := filepath.Join(env.RunDir, "ceiling")
 	runs, err := ceiling.Measure(ctx, env, row, s, dir)
 	if errors.Is(err, ceiling.ErrRoute) {

@@ -12,7 +12,7 @@ import (
 // every other level and row shares, is left as it was.
 func TestAtLevelReplacesTheStageLoadOnACopy(t *testing.T) {
 	const st = "stage-under-test"
-	shared := &target.Target{AIPerf: map[string]target.Load{st: {Warmup: 9, Requests: 9, Concurrency: 9, Runs: 9, Seed: 3, TimeoutSeconds: 60}}}
+	shared := &target.Target{AIPerf: map[stagevocab.Name]target.Load{st: {Warmup: 9, Requests: 9, Concurrency: 9, Runs: 9, Seed: 3, TimeoutSeconds: 60}}}
 	env := &checkpoint.Env{Target: shared, Stage: stagevocab.Name(st)}
 	s := target.Sweep{Objective: target.Objective{ClientP95MS: 2500}, Concurrency: []int{1, 4}, Warmup: 2, Requests: 5, Runs: 3}
 	got := atLevel(env, 4, s).Target.StageLoad(st)

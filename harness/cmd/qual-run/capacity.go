@@ -12,12 +12,17 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/capacity/sweep"
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 )
 
 func runCapacity(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("capacity", flag.ContinueOnError)
 	var o sweep.Options
-	fs.StringVar(&o.Stage, "stage", "", "one stage (default: every stage the target declares a capacity sweep for)")
+	fs.Func("stage", "one stage (default: every stage the target declares a capacity sweep for)", func(v string) error {
+		s, err := stage.Get(v)
+		o.Stage = s.Name
+		return err
+	})
 	fs.StringVar(&o.Profile, "profile", "", "only this profile")
 	levels := fs.String("levels", "", "concurrency levels, comma-separated, ascending (default: the target's)")
 	fs.IntVar(&o.Runs, "runs", 0, "AIPerf runs per level (default: the target's)")

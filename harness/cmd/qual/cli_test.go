@@ -39,10 +39,10 @@ func useTarget(t *testing.T, file, trtmcFixture string) {
 
 // plannedStageRun writes one stage of the configured target with every row planned (what a machine
 // without the target's stack records) into a fresh run directory, optionally as one shard.
-func plannedStageRun(t *testing.T, stage, shardSpec string) (dir string, rows int) {
+func plannedStageRun(t *testing.T, s stage.Name, shardSpec string) (dir string, rows int) {
 	t.Helper()
 	t.Setenv("QUAL_SHARD", shardSpec)
-	p, err := plan.FromEnv(stage)
+	p, err := plan.FromEnv(s)
 	if err != nil {
 		t.Fatal(err)
 	}

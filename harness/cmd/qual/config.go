@@ -41,7 +41,7 @@ func runConfig(_ context.Context, args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "shard %s\n", cfg.Shard)
 	for _, s := range stage.Names() {
-		l := t.StageLoad(string(s))
+		l := t.StageLoad(s)
 		// Runs as the suites run them: 0 in a target file is one run.
 		fmt.Fprintf(stdout, "stage %s: %d run(s) × (%d warmup + %d measured requests) at concurrency %d\n", s, max(1, l.Runs), l.Warmup, l.Requests, l.Concurrency)
 	}

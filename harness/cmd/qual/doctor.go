@@ -59,7 +59,7 @@ func runDoctor(ctx context.Context, args []string, stdout io.Writer) error {
 		diskFinding("disk for evidence ("+filepath.Join(cfg.Root, "reports")+")", cfg.Root, reportsFreeGiB))
 	findings = append(findings, whisperFindings(ctx, cfg.Root, cache, cfg.WhisperPython)...)
 	findings = append(findings, signingKeyFinding(cache, cfg.SigningKey != ""))
-	if t.Kind.InCheckout() {
+	if t.Traits().InCheckout() {
 		values := t.Values()
 		findings = append(findings, trtmcFindings(values)...)
 		if g := values["gpu"]; g != "" && g != "none" {
@@ -68,7 +68,7 @@ func runDoctor(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if *gpu {
 		findings = append(findings, gpuFinding(ctx))
-		if t.Kind.InCheckout() {
+		if t.Traits().InCheckout() {
 			findings = append(findings, servingStackFindings(t, targetRows(t))...)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 )
@@ -18,7 +19,7 @@ import (
 // tree where the gate's environment names TRTMC_NATIVE_BUILD_DIR (families/parakeet_tdt/tests/
 // test_e2e.py @17d91ae1), and mpirun where a row is distributed (recorded as planned, never run:
 // informational). Without them a row fails only after its hours-long build and gate.
-func servingStackFindings(t *target.Target, rows []inventory.Row) []finding {
+func servingStackFindings(t *target.Target, rows []evidence.InventoryRow) []finding {
 	values := t.Values()
 	var out []finding
 	if len(t.Server.Command) > 0 && t.ServingNote == "" && values["worker"] != "" {
@@ -75,10 +76,10 @@ func servingStackFindings(t *target.Target, rows []inventory.Row) []finding {
 
 // runtimeLibraries are the libraries the rows' families need in {runtime_root} (TRTMC-COMMANDS:
 // libtrtmc_core.so, libtrtmc_runtime.so, libtrtmc_backend_<b>.so, libtrtmc_model_<family>.so).
-func runtimeLibraries(rows []inventory.Row) []string {
+func runtimeLibraries(rows []evidence.InventoryRow) []string {
 	set := map[string]bool{"libtrtmc_core.so": true, "libtrtmc_runtime.so": true, "libtrtmc_backend_trt.so": true}
 	for _, r := range rows {
-		if r.Family != "" && r.GPUs <= 1 && r.Kind != inventory.KindExcluded && r.Kind != inventory.KindGap {
+		if r.Family != "" && r.GPUs <= 1 && r.Kind != evidence.KindExcluded && r.Kind != evidence.KindGap {
 			set["libtrtmc_model_"+r.Family+".so"] = true
 		}
 	}
@@ -91,12 +92,12 @@ func runtimeLibraries(rows []inventory.Row) []string {
 }
 
 // targetRows are every stage's rows of the target's inventory.
-func targetRows(t *target.Target) []inventory.Row {
+func targetRows(t *target.Target) []evidence.InventoryRow {
 	paths, err := t.ManifestPaths()
 	if err != nil {
 		return nil
 	}
-	var rows []inventory.Row
+	var rows []evidence.InventoryRow
 	for _, st := range inventory.Scan(paths, inventory.Options{Capabilities: inventory.ByTaskString}).Stages {
 		rows = append(rows, st...)
 	}

@@ -38,11 +38,13 @@ func runInventory(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
+	stages := stage.Names()
 	if *stageFlag != "" {
-		var err error
-		if *stageFlag, err = stageName(*stageFlag); err != nil {
+		name, err := stageName(*stageFlag)
+		if err != nil {
 			return usageError{err}
 		}
+		stages = []stage.Name{name}
 	}
 	start := time.Now()
 	cfg, err := config.Load()
@@ -82,18 +84,11 @@ func runInventory(ctx context.Context, args []string, stdout io.Writer) error {
 	// The rows a run here cannot give a result are planned with the reason a run records.
 	opts := inventory.Options{Capabilities: plan.Capabilities(t), PlannedReason: plan.PlannedReason(t)}
 	rep := inventory.Scan(paths, opts)
-	var stages []string
-	for _, n := range stage.Names() {
-		stages = append(stages, string(n))
-	}
-	if *stageFlag != "" {
-		stages = []string{*stageFlag}
-	}
 	result := map[string]any{"manifests": len(paths), "other_manifests": rep.Other, "asr_family_limits": rep.Limits}
 	for _, s := range stages {
 		rows := rep.Stages[s]
-		if *controls && t.Kind.Embedded() {
-			if err := listControls(ctx, plan.NativeBin(cfg.Root), rows, string(stage.Name(s).Capability())); err != nil {
+		if *controls && t.Traits().Embedded() {
+			if err := listControls(ctx, plan.NativeBin(cfg.Root), rows, string(s.Capability())); err != nil {
 				return err
 			}
 		}
@@ -101,13 +96,13 @@ func runInventory(ctx context.Context, args []string, stdout io.Writer) error {
 		inventory.MarkRunnable(rows)
 		entry := map[string]any{"rows": rows, "counted": len(inventory.Counted(rows))}
 		if len(inventory.Counted(rows)) == 0 {
-			audit, err := inventory.Audit(paths, stage.Name(s).Capability(), opts.Capabilities)
+			audit, err := inventory.Audit(paths, s.Capability(), opts.Capabilities)
 			if err != nil {
 				return err
 			}
 			entry["status"], entry["audit"] = "blocked", audit
 		}
-		result[s] = entry
+		result[string(s)] = entry
 		if !*asJSON {
 			printRows(stdout, s, rows, entry)
 		}
@@ -135,7 +130,7 @@ func checkCounted(rep *inventory.Report) error {
 		if workload.MayBeBlocked(w) != "" {
 			continue
 		}
-		if s := w.Stage(); len(inventory.Counted(rep.Stages[string(s)])) == 0 {
+		if s := w.Stage(); len(inventory.Counted(rep.Stages[s])) == 0 {
 			empty = append(empty, fmt.Sprintf("stage %d (%s)", s.Number(), s))
 		}
 	}
@@ -145,14 +140,14 @@ func checkCounted(rep *inventory.Report) error {
 	return nil
 }
 
-func printRows(w io.Writer, name string, rows []inventory.Row, entry map[string]any) {
+func printRows(w io.Writer, name stage.Name, rows []evidence.InventoryRow, entry map[string]any) {
 	kinds := map[evidence.Kind]int{}
 	for _, r := range rows {
 		kinds[r.Kind]++
 	}
 	fmt.Fprintf(w, "\nstage %d (%s): %d rows, %d counted (full %d, reduced %d, variant %d, excluded %d, gap %d)\n",
-		stage.Name(name).Number(), name, len(rows), entry["counted"], kinds[inventory.KindFull], kinds[inventory.KindReduced],
-		kinds[inventory.KindVariant], kinds[inventory.KindExcluded], kinds[inventory.KindGap])
+		name.Number(), name, len(rows), entry["counted"], kinds[evidence.KindFull], kinds[evidence.KindReduced],
+		kinds[evidence.KindVariant], kinds[evidence.KindExcluded], kinds[evidence.KindGap])
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "CHECKPOINT\tREVISION\tPROFILE\tNATIVE TASK\tKIND\tCOUNTED\tSTATUS\tCONTROLS\tNOTES")
 	for _, r := range rows {
@@ -173,9 +168,9 @@ func printRows(w io.Writer, name string, rows []inventory.Row, entry map[string]
 			controls, strings.Join(parts, "; "))
 	}
 	tw.Flush()
-	if audit, ok := entry["audit"].([]inventory.AuditRow); ok {
+	if audit, ok := entry["audit"].([]evidence.AuditRow); ok {
 		fmt.Fprintf(w, "stage %s is BLOCKED: none of %d profiles implements %s. Audio-input families and why they do not count:\n",
-			name, len(audit), stage.Name(name).Capability())
+			name, len(audit), name.Capability())
 		for _, a := range audit {
 			if a.AudioInput != "" || a.Has {
 				fmt.Fprintf(w, "  %-34s %-20s %-26s %v (%s): %s\n", a.Profile, a.Family, a.TaskString, a.Capabilities, a.Source, a.AudioInput)
@@ -247,13 +242,13 @@ func orDash(s string) string {
 }
 
 // stageName accepts a stage's name or its number (asr or 3), as the help lists them.
-func stageName(s string) (string, error) {
+func stageName(s string) (stage.Name, error) {
 	for _, name := range stage.Names() {
 		if s == string(name) || s == strconv.Itoa(name.Number()) {
-			return string(name), nil
+			return name, nil
 		}
 	}
-	_, err := workload.Get(s) // the error lists the stages
+	_, err := stage.Get(s) // the error lists the stages
 	return "", err
 }
 
@@ -269,7 +264,7 @@ func stageChoices() string {
 // listControls fills each buildable row's Task controls from the reference target's trtmc-native
 // (qual links no family runtime): it builds the row's bundle into a scratch directory and
 // inspects it, and the loaded model declares them. A row whose bundle does not build keeps none.
-func listControls(ctx context.Context, native string, rows []inventory.Row, want string) error {
+func listControls(ctx context.Context, native string, rows []evidence.InventoryRow, want string) error {
 	if _, err := os.Stat(native); err != nil {
 		return usageError{fmt.Errorf("--controls needs trtmc-native (`qual images` in this checkout builds it): %w", err)}
 	}
@@ -279,7 +274,7 @@ func listControls(ctx context.Context, native string, rows []inventory.Row, want
 	}
 	defer os.RemoveAll(dir)
 	for i := range rows {
-		if rows[i].Kind == inventory.KindExcluded || rows[i].Kind == inventory.KindGap {
+		if rows[i].Kind == evidence.KindExcluded || rows[i].Kind == evidence.KindGap {
 			continue
 		}
 		b := filepath.Join(dir, fmt.Sprintf("%d.bundle", i))

@@ -45,16 +45,13 @@ func runPlan(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := mustExist(*trtmcRoot); err != nil {
 		return err
 	}
-	var stages []string
-	for _, n := range stage.Names() {
-		stages = append(stages, string(n))
-	}
+	stages := stage.Names()
 	if *stageFlag != "" {
 		name, err := stageName(*stageFlag)
 		if err != nil {
 			return usageError{err}
 		}
-		stages = []string{name}
+		stages = []stage.Name{name}
 	}
 	root, err := filepath.Abs(*trtmcRoot)
 	if err != nil {
@@ -65,7 +62,7 @@ func runPlan(ctx context.Context, args []string, stdout io.Writer) error {
 		return usageError{err}
 	}
 	t.Overrides = cfg.TargetValues
-	if !t.Kind.InCheckout() {
+	if !t.Traits().InCheckout() {
 		return usageError{fmt.Errorf("target %s is of kind %q: qual plan renders TRTMC-kind targets (--target suites/targets/trtmc.yaml, or QUAL_TARGET)", t.Name, t.Kind)}
 	}
 	if err := t.CheckLayout(); err != nil {

@@ -15,7 +15,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 )
 
-func planOf(t *testing.T, file, root string, stages ...string) plan.DryRun {
+func planOf(t *testing.T, file, root string, stages ...stage.Name) plan.DryRun {
 	t.Helper()
 	repo, _ := filepath.Abs(filepath.Join("..", "..", ".."))
 	tg, err := target.Read(filepath.Join(repo, "suites", "targets", file), filepath.Join(repo, "suites", "targets", "testdata", root))
@@ -42,7 +42,7 @@ func commandOf(r plan.DryRunRow, step string) (plan.DryRunCommand, bool) {
 // one (TRTMC's CLI refuses both: apps/cli/cli.cpp @022e18f7), and flux-schnell, which declares no
 // negative prompt, guidance or cfg scale, gets none of those flags.
 func TestPlanImageRunsPassOnlyDeclaredSettings(t *testing.T) {
-	rep := planOf(t, "trtmc.yaml", "trtmc-newer", string(stage.T2I))
+	rep := planOf(t, "trtmc.yaml", "trtmc-newer", stage.T2I)
 	seen := 0
 	for _, r := range rep.Rows {
 		native, ok := commandOf(r, "native")
@@ -71,7 +71,7 @@ func TestPlanImageRunsPassOnlyDeclaredSettings(t *testing.T) {
 // An ASR run passes the testcase's max_new_tokens as --max-output-tokens, as the family test does
 // (families/whisper/tests/test_e2e.py @9777fef7); the plan shows every step, and nothing runs.
 func TestPlanShowsEveryStepAndTheTokenLimit(t *testing.T) {
-	rep := planOf(t, "trtmc.yaml", "trtmc-double", string(stage.ASR))
+	rep := planOf(t, "trtmc.yaml", "trtmc-double", stage.ASR)
 	if len(rep.Rows) != 1 || rep.Checkout.Commit != target.NotGit {
 		t.Fatalf("rows %+v, checkout %+v", rep.Rows, rep.Checkout)
 	}
@@ -137,10 +137,7 @@ func TestPlanUsesTheConfiguredTargetValues(t *testing.T) {
 // as the path the run would read, marked MISSING, with the rest of the row rendered; distributed
 // rows are shown, planned; no row stops at "cannot render the rest".
 func TestPlanRendersEveryRowOfBothLayouts(t *testing.T) {
-	var stages []string
-	for _, st := range stage.All() {
-		stages = append(stages, string(st.Name))
-	}
+	stages := stage.Names()
 	for _, c := range []struct{ file, root string }{{"trtmc.yaml", "trtmc-newer"}, {"trtmc-older.yaml", "trtmc-older"}} {
 		rep := planOf(t, c.file, c.root, stages...)
 		var distributed, missing int

@@ -13,7 +13,6 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/attest"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/report"
 )
 
@@ -23,7 +22,7 @@ func plannedRun(t *testing.T) string {
 	dir := t.TempDir()
 	stage := evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: "t2i", Number: 6, Status: "planned", Reason: "signing test",
 		Results:   []evidence.Result{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned, Statement: "signing test"}},
-		Inventory: []inventory.Row{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned}}}
+		Inventory: []evidence.InventoryRow{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned}}}
 	if err := evidence.WriteJSON(filepath.Join(dir, "t2i", "stage.json"), stage); err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +291,7 @@ func TestVerifyRepeatsTheScope(t *testing.T) {
 	t.Setenv("QUAL_CACHE", t.TempDir())
 	t.Setenv("QUAL_SIGNING_KEY", "")
 	dir := t.TempDir()
-	rows := []inventory.Row{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned},
+	rows := []evidence.InventoryRow{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned},
 		{Profile: "q", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusNotSelected}}
 	stage := evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: "t2i", Number: 6, Status: "planned", Reason: "signing test",
 		Results:   []evidence.Result{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned, Statement: "signing test"}},

@@ -24,7 +24,7 @@ import (
 
 // TestNoTargetKindIsComparedByName fails on a target kind's name ("reference", "trtmc")
 // compared with == or != or used as a switch case outside harness/target (tests excepted): code
-// asks a target.Kind (Embedded, InCheckout, RecordsOmitInputFields, Refusal) what differs.
+// asks the kind's target.Traits what differs.
 func TestNoTargetKindIsComparedByName(t *testing.T) {
 	var names []string
 	for _, k := range target.Kinds() {
@@ -35,8 +35,6 @@ func TestNoTargetKindIsComparedByName(t *testing.T) {
 		forms:    spelling.Comparisons,
 		registry: []string{"harness/target"},
 		allowed: map[string]string{
-			"harness/contract/refusal.go": "RefusalOf is the registry of each kind's documented refusal; contract sits below " +
-				"target (target imports it), so it is keyed by the kind's name and Kind.Refusal is how code asks",
 			"harness/plan/setup/setup.go": "compares a server image value with the placeholder \"reference\" (the image built here), " +
 				"not a target kind",
 		},
@@ -103,6 +101,19 @@ type nameRule struct {
 
 func (n nameRule) find(t *testing.T) []string {
 	t.Helper()
+	return sourcesFound(t, n.inRegistry, func(path, rel string) []string {
+		if _, ok := n.allowed[rel]; ok {
+			return nil
+		}
+		return n.spellings(t, path, rel)
+	})
+}
+
+// sourcesFound calls each on every non-test Go file of the repository outside hidden and
+// testdata directories and the directories skipDir names (by path from the root), and returns
+// what it found, sorted.
+func sourcesFound(t *testing.T, skipDir func(rel string) bool, each func(path, rel string) []string) []string {
+	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
 	var found []string
@@ -113,15 +124,15 @@ func (n nameRule) find(t *testing.T) []string {
 		rel, _ := filepath.Rel(root, path)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || n.inRegistry(rel) {
+			if strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || skipDir(rel) {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if _, ok := n.allowed[rel]; ok || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
-		found = append(found, n.spellings(t, path, rel)...)
+		found = append(found, each(path, rel)...)
 		return nil
 	})
 	if err != nil {

@@ -40,7 +40,7 @@ func Prepare(ctx context.Context, p *plan.Plan, log io.Writer) (*checkpoint.Env,
 	}
 	env.Images = serving.Images{Server: set.Server, AIPerf: set.AIPerf}
 	image := p.Target.Server.Image
-	if p.Target.Kind.InCheckout() { // "{image}": named by QUAL_TRTMC_IMAGE ("reference" = the image built here)
+	if p.Target.Traits().InCheckout() { // "{image}": named by QUAL_TRTMC_IMAGE ("reference" = the image built here)
 		if x, err := target.Expand([]string{image}, p.Target.Values()); err == nil {
 			image = x[0]
 		}
@@ -58,7 +58,7 @@ func Prepare(ctx context.Context, p *plan.Plan, log io.Writer) (*checkpoint.Env,
 	}
 	env.Cache, env.Python = b.CacheDirPath(), p.Config.WhisperPython
 	env.NativeBin = plan.NativeBin(p.Root)
-	return env, os.MkdirAll(filepath.Join(runDir, p.Stage), 0o755)
+	return env, os.MkdirAll(p.Stage.Dir(runDir), 0o755)
 }
 
 // buildServing builds the serving image from the checkout's own Dockerfile, as the target file
@@ -104,7 +104,7 @@ func versionsAndHardware(ctx context.Context, env *checkpoint.Env, results []evi
 			versions[k] = image
 		}
 	}
-	if t := env.Target; t != nil && t.Kind.InCheckout() { // the TRTMC checkout's commit (trtmc hook)
+	if t := env.Target; t != nil && t.Traits().InCheckout() { // the TRTMC checkout's commit (trtmc hook)
 		c := t.Checkout(ctx)
 		versions["trtmc_checkout"] = c.Commit
 		if c.Warning != "" {

@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
@@ -61,7 +60,7 @@ func (p Pins) Manifest(profile string) (rel string, ok bool, err error) {
 // in the repository (ok false when it has none). A TRTMC profile may share a reference profile's
 // name, never its manifest. named is the manifest as messages name it.
 func (p Pins) RowManifest(s evidence.Stage, profile string) (path, named string, ok bool, err error) {
-	if !target.Kind(s.TargetKind).InCheckout() {
+	if !target.TraitsOf(s.TargetKind).InCheckout() {
 		rel, ok, err := p.Manifest(profile)
 		if err != nil || !ok {
 			return "", "", false, err
@@ -86,7 +85,7 @@ func (p Pins) RowManifest(s evidence.Stage, profile string) (path, named string,
 // ManifestRoot is where a stage's manifests were read: the repository, or for a trtmc stage the
 // TRTMC checkout the run used, QUAL_TRTMC_ROOT (what names the evidence that needs it when unset).
 func (p Pins) ManifestRoot(s evidence.Stage, what string) (root, name string, err error) {
-	if !target.Kind(s.TargetKind).InCheckout() {
+	if !target.TraitsOf(s.TargetKind).InCheckout() {
 		return p.Root, "the repository", nil
 	}
 	if root = p.TRTMCRoot; root == "" {
@@ -96,17 +95,17 @@ func (p Pins) ManifestRoot(s evidence.Stage, what string) (root, name string, er
 }
 
 // InventoryRow is the stage's inventory row of a profile.
-func InventoryRow(s evidence.Stage, profile string) (inventory.Row, bool) {
-	i := slices.IndexFunc(s.Inventory, func(row inventory.Row) bool { return row.Profile == profile })
+func InventoryRow(s evidence.Stage, profile string) (evidence.InventoryRow, bool) {
+	i := slices.IndexFunc(s.Inventory, func(row evidence.InventoryRow) bool { return row.Profile == profile })
 	if i < 0 {
-		return inventory.Row{}, false
+		return evidence.InventoryRow{}, false
 	}
 	return s.Inventory[i], true
 }
 
 // Testcase reads the row's manifest and the gate's testcase from the repository: the manifest is
 // the profile's pinned one, and the inventory row must name that file.
-func (p Pins) Testcase(row inventory.Row, name string) (manifest.Manifest, manifest.Testcase, error) {
+func (p Pins) Testcase(row evidence.InventoryRow, name string) (manifest.Manifest, manifest.Testcase, error) {
 	rel, ok, err := p.Manifest(row.Profile)
 	if err != nil {
 		return manifest.Manifest{}, manifest.Testcase{}, err

@@ -1,7 +1,4 @@
-// Package probe checks that a target's serving path refuses a request a checkpoint cannot
-// answer, as the target documents: it serves a checkpoint without the capability and sends it
-// one request of a workload that has it (workload.RefusalProber).
-package probe
+package checkpoint
 
 import (
 	"bytes"
@@ -12,28 +9,27 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
-// Refusal serves a checkpoint without w's capability (row, a row of w.ProbeStage(): it is
-// served as the checkpoint it is, in RunDir/<stage>/probe-<profile>) and sends it w's probe
-// request on w's route: the server must refuse it as the target documents (contract.RefusalOf:
-// the reference server with 400 unsupported_capability and a record of the refusal; TRTMC's app
-// with 404 route_not_served and no record) and echo the request id. It returns its cleanups in
-// start order.
-func Refusal(ctx context.Context, env *checkpoint.Env, row inventory.Row, w workload.RefusalProber) (*evidence.Probe, []checkpoint.Cleanup, error) {
-	c, err := checkpoint.NewIn(env, row, filepath.Join(env.RunDir, string(env.Stage), "probe-"+row.Profile))
+// ProbeRefusal checks that the target's serving path refuses a request a checkpoint cannot
+// answer, as the target documents. It serves a checkpoint without w's capability (row, a row of
+// w.ProbeStage(), served as the checkpoint it is in RunDir/<stage>/probe-<profile>) and sends it
+// w's probe request on w's route: the server must refuse it as the target documents
+// (target.Traits.Refusal: the reference server with 400 unsupported_capability and a record of
+// the refusal; TRTMC's app with 404 route_not_served and no record) and echo the request id. It
+// returns its cleanups in start order.
+func ProbeRefusal(ctx context.Context, env *Env, row evidence.InventoryRow, w workload.RefusalProber) (*evidence.Probe, []Cleanup, error) {
+	c, err := NewIn(env, row, filepath.Join(env.Stage.Dir(env.RunDir), "probe-"+row.Profile))
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return nil, nil, err
 	}
-	var cleanups []checkpoint.Cleanup
+	var cleanups []Cleanup
 	if err := c.Build(ctx); err != nil {
 		return nil, cleanups, err
 	}
@@ -76,7 +72,7 @@ func Refusal(ctx context.Context, env *checkpoint.Env, row inventory.Row, w work
 	if err := json.NewDecoder(resp.Body).Decode(&answer); err != nil {
 		return nil, cleanups, fmt.Errorf("probe answer (HTTP %d) is not a JSON body: %w", resp.StatusCode, err)
 	}
-	rule := env.Target.Kind.Refusal() // what this target's server documents (TRTMC: 404, no record)
+	rule := env.Target.Traits().Refusal() // what this target's server documents (TRTMC: 404, no record)
 	p := &evidence.Probe{Model: row.Profile, Route: w.Route(), Status: resp.StatusCode, ErrorCode: answer.Error.Code,
 		Message: answer.Error.Message, RequestID: resp.Header.Get(contract.HeaderRequestID), Expected: rule.String(), SentID: sent}
 	records, err := c.Server().Records(ctx)
