@@ -123,6 +123,15 @@ func openInChromium(t *testing.T, page string) (ctx context.Context, problems fu
 }
 
 // evalInt is the number a script gives in the page.
+func evalFloat(t *testing.T, ctx context.Context, js string) float64 {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[float64](js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 func evalInt(t *testing.T, ctx context.Context, js string) int {
 	t.Helper()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[int](js))
