@@ -123,7 +123,7 @@ func inlineHTML(t Text) string {
 	for _, s := range t {
 		out := htmlSpan(s.Kind, esc(s.Text))
 		if s.Href != "" && safeHref(s.Href) {
-			out = fmt.Sprintf("<a href=\"%s\">%s</a>", esc(s.Href), out)
+			out = fmt.Sprintf("<a href=\"%s\">%s</a>", esc(s.href()), out)
 		}
 		b.WriteString(out)
 	}
