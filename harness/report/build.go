@@ -240,7 +240,8 @@ func measuredBlocks(s evidence.Stage, pics Pictures) []doc.Block {
 		tails.Rows = append(tails.Rows, doc.Row{Cells: []doc.Text{doc.T(r.Profile), doc.T(TailCell(r, "client_latency", 95)), doc.T(TailCell(r, "client_latency", 99)),
 			doc.T(TailCell(r, "task_call", 95)), doc.T(TailCell(r, "task_call", 99))}})
 	}
-	out := []doc.Block{doc.Paragraph{Text: doc.T("Figures (measured requests of every run; a rate is the mean over runs of each run's own rate, ± its 95% half-width over runs; formulas at the end):")}, perf}
+	out := []doc.Block{doc.Paragraph{Text: doc.T("Figures (measured requests of every run; a rate is the mean over runs of each run's own rate, ± its 95% half-width over runs; formulas at the end):")}}
+	out = append(out, explained(perf)...)
 	if len(plots.Items) > 0 {
 		out = append(out, plots)
 	}

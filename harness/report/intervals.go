@@ -2,9 +2,11 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/report/doc"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
@@ -31,9 +33,35 @@ func intervalBlocks(s evidence.Stage) []doc.Block {
 	}
 	var out []doc.Block
 	if len(t.Rows) > 0 {
-		out = append(out, doc.Paragraph{Text: doc.Prose("Over runs (mean ± 95% Student-t half-width; (inconclusive) when the half-width exceeds 5% of the mean; the tails pooled over runs are in the Tails table):")}, t)
+		out = append(out, doc.Paragraph{Text: doc.Prose("Over runs (mean ± 95% Student-t half-width; the tails pooled over runs are in the Tails table):")})
+		out = append(out, explained(t)...)
 	}
 	return append(out, accuracyBlocks(s)...)
+}
+
+// inconclusiveMark is what a cell adds to a mean over runs whose runs disagree too much
+// (stats.MaxRelativeHalfWidth); a table that shows it is followed by inconclusiveNote.
+const inconclusiveMark = "(inconclusive)"
+
+// inconclusiveNote says what the mark means, in the rule's own figures, where a reader sees it.
+func inconclusiveNote() doc.Paragraph {
+	return doc.Paragraph{Role: "note", Text: doc.Prose(fmt.Sprintf("*%s*: the mean's 95%% half-width over runs exceeds %g%% of the mean "+
+		"(TRTMC's spread rule): the runs disagree too much for the figure to tell one build from another; it is shown, not judged, "+
+		"and qual compare calls a speedup from such a mean white (undecided). More runs narrow the interval.",
+		inconclusiveMark, 100*stats.MaxRelativeHalfWidth))}
+}
+
+// explained is a table followed, when any of its cells is marked inconclusive, by the note
+// that says what the mark means: once per table.
+func explained(t doc.Table) []doc.Block {
+	for _, r := range t.Rows {
+		for _, c := range r.Cells {
+			if strings.Contains(c.String(), inconclusiveMark) {
+				return []doc.Block{t, inconclusiveNote()}
+			}
+		}
+	}
+	return []doc.Block{t}
 }
 
 // TailCell is a tail percentile of a row's measured requests (pooled over every run) with n and
@@ -74,7 +102,7 @@ func intervalCell(rep *schema.Repeated, name string) doc.Text {
 		case f.CI == nil:
 			return doc.T(fmt.Sprintf("%s (%s)", formatFigure(f.Mean), f.Reason))
 		case f.Inconclusive:
-			return doc.T(formatFigure(f.Mean) + " ± " + formatHalfWidth(f.HalfWidth) + " (inconclusive)")
+			return doc.T(formatFigure(f.Mean) + " ± " + formatHalfWidth(f.HalfWidth) + " " + inconclusiveMark)
 		default:
 			return doc.T(formatFigure(f.Mean) + " ± " + formatHalfWidth(f.HalfWidth))
 		}
