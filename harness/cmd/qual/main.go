@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 )
 
 // Exit statuses, the same for every command.
@@ -132,9 +134,13 @@ func runQual(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var undecided undecidedError
 	var help helpRequested
 	var tool toolRun
+	var schema *evidence.SchemaError
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &schema): // a run this qual cannot read: nothing was checked
+		fmt.Fprintf(stderr, "qual %s: %v\n", args[0], err)
+		return exitUsage
 	case errors.As(err, &help):
 		fmt.Fprint(stdout, help.text)
 		return exitOK
