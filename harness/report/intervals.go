@@ -110,6 +110,19 @@ func intervalCell(rep *schema.Repeated, name string) doc.Text {
 	return doc.T("—")
 }
 
+// accuracyRole says what the interval verdict decides: nothing of a row's status. The status
+// is settled by the row's steps (harness/checkpoint Finish), whose gate step fails on the family
+// gate's point figures against their bounds (the gate column), and the stage's by
+// evidence.Settle from its rows; the intervals are derived in the gate step from the same items
+// (harness/claim Accuracy), and nothing reads their verdict but this table and qual compare.
+func accuracyRole() doc.Paragraph {
+	return doc.Paragraph{Role: "note", Text: doc.Prose("*How accuracy feeds the status*: a row's gate passes when each figure's value meets its bound " +
+		"(the rows table's gate column); a failed gate fails the row, and any failed row fails its stage (verdict FAILED). " +
+		"The interval's verdict above does not change a row's or a stage's status: *inconclusive* (the interval straddles the bound) " +
+		"beside a qualified row means the value met the bound but the corpus is too small to show it would on other inputs; " +
+		"qual compare uses the same items to decide whether accuracy regressed between two runs.")}
+}
+
 // accuracyBlocks lists the gate's corpus figures with their bootstrap intervals and verdicts,
 // and what each resampled as a cluster.
 func accuracyBlocks(s evidence.Stage) []doc.Block {
@@ -128,5 +141,6 @@ func accuracyBlocks(s evidence.Stage) []doc.Block {
 	}
 	return []doc.Block{
 		doc.Paragraph{Text: doc.T("Accuracy (gate corpus figures; paired percentile bootstrap, 2,000 resamples, fixed seed; pass iff the 95th percentile is within the bound, fail iff the 5th is outside):")}, t,
+		accuracyRole(),
 		doc.Paragraph{Text: doc.T("Resampled (a cluster is resampled whole: clips of one speaker or recording are not independent):")}, clusters}
 }
