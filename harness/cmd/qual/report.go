@@ -29,10 +29,6 @@ func runReport(_ context.Context, args []string, stdout io.Writer) error {
 	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
-	// The run directory first: a wrong one is named alike by every command, whatever else is wrong.
-	if err := checkRunDir(fs.Arg(0), stageEvidence); err != nil {
-		return err
-	}
 	cfg, err := config.Load()
 	if err != nil {
 		return usageError{err}
@@ -42,6 +38,9 @@ func runReport(_ context.Context, args []string, stdout io.Writer) error {
 		if level, err = config.ParseFailOn(*failOn); err != nil {
 			return usageError{err}
 		}
+	}
+	if err := checkRunDir(fs.Arg(0), stageEvidence); err != nil {
+		return err
 	}
 	// A file that is no run file (a link, a FIFO, a bomb) is named before anything else is said.
 	if err := runfile.CheckTree(fs.Arg(0)); err != nil {
