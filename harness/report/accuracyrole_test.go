@@ -31,28 +31,14 @@ func TestTheReportSaysHowAccuracyFeedsTheStatus(t *testing.T) {
 	d := Build(e, pics)
 	role := accuracyRole().Text.String()
 	tables, noted := 0, 0
-	var check func([]doc.Block)
-	check = func(blocks []doc.Block) {
-		for i, b := range blocks {
-			switch x := b.(type) {
-			case doc.Section:
-				check(x.Blocks)
-			case doc.Details:
-				check(x.Blocks)
-			case doc.Table:
-				if x.Class != "accuracy" {
-					continue
-				}
-				tables++
-				if i+1 < len(blocks) {
-					if p, ok := blocks[i+1].(doc.Paragraph); ok && p.Text.String() == role {
-						noted++
-					}
-				}
+	for _, tb := range tablesIn(d.Blocks) {
+		if tb.Class == "accuracy" {
+			tables++
+			if tb.next == role {
+				noted++
 			}
 		}
 	}
-	check(d.Blocks)
 	if tables == 0 || noted != tables {
 		t.Errorf("%d accuracy tables, %d followed by how accuracy feeds the status", tables, noted)
 	}

@@ -43,20 +43,9 @@ func TestAGapRowHasOneName(t *testing.T) {
 }
 
 func findTable(blocks []doc.Block, class string) *doc.Table {
-	for _, b := range blocks {
-		switch x := b.(type) {
-		case doc.Table:
-			if x.Class == class {
-				return &x
-			}
-		case doc.Section:
-			if t := findTable(x.Blocks, class); t != nil {
-				return t
-			}
-		case doc.Details:
-			if t := findTable(x.Blocks, class); t != nil {
-				return t
-			}
+	for _, tb := range tablesIn(blocks) {
+		if tb.Class == class {
+			return &tb.Table
 		}
 	}
 	return nil

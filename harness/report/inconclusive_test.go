@@ -17,37 +17,19 @@ func TestInconclusiveIsExplainedWhereItAppears(t *testing.T) {
 	d := Build(e, pics)
 	rule := fmt.Sprintf("exceeds %g%% of the mean", 100*stats.MaxRelativeHalfWidth)
 	marked, notes := 0, 0
-	var check func(blocks []doc.Block)
-	check = func(blocks []doc.Block) {
-		for i, b := range blocks {
-			switch x := b.(type) {
-			case doc.Section:
-				check(x.Blocks)
-			case doc.Details:
-				check(x.Blocks)
-			case doc.Paragraph:
-				if strings.Contains(x.Text.String(), rule) {
-					notes++
-				}
-			case doc.Table:
-				has := strings.Contains(fmt.Sprint(tableText(x)), inconclusiveMark)
-				var next string
-				if i+1 < len(blocks) {
-					if p, ok := blocks[i+1].(doc.Paragraph); ok {
-						next = p.Text.String()
-					}
-				}
-				explainedHere := strings.HasPrefix(next, inconclusiveMark+": ") && strings.Contains(next, rule)
-				if has {
-					marked++
-				}
-				if has != explainedHere {
-					t.Errorf("table %q (%s): marked inconclusive %v, followed by its explanation %v (next: %q)", x.Class, strings.Join(x.Header, " | "), has, explainedHere, next)
-				}
-			}
+	for _, tb := range tablesIn(d.Blocks) {
+		has := strings.Contains(fmt.Sprint(tableText(tb.Table)), inconclusiveMark)
+		explainedHere := strings.HasPrefix(tb.next, inconclusiveMark+": ") && strings.Contains(tb.next, rule)
+		if has {
+			marked++
+		}
+		if explainedHere {
+			notes++
+		}
+		if has != explainedHere {
+			t.Errorf("table %q (%s): marked inconclusive %v, followed by its explanation %v (next: %q)", tb.Class, strings.Join(tb.Header, " | "), has, explainedHere, tb.next)
 		}
 	}
-	check(d.Blocks)
 	if marked < 2 || notes != marked {
 		t.Errorf("%d tables marked inconclusive, %d notes: the published run has a mark in its figures and its over-runs tables", marked, notes)
 	}
@@ -59,6 +41,35 @@ func TestInconclusiveIsExplainedWhereItAppears(t *testing.T) {
 	if got := strings.Count(strings.Join(page["paragraph"], "\n"), note); got != marked {
 		t.Errorf("report.html explains the mark %d times, want %d", got, marked)
 	}
+}
+
+// tableAt is a table of a document with the text of the paragraph right after it ("" when
+// none follows).
+type tableAt struct {
+	doc.Table
+	next string
+}
+
+// tablesIn are every table of blocks, sections and details included, in order.
+func tablesIn(blocks []doc.Block) []tableAt {
+	var out []tableAt
+	for i, b := range blocks {
+		switch x := b.(type) {
+		case doc.Section:
+			out = append(out, tablesIn(x.Blocks)...)
+		case doc.Details:
+			out = append(out, tablesIn(x.Blocks)...)
+		case doc.Table:
+			tb := tableAt{Table: x}
+			if i+1 < len(blocks) {
+				if p, ok := blocks[i+1].(doc.Paragraph); ok {
+					tb.next = p.Text.String()
+				}
+			}
+			out = append(out, tb)
+		}
+	}
+	return out
 }
 
 func tableText(t doc.Table) []string {
