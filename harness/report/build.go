@@ -65,7 +65,7 @@ func runBlocks(e evidence.Evidence) []doc.Block {
 	}
 	lights := doc.T("Lights: ").Light(string(Green)).Plain(": reached what its kind can reach (counted: aiperf-qualified; reduced or variant: family-validated) · ").
 		Light(string(Yellow)).Plain(": a counted row stopped short without a failing claim · ").
-		Light(string(Red)).Plain(": a claim failed · ").Light(string(White)).Plain(": nothing claimed (planned, not selected, excluded, blocked).")
+		Light(string(Red)).Plain(": a claim failed · ").Light(string(White)).Plain(": nothing claimed (planned, not selected, excluded, blocked, a gap).")
 	return []doc.Block{doc.Paragraph{Text: target}, doc.Paragraph{Text: versions}, doc.Paragraph{Text: lights}}
 }
 
@@ -151,8 +151,9 @@ func rowsTable(s evidence.Stage, notes map[string]int) doc.Table {
 			doc.T(gateCell(r)), doc.T(joinCell(r)), doc.T(fails)}})
 	}
 	for _, g := range gapRows(s) {
-		t.Rows = append(t.Rows, doc.Row{Class: "gap", Cells: []doc.Text{doc.Text{}.Light(string(White)), doc.T("—"), doc.T(checkpointCell(g.Checkpoint, g.Revision)),
-			doc.T("gap"), doc.T("no"), doc.T("not qualified"), doc.T("—"), doc.T("—"), doc.T(g.Reason)}})
+		// The inventory's own words (profileCell, kind, status), so that the two tables name the row alike.
+		t.Rows = append(t.Rows, doc.Row{Class: "gap", Cells: []doc.Text{doc.Text{}.Light(string(White)), doc.T(profileCell(g)), doc.T(checkpointCell(g.Checkpoint, g.Revision)),
+			doc.T(string(g.Kind)), doc.T(yesNo(g.Counted)), doc.T(string(g.Status)), doc.T("—"), doc.T("—"), doc.T(g.Reason)}})
 	}
 	return t
 }
@@ -164,6 +165,14 @@ func checkpointCell(checkpoint, revision string) string {
 		return checkpoint
 	}
 	return checkpoint + "@" + revision
+}
+
+// profileCell is a row's profile, "—" for a gap, which has none (its evidence id is made up).
+func profileCell(r evidence.InventoryRow) string {
+	if r.Kind == evidence.KindGap {
+		return "—"
+	}
+	return r.Profile
 }
 
 // gapRows are the group's checkpoints that have only reduced or variant profiles: no row of
@@ -239,7 +248,8 @@ func measuredBlocks(s evidence.Stage, pics Pictures) []doc.Block {
 		tails.Rows = append(tails.Rows, doc.Row{Cells: []doc.Text{doc.T(r.Profile), doc.T(TailCell(r, "client_latency", 95)), doc.T(TailCell(r, "client_latency", 99)),
 			doc.T(TailCell(r, "task_call", 95)), doc.T(TailCell(r, "task_call", 99))}})
 	}
-	out := []doc.Block{doc.Paragraph{Text: doc.T("Figures (measured requests of every run; a rate is the mean over runs of each run's own rate, ± its 95% half-width over runs; formulas at the end):")}, perf}
+	out := []doc.Block{doc.Paragraph{Text: doc.T("Figures (measured requests of every run; a rate is the mean over runs of each run's own rate, ± its 95% half-width over runs; formulas at the end):")}}
+	out = append(out, explained(perf)...)
 	if len(plots.Items) > 0 {
 		out = append(out, plots)
 	}
@@ -338,7 +348,7 @@ func inventoryBlocks(s evidence.Stage) []doc.Block {
 				notes = append(notes, n)
 			}
 		}
-		t.Rows = append(t.Rows, doc.Row{Cells: []doc.Text{doc.T(r.Checkpoint), doc.T(r.Revision), doc.T(r.Profile), doc.T(r.NativeTask),
+		t.Rows = append(t.Rows, doc.Row{Cells: []doc.Text{doc.T(r.Checkpoint), doc.T(r.Revision), doc.T(profileCell(r)), doc.T(r.NativeTask),
 			doc.T(strings.Join(r.Controls, ", ")), doc.T(string(r.Kind)), doc.T(yesNo(r.Counted)), doc.T(string(r.Status)), doc.T(strings.Join(notes, "; "))}})
 	}
 	return []doc.Block{doc.Details{Summary: doc.T("Inventory"), Blocks: []doc.Block{t}}}
@@ -390,7 +400,7 @@ func glossary() []string {
 		"**Stage** — *qualified*: at least one counted full-model row is aiperf-qualified and no row failed; *failed*: a row failed, or no counted row was qualified; *blocked*: no profile of the target implements the stage's capability (the audit shows why; JUnit marks it skipped); *planned*: the target could not run here (e.g. no GPU stack), nothing is claimed.",
 		"**Scope** — a run that does not select every row of the target (make smoke, a focus, one shard) is never a qualification: its verdict reads e.g. *SMOKE — not a qualification: 3 of 12 rows (selected rows: QUALIFIED)*, its denominators are the target's, and each row it did not select is *not selected* in the inventory.",
 		"**Row** — *aiperf-qualified*: gate passed on the exact bundle, served, AIPerf ran, every request joined, native == HTTP on every request, outputs meaningful, timing derived, bundle unchanged; *family-validated*: the family gate passed on the bundle (reduced and variant rows stop here); *planned*: not run, with the reason; *not selected*: a row of the target this run did not select; *failed*: a claim failed (see failures); *excluded*: not in the stage's group, with the reason.",
-		"**Kind** — *full*: the checkpoint's normal profile; *reduced*: L0 / random-weight / smaller settings; *variant*: a precision, parallelism or decode-setting variant. **Counted**: only full rows count toward a stage's qualification.",
+		"**Kind** — *full*: the checkpoint's normal profile; *reduced*: L0 / random-weight / smaller settings; *variant*: a precision, parallelism or decode-setting variant; *gap*: a checkpoint of the stage's group that has only reduced or variant profiles, so no row can stand for the model: it is listed (status *" + string(evidence.StatusUnsupported) + "*, never counted) rather than left out. **Counted**: only full rows count toward a stage's qualification.",
 	}
 }
 

@@ -125,7 +125,18 @@ func openInChromium(t *testing.T, page string) (ctx context.Context, problems fu
 // evalInt is the number a script gives in the page.
 func evalInt(t *testing.T, ctx context.Context, js string) int {
 	t.Helper()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[int](js))
+	return eval[int](t, ctx, js)
+}
+
+func evalFloat(t *testing.T, ctx context.Context, js string) float64 {
+	t.Helper()
+	return eval[float64](t, ctx, js)
+}
+
+// eval is the value of a JavaScript expression in the page.
+func eval[T any](t *testing.T, ctx context.Context, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,9 +2,11 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/report/doc"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
@@ -31,9 +33,35 @@ func intervalBlocks(s evidence.Stage) []doc.Block {
 	}
 	var out []doc.Block
 	if len(t.Rows) > 0 {
-		out = append(out, doc.Paragraph{Text: doc.Prose("Over runs (mean ± 95% Student-t half-width; (inconclusive) when the half-width exceeds 5% of the mean; the tails pooled over runs are in the Tails table):")}, t)
+		out = append(out, doc.Paragraph{Text: doc.Prose("Over runs (mean ± 95% Student-t half-width; the tails pooled over runs are in the Tails table):")})
+		out = append(out, explained(t)...)
 	}
 	return append(out, accuracyBlocks(s)...)
+}
+
+// inconclusiveMark is what a cell adds to a mean over runs whose runs disagree too much
+// (stats.MaxRelativeHalfWidth); a table that shows it is followed by inconclusiveNote.
+const inconclusiveMark = "(inconclusive)"
+
+// inconclusiveNote says what the mark means, in the rule's own figures, where a reader sees it.
+func inconclusiveNote() doc.Paragraph {
+	return doc.Paragraph{Role: "note", Text: doc.Prose(fmt.Sprintf("*%s*: the mean's 95%% half-width over runs exceeds %g%% of the mean "+
+		"(TRTMC's spread rule): the runs disagree too much for the figure to tell one build from another; it is shown, not judged, "+
+		"and qual compare calls a speedup from such a mean white (undecided). More runs narrow the interval.",
+		inconclusiveMark, 100*stats.MaxRelativeHalfWidth))}
+}
+
+// explained is a table followed, when any of its cells is marked inconclusive, by the note
+// that says what the mark means: once per table.
+func explained(t doc.Table) []doc.Block {
+	for _, r := range t.Rows {
+		for _, c := range r.Cells {
+			if strings.Contains(c.String(), inconclusiveMark) {
+				return []doc.Block{t, inconclusiveNote()}
+			}
+		}
+	}
+	return []doc.Block{t}
 }
 
 // TailCell is a tail percentile of a row's measured requests (pooled over every run) with n and
@@ -74,12 +102,25 @@ func intervalCell(rep *schema.Repeated, name string) doc.Text {
 		case f.CI == nil:
 			return doc.T(fmt.Sprintf("%s (%s)", formatFigure(f.Mean), f.Reason))
 		case f.Inconclusive:
-			return doc.T(formatFigure(f.Mean) + " ± " + formatHalfWidth(f.HalfWidth) + " (inconclusive)")
+			return doc.T(formatFigure(f.Mean) + " ± " + formatHalfWidth(f.HalfWidth) + " " + inconclusiveMark)
 		default:
 			return doc.T(formatFigure(f.Mean) + " ± " + formatHalfWidth(f.HalfWidth))
 		}
 	}
 	return doc.T("—")
+}
+
+// accuracyRole says what the interval verdict decides: nothing of a row's status. The status
+// is settled by the row's steps (harness/checkpoint Finish), whose gate step fails on the family
+// gate's point figures against their bounds (the gate column), and the stage's by
+// evidence.Settle from its rows; the intervals are derived in the gate step from the same items
+// (harness/claim Accuracy), and nothing reads their verdict but this table and qual compare.
+func accuracyRole() doc.Paragraph {
+	return doc.Paragraph{Role: "note", Text: doc.Prose("*How accuracy feeds the status*: a row's gate passes when each figure's value meets its bound " +
+		"(the rows table's gate column); a failed gate fails the row, and any failed row fails its stage (verdict FAILED). " +
+		"The interval's verdict above does not change a row's or a stage's status: *inconclusive* (the interval straddles the bound) " +
+		"beside a qualified row means the value met the bound but the corpus is too small to show it would on other inputs; " +
+		"qual compare uses the same items to decide whether accuracy regressed between two runs.")}
 }
 
 // accuracyBlocks lists the gate's corpus figures with their bootstrap intervals and verdicts,
@@ -100,5 +141,6 @@ func accuracyBlocks(s evidence.Stage) []doc.Block {
 	}
 	return []doc.Block{
 		doc.Paragraph{Text: doc.T("Accuracy (gate corpus figures; paired percentile bootstrap, 2,000 resamples, fixed seed; pass iff the 95th percentile is within the bound, fail iff the 5th is outside):")}, t,
+		accuracyRole(),
 		doc.Paragraph{Text: doc.T("Resampled (a cluster is resampled whole: clips of one speaker or recording are not independent):")}, clusters}
 }

@@ -61,10 +61,28 @@ func fitsA1280pxScreen(t *testing.T, pics Pictures, e evidence.Evidence) {
 	if latency < 6 || broken > 0 {
 		t.Errorf("%d latency figures, %d of them not drawn", latency, broken)
 	}
+	// Every text of every picture, the collapsed timelines opened, as tall as it renders on this screen.
+	smallest := evalFloat(t, ctx, `(() => {
+		document.querySelectorAll("details").forEach(d => d.open = true);
+		let least = Infinity;
+		document.querySelectorAll("figure svg text").forEach(el => {
+			const svg = el.ownerSVGElement, scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+			least = Math.min(least, parseFloat(getComputedStyle(el).fontSize) * scale);
+		});
+		return least;
+	})()`)
+	t.Logf("smallest text in a picture: %.2f px", smallest)
+	if smallest < minPictureTextPx {
+		t.Errorf("a picture's text renders %.2f px tall on a 1280 px screen, want at least %d px", smallest, minPictureTextPx)
+	}
 	if p := problems(); len(p) > 0 {
 		t.Errorf("report.html logged problems: %s", strings.Join(p, "; "))
 	}
 }
+
+// minPictureTextPx is the smallest text a picture may show on a 1280 px screen: below it labels
+// are read with a magnifier.
+const minPictureTextPx = 11
 
 // No Go value leaks into a report of a real run: a package-qualified name (evidence.Stage), a
 // fmt error verb (%!d), a map or struct dump, a nil.

@@ -33,7 +33,7 @@ func sampleRun() evidence.Evidence {
 			Status: "family-validated", Gate: gate, Reproduce: "go tool ginkgo --label-filter=asr ./suites/asr"},
 	}}
 	asr.Inventory = []evidence.InventoryRow{{Checkpoint: "pocketsphinx-testdata/an4", Revision: "0.8", Profile: "gap:pocketsphinx-testdata/an4",
-		Kind: evidence.KindGap, Reason: "only reduced or variant profiles: sphinx-an4-l0"}}
+		Kind: evidence.KindGap, Status: evidence.StatusUnsupported, Reason: "only reduced or variant profiles: sphinx-an4-l0"}}
 	qa := evidence.Stage{Stage: "audioqa", Number: 9, Status: "blocked", Reason: "none of the 8 profiles implements audio_text_to_text"}
 	return evidence.Evidence{RunID: "r1", Target: "reference", Stages: []evidence.Stage{asr, qa}}
 }
@@ -72,7 +72,7 @@ func TestMarkdownReadsOnOneScreen(t *testing.T) {
 		"**Note [1]:** produced by the contract double, not a TRTMC result.",
 		"| sphinx-en-us [1] | pocketsphinx-en-us/en-us@0.8 |",
 		"| sphinx-an4-l0 | pocketsphinx-testdata/an4@0.8 |",
-		"| — | pocketsphinx-testdata/an4@0.8 | gap | no | not qualified | — | — | only reduced or variant profiles: sphinx-an4-l0 |",
+		"| — | pocketsphinx-testdata/an4@0.8 | gap | no | unsupported | — | — | only reduced or variant profiles: sphinx-an4-l0 |",
 		"[latency](figures/asr-sphinx-en-us-latency.svg)",
 		"![latency of sphinx-en-us](figures/asr-sphinx-en-us-latency.svg)",
 		"RTF 0.473 (4.16 audio-s/s)",

@@ -57,7 +57,7 @@ func FigureCell(r evidence.Result, name string) string {
 	if iv, ok := intervalOf(r.Repeated, name); ok && iv.CI != nil {
 		cell += " ± " + formatHalfWidth(iv.HalfWidth)
 		if iv.Inconclusive {
-			cell += " (inconclusive)"
+			cell += " " + inconclusiveMark
 		}
 	}
 	return cell

@@ -35,6 +35,11 @@ func WriteCopy(runDir, outDir string, e evidence.Evidence) error {
 
 func writeTo(runDir, outDir string, e evidence.Evidence) error {
 	d := Build(e, LoadPictures(runDir, e))
+	if base, err := runFrom(runDir, outDir); err != nil {
+		return err
+	} else if base != "" {
+		doc.Rebase(d, base)
+	}
 	if err := writeFigures(outDir, d); err != nil {
 		return err
 	}
@@ -48,6 +53,26 @@ func writeTo(runDir, outDir string, e evidence.Evidence) error {
 		return fmt.Errorf("write report.html: %w", err)
 	}
 	return nil
+}
+
+// runFrom is runDir as a link from a file in outDir: "" when they are the same directory, else
+// the relative path (an absolute one where there is none), ending in "/".
+func runFrom(runDir, outDir string) (string, error) {
+	run, err := filepath.Abs(runDir)
+	if err != nil {
+		return "", fmt.Errorf("report: %w", err)
+	}
+	out, err := filepath.Abs(outDir)
+	if err != nil {
+		return "", fmt.Errorf("report: %w", err)
+	}
+	if run == out {
+		return "", nil
+	}
+	if rel, err := filepath.Rel(out, run); err == nil {
+		run = rel
+	}
+	return filepath.ToSlash(run) + "/", nil
 }
 
 // writeFigures replaces outDir's figures directory with d's pictures (FigureFiles), so that

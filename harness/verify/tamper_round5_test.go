@@ -81,35 +81,12 @@ func jitteredCopy(t *testing.T, f *forger, stageName string, windows windowMove)
 	if src == "" || dst == "" {
 		t.Fatalf("%s: no two runs to copy between", r.Profile)
 	}
-	srcIDs, srcStart := runIDs(t, f, src)
-	dstIDs, dstStart := runIDs(t, f, dst)
-	shift := dstStart - srcStart
-	rename := map[string]string{}
 	jitter := map[string]int64{}
 	rnd := rand.New(rand.NewPCG(5, 5))
-	f.jsonlExact(src+"/profile_export_raw.jsonl", func(m map[string]any) map[string]any {
-		md := m["metadata"].(map[string]any)
-		for _, k := range []string{"x_request_id", "x_correlation_id"} {
-			if id, _ := md[k].(string); id != "" {
-				rename[id] = "j-" + id
-			}
-		}
-		jitter["j-"+md["x_request_id"].(string)] = 60_000 + rnd.Int64N(140_001)
-		return m
-	})
-	if err := os.RemoveAll(f.path(dst)); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.CopyFS(f.path(dst), os.DirFS(f.path(src))); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"profile_export_raw.jsonl", "profile_export.jsonl"} {
-		f.jsonlExact(dst+"/"+name, func(m map[string]any) map[string]any {
-			m = shiftedCopy(t, m, rename, shift)
-			lengthen(t, m, jitter)
-			return m
-		})
-	}
+	c := f.copyRunOver(t, src, dst, "j-",
+		func(id string) { jitter[id] = 60_000 + rnd.Int64N(140_001) },
+		func(m map[string]any) { lengthen(t, m, jitter) })
+	shift := c.shift
 	summarizeLatency(t, f, dst)
 	if windows >= windowsNS {
 		f.shiftJSONFiles(dst, shift, "phase_manifest.json", "server_metrics_export.json", "server_metrics.json")
@@ -117,7 +94,7 @@ func jitteredCopy(t *testing.T, f *forger, stageName string, windows windowMove)
 	if windows == windowsAll {
 		f.shiftWallClock(dst, shift, "profile_export_aiperf.json", "server_metrics_export.json")
 	}
-	f.replaceRunRecords(t, stageName, i, r.Records, srcIDs, dstIDs, rename, shift)
+	f.replaceRunRecords(t, stageName, i, r.Records, c.srcIDs, c.dstIDs, c.rename, shift)
 }
 
 // windowMove is how much of a copied run's windows a forger moves into its slot.

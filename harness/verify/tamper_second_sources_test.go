@@ -218,20 +218,39 @@ func duplicateRun(t *testing.T, f *forger, stageName string) {
 		t.Fatalf("%s has one AIPerf run", r.Profile)
 	}
 	src, dst := dirs[0], dirs[len(dirs)-1]
+	if last, _ := runIDs(t, f, dst); r.NoCache != nil && last[r.NoCache.FirstRequestID] {
+		dst = dirs[len(dirs)-2]
+	}
+	c := f.copyRunOver(t, src, dst, "copy-", nil, nil)
+	f.replaceRunRecords(t, stageName, i, r.Records, c.srcIDs, c.dstIDs, c.rename, c.shift)
+}
+
+// runCopy is what copyRunOver did: the copied and the replaced run's request ids, each copied
+// id's new name, and how far every nanosecond moved.
+type runCopy struct {
+	srcIDs, dstIDs map[string]bool
+	rename         map[string]string
+	shift          int64
+}
+
+// copyRunOver replaces AIPerf run directory dst with a copy of run src: every file copied, each
+// request and correlation id renamed prefix+id, every *_ns moved to dst's first request's start.
+// request is called with each copied request's new id in the raw export's order (a forger's
+// random draws per request stay those of the file's order); edit, when given, changes each
+// copied export line after the move. The server records are the caller's (replaceRunRecords).
+func (f *forger) copyRunOver(t *testing.T, src, dst, prefix string, request func(newID string), edit func(m map[string]any)) runCopy {
 	srcIDs, srcStart := runIDs(t, f, src)
 	dstIDs, dstStart := runIDs(t, f, dst)
-	if r.NoCache != nil && dstIDs[r.NoCache.FirstRequestID] {
-		dst = dirs[len(dirs)-2]
-		dstIDs, dstStart = runIDs(t, f, dst)
-	}
-	shift := dstStart - srcStart
-	rename := map[string]string{}
+	c := runCopy{srcIDs: srcIDs, dstIDs: dstIDs, rename: map[string]string{}, shift: dstStart - srcStart}
 	f.jsonlExact(src+"/profile_export_raw.jsonl", func(m map[string]any) map[string]any {
 		md := m["metadata"].(map[string]any)
 		for _, k := range []string{"x_request_id", "x_correlation_id"} {
 			if id, _ := md[k].(string); id != "" {
-				rename[id] = "copy-" + id
+				c.rename[id] = prefix + id
 			}
+		}
+		if request != nil {
+			request(prefix + md["x_request_id"].(string))
 		}
 		return m
 	})
@@ -242,9 +261,15 @@ func duplicateRun(t *testing.T, f *forger, stageName string) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"profile_export_raw.jsonl", "profile_export.jsonl"} {
-		f.jsonlExact(dst+"/"+name, func(m map[string]any) map[string]any { return shiftedCopy(t, m, rename, shift) })
+		f.jsonlExact(dst+"/"+name, func(m map[string]any) map[string]any {
+			m = shiftedCopy(t, m, c.rename, c.shift)
+			if edit != nil {
+				edit(m)
+			}
+			return m
+		})
 	}
-	f.replaceRunRecords(t, stageName, i, r.Records, srcIDs, dstIDs, rename, shift)
+	return c
 }
 
 // runIDs are the request ids of an AIPerf run's raw export and its first request's start.

@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 )
 
 // Exit statuses, the same for every command.
@@ -51,7 +53,7 @@ func commands() map[string]spec {
 		"images": {viaTool("qual-run", "images"), "[--root DIR] [-v]", "build or find the base, trtmc-server and AIPerf images",
 			"Builds the images a run uses, or finds them already built (they are cached by the hash of their inputs), and prints their references as JSON.",
 			"qual images -v", 0, 0},
-		"inventory": {runInventory, "[--target T.yaml] [--stage S] [--trtmc-root DIR] [--json] [--check]", "list a target's checkpoints per stage",
+		"inventory": {runInventory, "[--target T.yaml] [--stage S] [--trtmc-root DIR] [--json] [--check] [--controls]", "list a target's checkpoints per stage",
 			"Reads the target's manifests and prints each stage's rows (counted, reduced, variant, excluded, gap) with the reason for each decision. The target and checkout default to QUAL_TARGET and QUAL_TRTMC_ROOT. --check fails (exit 1) unless stages 3 and 6 each have a counted checkpoint.",
 			"qual inventory --stage asr --target suites/targets/trtmc.yaml --trtmc-root ~/TensorRT-Model-Connect", 0, 0},
 		"plan": {runPlan, "--trtmc-root DIR [--target T.yaml] [--stage S] [--run-dir DIR] [--json]", "print every command a TRTMC run would execute, running none",
@@ -63,14 +65,14 @@ func commands() map[string]spec {
 		"keygen": {runKeygen, "-o PATH", "make a signing key pair",
 			"Writes PATH (PKCS#8 PEM, mode 0600) and PATH.pub (PKIX PEM) and prints the key's fingerprint. It never overwrites a key.",
 			"qual keygen -o ~/.config/qual/signer", 0, 0},
-		"sign": {runSign, "[--key-file KEY] reports/RUN", "sign every file of a run (DSSE in-toto Statement)",
+		"sign": {runSign, "[--key KEY | --key-file KEY] reports/RUN", "sign every file of a run (DSSE in-toto Statement)",
 			"Hashes every file of the run into an in-toto Statement and signs it. The key is --key-file, else QUAL_SIGNING_KEY (the PEM itself), else a local pair under $QUAL_CACHE made on first use.",
 			"qual sign --key-file ~/.config/qual/signer reports/latest", 1, 1},
-		"verify": {runVerify, "[--key PUB] reports/RUN", "re-check a published run offline",
+		"verify": {runVerify, "[--key PUB | --key-file PUB] [--require-key] [--without-bundles] [--rerun [--native BIN]] [-v] reports/RUN", "re-check a published run offline",
 			"Checks the signature (pinned with --key), every file hash, and re-derives the evidence from its artifacts: statuses, requests, joins, timing, outputs, gate figures, JUnit and bundle hashes. Exit 1 on any mismatch.",
 			"qual verify --key signer.pub reports/latest", 1, 1},
 		"merge": {runMerge, "[--key PUB] [--without-bundles] -o reports/RUN reports/SHARD...", "verify shard runs with a pinned key and combine them into one run",
-			"Verifies every shard as qual verify --key PUB does (signature, every file, every recomputation; without --key a shard is pinned only to this machine's local key, when that key signed it) and refuses a shard that does not verify or that no key pins; then copies each shard's checkpoint folders and JUnit files into the output run and merges the stage evidence. Shards must come from the same target, settings and code version, and the output must be new or empty.",
+			"Verifies every shard as qual verify --key PUB does (signature, every file, every recomputation; without --key a shard is pinned only to this machine's local key, when that key signed it) and refuses a shard that does not verify or that no key pins; then puts each shard's checkpoint folders into the output run (hard-linked where the filesystem allows, copied otherwise: the bundles are not stored twice), copies its JUnit files and merges the stage evidence. Shards must come from the same target, settings and code version, and the output must be new or empty.",
 			"qual merge --key team.pub --without-bundles -o reports/merged reports/shard-1 reports/shard-2", 1, -1},
 		"compare": {runCompare, "[-o DIR] [--noise-floor A1,A2] [--allow-missing] reports/BASE reports/NEW", "compare two runs per checkpoint",
 			"Speedup lights, accuracy non-inferiority and changed outputs for every checkpoint in both runs. The verdict is REGRESSION (exit 1) on a red light, a Task shift wholly past the red bound (new/base − 1 above 17.9%, per request of the same input) or an accuracy failure; INCOMPLETE (exit 1) when a row is in one run only, unless --allow-missing; INCONCLUSIVE (k of n decided) (exit 3) when a common row's light is white; no regression found (exit 0) only when every common row's light decided; exit 2 when the runs have no checkpoint in common.",
@@ -132,9 +134,13 @@ func runQual(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var undecided undecidedError
 	var help helpRequested
 	var tool toolRun
+	var schema *evidence.SchemaError
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &schema): // a run this qual cannot read: nothing was checked
+		fmt.Fprintf(stderr, "qual %s: %v\n", args[0], err)
+		return exitUsage
 	case errors.As(err, &help):
 		fmt.Fprint(stdout, help.text)
 		return exitOK

@@ -134,7 +134,8 @@ func shardDifference(a, b evidence.Stage) string {
 	return ""
 }
 
-// copyCheckpointDirs copies a shard's checkpoint directories; a directory that already exists in
+// copyCheckpointDirs puts a shard's checkpoint directories into the output, hard-linked where
+// the filesystem allows (linkTree); a directory that already exists in
 // the output means two shards qualified the same profile, which sharding never does.
 func copyCheckpointDirs(src, dst string) error {
 	entries, err := os.ReadDir(src)
@@ -149,7 +150,7 @@ func copyCheckpointDirs(src, dst string) error {
 		if _, err := os.Stat(target); err == nil {
 			return fmt.Errorf("%s appears in two shards", e.Name())
 		}
-		if err := os.CopyFS(target, os.DirFS(filepath.Join(src, e.Name()))); err != nil {
+		if err := linkTree(filepath.Join(src, e.Name()), target, os.Link); err != nil {
 			return fmt.Errorf("copy %s: %w", e.Name(), err)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/attest"
 )
 
 // runHolds is what a command needs a run directory to hold.
@@ -17,8 +19,8 @@ const (
 )
 
 // checkRunDir is the one check every command makes of a run directory argument: a path that
-// is not one is a usage error (exit 2) with the same message whichever command was given it,
-// saying what is missing.
+// is not one, or a signed run that lost its evidence, is a usage error (exit 2) with the same
+// message whichever command was given it, saying what is missing.
 func checkRunDir(dir string, holds runHolds) error {
 	why := ""
 	info, err := os.Stat(dir)
@@ -29,6 +31,10 @@ func checkRunDir(dir string, holds runHolds) error {
 		why = err.Error()
 	case !info.IsDir():
 		why = "it is a file"
+	case present(filepath.Join(dir, attest.EnvelopeFile)) && !present(filepath.Join(dir, "evidence.json")):
+		// A signed run lost a file its signature covers: telling the reader to write it with
+		// qual report would break the signature the run exists to carry.
+		return usageError{fmt.Errorf("%s is a signed run without its evidence.json, a file its signature (%s) covers: copy the run again from where it was published", dir, attest.EnvelopeFile)}
 	case holds == reportedRun && !present(filepath.Join(dir, "evidence.json")):
 		why = "it holds no evidence.json (qual report writes it)"
 	case holds == stageEvidence && !hasStageEvidence(dir):

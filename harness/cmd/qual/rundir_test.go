@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/attest"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 )
 
@@ -84,5 +85,73 @@ func TestARunOfAnotherSchemaIsNamedNotRefused(t *testing.T) {
 	}
 	if code, _, errOut := qualRun(t, "compare", run, run); code == exitOK || !strings.Contains(errOut, want) {
 		t.Errorf("qual compare of a schema-%d run: exit %d, stderr %s", evidence.SchemaVersion-1, code, errOut)
+	}
+}
+
+// Every command that takes a run directory names a run it cannot use alike, exit 2: a path that
+// is no directory, an empty directory, a signed run that lost its evidence.json (saying so, not
+// "not a run directory" nor "run qual report", which would break the signature), and a run of
+// another evidence schema (naming the schema and the qual that reads it).
+func TestEveryCommandNamesARunItCannotUseAlike(t *testing.T) {
+	dir := t.TempDir()
+	file, empty := filepath.Join(dir, "a-file"), filepath.Join(dir, "empty")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	key := filepath.Join(dir, "key")
+	if _, err := run(t, runKeygen, "-o", key); err != nil {
+		t.Fatal(err)
+	}
+	signed := plannedRun(t)
+	if _, err := run(t, runSign, "--key", key, signed); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(signed, "evidence.json")); err != nil {
+		t.Fatal(err)
+	}
+	old := plannedRun(t)
+	for _, f := range []string{"evidence.json", filepath.Join("t2i", "stage.json")} {
+		p := filepath.Join(old, f)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		current := fmt.Sprintf(`"schema_version": %d,`, evidence.SchemaVersion)
+		if !strings.Contains(string(data), current) {
+			t.Fatalf("%s does not hold %s", f, current)
+		}
+		data = []byte(strings.Replace(string(data), current, fmt.Sprintf(`"schema_version": %d,`, evidence.SchemaVersion-1), 1))
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	invocation := map[string]func(run string) []string{
+		"report":  func(run string) []string { return []string{"report", run} },
+		"sign":    func(run string) []string { return []string{"sign", "--key", key, run} },
+		"verify":  func(run string) []string { return []string{"verify", run} },
+		"compare": func(run string) []string { return []string{"compare", run, run} },
+		"merge":   func(run string) []string { return []string{"merge", "-o", filepath.Join(t.TempDir(), "out"), run} },
+	}
+	for name, s := range commands() {
+		if strings.Contains(s.args, "reports/") && invocation[name] == nil {
+			t.Errorf("qual %s takes a run directory (%s) and is not in this table", name, s.args)
+		}
+	}
+	schema := fmt.Sprintf("has evidence schema %d, this qual reads %d", evidence.SchemaVersion-1, evidence.SchemaVersion)
+	for name, args := range invocation {
+		for run, want := range map[string]string{
+			file:   "qual " + name + ": " + file + " is not a run directory: it is a file",
+			empty:  "qual " + name + ": " + empty + " is not a run directory: it holds no ",
+			signed: "qual " + name + ": " + signed + " is a signed run without its evidence.json, a file its signature (" + attest.EnvelopeFile + ") covers",
+			old:    schema,
+		} {
+			code, _, errOut := qualRun(t, args(run)...)
+			if code != exitUsage || !strings.Contains(errOut, want) || strings.Contains(errOut, "<nil>") {
+				t.Errorf("qual %v: exit %d, stderr %q (want exit 2 and %q)", args(run), code, errOut, want)
+			}
+		}
 	}
 }

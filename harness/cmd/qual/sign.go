@@ -13,6 +13,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/attest"
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 )
 
 // localKeyName is the pair `qual sign` creates under the cache directory on first use when no
@@ -29,6 +30,11 @@ func runSign(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	if err := checkRunDir(fs.Arg(0), reportedRun); err != nil {
+		return err
+	}
+	// Only a run this qual reads is signed: a signature over another schema's evidence would
+	// vouch for figures no verify of this version can check.
+	if _, err := evidence.Read(fs.Arg(0)); err != nil {
 		return err
 	}
 	key, source, err := signingKey(keyFile, stdout)

@@ -40,16 +40,23 @@ func (l Latency) SVG() ([]byte, error) {
 	if err := finite("Task time", l.TaskMS); err != nil {
 		return nil, err
 	}
-	const w, h = 720, 600
 	var d svgDoc
-	d.open(w, h, l.Label)
-	d.text(w/2, 20, "middle", l.Title, ` font-size="14"`)
-	d.text(w/2, 38, "middle", fmt.Sprintf("empirical CDF of latency, %d measured requests", len(l.ClientMS)), "")
+	d.open(latencyWidth, latencyHeight, l.Label)
+	d.text(latencyWidth/2, 20, "middle", l.Title, ` font-size="14"`)
+	d.text(latencyWidth/2, 38, "middle", fmt.Sprintf("empirical CDF of latency, %d measured requests", len(l.ClientMS)), "")
 	d.legend(80, 58, []legendEntry{{"client latency (AIPerf request_latency)", clientColour, ""}, {"Task call (server model_call_ms)", taskColour, "5 3"}})
 	l.cdfPanel(&d)
 	l.overheadPanel(&d)
 	return d.close(), nil
 }
+
+// The latency figure's size and its panels' place. It is drawn narrow enough that a page shows
+// two side by side at their own size (1 unit = 1 px): a figure scaled down to fit shrinks its
+// labels below reading size.
+const (
+	latencyWidth, latencyHeight = 560, 616
+	panelLeft, panelWidth       = 80, 450
+)
 
 type legendEntry struct{ name, colour, dashes string }
 
@@ -57,7 +64,7 @@ func (d *svgDoc) legend(x, y float64, entries []legendEntry) {
 	for _, e := range entries {
 		d.b.WriteString(`<line x1="` + num(x) + `" y1="` + num(y-4) + `" x2="` + num(x+28) + `" y2="` + num(y-4) + `" stroke="` + e.colour + `" stroke-width="2"` + dashAttr(e.dashes) + "/>\n")
 		d.text(x+34, y, "start", e.name, "")
-		x += 300
+		y += 18 // one entry a line: side by side they would not fit the figure's width
 	}
 }
 
@@ -78,7 +85,7 @@ func (l Latency) cdfPanel(d *svgDoc) {
 		all := append(append([]float64(nil), l.ClientMS...), l.TaskMS...)
 		x, xlabel = paddedLinear(all, true), "latency (ms)"
 	}
-	p := newPanel(80, 80, 610, 230, x, axis{lo: 0, hi: 1})
+	p := newPanel(panelLeft, 96, panelWidth, 230, x, axis{lo: 0, hi: 1})
 	d.frame(p, xlabel, "fraction of requests ≤ x")
 	d.step(p, "client latency ms", l.ClientMS, drawn, clientColour, "")
 	d.step(p, "Task call ms", l.TaskMS, drawn, taskColour, "5 3")
@@ -89,8 +96,8 @@ func (l Latency) overheadPanel(d *svgDoc) {
 	for i := range over {
 		over[i] = l.ClientMS[i] - l.TaskMS[i]
 	}
-	d.text(385, 382, "middle", "serving overhead per request: client latency − Task call", "")
-	p := newPanel(80, 395, 610, 150, paddedLinear(over, false), axis{lo: 0, hi: 1})
+	d.text(panelLeft+panelWidth/2, 398, "middle", "serving overhead per request: client latency − Task call", "")
+	p := newPanel(panelLeft, 411, panelWidth, 150, paddedLinear(over, false), axis{lo: 0, hi: 1})
 	d.frame(p, "client − Task (ms)", "fraction ≤ x")
 	d.step(p, "client − Task ms", over, func(v float64) float64 { return v }, overColour, "")
 }

@@ -26,7 +26,11 @@ type Span struct {
 	Kind Kind
 	Text string
 	Href string
+	base string // where the run's files are from the rendered file (Rebase); never from the run's data
 }
+
+// href is where the link points from the rendered file.
+func (s Span) href() string { return s.base + s.Href }
 
 // Text is inline content: spans in order.
 type Text []Span
@@ -99,6 +103,56 @@ func Prose(s string) Text {
 		s = s[len(mark)+end+len(mark):]
 	}
 	return t
+}
+
+// Rebase makes d's links into the run's files point from a rendering written outside the run:
+// base is the run directory as seen from there (a path ending in "/"). A figure's file is
+// written beside the rendering, so links to it stay as they are, as do places in the page.
+// The base is the writer's, not the run's data: it is added after the link is checked.
+func Rebase(d Document, base string) {
+	figures := map[string]bool{}
+	walk(d.Blocks, func(t Text) {}, func(f Figure) { figures[f.Src] = true })
+	walk(d.Blocks, func(t Text) {
+		for i := range t {
+			if t[i].Href != "" && !strings.HasPrefix(t[i].Href, "#") && !figures[t[i].Href] {
+				t[i].base = base
+			}
+		}
+	}, func(Figure) {})
+}
+
+// walk calls text on every text of blocks and figure on every figure, in order.
+func walk(blocks []Block, text func(Text), figure func(Figure)) {
+	for _, blk := range blocks {
+		switch x := blk.(type) {
+		case Section:
+			text(x.Title)
+			walk(x.Blocks, text, figure)
+		case Paragraph:
+			text(x.Text)
+		case List:
+			for _, it := range x.Items {
+				text(it.Text)
+				for _, s := range it.Sub {
+					text(s)
+				}
+			}
+		case Table:
+			for _, r := range x.Rows {
+				for _, c := range r.Cells {
+					text(c)
+				}
+			}
+		case Figures:
+			for _, f := range x.Items {
+				figure(f)
+				text(f.Caption)
+			}
+		case Details:
+			text(x.Summary)
+			walk(x.Blocks, text, figure)
+		}
+	}
 }
 
 // Block is a piece of a document: one of the types below.

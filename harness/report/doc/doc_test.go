@@ -119,3 +119,27 @@ func TestProse(t *testing.T) {
 		}
 	}
 }
+
+// Rebase points links into the run from elsewhere, and nothing else: a place in the page and a
+// figure (written beside the rendering) stay; a link the run's data made unsafe stays dropped.
+func TestRebaseMovesOnlyRunLinks(t *testing.T) {
+	d := Document{Title: "t", Blocks: []Block{
+		Paragraph{Text: Text{}.Link("scrape", "a/b.json").Link("row", "#row-a").Link("plot", "figures/a.svg").Link("out", "../../etc/passwd")},
+		Figures{Items: []Figure{{Src: "figures/a.svg", SVG: []byte("<svg></svg>"), Caption: T("c")}}},
+	}}
+	Rebase(d, "../run/")
+	page, md := string(HTML(d)), Markdown(d)
+	for _, want := range []string{`href="../run/a/b.json"`, `href="#row-a"`, `href="figures/a.svg"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %s:\n%s", want, page)
+		}
+	}
+	for _, want := range []string{"(../run/a/b.json)", "(figures/a.svg)"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %s:\n%s", want, md)
+		}
+	}
+	if strings.Contains(page+md, "passwd)") || strings.Contains(page, "passwd\"") {
+		t.Errorf("a link out of the run was written:\n%s\n%s", page, md)
+	}
+}

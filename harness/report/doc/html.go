@@ -40,7 +40,6 @@ p,li{max-width:100%%;overflow-wrap:anywhere}
 .figures{display:flex;flex-wrap:wrap;gap:1em;margin:0.5em 0 1.5em}
 figure{margin:0;max-width:100%%}
 figure svg{display:block;max-width:100%%;height:auto}
-figure.latency svg{width:34em}
 figcaption{font-size:0.9em;color:#555}
 details{margin:0.5em 0 1em}
 summary{cursor:pointer}
@@ -124,7 +123,7 @@ func inlineHTML(t Text) string {
 	for _, s := range t {
 		out := htmlSpan(s.Kind, esc(s.Text))
 		if s.Href != "" && safeHref(s.Href) {
-			out = fmt.Sprintf("<a href=\"%s\">%s</a>", esc(s.Href), out)
+			out = fmt.Sprintf("<a href=\"%s\">%s</a>", esc(s.href()), out)
 		}
 		b.WriteString(out)
 	}

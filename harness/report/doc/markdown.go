@@ -70,7 +70,7 @@ func mdInline(t Text, cell bool) string {
 	for _, s := range t {
 		out := mdSpan(s.Kind, oneSpace(s.Text))
 		if s.Href != "" && !strings.HasPrefix(s.Href, "#") && safeHref(s.Href) { // "#id" is a place in report.html only
-			out = fmt.Sprintf("[%s](%s)", out, mdDest(s.Href))
+			out = fmt.Sprintf("[%s](%s)", out, mdDest(s.href()))
 		}
 		if cell {
 			out = strings.ReplaceAll(out, "|", `\|`)
