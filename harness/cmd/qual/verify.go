@@ -32,7 +32,7 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&key, "key-file", "", "same as --key")
 	requireKey := fs.Bool("require-key", false, "fail (exit 1) unless the signature was checked with a pinned key (CI)")
 	rerun := &rerunFlag{}
-	fs.Var(rerun, "rerun", "re-execute every reference row's gate (the native Task on the pinned inputs, from the stored bundle) and compare its outputs exactly; --rerun=ROW,… only those rows (`stage/profile` or a profile)")
+	fs.Var(rerun, "rerun", "re-execute every reference row's gate (the native Task on the pinned inputs, from the stored bundle) and compare its outputs exactly; --rerun=ROW,… only those rows (stage/profile or a profile)")
 	native := fs.String("native", "", "trtmc-native `binary` for --rerun (default: the one qual images builds into this checkout's build/bin)")
 	withoutBundles := fs.Bool("without-bundles", false, "accept a run published without its .bundle files (the CI upload): their signed sha256 and headers are taken as recorded, and listed")
 	verbose := fs.Bool("v", false, "also print every detail: the signature, the pins, each re-executed gate and each caveat")
