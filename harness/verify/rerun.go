@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -23,14 +24,25 @@ import (
 type Rerun struct {
 	Rows     []string // "<stage>/<profile>: N items identical (T s)"
 	Problems []Problem
+	scope    map[string]bool // the rows named; nil: every row
 }
+
+// Covers says whether the rerun re-executed the row "<stage>/<profile>" (its gate, when it has one).
+func (r Rerun) Covers(row string) bool { return r.scope == nil || r.scope[row] }
+
+// ErrUnknownRow is a scoped --rerun naming a row the run does not have.
+var ErrUnknownRow = errors.New("not a row of the run")
 
 // RerunGates re-executes the gate of every reference row that stored its bundle — the family's
 // native Task on the pinned gate inputs, run by the target file's own gate command with the
 // reference binary nativeBin (trtmc-native; Whisper's worker in its venv) — and requires every
 // output to be exactly the one the evidence records. This is the check no forger can satisfy
 // without the model: a row that serves nothing has no other copy of its outputs.
-func RerunGates(ctx context.Context, runDir, nativeBin string, opts Options) (Rerun, error) {
+//
+// rows, when not empty, re-executes only the rows it names ("<stage>/<profile>" or a profile
+// alone, as RowSelection reads them): a name matching no row of the run is an error, and a named
+// row without a gate is a problem, so a selection never passes over what it asked for.
+func RerunGates(ctx context.Context, runDir, nativeBin string, rows []string, opts Options) (Rerun, error) {
 	runDir = resolvedDir(runDir)
 	var out Rerun
 	e, err := evidence.Read(runDir)
@@ -52,12 +64,23 @@ func RerunGates(ctx context.Context, runDir, nativeBin string, opts Options) (Re
 	if !t.Traits().Embedded() || len(t.Gate) == 0 {
 		return out, fmt.Errorf("--rerun re-executes reference rows; target %s is %s", e.Target, t.Kind)
 	}
+	chosen, err := RowSelection(e, rows)
+	if err != nil {
+		return out, fmt.Errorf("--rerun: %w", err)
+	}
+	out.scope = chosen
 	for _, s := range e.Stages {
 		for _, r := range s.Results {
-			if r.Gate == nil {
+			where := s.Stage + "/" + r.Profile
+			if chosen != nil && !chosen[where] {
 				continue
 			}
-			where := s.Stage + "/" + r.Profile
+			if r.Gate == nil {
+				if chosen != nil {
+					out.Problems = append(out.Problems, Problem{where, "--rerun: the row records no gate to re-execute"})
+				}
+				continue
+			}
 			if missing := unstoredBundle(runDir, r); missing != "" {
 				out.Problems = append(out.Problems, Problem{where, "--rerun cannot re-execute the gate: " + missing})
 				continue
@@ -71,6 +94,35 @@ func RerunGates(ctx context.Context, runDir, nativeBin string, opts Options) (Re
 		}
 	}
 	return out, nil
+}
+
+// RowSelection reads the rows a scoped --rerun names against the run's evidence: each name is
+// "<stage>/<profile>" or a profile alone (every stage's row of that profile). It returns the
+// chosen rows as "<stage>/<profile>", nil for no names (every row); a name that matches no row
+// is an error naming the run's rows.
+func RowSelection(e evidence.Evidence, names []string) (map[string]bool, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	chosen := map[string]bool{}
+	var all []string
+	for _, s := range e.Stages {
+		for _, r := range s.Results {
+			all = append(all, s.Stage+"/"+r.Profile)
+		}
+	}
+	for _, name := range names {
+		found := false
+		for _, row := range all {
+			if name == row || (!strings.Contains(name, "/") && strings.HasSuffix(row, "/"+name)) {
+				chosen[row], found = true, true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("%q: %w (its rows: %s)", name, ErrUnknownRow, strings.Join(all, ", "))
+		}
+	}
+	return chosen, nil
 }
 
 // unstoredBundle says why a gated row's bundle cannot be run ("" when it is stored): a gate

@@ -3,9 +3,12 @@ package verify
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
@@ -60,11 +63,11 @@ func gatedRow(t *testing.T, native string, edit func(g *family.GateResult)) stri
 // regenerated from it) is named.
 func TestRerunReexecutesTheGate(t *testing.T) {
 	native := buildNative(t)
-	res, err := RerunGates(context.Background(), gatedRow(t, native, func(*family.GateResult) {}), native, envOptions())
+	res, err := RerunGates(context.Background(), gatedRow(t, native, func(*family.GateResult) {}), native, nil, envOptions())
 	if err != nil || len(res.Problems) != 0 || len(res.Rows) != 1 {
 		t.Fatalf("the recorded gate: %+v %v", res, err)
 	}
-	res, err = RerunGates(context.Background(), gatedRow(t, native, func(g *family.GateResult) { g.Items[0].Output = "forged" }), native, envOptions())
+	res, err = RerunGates(context.Background(), gatedRow(t, native, func(g *family.GateResult) { g.Items[0].Output = "forged" }), native, nil, envOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +79,7 @@ func TestRerunReexecutesTheGate(t *testing.T) {
 		t.Fatalf("a forged gate output: %v", got)
 	}
 	// a variant row's PSNR raised: no served image holds it, the re-executed gate does
-	res, err = RerunGates(context.Background(), gatedRow(t, native, func(g *family.GateResult) { g.Figures["ssim_min"] = 1 }), native, envOptions())
+	res, err = RerunGates(context.Background(), gatedRow(t, native, func(g *family.GateResult) { g.Figures["ssim_min"] = 1 }), native, nil, envOptions())
 	if err != nil || len(res.Problems) != 1 || !containsAll([]string{res.Problems[0].String()}, "--rerun: gate figure ssim_min re-executed", "the evidence records 1") {
 		t.Fatalf("a forged gate figure: %+v %v", res, err)
 	}
@@ -97,5 +100,69 @@ func TestNotRederivedIsListedPerRow(t *testing.T) {
 		!containsAll(lines, "asr/served: the native Task's outputs of the gate inputs it did not serve", "(rerun)") ||
 		!containsAll(lines, "t2i/sd: the gate: the target's own test report") || !containsAll(lines, "run: hardware") {
 		t.Fatalf("%v", lines)
+	}
+}
+
+// TestScopedRerunReexecutesOnlyTheNamedRows: --rerun=ROW,… re-executes the rows it names and no
+// other. The run holds the same bundle under three rows: honest (t2i), forged (copy) and
+// without a gate (nogate). Each scope's re-executed rows and problems are exactly its rows'.
+func TestScopedRerunReexecutesOnlyTheNamedRows(t *testing.T) {
+	native := buildNative(t)
+	dir := gatedRow(t, native, func(*family.GateResult) {})
+	e, err := evidence.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	honest := e.Stages[0].Results[0]
+	forged := honest
+	g := *honest.Gate
+	g.Items = slices.Clone(g.Items)
+	g.Items[0].Output = "forged"
+	forged.Gate = &g
+	nogate := honest
+	nogate.Gate = nil
+	e.Stages = append(e.Stages,
+		evidence.Stage{Stage: "copy", TargetKind: "reference", Results: []evidence.Result{forged}},
+		evidence.Stage{Stage: "nogate", TargetKind: "reference", Results: []evidence.Result{nogate}})
+	if err := evidence.WriteJSON(filepath.Join(dir, "evidence.json"), e); err != nil {
+		t.Fatal(err)
+	}
+	const row = "procdiff-small-l0"
+	for _, c := range []struct {
+		rows         []string
+		reran, wrong []string // rows re-executed identical; rows with a problem
+	}{
+		{[]string{"t2i/" + row}, []string{"t2i/" + row}, nil},
+		{[]string{"copy/" + row}, nil, []string{"copy/" + row}},
+		{[]string{"nogate/" + row}, nil, []string{"nogate/" + row}},
+		{[]string{"t2i/" + row, "copy/" + row}, []string{"t2i/" + row}, []string{"copy/" + row}},
+		{[]string{row}, []string{"t2i/" + row}, []string{"copy/" + row, "nogate/" + row}}, // a profile alone: every stage's row
+		{nil, []string{"t2i/" + row}, []string{"copy/" + row}},                            // every gated row
+	} {
+		res, err := RerunGates(context.Background(), dir, native, c.rows, envOptions())
+		if err != nil {
+			t.Fatalf("%v: %v", c.rows, err)
+		}
+		var reran, wrong []string
+		for _, r := range res.Rows {
+			reran = append(reran, strings.SplitN(r, ":", 2)[0])
+		}
+		for _, p := range res.Problems {
+			wrong = append(wrong, p.Where)
+		}
+		if !slices.Equal(reran, c.reran) || !slices.Equal(wrong, c.wrong) {
+			t.Errorf("--rerun=%v: re-executed %v (want %v), problems %v (want %v)", c.rows, reran, c.reran, res.Problems, c.wrong)
+		}
+		for _, stage := range []string{"t2i", "copy", "nogate"} {
+			named := c.rows == nil || slices.Contains(c.rows, row) || slices.Contains(c.rows, stage+"/"+row)
+			if res.Covers(stage+"/"+row) != named {
+				t.Errorf("--rerun=%v: Covers(%s/%s) = %v", c.rows, stage, row, !named)
+			}
+		}
+	}
+	for _, bad := range [][]string{{"t2i/nope"}, {"nope"}, {""}, {"t2i/" + row, "asr/" + row}, {"t2i"}} {
+		if _, err := RerunGates(context.Background(), dir, native, bad, envOptions()); !errors.Is(err, ErrUnknownRow) {
+			t.Errorf("--rerun=%q: %v, want ErrUnknownRow", bad, err)
+		}
 	}
 }

@@ -59,6 +59,14 @@ type forger struct {
 	t   *testing.T
 	dir string
 	e   evidence.Evidence
+	// rerunRows are the rows whose gate the forgery edits: the case's `qual verify --rerun`
+	// re-executes only them (each re-executes the whole native Task), every row when none.
+	rerunRows []string
+}
+
+// forgesGate names a row whose gate the forgery edits, for the case's scoped --rerun.
+func (f *forger) forgesGate(stage string, r evidence.Result) {
+	f.rerunRows = append(f.rerunRows, stage+"/"+r.Profile)
 }
 
 func (f *forger) path(rel string) string { return filepath.Join(f.dir, filepath.FromSlash(rel)) }
@@ -763,7 +771,7 @@ func tamperCase(t *testing.T, run *publishedRun, c tamper) string {
 		t.Errorf("the pinned signature check passed an edited run")
 	}
 	if c.rerunWant != nil {
-		rerunProblems := checkRerun(t, dir, c)
+		rerunProblems := checkRerun(t, f, c)
 		if c.want == nil {
 			return fmt.Sprintf("%-70s | %s", c.name, rerunProblems)
 		}
@@ -874,7 +882,8 @@ func copyForgeries() []tamper {
 		{name: "E02 a variant row's gate outputs set to the pinned upstream text, figures recomputed", forged: true,
 			rerunWant: []string{"--rerun: gate item", "the native Task gives"},
 			edit: func(t *testing.T, f *forger) {
-				i, _ := f.result(asr, fv, evidence.KindReduced)
+				i, r := f.result(asr, fv, evidence.KindReduced)
+				f.forgesGate(asr, r)
 				f.stage(asr, func(s *evidence.Stage) {
 					g := s.Results[i].Gate
 					it := &g.Items[0] // "the model gave the upstream text" (or the gold text)
@@ -1176,6 +1185,7 @@ func copyForgeries() []tamper {
 			rerunWant: []string{"--rerun: gate figure gold_wer_normalized re-executed"}, rerunRow: asr + "/whisper-tiny-en",
 			edit: func(t *testing.T, f *forger) {
 				i, r := f.profile(asr, "whisper-tiny-en")
+				f.forgesGate(asr, r)
 				done := false
 				f.jsonl(r.Records, func(m map[string]any) map[string]any {
 					if out, ok := m["output"].(map[string]any); ok && !done && out["audio_seconds"] != nil {
@@ -1189,7 +1199,8 @@ func copyForgeries() []tamper {
 			want:      []string{"junit/t2i.xml", "gate_psnr_min_db"},
 			rerunWant: []string{"--rerun: gate figure psnr_min_db re-executed"},
 			edit: func(t *testing.T, f *forger) {
-				i, _ := f.notServed(t2i)
+				i, r := f.notServed(t2i)
+				f.forgesGate(t2i, r)
 				f.stage(t2i, func(s *evidence.Stage) {
 					s.Results[i].Gate.Figures["psnr_min_db"] = 1e300
 					s.Results[i].Gate.Figures["ssim_min"] = 1
@@ -1288,17 +1299,28 @@ func (f *forger) notServed(stage string) (int, evidence.Result) {
 	})
 }
 
-// checkRerun is `qual verify --rerun` on a forged run: one re-executed gate's problem contains
-// rerunWant; a case refused by --rerun alone is listed by unpinned verify as not re-derived.
-func checkRerun(t *testing.T, dir string, c tamper) string {
+// checkRerun is `qual verify --rerun` on a forged run, scoped to the rows whose gate the forgery
+// edits (every row when it names none): one re-executed gate's problem contains rerunWant, and
+// nothing outside the scope was re-executed; a case refused by --rerun alone is listed by
+// unpinned verify as not re-derived.
+func checkRerun(t *testing.T, f *forger, c tamper) string {
 	t.Helper()
-	res, err := RerunGates(context.Background(), dir, nativeBin(t), envOptions())
+	dir := f.dir
+	res, err := RerunGates(context.Background(), dir, nativeBin(t), f.rerunRows, envOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, p := range res.Problems {
 		got = append(got, p.String())
+		if f.rerunRows != nil && !slices.Contains(f.rerunRows, p.Where) && !strings.HasSuffix(p.Where, ".bundle") {
+			t.Errorf("--rerun=%v re-executed a row outside its scope: %v", f.rerunRows, p)
+		}
+	}
+	for _, row := range res.Rows {
+		if where, _, _ := strings.Cut(row, ":"); f.rerunRows != nil && !slices.Contains(f.rerunRows, where) {
+			t.Errorf("--rerun=%v re-executed a row outside its scope: %s", f.rerunRows, row)
+		}
 	}
 	if !containsAll(got, c.rerunWant...) {
 		t.Fatalf("--rerun: no problem contains %q: %v", c.rerunWant, got)

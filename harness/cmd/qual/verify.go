@@ -31,7 +31,8 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&key, "key", "", "the signer's public key (PEM) to pin; without it a run signed by this machine's local key is pinned to that key, any other is UNPINNED")
 	fs.StringVar(&key, "key-file", "", "same as --key")
 	requireKey := fs.Bool("require-key", false, "fail (exit 1) unless the signature was checked with a pinned key (CI)")
-	rerun := fs.Bool("rerun", false, "re-execute every reference row's gate (the native Task on the pinned inputs, from the stored bundle) and compare its outputs exactly")
+	rerun := &rerunFlag{}
+	fs.Var(rerun, "rerun", "re-execute every reference row's gate (the native Task on the pinned inputs, from the stored bundle) and compare its outputs exactly; --rerun=ROW,… only those rows (stage/profile or a profile)")
 	native := fs.String("native", "", "trtmc-native `binary` for --rerun (default: the one qual images builds into this checkout's build/bin)")
 	withoutBundles := fs.Bool("without-bundles", false, "accept a run published without its .bundle files (the CI upload): their signed sha256 and headers are taken as recorded, and listed")
 	verbose := fs.Bool("v", false, "also print every detail: the signature, the pins, each re-executed gate and each caveat")
@@ -78,15 +79,17 @@ func runVerify(ctx context.Context, args []string, stdout io.Writer) error {
 	for _, p := range rep.Problems {
 		mismatches = append(mismatches, p.String())
 	}
-	if *rerun {
-		problems, err := rerunGates(ctx, runDir, *native, &out.details)
-		if err != nil {
+	var reran verify.Rerun
+	if rerun.on {
+		if reran, err = rerunGates(ctx, runDir, *native, rerun.rows, &out.details); err != nil {
 			return err
 		}
-		mismatches = append(mismatches, problems...)
+		for _, p := range reran.Problems {
+			mismatches = append(mismatches, p.String())
+		}
 	}
 	for _, r := range rep.Recorded {
-		if r.ByRerun && *rerun {
+		if r.ByRerun && rerun.on && reran.Covers(r.Row) {
 			continue // re-executed
 		}
 		hint := ""
@@ -259,32 +262,70 @@ func checkSignature(ctx context.Context, runDir string, pinned []byte, withoutBu
 	return sig, nil
 }
 
-// rerunGates runs verify.RerunGates with the reference binary and prints each re-executed row.
-func rerunGates(ctx context.Context, runDir, native string, stdout io.Writer) ([]string, error) {
+// rerunFlag is --rerun (every gated row) or --rerun=ROW,… (those rows): a boolean flag that
+// also takes a value, so a bare --rerun keeps its meaning before the run directory.
+type rerunFlag struct {
+	on   bool
+	rows []string // empty: every row
+}
+
+func (f *rerunFlag) IsBoolFlag() bool { return true }
+
+func (f *rerunFlag) String() string {
+	if f == nil || !f.on {
+		return "false"
+	}
+	if len(f.rows) == 0 {
+		return "true"
+	}
+	return strings.Join(f.rows, ",")
+}
+
+func (f *rerunFlag) Set(v string) error {
+	switch v {
+	case "true":
+		f.on, f.rows = true, nil
+		return nil
+	case "false":
+		f.on, f.rows = false, nil
+		return nil
+	}
+	rows := strings.Split(v, ",")
+	for _, r := range rows {
+		if strings.TrimSpace(r) != r || r == "" {
+			return fmt.Errorf("--rerun=%q: a row name is empty or padded (--rerun=asr/whisper-tiny-en,t2i/procdiff-small)", v)
+		}
+	}
+	f.on, f.rows = true, rows
+	return nil
+}
+
+// rerunGates runs verify.RerunGates with the reference binary on the rows named (every row when
+// none) and prints each re-executed row.
+func rerunGates(ctx context.Context, runDir, native string, rows []string, stdout io.Writer) (verify.Rerun, error) {
 	opts, err := verifyOptions()
 	if err != nil {
-		return nil, err
+		return verify.Rerun{}, err
 	}
 	if native == "" {
 		native = plan.NativeBin(opts.Root)
 	}
 	if _, err := os.Stat(native); err != nil {
-		return nil, usageError{fmt.Errorf("--rerun needs trtmc-native (`qual images` in this checkout builds it, or pass --native): %w", err)}
+		return verify.Rerun{}, usageError{fmt.Errorf("--rerun needs trtmc-native (`qual images` in this checkout builds it, or pass --native): %w", err)}
 	}
 	start := time.Now()
-	res, err := verify.RerunGates(ctx, runDir, native, opts)
+	res, err := verify.RerunGates(ctx, runDir, native, rows, opts)
+	if errors.Is(err, verify.ErrUnknownRow) {
+		return res, usageError{err}
+	}
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	for _, row := range res.Rows {
 		fmt.Fprintf(stdout, "rerun %s\n", row)
 	}
 	fmt.Fprintf(stdout, "rerun: %d reference rows re-executed in %.1f s\n", len(res.Rows), time.Since(start).Seconds())
-	var problems []string
-	for _, p := range res.Problems {
-		problems = append(problems, p.String())
-	}
-	return problems, nil
+	return res, nil
 }
 
 // verifyOptions are the configuration's answers to where the pins are (the repository root)
