@@ -14,13 +14,15 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/attest"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/report"
+	"github.com/trtmc-qual/trtmc-qual/harness/target"
 )
 
-// plannedRun publishes a run whose only stage is planned: evidence qual verify accepts as is.
+// plannedRun publishes a run whose only stage is planned, as a TRTMC target records it on a machine
+// without its GPU stack: evidence qual verify accepts as is.
 func plannedRun(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	stage := evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: "t2i", Number: 6, Status: "planned", Reason: "signing test",
+	stage := evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: "t2i", Number: 6, TargetKind: string(target.TRTMC), Status: "planned", Reason: "signing test",
 		Results:   []evidence.Result{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned, Statement: "signing test"}},
 		Inventory: []evidence.InventoryRow{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned}}}
 	if err := evidence.WriteJSON(filepath.Join(dir, "t2i", "stage.json"), stage); err != nil {
@@ -293,7 +295,7 @@ func TestVerifyRepeatsTheScope(t *testing.T) {
 	dir := t.TempDir()
 	rows := []evidence.InventoryRow{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned},
 		{Profile: "q", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusNotSelected}}
-	stage := evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: "t2i", Number: 6, Status: "planned", Reason: "signing test",
+	stage := evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: "t2i", Number: 6, TargetKind: string(target.TRTMC), Status: "planned", Reason: "signing test",
 		Results:   []evidence.Result{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned, Statement: "signing test"}},
 		Inventory: rows, Selection: evidence.SelectionOf(rows, "smoke")}
 	if err := evidence.WriteJSON(filepath.Join(dir, "t2i", "stage.json"), stage); err != nil {
