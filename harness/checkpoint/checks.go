@@ -20,8 +20,13 @@ func (c *Checkpoint) Join() (join.Report, error) {
 	if c.serving == nil || c.serving.aiperf == nil {
 		return join.Report{}, c.fail("join", fmt.Errorf("no AIPerf run to join"))
 	}
-	if _, err := c.derive(claim.Join()); err != nil {
+	a, err := c.derive(claim.Join())
+	if err != nil {
 		return join.Report{}, c.fail("join", err)
+	}
+	// Checked, not stored: the bundle's recorded sha256 stays the built one it must still be.
+	if problems := claim.Inputs().Check(a); len(problems) > 0 {
+		return join.Report{}, c.fail("join", fmt.Errorf("%s", strings.Join(problems, "; ")))
 	}
 	rep := *c.Result.Join
 	load := c.Env.Target.StageLoad(string(c.W.Stage()))

@@ -41,7 +41,7 @@ func TestAccuracyClustersComeFromThePinnedDataset(t *testing.T) {
 		want bool
 	}{{grouped, false}, {byClip, true}} {
 		r := evidence.Result{Gate: gate, Accuracy: c.acc, Dataset: evidence.Dataset{Path: "dataset.json"}}
-		problems := claim.Accuracy().Check(loadArtifacts(t.TempDir(), pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, "reference", evidence.Stage{}, r))
+		problems := claim.Accuracy().Check(loadArtifacts(t.TempDir(), pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, "reference", evidence.Stage{}, r, false))
 		if got := len(problems) > 0; got != c.want {
 			t.Errorf("clustered by %q: problems %v", c.acc[0].ClusterBy, problems)
 		}

@@ -99,7 +99,7 @@ func TestForgedStageNameIsRefused(t *testing.T) {
 // claimProblems are what claimsCheck finds in a run of one ASR row r.
 func claimProblems(runDir string, r evidence.Result) []string {
 	s := evidence.Stage{Stage: "asr"}
-	row := &Row{Where: "asr/" + r.Profile, Stage: s, Result: r, Artifacts: loadArtifacts(runDir, pins{}, "reference", s, r)}
+	row := &Row{Where: "asr/" + r.Profile, Stage: s, Result: r, Artifacts: loadArtifacts(runDir, pins{}, "reference", s, r, false)}
 	var out []string
 	for _, p := range claimsCheck(&Run{Dir: runDir, Rows: []*Row{row}}) {
 		out = append(out, p.String())
