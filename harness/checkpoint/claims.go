@@ -37,7 +37,6 @@ func (c *Checkpoint) given() claim.Given {
 		path = filepath.Join(c.Env.Root, c.Testcase.Dataset)
 	}
 	g := claim.StageGiven(c.W, workload.DeclaredThresholds(c.Manifest.Path, c.Testcase.Name), claim.DatasetGroups(path))
-	g.ImageDefaults = workload.StoredImageDefaults(c.Env.RunDir, c.Result)
 	g.RecordsMayOmitInputHash = c.Env.Target.Kind.RecordsOmitInputFields()
 	return g
 }

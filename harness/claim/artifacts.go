@@ -38,9 +38,6 @@ type Given struct {
 	// clip limits of its manifest): ok false when the pins name nothing to check them against,
 	// err what reading the pins found wrong; nil when the stored inputs are not derived here.
 	InputPins func() (in workload.Admission, ok bool, err error)
-	// ImageDefaults reads the served family's request defaults, for a stage whose payloads leave
-	// settings to the family (its InputSHA).
-	ImageDefaults workload.ImageDefaults
 	// RecordsMayOmitInputHash says the target's server records may carry no input_sha256 (TRTMC's).
 	RecordsMayOmitInputHash bool
 	// Published says the run was published without its bundles: an input identity that needs the

@@ -18,18 +18,31 @@ import (
 // (the stage's CheckStoredInputs, and an admitting stage's clip limits re-applied, against what
 // the pins give); each server record's input_sha256 is the identity the stage derives
 // (InputSHA) from the payload AIPerf sent under its id. Given, not derived: the bundle's other
-// hashes (what the server and the gate reported), and where the pinned inputs are.
+// fields (its header, tied to the row by verify; the hashes the server and the gate reported,
+// tied to this one by verify's bundle check), and where the pinned inputs are.
 func Inputs() Claim {
-	return of("inputs", func(r *evidence.Result) *evidence.Bundle { return &r.Bundle }, func(evidence.Result) bool { return true }, deriveInputs)
+	return Claim{
+		Name:    "inputs",
+		Claimed: func(evidence.Result) bool { return true },
+		derive:  func(a *Artifacts) (any, error) { return deriveInputs(a) },
+		stored:  func(r *evidence.Result) any { return StoredBundle{SHA256Built: r.Bundle.SHA256Built} },
+		store:   func(r *evidence.Result, v any) { r.Bundle.SHA256Built = v.(StoredBundle).SHA256Built },
+	}
 }
 
-func deriveInputs(a *Artifacts) (evidence.Bundle, error) {
-	b := a.Row.Bundle
+// StoredBundle is what the inputs claim derives of the row's bundle (evidence's bundle fields of
+// the same names).
+type StoredBundle struct {
+	SHA256Built string `json:"sha256_built"`
+}
+
+func deriveInputs(a *Artifacts) (StoredBundle, error) {
+	b := StoredBundle{SHA256Built: a.Row.Bundle.SHA256Built}
 	var errs []error
-	if b.Path != "" && b.SHA256Built != "" && !a.Given.Published { // published without it: taken as recorded
-		got, err := a.storedSHA256(b.Path)
+	if path := a.Row.Bundle.Path; path != "" && b.SHA256Built != "" && !a.Given.Published { // published without it: taken as recorded
+		got, err := a.storedSHA256(path)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("stored bundle %s: %w", b.Path, err))
+			errs = append(errs, fmt.Errorf("stored bundle %s: %w", path, err))
 		} else {
 			b.SHA256Built = got
 		}
@@ -98,7 +111,7 @@ func (a *Artifacts) inputHashes() []error {
 		}
 		if derive == nil {
 			var err error
-			if derive, err = a.Given.Stage.InputSHA(a.Given.ImageDefaults); a.Given.Published && errors.Is(err, fs.ErrNotExist) {
+			if derive, err = a.Given.Stage.InputSHA(workload.StoredImageDefaults(a.runDir, a.Row)); a.Given.Published && errors.Is(err, fs.ErrNotExist) {
 				return errs
 			} else if err != nil {
 				return append(errs, fmt.Errorf("%s: the records' input_sha256 cannot be re-derived: %w", a.Row.Records, err))

@@ -27,7 +27,7 @@ func loadArtifacts(runDir string, p pins, runKind string, s evidence.Stage, r ev
 	groups := func() (map[string]string, error) { return p.GateGroups(s, r) }
 	where := s.Stage + "/" + r.Profile
 	inputs := func(g claim.Given) claim.Given {
-		g.InputPins, g.ImageDefaults, g.Published = inputPins(runDir, p, where, s, r), workload.StoredImageDefaults(runDir, r), published
+		g.InputPins, g.Published = inputPins(runDir, p, where, s, r), published
 		g.RecordsMayOmitInputHash = kindOf(s.TargetKind).RecordsOmitInputFields()
 		return g
 	}

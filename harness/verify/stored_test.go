@@ -50,7 +50,7 @@ func checkInputHashes(runDir string, s evidence.Stage, r evidence.Result, pairs 
 	if r.AIPerf == nil {
 		r.AIPerf = &evidence.AIPerfRun{}
 	}
-	given := claim.Given{Stage: w, ImageDefaults: workload.StoredImageDefaults(runDir, r), Published: published,
+	given := claim.Given{Stage: w, Published: published,
 		RecordsMayOmitInputHash: kindOf(s.TargetKind).RecordsOmitInputFields()}
 	a := &claim.Artifacts{Row: r, Given: given, Join: join.Report{Pairs: pairs}}
 	for _, problem := range claim.Inputs().Check(a) {
