@@ -16,8 +16,9 @@ func checkStored(runDir string, p pins, where string, s evidence.Stage, r eviden
 	}
 }
 
-// checkAdmission is the inputs claim on stored inputs given as they are, under the clip limits of
-// the row's pinned manifest.
+// checkAdmission is the inputs claim's admission rule on stored inputs given as they are, under
+// the clip limits of the row's pinned manifest (the row loaded as one that ran no AIPerf, so that
+// its stored inputs are judged by the admission rule alone).
 func checkAdmission(p pins, stored workload.StoredInputs, s evidence.Stage, report reporter) {
 	w, err := workload.Get(s.Stage)
 	if err != nil {
@@ -28,7 +29,9 @@ func checkAdmission(p pins, stored workload.StoredInputs, s evidence.Stage, repo
 		limits := pinnedLimits(p, stored.Where, s, stored.Result, report)
 		return workload.Admission{StoredInputs: stored, Stage: s.Stage, Family: row.Family, Limits: limits}, true, nil
 	}
-	a := claim.Load(stored.RunDir, stored.Result, claim.Given{Stage: w, InputPins: pins})
+	row := stored.Result
+	row.AIPerf = nil
+	a := claim.Load(stored.RunDir, row, claim.Given{Stage: w, InputPins: pins})
 	for _, problem := range claim.Inputs().Check(a) {
 		report(stored.Where, "%s", problem)
 	}

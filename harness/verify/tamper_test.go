@@ -481,7 +481,7 @@ func tampers() []tamper {
 				f.rewrite("asr/stage.json", func(b []byte) []byte { return bytes.Replace(b, []byte(`"reason"`), []byte(`"reason_x"`), 1) })
 			}},
 		{name: "stored bundle edited", forged: true,
-			want: []string{".bundle", "stored bundle sha256"},
+			want: []string{"inputs recomputed differently", ".sha256_built: recomputed"},
 			edit: func(t *testing.T, f *forger) {
 				_, r := f.result(asr, q, "")
 				f.rewrite(r.Bundle.Path, func(b []byte) []byte { b[len(b)-1] ^= 1; return b })
@@ -518,7 +518,7 @@ func tampers() []tamper {
 				f.rewrite(rel, func(b []byte) []byte { b[len(b)-1] ^= 1; return b })
 			}},
 		{name: "bundle hashes replaced consistently in the evidence", forged: true,
-			want: []string{".bundle", "stored bundle sha256"},
+			want: []string{"inputs recomputed differently", ".sha256_built: recomputed"},
 			edit: func(t *testing.T, f *forger) {
 				i, _ := f.result(asr, q, "")
 				f.stage(asr, func(s *evidence.Stage) {

@@ -97,7 +97,7 @@ func checks() []func(*Run) []Problem {
 		bundlePathCheck,      // a built or gated bundle is named in the run (bundlepath.go)
 		bundleHeaderCheck,    // the stored bundle is the row's (bundleheader.go)
 		backingCheck,         // each status is backed by what it claims (complete.go)
-		inlineDatasetCheck,   // a TRTMC testcase's own prompt or clip (stored.go)
+		inlineDatasetCheck,   // a TRTMC testcase's own prompt or clip (inline.go)
 		scratchCheck,         // kept artifacts only where the target keeps them (scratch.go)
 		servedCheck,          // outputs, meaning and copies of each request recomputed (served.go)
 		claimsCheck,          // join, inputs, timing, repeated runs, accuracy, no-caching derived again (claims.go)
