@@ -274,7 +274,7 @@ func (referenceSteps) gate(ctx context.Context, c *Checkpoint) error {
 		return c.fail("gate", err)
 	}
 	out, runErr := c.runKeeping(ctx, args, "gate")
-	var res family.GateResult
+	var res evidence.GateResult
 	if err := json.Unmarshal(out, &res); err != nil {
 		if runErr != nil {
 			return c.fail("gate", runErr)

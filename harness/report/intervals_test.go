@@ -9,7 +9,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
 // repeatedRow is a row measured over five AIPerf runs of 12 requests, its figures computed as
@@ -45,8 +44,8 @@ func repeatedRow(t *testing.T) evidence.Result {
 
 func TestIntervalsInTheReport(t *testing.T) {
 	row := repeatedRow(t)
-	gate := &family.GateResult{Figures: map[string]float64{"gold_wer": 0.2}, Thresholds: map[string]float64{"gold_wer": 0.35},
-		Items: []family.GateItem{{ID: "a", Gold: "one two", Output: "one two"}, {ID: "b", Gold: "three four", Output: "three for"}}}
+	gate := &evidence.GateResult{Figures: map[string]float64{"gold_wer": 0.2}, Thresholds: map[string]float64{"gold_wer": 0.35},
+		Items: []evidence.GateItem{{ID: "a", Gold: "one two", Output: "one two"}, {ID: "b", Gold: "three four", Output: "three for"}}}
 	acc, err := accuracy.Gate(gate, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
 // sampleRun is a small run as the suites write it: one qualified ASR row, one reduced row, and
@@ -25,7 +24,7 @@ func sampleRun() evidence.Evidence {
 		{Name: "rtf", Value: 0.473, Unit: "ratio", Formula: "Σ model_call_ms / Σ clip ms"},
 		{Name: "audio_seconds_per_second", Value: 4.16, Unit: "s/s", Formula: "Σ clip s / duration"},
 	}}
-	gate := &family.GateResult{Passed: true, Figures: map[string]float64{"gold_wer": 0.2667, "ned_max": 0}}
+	gate := &evidence.GateResult{Passed: true, Figures: map[string]float64{"gold_wer": 0.2667, "ned_max": 0}}
 	asr := evidence.Stage{Stage: "asr", Number: 3, Status: "qualified", Results: []evidence.Result{
 		{Profile: "sphinx-en-us", Checkpoint: "pocketsphinx-en-us/en-us", Revision: "0.8", Kind: "full", Counted: true,
 			Status: "aiperf-qualified", Gate: gate, Timing: &sum,

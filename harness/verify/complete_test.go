@@ -11,7 +11,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
 // collect returns a reporter and the problems it gathered.
@@ -46,9 +45,9 @@ func TestStatusesNeedWhatTheyClaim(t *testing.T) {
 			"m: status aiperf-qualified without a passed gate with pinned thresholds, AIPerf artifacts, server records, a clean join, native/HTTP identity for every request, meaningful outputs, timing, a passed no-caching check"},
 		{evidence.Result{Profile: "m", Kind: evidence.KindReduced, Status: evidence.StatusQualified, NoCache: &evidence.NoCache{Passed: false}},
 			"timing, a passed no-caching check"},
-		{evidence.Result{Profile: "m", Kind: evidence.KindReduced, Status: evidence.StatusFamilyValidated, Gate: &family.GateResult{Passed: false}},
+		{evidence.Result{Profile: "m", Kind: evidence.KindReduced, Status: evidence.StatusFamilyValidated, Gate: &evidence.GateResult{Passed: false}},
 			"m: status family-validated without a passed gate with pinned thresholds"},
-		{evidence.Result{Profile: "m", Kind: evidence.KindReduced, Status: evidence.StatusPlanned, Gate: &family.GateResult{Passed: true}},
+		{evidence.Result{Profile: "m", Kind: evidence.KindReduced, Status: evidence.StatusPlanned, Gate: &evidence.GateResult{Passed: true}},
 			"m: status planned but the row claims results"},
 		{evidence.Result{Profile: "m", Kind: evidence.KindReduced, Counted: true, Status: evidence.StatusFailed},
 			"m: a reduced row is counted: only full models are"},

@@ -19,7 +19,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/suites/junit"
 )
 
@@ -240,7 +239,7 @@ func TestJUnitPropertiesAreTheEvidence(t *testing.T) {
 <testcase name="passes the gate" classname="asr.p"><properties><property name="gate_gold_wer" value="0.04"></property></properties></testcase>
 </testsuite></testsuites>`), 0o644)
 	row := evidence.Result{Profile: "p", Timing: &timing.Summary{Figures: []timing.Figure{{Name: "client_latency_p50", Unit: "ms", Value: 812.5}}},
-		Gate: &family.GateResult{Figures: map[string]float64{"gold_wer": 0.04}}}
+		Gate: &evidence.GateResult{Figures: map[string]float64{"gold_wer": 0.04}}}
 	e := evidence.Evidence{Stages: []evidence.Stage{{Stage: "asr", Hardware: evidence.Hardware{Cores: 2}, Versions: map[string]string{"aiperf": "0.13.0"}, Results: []evidence.Result{row}}}}
 	report, got := collect()
 	checkJUnitProperties(dir, e, report)

@@ -7,7 +7,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
 func TestLocalRefusesPathsLeavingTheRun(t *testing.T) {
@@ -61,7 +60,7 @@ func TestForgedPathsAreVerifyFailures(t *testing.T) {
 	r.AIPerf.Dir, r.Records = "asr/p/aiperf", forged
 	check("served", "records", claimProblems(run, r))
 
-	r.Profile, r.Gate = forged, &family.GateResult{Testcase: "c"}
+	r.Profile, r.Gate = forged, &evidence.GateResult{Testcase: "c"}
 	report, got = collect()
 	checkJUnitGate(run, "asr/x", "asr", r, report)
 	check("junit", "profile", *got)

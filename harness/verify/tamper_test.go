@@ -33,7 +33,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
@@ -1324,7 +1323,7 @@ func checkRerun(t *testing.T, dir string, c tamper) string {
 
 // rescoreASRGate recomputes an ASR gate's figures from its items, as the family's gate does, so
 // that a forged output leaves the gate consistent with itself.
-func rescoreASRGate(g *family.GateResult) {
+func rescoreASRGate(g *evidence.GateResult) {
 	var vsRef, vsGold []metrics.Pair
 	for _, it := range g.Items {
 		vsRef = append(vsRef, metrics.Pair{ID: it.ID, Expected: it.Expected, Hyp: it.Output})
