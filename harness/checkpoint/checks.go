@@ -10,7 +10,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
-	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
@@ -20,7 +19,9 @@ func (c *Checkpoint) Join() (join.Report, error) {
 	if c.serving == nil || c.serving.aiperf == nil {
 		return join.Report{}, c.fail("join", fmt.Errorf("no AIPerf run to join"))
 	}
-	a, err := c.derive(claim.Join())
+	given := c.given()
+	given.RecordsMayOmitInputHash = c.Env.Target.Kind.RecordsOmitInputFields()
+	a, err := c.deriveWith(given, claim.Join())
 	if err != nil {
 		return join.Report{}, c.fail("join", err)
 	}
@@ -196,7 +197,7 @@ func (c *Checkpoint) Timing() error {
 }
 
 // missingFigures are the advertised figures the summary does not hold.
-func missingFigures(advertised []string, s timing.Summary) []string {
+func missingFigures(advertised []string, s evidence.Timing) []string {
 	var out []string
 	for _, name := range advertised {
 		if _, ok := s.Get(name); !ok {
@@ -207,7 +208,7 @@ func missingFigures(advertised []string, s timing.Summary) []string {
 }
 
 // figureReason says why the stage's figures could be missing: what they are derived from.
-func figureReason(s timing.Summary) string {
+func figureReason(s evidence.Timing) string {
 	duration, _ := s.Get("benchmark_duration")
 	audio, _ := s.Get("audio_seconds")
 	return fmt.Sprintf("they need a positive benchmark duration (%v s) and, per stage, the measured requests' clip lengths (Σ %v s) or images", duration, audio)

@@ -26,19 +26,16 @@ func (c *Checkpoint) deriveWith(given claim.Given, claims ...claim.Claim) (*clai
 	return a, nil
 }
 
-// given are the values the claims take from the stage, the target and the pins: the stage (its
-// route, clip lengths, reading of responses, meaning rule, input identities), the testcase's
-// declared thresholds, the pinned dataset's groups, whether the target's records may carry no
-// input hash. The stored inputs are not derived against the pins here: the suite has just
-// written them from the pins; verify derives them.
+// given are the values the claims take from the stage and the pins: the stage (its route, clip
+// lengths, reading of responses, meaning rule, input identities), the testcase's declared
+// thresholds, the pinned dataset's groups. The stored inputs are not derived against the pins
+// here: the suite has just written them from the pins; verify derives them.
 func (c *Checkpoint) given() claim.Given {
 	path := ""
 	if c.Testcase.Dataset != "" {
 		path = filepath.Join(c.Env.Root, c.Testcase.Dataset)
 	}
-	g := claim.StageGiven(c.W, workload.DeclaredThresholds(c.Manifest.Path, c.Testcase.Name), claim.DatasetGroups(path))
-	g.RecordsMayOmitInputHash = c.Env.Target.Kind.RecordsOmitInputFields()
-	return g
+	return claim.StageGiven(c.W, workload.DeclaredThresholds(c.Manifest.Path, c.Testcase.Name), claim.DatasetGroups(path))
 }
 
 // gateGiven is what the claims are given with what a reference gate is derived against, its pinned thresholds read from

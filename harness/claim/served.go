@@ -34,10 +34,10 @@ func deriveJoin(a *Artifacts) (*join.Report, error) {
 // per AIPerf run.
 func Timing() Claim {
 	claimed := func(r evidence.Result) bool { return served(r) && r.Timing != nil }
-	return of("timing", func(r *evidence.Result) **timing.Summary { return &r.Timing }, claimed, deriveTiming)
+	return of("timing", func(r *evidence.Result) **evidence.Timing { return &r.Timing }, claimed, deriveTiming)
 }
 
-func deriveTiming(a *Artifacts) (*timing.Summary, error) {
+func deriveTiming(a *Artifacts) (*evidence.Timing, error) {
 	if _, err := deriveJoin(a); err != nil {
 		return nil, err
 	}
@@ -52,7 +52,17 @@ func deriveTiming(a *Artifacts) (*timing.Summary, error) {
 	if sum.Requests == 0 {
 		return nil, err
 	}
-	return &sum, err // kept when only some figures could not be derived
+	return TimingRecord(sum), err // kept when only some figures could not be derived
+}
+
+// TimingRecord is a timing summary as the evidence records it.
+func TimingRecord(s timing.Summary) *evidence.Timing {
+	out := &evidence.Timing{Requests: s.Requests}
+	for _, f := range s.Figures {
+		out.Figures = append(out.Figures, evidence.Figure{Name: f.Name, Value: f.Value, Unit: f.Unit, Formula: f.Formula,
+			Interval: (*evidence.OrderInterval)(f.Interval)})
+	}
+	return out
 }
 
 // Repeated are the statistics over AIPerf runs (harness/stats), with one run none.

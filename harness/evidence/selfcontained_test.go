@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
@@ -24,6 +25,9 @@ var sources = []struct {
 }{
 	{GateResult{}, family.GateResult{}},
 	{GateItem{}, family.GateItem{}},
+	{Timing{}, timing.Summary{}},
+	{Figure{}, timing.Figure{}},
+	{OrderInterval{}, timing.OrderInterval{}},
 }
 
 func TestSchemaTypesEncodeAsTheirSources(t *testing.T) {

@@ -8,13 +8,12 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
-	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
 // sampleRun is a small run as the suites write it: one qualified ASR row, one reduced row, and
 // a blocked stage 9.
 func sampleRun() evidence.Evidence {
-	sum := timing.Summary{Requests: 50, Figures: []timing.Figure{
+	sum := evidence.Timing{Requests: 50, Figures: []evidence.Figure{
 		{Name: "client_latency_p50", Value: 2211.1, Unit: "ms", Formula: "p50 of AIPerf request_latency"},
 		{Name: "client_latency_p95", Value: 3665.1, Unit: "ms", Formula: "p95 of AIPerf request_latency"},
 		{Name: "task_call_p50", Value: 2208.8, Unit: "ms", Formula: "p50 of model_call_ms"},

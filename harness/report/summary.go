@@ -101,7 +101,7 @@ type SummaryFigure struct {
 	Unit      string                `json:"unit"`
 	Value     float64               `json:"value"`
 	OverRuns  *SummaryInterval      `json:"over_runs,omitempty"`
-	OrderStat *timing.OrderInterval `json:"order_interval,omitempty"`
+	OrderStat *evidence.OrderInterval `json:"order_interval,omitempty"`
 }
 
 // SummaryInterval is a figure's mean over runs with its interval (harness/stats).

@@ -16,7 +16,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
-	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 	"github.com/trtmc-qual/trtmc-qual/suites/junit"
@@ -101,7 +100,7 @@ func TestCoverage(t *testing.T) {
 	r := servedRow()
 	r.AIPerf.Runs, r.AIPerf.Requests = 2, 6
 	report, got := collect()
-	r.Timing = &timing.Summary{Requests: 11}
+	r.Timing = &evidence.Timing{Requests: 11}
 	checkCoverage("asr/p", r, join.Report{MissingID: []int{7}}, report)
 	if !containsAll(*got, "client_lines_without_id recomputed [7]", "evidence says []") || !containsAll(*got, "timing over 11 requests", "2 runs × N=6 = 12") {
 		t.Fatalf("%v", *got)
@@ -238,7 +237,7 @@ func TestJUnitPropertiesAreTheEvidence(t *testing.T) {
 <testcase name="keeps client latency apart" classname="asr.p"><properties><property name="client_latency_p50_ms" value="812.5"></property></properties></testcase>
 <testcase name="passes the gate" classname="asr.p"><properties><property name="gate_gold_wer" value="0.04"></property></properties></testcase>
 </testsuite></testsuites>`), 0o644)
-	row := evidence.Result{Profile: "p", Timing: &timing.Summary{Figures: []timing.Figure{{Name: "client_latency_p50", Unit: "ms", Value: 812.5}}},
+	row := evidence.Result{Profile: "p", Timing: &evidence.Timing{Figures: []evidence.Figure{{Name: "client_latency_p50", Unit: "ms", Value: 812.5}}},
 		Gate: &evidence.GateResult{Figures: map[string]float64{"gold_wer": 0.04}}}
 	e := evidence.Evidence{Stages: []evidence.Stage{{Stage: "asr", Hardware: evidence.Hardware{Cores: 2}, Versions: map[string]string{"aiperf": "0.13.0"}, Results: []evidence.Result{row}}}}
 	report, got := collect()

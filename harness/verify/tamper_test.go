@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"image"
 	"image/color"
 	"image/png"
@@ -240,7 +241,7 @@ func (f *forger) recompute(r *evidence.Result) {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	r.Timing = &sum
+	r.Timing = claim.TimingRecord(sum)
 	if r.Repeated != nil {
 		repeated, err := stats.FromRuns(rep.Pairs, runs)
 		if err != nil {

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
 // Golds are the gold transcripts of the fixture's six clips (clipa … clipf).
@@ -29,7 +28,7 @@ func ASRRow(profile string, hyps []string, taskP50 float64) evidence.Result {
 	return evidence.Result{Profile: profile, Status: "qualified", Counted: true, Gate: g, Outputs: outs,
 		Dataset:  evidence.Dataset{SHA256: "d1", Items: len(Golds())},
 		Settings: map[string]any{"warmup": 2, "requests": 8, "concurrency": 2},
-		Timing:   &timing.Summary{Requests: 8, Figures: []timing.Figure{{Name: "task_call_p50", Value: taskP50, Unit: "ms"}}}}
+		Timing:   &evidence.Timing{Requests: 8, Figures: []evidence.Figure{{Name: "task_call_p50", Value: taskP50, Unit: "ms"}}}}
 }
 
 // WriteRun writes a run of a normal build holding rows and returns its directory.
