@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"io"
 	"maps"
 	"os"
@@ -75,6 +76,7 @@ type Checkpoint struct {
 	step       *target.Step // TRTMC-kind targets: the checkpoint's values for TRTMC's own tooling
 	steps      map[string]bool
 	serving    *served
+	pairs      []join.Pair // the joined requests, as the join step derived them
 	meter      *cost.Meter // the row's wall time by step (harness/cost)
 }
 

@@ -29,7 +29,8 @@ func (c *Checkpoint) Join() (join.Report, error) {
 	if problems := claim.Inputs().Check(a); len(problems) > 0 {
 		return join.Report{}, c.fail("join", fmt.Errorf("%s", strings.Join(problems, "; ")))
 	}
-	rep := *c.Result.Join
+	rep := a.Join
+	c.pairs = rep.Pairs
 	load := c.Env.Target.StageLoad(string(c.W.Stage()))
 	runs := max(1, load.Runs)
 	switch {
@@ -42,6 +43,9 @@ func (c *Checkpoint) Join() (join.Report, error) {
 	return rep, nil
 }
 
+// Pairs are the requests the join step joined (none before it ran).
+func (c *Checkpoint) Pairs() []join.Pair { return c.pairs }
+
 // Identity compares, for every joined request, the HTTP output (from AIPerf's raw response),
 // the server record's output and a native run on the same input inside the server container.
 func (c *Checkpoint) Identity(ctx context.Context) error {
@@ -52,7 +56,7 @@ func (c *Checkpoint) Identity(ctx context.Context) error {
 	}
 	id := &evidence.Identity{Rule: c.W.IdentityRule()}
 	native := map[string]string{}
-	for _, p := range c.Result.Join.Pairs {
+	for _, p := range c.pairs {
 		out, err := c.compareOne(ctx, p, native)
 		if err != nil {
 			id.Mismatches = append(id.Mismatches, fmt.Sprintf("%s: %v", p.ID, err))
@@ -61,7 +65,7 @@ func (c *Checkpoint) Identity(ctx context.Context) error {
 		id.Equal++
 		c.Result.Outputs = append(c.Result.Outputs, out)
 	}
-	id.Requests, id.NativeRuns = len(c.Result.Join.Pairs), len(native)
+	id.Requests, id.NativeRuns = len(c.pairs), len(native)
 	c.Result.Identity = id
 	if len(id.Mismatches) > 0 {
 		return c.fail("identity", fmt.Errorf("%d of %d requests differ: %s", len(id.Mismatches), id.Requests, strings.Join(id.Mismatches[:min(5, len(id.Mismatches))], "; ")))

@@ -16,18 +16,24 @@ func served(r evidence.Result) bool { return r.AIPerf != nil && r.Join != nil }
 // Join is the join of every AIPerf record (warmup included) to the server records of the
 // stage's route by X-Request-ID (harness/join), computed once by Load.
 func Join() Claim {
-	return of("join", func(r *evidence.Result) **join.Report { return &r.Join }, served, deriveJoin)
+	return of("join", func(r *evidence.Result) **evidence.Join { return &r.Join }, served, deriveJoin)
 }
 
-func deriveJoin(a *Artifacts) (*join.Report, error) {
+func deriveJoin(a *Artifacts) (*evidence.Join, error) {
 	if a.Row.AIPerf == nil {
 		return nil, errors.New("no AIPerf run stored")
 	}
 	if a.servedErr != nil {
 		return nil, a.servedErr
 	}
-	rep := a.Join
-	return &rep, nil
+	return JoinRecord(a.Join), nil
+}
+
+// JoinRecord is a join as the evidence records it (its pairs are the artifacts').
+func JoinRecord(r join.Report) *evidence.Join {
+	return &evidence.Join{Route: r.Route, ClientRecords: r.ClientRecords, ServerRecords: r.ServerRecords, Matched: r.Matched,
+		ByPhase: r.ByPhase, UnmatchedClient: r.UnmatchedClient, UnmatchedServer: r.UnmatchedServer,
+		DuplicateClient: r.DuplicateClient, DuplicateServer: r.DuplicateServer, MissingID: r.MissingID}
 }
 
 // Timing is the steady-state summary over the measured requests (harness/timing), every rate

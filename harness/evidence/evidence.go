@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
 	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
@@ -204,7 +203,7 @@ type Result struct {
 	GPU           string         `json:"gpu"`
 	Settings      map[string]any `json:"settings,omitempty"`
 	AIPerf        *AIPerfRun     `json:"aiperf,omitempty"`
-	Join          *join.Report   `json:"join,omitempty"`
+	Join          *Join          `json:"join,omitempty"`
 	Identity      *Identity      `json:"identity,omitempty"`
 	Meaning       *Meaning       `json:"meaning,omitempty"`
 	Timing        *Timing        `json:"timing,omitempty"`

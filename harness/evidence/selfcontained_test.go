@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
@@ -28,6 +29,7 @@ var sources = []struct {
 	{Timing{}, timing.Summary{}},
 	{Figure{}, timing.Figure{}},
 	{OrderInterval{}, timing.OrderInterval{}},
+	{Join{}, join.Report{}},
 }
 
 func TestSchemaTypesEncodeAsTheirSources(t *testing.T) {

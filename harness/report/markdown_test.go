@@ -7,7 +7,6 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
-	"github.com/trtmc-qual/trtmc-qual/harness/join"
 )
 
 // sampleRun is a small run as the suites write it: one qualified ASR row, one reduced row, and
@@ -27,7 +26,7 @@ func sampleRun() evidence.Evidence {
 	asr := evidence.Stage{Stage: "asr", Number: 3, Status: "qualified", Results: []evidence.Result{
 		{Profile: "sphinx-en-us", Checkpoint: "pocketsphinx-en-us/en-us", Revision: "0.8", Kind: "full", Counted: true,
 			Status: "aiperf-qualified", Gate: gate, Timing: &sum,
-			Join: &join.Report{Matched: 55}, Statement: "produced by the contract double, not a TRTMC result", Reproduce: "QUAL_TARGET=suites/targets/reference.yaml go tool ginkgo --label-filter=asr ./suites/asr"},
+			Join: &evidence.Join{Matched: 55}, Statement: "produced by the contract double, not a TRTMC result", Reproduce: "QUAL_TARGET=suites/targets/reference.yaml go tool ginkgo --label-filter=asr ./suites/asr"},
 		{Profile: "sphinx-an4-l0", Checkpoint: "pocketsphinx-testdata/an4", Revision: "0.8", Kind: "reduced",
 			Status: "family-validated", Gate: gate, Reproduce: "go tool ginkgo --label-filter=asr ./suites/asr"},
 	}}

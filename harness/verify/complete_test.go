@@ -10,7 +10,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
-	"github.com/trtmc-qual/trtmc-qual/harness/join"
 )
 
 // collect returns a reporter and the problems it gathered.
@@ -75,7 +74,7 @@ func TestFailedRequestsAreListed(t *testing.T) {
 	}
 	exports := aiperfexport.Exports{Raw: []aiperfexport.RawRecord{raw("a", "warmup", 200, "null"), raw("b", "profiling", 500, `{"message":"boom"}`), raw("c", "profiling", 200, "null")}}
 	records := []contract.Record{{RequestID: "a", Route: "/r", Status: 200}, {RequestID: "b", Route: "/r", Status: 500}, {RequestID: "h", Route: "/health/ready", Status: 503}}
-	r := evidence.Result{Status: evidence.StatusQualified, Join: &join.Report{Route: "/r"}, AIPerf: &evidence.AIPerfRun{Warmup: 1, Requests: 3, Command: []string{"aiperf", "--request-count", "3", "--warmup-request-count", "1"}},
+	r := evidence.Result{Status: evidence.StatusQualified, Join: &evidence.Join{Route: "/r"}, AIPerf: &evidence.AIPerfRun{Warmup: 1, Requests: 3, Command: []string{"aiperf", "--request-count", "3", "--warmup-request-count", "1"}},
 		Settings: map[string]any{"warmup": 1.0, "requests": 3.0}}
 	report, got := collect()
 	checkRequests("asr/m", r, exports, records, report)

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
@@ -46,7 +45,7 @@ func TestForgedPathsAreVerifyFailures(t *testing.T) {
 	r := evidence.Result{Profile: "p", Status: evidence.StatusQualified,
 		Bundle:  evidence.Bundle{Path: forged, SHA256Built: "x"},
 		AIPerf:  &evidence.AIPerfRun{Dir: forged},
-		Records: "asr/p/records.jsonl", Join: &join.Report{}}
+		Records: "asr/p/records.jsonl", Join: &evidence.Join{}}
 	report, got := collect()
 	checkStored(run, pins{Root: t.TempDir(), TRTMCRoot: envOptions().TRTMCRoot}, "asr/p", evidence.Stage{Stage: "asr"}, r, report)
 	check("bundle", "bundle.path", *got)

@@ -228,7 +228,7 @@ func (f *forger) recompute(r *evidence.Result) {
 	f.t.Helper()
 	exports, records := f.served(*r)
 	rep := join.Join(exports.Raw, records, r.Join.Route)
-	r.Join = &rep
+	r.Join = claim.JoinRecord(rep)
 	runs, err := aiperfexport.ReadRuns(f.path(r.AIPerf.Dir))
 	if err != nil {
 		f.t.Fatal(err)
