@@ -18,7 +18,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
-	"github.com/trtmc-qual/trtmc-qual/suites/junit"
 )
 
 // metric is one profile_export.jsonl line as AIPerf 0.13.0 writes it.
@@ -228,7 +227,7 @@ func TestBundleHeaderIsTheRow(t *testing.T) {
 }
 
 // TestJUnitPropertiesAreTheEvidence edits the evidence's hardware, a timing figure and a gate
-// figure, leaving the JUnit report's copies.
+// figure, leaving the JUnit report's copies; and a case carrying a figure the row has not.
 func TestJUnitPropertiesAreTheEvidence(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "junit"), 0o755)
@@ -254,8 +253,15 @@ func TestJUnitPropertiesAreTheEvidence(t *testing.T) {
 			t.Errorf("no problem contains %q: %v", want, *got)
 		}
 	}
-	if figureName("client_latency_p50", "ms") != junit.FigureName("client_latency_p50", "ms") || figureName("throughput", "requests/s") != junit.FigureName("throughput", "requests/s") {
-		t.Error("figureName differs from suites/junit.FigureName")
+	// A figure the row's rendering does not hold (one the evidence dropped, or one invented) is named.
+	os.WriteFile(filepath.Join(dir, "junit", "asr.xml"), []byte(`<testsuites><testsuite name="asr">
+<properties><property name="stage" value="asr"></property></properties>
+<testcase name="passes the gate" classname="asr.p"><properties><property name="gate_invented" value="1"></property></properties></testcase>
+</testsuite></testsuites>`), 0o644)
+	report, got = collect()
+	checkJUnitProperties(dir, e, report)
+	if !containsAll(*got, "property gate_invented=1 is no figure of evidence row asr/p") {
+		t.Errorf("an invented figure: %v", *got)
 	}
 }
 
