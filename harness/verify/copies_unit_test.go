@@ -35,7 +35,7 @@ func metric(t *testing.T, id, phase string, startNS, endNS int64, latencyMS floa
 func servedRow() evidence.Result {
 	return evidence.Result{Profile: "p", Status: evidence.StatusQualified, Records: "asr/p/server-records.jsonl",
 		AIPerf: &evidence.AIPerfRun{Version: "0.13.0", Dir: "asr/p/aiperf", Requests: 2, Concurrency: 1, Command: []string{"aiperf", "profile", "--concurrency", "1"}},
-		Join: &evidence.Join{}, Timing: nil, Bundle: evidence.Bundle{SHA256Served: "aa"}}
+		Join:   &evidence.Join{}, Timing: nil, Bundle: evidence.Bundle{SHA256Served: "aa"}}
 }
 
 // TestLatencyIsItsOwnWindow halves one request_latency, leaving its start and end.
