@@ -11,19 +11,18 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
 // corpusFigure is how one gate figure is made from the gate's items and which bound judges it.
 type corpusFigure struct {
 	name, bound string
 	atMost      bool
-	units       func(items []family.GateItem) ([]stats.Unit, error)
+	units       func(items []evidence.GateItem) ([]stats.Unit, error)
 }
 
 // corpusFigures: gold WER for transcripts (bound gold_wer); mean SSIM to the expected images for
 // images (bound ssim_min). Mean PSNR is not one of them: identical images have PSNR +Inf.
-func corpusFigures(g *family.GateResult) []corpusFigure {
+func corpusFigures(g *evidence.GateResult) []corpusFigure {
 	if _, asr := g.Figures["gold_wer"]; asr {
 		return []corpusFigure{{name: "gold_wer", bound: "gold_wer", atMost: true, units: GoldWERUnits}}
 	}
@@ -35,7 +34,7 @@ func corpusFigures(g *family.GateResult) []corpusFigure {
 
 // GateOnDataset is Gate with the speaker/recording groups the testcase's pinned dataset
 // declares (datasetPath; "" when the testcase names none).
-func GateOnDataset(g *family.GateResult, datasetPath string) ([]evidence.Accuracy, error) {
+func GateOnDataset(g *evidence.GateResult, datasetPath string) ([]evidence.Accuracy, error) {
 	var groups map[string]string
 	if datasetPath != "" {
 		var err error
@@ -49,7 +48,7 @@ func GateOnDataset(g *family.GateResult, datasetPath string) ([]evidence.Accurac
 // Gate bootstraps every corpus figure of a gate that has a pinned bound. groups are the
 // speaker/recording groups the pinned dataset declares (dataset.Groups; nil when it declares
 // none): clips of one group are resampled together as one cluster, every other clip alone.
-func Gate(g *family.GateResult, groups map[string]string) ([]evidence.Accuracy, error) {
+func Gate(g *evidence.GateResult, groups map[string]string) ([]evidence.Accuracy, error) {
 	if g == nil {
 		return nil, nil
 	}
@@ -120,7 +119,7 @@ func corpusValue(units []stats.Unit) float64 {
 
 // GoldWERUnits are the gate's clips as WER units against their gold text (gold-wer-v1, unit
 // costs): errors over gold words, the same on both sides (a single-run figure).
-func GoldWERUnits(items []family.GateItem) ([]stats.Unit, error) {
+func GoldWERUnits(items []evidence.GateItem) ([]stats.Unit, error) {
 	var units []stats.Unit
 	for _, it := range items {
 		u := metrics.ScoreUtterance(metrics.Pair{ID: it.ID, Expected: it.Gold, Hyp: it.Output}, metrics.GoldWER(), metrics.UnitCosts())
@@ -135,7 +134,7 @@ func GoldWERUnits(items []family.GateItem) ([]stats.Unit, error) {
 
 // SSIMUnits are the gate's images as mean-SSIM units (the gate stores each image's SSIM to its
 // expected image as the item's distance).
-func SSIMUnits(items []family.GateItem) ([]stats.Unit, error) {
+func SSIMUnits(items []evidence.GateItem) ([]stats.Unit, error) {
 	var units []stats.Unit
 	for _, it := range items {
 		if math.IsNaN(it.Distance) {

@@ -1,19 +1,19 @@
 package accuracy
 
 import (
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
 func TestGate(t *testing.T) {
-	asr := func(bound float64, hyps ...string) *family.GateResult {
-		g := &family.GateResult{Figures: map[string]float64{"gold_wer": 0}, Thresholds: map[string]float64{"ned": 0, "gold_wer": bound}}
+	asr := func(bound float64, hyps ...string) *evidence.GateResult {
+		g := &evidence.GateResult{Figures: map[string]float64{"gold_wer": 0}, Thresholds: map[string]float64{"ned": 0, "gold_wer": bound}}
 		for i, h := range hyps {
-			g.Items = append(g.Items, family.GateItem{ID: string(rune('a' + i)), Gold: "one two three four five", Output: h})
+			g.Items = append(g.Items, evidence.GateItem{ID: string(rune('a' + i)), Gold: "one two three four five", Output: h})
 		}
 		return g
 	}
@@ -43,8 +43,8 @@ func TestGate(t *testing.T) {
 			t.Errorf("bound %v: WER %v with bootstrap [%v, %v]", c.bound, a.Value, a.Lower, a.Upper)
 		}
 	}
-	img := &family.GateResult{Figures: map[string]float64{"psnr_min_db": 1e308}, Thresholds: map[string]float64{"ssim_min": 0.9999},
-		Items: []family.GateItem{{ID: "p1", Distance: 1}, {ID: "p2", Distance: 1}, {ID: "p3", Distance: 0.99999}}}
+	img := &evidence.GateResult{Figures: map[string]float64{"psnr_min_db": 1e308}, Thresholds: map[string]float64{"ssim_min": 0.9999},
+		Items: []evidence.GateItem{{ID: "p1", Distance: 1}, {ID: "p2", Distance: 1}, {ID: "p3", Distance: 0.99999}}}
 	got, err := Gate(img, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func TestGate(t *testing.T) {
 	if len(got) != 1 || got[0].Figure != "ssim_mean" || got[0].Side != "≥" || got[0].Test.Verdict != schema.Pass || got[0].Lower < 0.9999 {
 		t.Errorf("images at SSIM ≈ 1 against 0.9999: %+v", got)
 	}
-	none, err := Gate(&family.GateResult{Figures: map[string]float64{"other": 1}}, nil)
+	none, err := Gate(&evidence.GateResult{Figures: map[string]float64{"other": 1}}, nil)
 	if err != nil || len(none) != 0 {
 		t.Errorf("a gate without a corpus figure: %v %v", none, err)
 	}
@@ -63,8 +63,8 @@ func TestGate(t *testing.T) {
 // 5th and 95th percentiles are exactly 0 and 1. Resampling the 3 clips alone gives k/3 for k
 // draws of c, and P(k = 3) = 1/27 < 5%, so the 95th percentile is 2/3: the groups matter.
 func TestClusterBootstrapByHand(t *testing.T) {
-	g := &family.GateResult{Figures: map[string]float64{"gold_wer": 0}, Thresholds: map[string]float64{"gold_wer": 0.5},
-		Items: []family.GateItem{{ID: "a", Gold: "one two three four five", Output: "one two three four five"},
+	g := &evidence.GateResult{Figures: map[string]float64{"gold_wer": 0}, Thresholds: map[string]float64{"gold_wer": 0.5},
+		Items: []evidence.GateItem{{ID: "a", Gold: "one two three four five", Output: "one two three four five"},
 			{ID: "b", Gold: "one two three four five", Output: "one two three four five"},
 			{ID: "c", Gold: "one two three four five", Output: "x x x x x"}}}
 	grouped, err := Gate(g, map[string]string{"a": "spk1", "b": "spk1", "c": "spk2", "elsewhere": "spk3"})

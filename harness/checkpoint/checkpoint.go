@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"io"
 	"maps"
 	"os"
@@ -74,6 +75,7 @@ type Checkpoint struct {
 	step       *target.Step // TRTMC-kind targets: the checkpoint's values for TRTMC's own tooling
 	steps      map[string]bool
 	serving    *served
+	pairs      []join.Pair // the joined requests, as the join step derived them
 	meter      *cost.Meter // the row's wall time by step (harness/cost)
 }
 
@@ -273,7 +275,7 @@ func (referenceSteps) gate(ctx context.Context, c *Checkpoint) error {
 		return c.fail("gate", err)
 	}
 	out, runErr := c.runKeeping(ctx, args, "gate")
-	var res family.GateResult
+	var res evidence.GateResult
 	if err := json.Unmarshal(out, &res); err != nil {
 		if runErr != nil {
 			return c.fail("gate", runErr)

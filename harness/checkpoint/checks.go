@@ -10,7 +10,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
-	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
@@ -20,10 +19,18 @@ func (c *Checkpoint) Join() (join.Report, error) {
 	if c.serving == nil || c.serving.aiperf == nil {
 		return join.Report{}, c.fail("join", fmt.Errorf("no AIPerf run to join"))
 	}
-	if _, err := c.derive(claim.Join()); err != nil {
+	given := c.given()
+	given.RecordsMayOmitInputHash = c.Env.Target.Traits().RecordsOmitInputFields()
+	a, err := c.deriveWith(given, claim.Join())
+	if err != nil {
 		return join.Report{}, c.fail("join", err)
 	}
-	rep := *c.Result.Join
+	// Checked, not stored: the bundle's recorded sha256 stays the built one it must still be.
+	if problems := claim.Inputs().Check(a); len(problems) > 0 {
+		return join.Report{}, c.fail("join", fmt.Errorf("%s", strings.Join(problems, "; ")))
+	}
+	rep := a.Join
+	c.pairs = rep.Pairs
 	load := c.Env.Target.StageLoad(c.W.Stage())
 	runs := max(1, load.Runs)
 	switch {
@@ -36,6 +43,9 @@ func (c *Checkpoint) Join() (join.Report, error) {
 	return rep, nil
 }
 
+// Pairs are the requests the join step joined (none before it ran).
+func (c *Checkpoint) Pairs() []join.Pair { return c.pairs }
+
 // Identity compares, for every joined request, the HTTP output (from AIPerf's raw response),
 // the server record's output and a native run on the same input inside the server container.
 func (c *Checkpoint) Identity(ctx context.Context) error {
@@ -46,7 +56,7 @@ func (c *Checkpoint) Identity(ctx context.Context) error {
 	}
 	id := &evidence.Identity{Rule: c.W.IdentityRule()}
 	native := map[string]string{}
-	for _, p := range c.Result.Join.Pairs {
+	for _, p := range c.pairs {
 		out, err := c.compareOne(ctx, p, native)
 		if err != nil {
 			id.Mismatches = append(id.Mismatches, fmt.Sprintf("%s: %v", p.ID, err))
@@ -55,7 +65,7 @@ func (c *Checkpoint) Identity(ctx context.Context) error {
 		id.Equal++
 		c.Result.Outputs = append(c.Result.Outputs, out)
 	}
-	id.Requests, id.NativeRuns = len(c.Result.Join.Pairs), len(native)
+	id.Requests, id.NativeRuns = len(c.pairs), len(native)
 	c.Result.Identity = id
 	if len(id.Mismatches) > 0 {
 		return c.fail("identity", fmt.Errorf("%d of %d requests differ: %s", len(id.Mismatches), id.Requests, strings.Join(id.Mismatches[:min(5, len(id.Mismatches))], "; ")))
@@ -191,7 +201,7 @@ func (c *Checkpoint) Timing() error {
 }
 
 // missingFigures are the advertised figures the summary does not hold.
-func missingFigures(advertised []string, s timing.Summary) []string {
+func missingFigures(advertised []string, s evidence.Timing) []string {
 	var out []string
 	for _, name := range advertised {
 		if _, ok := s.Get(name); !ok {
@@ -202,7 +212,7 @@ func missingFigures(advertised []string, s timing.Summary) []string {
 }
 
 // figureReason says why the stage's figures could be missing: what they are derived from.
-func figureReason(s timing.Summary) string {
+func figureReason(s evidence.Timing) string {
 	duration, _ := s.Get("benchmark_duration")
 	audio, _ := s.Get("audio_seconds")
 	return fmt.Sprintf("they need a positive benchmark duration (%v s) and, per stage, the measured requests' clip lengths (Σ %v s) or images", duration, audio)

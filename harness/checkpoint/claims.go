@@ -27,8 +27,9 @@ func (c *Checkpoint) deriveWith(given claim.Given, claims ...claim.Claim) (*clai
 }
 
 // given are the values the claims take from the stage and the pins: the stage (its route, clip
-// lengths, reading of responses, meaning rule), the testcase's declared thresholds, the pinned
-// dataset's groups.
+// lengths, reading of responses, meaning rule, input identities), the testcase's declared
+// thresholds, the pinned dataset's groups. The stored inputs are not derived against the pins
+// here: the suite has just written them from the pins; verify derives them.
 func (c *Checkpoint) given() claim.Given {
 	path := ""
 	if c.Testcase.Dataset != "" {

@@ -34,7 +34,7 @@ func (c *Checkpoint) settleCost() {
 	lanes := float64(max(1, c.Env.Target.StageLoad(c.W.Stage()).Concurrency))
 	if c.Result.Join != nil {
 		var ms float64
-		for _, p := range c.Result.Join.Pairs {
+		for _, p := range c.pairs {
 			ms += p.Server.Timing.ModelCallMS
 		}
 		c.meter.Task(aiperfStep, cost.Millis(ms/lanes))

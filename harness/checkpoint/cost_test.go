@@ -38,7 +38,7 @@ func TestSettleCostCountsTheTaskTimeOfEachServedStep(t *testing.T) {
 		p.Server = contract.Record{Timing: contract.Timing{ModelCallMS: ms}}
 		return p
 	}
-	c.Result.Join = &join.Report{Pairs: []join.Pair{pair(300), pair(500)}}
+	c.Result.Join, c.pairs = &evidence.Join{}, []join.Pair{pair(300), pair(500)}
 	c.Result.NoCache = &evidence.NoCache{Concurrency: 2, Repeats: []evidence.NoCacheRequest{{TaskMS: 100}}, Fresh: []evidence.NoCacheRequest{{TaskMS: 300}}}
 	c.serving = &served{nativeOut: map[string]string{"a": `{"public_task_call_wall_ms":250}`, "b": `{"no":"time"}`}}
 	c.settleCost()

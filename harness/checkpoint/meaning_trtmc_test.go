@@ -7,7 +7,6 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
@@ -24,7 +23,7 @@ func TestMeaningWithoutAThresholdsFile(t *testing.T) {
 	c := &Checkpoint{Env: &Env{Log: io.Discard}, W: w, steps: map[string]bool{"identity": true},
 		Manifest: manifest.Manifest{Name: "parakeet-tdt-0.6b-v3", Path: filepath.Join(dir, "families", "parakeet_tdt", "tests", "manifests", "parakeet-tdt-0.6b-v3.json")},
 		Testcase: manifest.Testcase{Name: "parakeet-tdt-0.6b-v3"}}
-	row := evidence.Result{AIPerf: &evidence.AIPerfRun{}, Join: &join.Report{},
+	row := evidence.Result{AIPerf: &evidence.AIPerfRun{}, Join: &evidence.Join{},
 		Outputs: []evidence.Output{{RequestID: "a", HTTPOutput: "go forward", Native: "go forward"}}}
 	meaning := func() (*evidence.Meaning, error) {
 		m, err := claim.Meaning().Derive(&claim.Artifacts{Row: row, Given: c.given()})

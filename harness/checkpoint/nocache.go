@@ -91,7 +91,7 @@ func (c *Checkpoint) NoCaching(ctx context.Context) error {
 }
 
 func (c *Checkpoint) firstMeasured() (join.Pair, workload.Request, error) {
-	pairs := append([]join.Pair(nil), c.Result.Join.Pairs...)
+	pairs := append([]join.Pair(nil), c.pairs...)
 	sort.SliceStable(pairs, func(i, j int) bool {
 		return pairs[i].Client.Metadata.RequestStartNS < pairs[j].Client.Metadata.RequestStartNS
 	})

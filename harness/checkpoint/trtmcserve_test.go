@@ -8,7 +8,6 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
 // TRTMC's /v1/serving/info as app.py @1797a247 info() answers it (backend identity from
@@ -75,7 +74,7 @@ func TestOneConfigurationFromTheServedBaseRequest(t *testing.T) {
 
 // A figure the stage advertises that the summary lacks is named, with what it is derived from.
 func TestAdvertisedFiguresMustBeComputed(t *testing.T) {
-	sum := timing.Summary{Requests: 2, Figures: []timing.Figure{{Name: "benchmark_duration", Value: 3}, {Name: "rtf", Value: 0.2}}}
+	sum := evidence.Timing{Requests: 2, Figures: []evidence.Figure{{Name: "benchmark_duration", Value: 3}, {Name: "rtf", Value: 0.2}}}
 	if got := missingFigures([]string{"audio_seconds_per_second", "rtf", "rtfx"}, sum); strings.Join(got, ",") != "audio_seconds_per_second,rtfx" {
 		t.Errorf("missing %v", got)
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
@@ -154,7 +153,7 @@ func (c *Checkpoint) gateTRTMC(ctx context.Context) error {
 	if err != nil {
 		return c.fail("gate", err)
 	}
-	res := family.GateResult{Testcase: c.Testcase.Name, Passed: rep.Passed, Failures: rep.Reasons}
+	res := evidence.GateResult{Testcase: c.Testcase.Name, Passed: rep.Passed, Failures: rep.Reasons}
 	if rep.Passed && validated != c.bundlePath {
 		if err := c.recordBundle(validated, "gate"); err != nil {
 			return err

@@ -7,16 +7,15 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/accuracy"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
-func gateOf(items ...family.GateItem) *family.GateResult {
-	return &family.GateResult{Figures: map[string]float64{"gold_wer": 0.25}, Thresholds: map[string]float64{"gold_wer": 0.35}, Items: items}
+func gateOf(items ...evidence.GateItem) *evidence.GateResult {
+	return &evidence.GateResult{Figures: map[string]float64{"gold_wer": 0.25}, Thresholds: map[string]float64{"gold_wer": 0.35}, Items: items}
 }
 
 // A stored bootstrap interval edited is named; the untouched evidence passes.
 func TestAccuracyIntervalsAreRecomputed(t *testing.T) {
-	gate := gateOf(family.GateItem{ID: "a", Gold: "one two", Output: "one two"}, family.GateItem{ID: "b", Gold: "three four", Output: "three for"})
+	gate := gateOf(evidence.GateItem{ID: "a", Gold: "one two", Output: "one two"}, evidence.GateItem{ID: "b", Gold: "three four", Output: "three for"})
 	acc, err := accuracy.Gate(gate, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -34,8 +33,8 @@ func TestAccuracyIntervalsAreRecomputed(t *testing.T) {
 // The clusters are the given groups': evidence bootstrapped by clip when the dataset groups its
 // clips (or the reverse) is derived differently, and groups that cannot be read are named.
 func TestAccuracyClustersAreTheGivenGroups(t *testing.T) {
-	gate := gateOf(family.GateItem{ID: "a", Gold: "one two", Output: "one two"}, family.GateItem{ID: "b", Gold: "three four", Output: "three for"},
-		family.GateItem{ID: "c", Gold: "five six", Output: "five six"})
+	gate := gateOf(evidence.GateItem{ID: "a", Gold: "one two", Output: "one two"}, evidence.GateItem{ID: "b", Gold: "three four", Output: "three for"},
+		evidence.GateItem{ID: "c", Gold: "five six", Output: "five six"})
 	groups := map[string]string{"a": "spk1", "b": "spk1"}
 	grouped, err := accuracy.Gate(gate, groups)
 	if err != nil {

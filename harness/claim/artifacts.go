@@ -34,6 +34,15 @@ type Given struct {
 	// testcase in the row's pinned manifest, its pinned thresholds); nil for a gate not derived
 	// here (a TRTMC family's own test).
 	GatePins func() (workload.GateRecheck, error)
+	// InputPins reads what the row's stored inputs must be (where the pinned inputs are, the
+	// clip limits of its manifest): ok false when the pins name nothing to check them against,
+	// err what reading the pins found wrong; nil when the stored inputs are not derived here.
+	InputPins func() (in workload.Admission, ok bool, err error)
+	// RecordsMayOmitInputHash says the target's server records may carry no input_sha256 (TRTMC's).
+	RecordsMayOmitInputHash bool
+	// Published says the run was published without its bundles: an input identity that needs the
+	// absent bundle is not derived.
+	Published bool
 }
 
 // StageGiven is what a stage gives every row's claims: its route, its clip lengths where its
@@ -53,6 +62,8 @@ type Artifacts struct {
 	// derived (the gate's items and thresholds, the no-caching requests it sent and their outputs).
 	Row   evidence.Result
 	Given Given
+	// runDir is the run directory the row's files were read from.
+	runDir string
 	// Runs are the AIPerf runs' exports (one per run), Records the server records, Join their join
 	// (its pairs as stored).
 	Runs    []aiperfexport.Exports
@@ -74,7 +85,7 @@ type Artifacts struct {
 // the run refused) and joins them. A file that cannot be read is not an error of Load: the
 // claims that need it say so when derived.
 func Load(runDir string, row evidence.Result, given Given) *Artifacts {
-	a := &Artifacts{Row: row, Given: given}
+	a := &Artifacts{Row: row, Given: given, runDir: runDir}
 	if row.AIPerf != nil {
 		a.servedErr = a.loadServed(runDir)
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
@@ -171,7 +170,7 @@ func gateLeafGiven(where string, r evidence.Result, l leaf) bool {
 	if psnr := r.Gate.Figures["psnr_min_db"]; l.path == ".figures.psnr_min_db" && psnr+1 == psnr {
 		return true // identical (the +Inf stand-in) can only be lowered, which served images bounding it from above cannot name
 	}
-	if l.path == ".figures.psnr_min_db" && slices.ContainsFunc(r.Gate.Items, func(it family.GateItem) bool { return !servesItem(r, it.ID) }) {
+	if l.path == ".figures.psnr_min_db" && slices.ContainsFunc(r.Gate.Items, func(it evidence.GateItem) bool { return !servesItem(r, it.ID) }) {
 		// The worst PSNR over every prompt is bounded by the served images' PSNR from above only:
 		// the prompts the row did not serve are the family's native run (`qual verify --rerun`).
 		return true

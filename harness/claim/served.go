@@ -16,28 +16,34 @@ func served(r evidence.Result) bool { return r.AIPerf != nil && r.Join != nil }
 // Join is the join of every AIPerf record (warmup included) to the server records of the
 // stage's route by X-Request-ID (harness/join), computed once by Load.
 func Join() Claim {
-	return of("join", func(r *evidence.Result) **join.Report { return &r.Join }, served, deriveJoin)
+	return of("join", func(r *evidence.Result) **evidence.Join { return &r.Join }, served, deriveJoin)
 }
 
-func deriveJoin(a *Artifacts) (*join.Report, error) {
+func deriveJoin(a *Artifacts) (*evidence.Join, error) {
 	if a.Row.AIPerf == nil {
 		return nil, errors.New("no AIPerf run stored")
 	}
 	if a.servedErr != nil {
 		return nil, a.servedErr
 	}
-	rep := a.Join
-	return &rep, nil
+	return JoinRecord(a.Join), nil
+}
+
+// JoinRecord is a join as the evidence records it (its pairs are the artifacts').
+func JoinRecord(r join.Report) *evidence.Join {
+	return &evidence.Join{Route: r.Route, ClientRecords: r.ClientRecords, ServerRecords: r.ServerRecords, Matched: r.Matched,
+		ByPhase: r.ByPhase, UnmatchedClient: r.UnmatchedClient, UnmatchedServer: r.UnmatchedServer,
+		DuplicateClient: r.DuplicateClient, DuplicateServer: r.DuplicateServer, MissingID: r.MissingID}
 }
 
 // Timing is the steady-state summary over the measured requests (harness/timing), every rate
 // per AIPerf run.
 func Timing() Claim {
 	claimed := func(r evidence.Result) bool { return served(r) && r.Timing != nil }
-	return of("timing", func(r *evidence.Result) **timing.Summary { return &r.Timing }, claimed, deriveTiming)
+	return of("timing", func(r *evidence.Result) **evidence.Timing { return &r.Timing }, claimed, deriveTiming)
 }
 
-func deriveTiming(a *Artifacts) (*timing.Summary, error) {
+func deriveTiming(a *Artifacts) (*evidence.Timing, error) {
 	if _, err := deriveJoin(a); err != nil {
 		return nil, err
 	}
@@ -52,7 +58,17 @@ func deriveTiming(a *Artifacts) (*timing.Summary, error) {
 	if sum.Requests == 0 {
 		return nil, err
 	}
-	return &sum, err // kept when only some figures could not be derived
+	return TimingRecord(sum), err // kept when only some figures could not be derived
+}
+
+// TimingRecord is a timing summary as the evidence records it.
+func TimingRecord(s timing.Summary) *evidence.Timing {
+	out := &evidence.Timing{Requests: s.Requests}
+	for _, f := range s.Figures {
+		out.Figures = append(out.Figures, evidence.Figure{Name: f.Name, Value: f.Value, Unit: f.Unit, Formula: f.Formula,
+			Interval: (*evidence.OrderInterval)(f.Interval)})
+	}
+	return out
 }
 
 // Repeated are the statistics over AIPerf runs (harness/stats), with one run none.

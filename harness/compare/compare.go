@@ -21,7 +21,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
 // ErrRegression makes `qual compare` exit non-zero after it has written its report, so that CI
@@ -451,7 +450,7 @@ func changedOutputs(b, n evidence.Result) []ChangedOutput {
 	return append(out, diffOutputs("http", httpOutputs(b.Outputs), httpOutputs(n.Outputs))...)
 }
 
-func gateOutputs(g *family.GateResult) map[string]string {
+func gateOutputs(g *evidence.GateResult) map[string]string {
 	m := map[string]string{}
 	for _, it := range g.Items {
 		m[it.ID] = it.Output

@@ -17,7 +17,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/internal/runfixture"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
 var golds = runfixture.Golds()
@@ -105,10 +104,10 @@ func TestCompareWorkDiffers(t *testing.T) {
 }
 
 func TestCompareImagesUseSSIM(t *testing.T) {
-	gate := func(ssims ...float64) *family.GateResult {
-		g := &family.GateResult{Figures: map[string]float64{"psnr_min_db": 30}, Thresholds: map[string]float64{"ssim_min": 0.99}}
+	gate := func(ssims ...float64) *evidence.GateResult {
+		g := &evidence.GateResult{Figures: map[string]float64{"psnr_min_db": 30}, Thresholds: map[string]float64{"ssim_min": 0.99}}
 		for i, s := range ssims {
-			g.Items = append(g.Items, family.GateItem{ID: string(rune('a' + i)), Distance: s, Output: "h"})
+			g.Items = append(g.Items, evidence.GateItem{ID: string(rune('a' + i)), Distance: s, Output: "h"})
 		}
 		return g
 	}
@@ -116,8 +115,8 @@ func TestCompareImagesUseSSIM(t *testing.T) {
 	if same.Verdict == nil || same.Verdict.Verdict != schema.Pass || !strings.Contains(same.Metric, "SSIM") {
 		t.Errorf("identical images: %+v", same)
 	}
-	qa := &family.GateResult{Figures: map[string]float64{"answer_accuracy": 0.7}, Thresholds: map[string]float64{"answer_accuracy_min": 0.7},
-		Items: []family.GateItem{{ID: "q1", Output: "three"}}}
+	qa := &evidence.GateResult{Figures: map[string]float64{"answer_accuracy": 0.7}, Thresholds: map[string]float64{"answer_accuracy_min": 0.7},
+		Items: []evidence.GateItem{{ID: "q1", Output: "three"}}}
 	if got := compareAccuracy(evidence.Result{Gate: qa}, evidence.Result{Gate: qa}); got != nil {
 		t.Errorf("audio QA has no corpus figure to bootstrap, got %+v", got)
 	}

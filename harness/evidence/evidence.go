@@ -13,12 +13,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
 	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
-	"github.com/trtmc-qual/trtmc-qual/harness/timing"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
 // SchemaVersion of evidence.json and stage.json. It changes when a recorded field's meaning
@@ -192,37 +189,37 @@ type Scratch struct {
 
 // Result is one checkpoint's row.
 type Result struct {
-	Profile       string             `json:"profile"`
-	Checkpoint    string             `json:"checkpoint"`
-	Revision      string             `json:"revision"`
-	Kind          Kind               `json:"kind"`
-	Counted       bool               `json:"counted"`
-	Status        Status             `json:"status"`
-	Failures      []string           `json:"failures,omitempty"`
-	Statement     string             `json:"statement,omitempty"`
-	Controls      []string           `json:"controls,omitempty"` // the Task's declared controls
-	Bundle        Bundle             `json:"bundle"`
-	Gate          *family.GateResult `json:"gate,omitempty"`
-	ThresholdPin  string             `json:"threshold_pin,omitempty"`
-	Dataset       Dataset            `json:"dataset"`
-	Endpoint      string             `json:"endpoint,omitempty"`
-	Precision     string             `json:"effective_precision"`
-	GPU           string             `json:"gpu"`
-	Settings      map[string]any     `json:"settings,omitempty"`
-	AIPerf        *AIPerfRun         `json:"aiperf,omitempty"`
-	Join          *join.Report       `json:"join,omitempty"`
-	Identity      *Identity          `json:"identity,omitempty"`
-	Meaning       *Meaning           `json:"meaning,omitempty"`
-	Timing        *timing.Summary    `json:"timing,omitempty"`
-	Outputs       []Output           `json:"outputs,omitempty"`
-	Records       string             `json:"records,omitempty"` // server records file, relative
-	Served        *Served            `json:"served,omitempty"`  // what a TRTMC-kind server said it serves
-	Scratch       *Scratch           `json:"scratch,omitempty"` // the server's kept artifacts (TRTMC answers images as file:// URLs into it)
-	NoCache       *NoCache           `json:"no_caching,omitempty"`
-	Cost          *Cost              `json:"cost,omitempty"`           // the harness's own cost of the row (harness/cost)
-	ServerMetrics []string           `json:"server_metrics,omitempty"` // AIPerf\'s server-metrics exports (a scrape of the server\'s /metrics), one per run, relative
-	Commands      [][]string         `json:"commands"`
-	Reproduce     string             `json:"reproduce"`
+	Profile       string         `json:"profile"`
+	Checkpoint    string         `json:"checkpoint"`
+	Revision      string         `json:"revision"`
+	Kind          Kind           `json:"kind"`
+	Counted       bool           `json:"counted"`
+	Status        Status         `json:"status"`
+	Failures      []string       `json:"failures,omitempty"`
+	Statement     string         `json:"statement,omitempty"`
+	Controls      []string       `json:"controls,omitempty"` // the Task's declared controls
+	Bundle        Bundle         `json:"bundle"`
+	Gate          *GateResult    `json:"gate,omitempty"`
+	ThresholdPin  string         `json:"threshold_pin,omitempty"`
+	Dataset       Dataset        `json:"dataset"`
+	Endpoint      string         `json:"endpoint,omitempty"`
+	Precision     string         `json:"effective_precision"`
+	GPU           string         `json:"gpu"`
+	Settings      map[string]any `json:"settings,omitempty"`
+	AIPerf        *AIPerfRun     `json:"aiperf,omitempty"`
+	Join          *Join          `json:"join,omitempty"`
+	Identity      *Identity      `json:"identity,omitempty"`
+	Meaning       *Meaning       `json:"meaning,omitempty"`
+	Timing        *Timing        `json:"timing,omitempty"`
+	Outputs       []Output       `json:"outputs,omitempty"`
+	Records       string         `json:"records,omitempty"` // server records file, relative
+	Served        *Served        `json:"served,omitempty"`  // what a TRTMC-kind server said it serves
+	Scratch       *Scratch       `json:"scratch,omitempty"` // the server's kept artifacts (TRTMC answers images as file:// URLs into it)
+	NoCache       *NoCache       `json:"no_caching,omitempty"`
+	Cost          *Cost          `json:"cost,omitempty"`           // the harness's own cost of the row (harness/cost)
+	ServerMetrics []string       `json:"server_metrics,omitempty"` // AIPerf\'s server-metrics exports (a scrape of the server\'s /metrics), one per run, relative
+	Commands      [][]string     `json:"commands"`
+	Reproduce     string         `json:"reproduce"`
 	// Statistics (harness/stats): per-run figures with their intervals over runs and the tails
 	// under the sample rule; the gate's corpus figures with bootstrap intervals.
 	Repeated *schema.Repeated `json:"repeated,omitempty"`

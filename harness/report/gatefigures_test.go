@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
 // The gate-figures table of every stage reads in names, not metric keys: no header cell of a
@@ -15,7 +14,7 @@ import (
 // identifier's underscore, and no two columns of a table share a name.
 func TestGateFigureHeadersAreNamesNotKeys(t *testing.T) {
 	pics, e := realRun(t)
-	trtmc := evidence.Result{Profile: "trtmc-row", Gate: &family.GateResult{Figures: map[string]float64{"wer_percent_max": 1, "gold_wer": 0.1}}}
+	trtmc := evidence.Result{Profile: "trtmc-row", Gate: &evidence.GateResult{Figures: map[string]float64{"wer_percent_max": 1, "gold_wer": 0.1}}}
 	e.Stages = append(e.Stages, evidence.Stage{Stage: "asr", Number: 3, Status: evidence.StatusFailed, Results: []evidence.Result{trtmc}})
 	md := Markdown(e, pics)
 	header := regexp.MustCompile(`(?m)^Gate figures:\n\n(\|.*\|)$`)

@@ -8,7 +8,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/report/doc"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
-	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
 // The report's statistics: repeated-run figures with their intervals, tails under the
@@ -79,7 +78,7 @@ func TailCell(r evidence.Result, name string, p int) string {
 	return "—"
 }
 
-func orderCell(iv *timing.OrderInterval) string {
+func orderCell(iv *evidence.OrderInterval) string {
 	if iv == nil {
 		return "(no interval recorded)"
 	}

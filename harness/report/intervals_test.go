@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"strings"
 	"testing"
 
@@ -9,7 +10,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
 // repeatedRow is a row measured over five AIPerf runs of 12 requests, its figures computed as
@@ -40,13 +40,13 @@ func repeatedRow(t *testing.T) evidence.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return evidence.Result{Profile: "p", Kind: "full", Counted: true, Status: "aiperf-qualified", Timing: &pooled, Repeated: &rep}
+	return evidence.Result{Profile: "p", Kind: "full", Counted: true, Status: "aiperf-qualified", Timing: claim.TimingRecord(pooled), Repeated: &rep}
 }
 
 func TestIntervalsInTheReport(t *testing.T) {
 	row := repeatedRow(t)
-	gate := &family.GateResult{Figures: map[string]float64{"gold_wer": 0.2}, Thresholds: map[string]float64{"gold_wer": 0.35},
-		Items: []family.GateItem{{ID: "a", Gold: "one two", Output: "one two"}, {ID: "b", Gold: "three four", Output: "three for"}}}
+	gate := &evidence.GateResult{Figures: map[string]float64{"gold_wer": 0.2}, Thresholds: map[string]float64{"gold_wer": 0.35},
+		Items: []evidence.GateItem{{ID: "a", Gold: "one two", Output: "one two"}, {ID: "b", Gold: "three four", Output: "three for"}}}
 	acc, err := accuracy.Gate(gate, nil)
 	if err != nil {
 		t.Fatal(err)

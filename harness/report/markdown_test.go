@@ -6,15 +6,12 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/join"
-	"github.com/trtmc-qual/trtmc-qual/harness/timing"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
 // sampleRun is a small run as the suites write it: one qualified ASR row, one reduced row, and
 // a blocked stage 9.
 func sampleRun() evidence.Evidence {
-	sum := timing.Summary{Requests: 50, Figures: []timing.Figure{
+	sum := evidence.Timing{Requests: 50, Figures: []evidence.Figure{
 		{Name: "client_latency_p50", Value: 2211.1, Unit: "ms", Formula: "p50 of AIPerf request_latency"},
 		{Name: "client_latency_p95", Value: 3665.1, Unit: "ms", Formula: "p95 of AIPerf request_latency"},
 		{Name: "task_call_p50", Value: 2208.8, Unit: "ms", Formula: "p50 of model_call_ms"},
@@ -24,11 +21,11 @@ func sampleRun() evidence.Evidence {
 		{Name: "rtf", Value: 0.473, Unit: "ratio", Formula: "Σ model_call_ms / Σ clip ms"},
 		{Name: "audio_seconds_per_second", Value: 4.16, Unit: "s/s", Formula: "Σ clip s / duration"},
 	}}
-	gate := &family.GateResult{Passed: true, Figures: map[string]float64{"gold_wer": 0.2667, "ned_max": 0}}
+	gate := &evidence.GateResult{Passed: true, Figures: map[string]float64{"gold_wer": 0.2667, "ned_max": 0}}
 	asr := evidence.Stage{Stage: "asr", Number: 3, Status: "qualified", Results: []evidence.Result{
 		{Profile: "sphinx-en-us", Checkpoint: "pocketsphinx-en-us/en-us", Revision: "0.8", Kind: "full", Counted: true,
 			Status: "aiperf-qualified", Gate: gate, Timing: &sum,
-			Join: &join.Report{Matched: 55}, Statement: "produced by the contract double, not a TRTMC result", Reproduce: "QUAL_TARGET=suites/targets/reference.yaml go tool ginkgo --label-filter=asr ./suites/asr"},
+			Join: &evidence.Join{Matched: 55}, Statement: "produced by the contract double, not a TRTMC result", Reproduce: "QUAL_TARGET=suites/targets/reference.yaml go tool ginkgo --label-filter=asr ./suites/asr"},
 		{Profile: "sphinx-an4-l0", Checkpoint: "pocketsphinx-testdata/an4", Revision: "0.8", Kind: "reduced",
 			Status: "family-validated", Gate: gate, Reproduce: "go tool ginkgo --label-filter=asr ./suites/asr"},
 	}}

@@ -7,12 +7,11 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
 func TestAssembleWritesEvidenceAndReport(t *testing.T) {
 	dir := t.TempDir()
-	sum := timing.Summary{Requests: 2, Figures: []timing.Figure{{Name: "rtf", Value: 0.2, Unit: "ratio", Formula: "Σ task / Σ audio"},
+	sum := evidence.Timing{Requests: 2, Figures: []evidence.Figure{{Name: "rtf", Value: 0.2, Unit: "ratio", Formula: "Σ task / Σ audio"},
 		{Name: "client_latency_p50", Value: 12, Unit: "ms", Formula: "p50"}}}
 	for _, s := range []evidence.Stage{
 		{SchemaVersion: evidence.SchemaVersion, Stage: "asr", Number: 3, Status: "qualified", Results: []evidence.Result{{Profile: "m", Checkpoint: "c", Revision: "r",

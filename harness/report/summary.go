@@ -97,11 +97,11 @@ type SummaryRow struct {
 // over AIPerf runs, a percentile pooled over measured requests) with, for a rate, its 95%
 // interval over runs, and for a tail its distribution-free order-statistic interval.
 type SummaryFigure struct {
-	Name      string                `json:"name"`
-	Unit      string                `json:"unit"`
-	Value     float64               `json:"value"`
-	OverRuns  *SummaryInterval      `json:"over_runs,omitempty"`
-	OrderStat *timing.OrderInterval `json:"order_interval,omitempty"`
+	Name      string                  `json:"name"`
+	Unit      string                  `json:"unit"`
+	Value     float64                 `json:"value"`
+	OverRuns  *SummaryInterval        `json:"over_runs,omitempty"`
+	OrderStat *evidence.OrderInterval `json:"order_interval,omitempty"`
 }
 
 // SummaryInterval is a figure's mean over runs with its interval (harness/stats).

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -44,7 +45,7 @@ func summaryRun(t *testing.T) evidence.Evidence {
 	asr := evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: "asr", Number: 3, Inventory: rows, Selection: evidence.SelectionOf(rows, "focused"),
 		Target: "suites/targets/reference.yaml", TargetKind: "reference", Versions: map[string]string{"trtmc-qual": "abc1234", evidence.BuildTagsKey: "none"},
 		Results: []evidence.Result{
-			{Profile: "a", Checkpoint: "ck/a", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusQualified, AIPerf: &evidence.AIPerfRun{Runs: 3}, Timing: &sum, Repeated: rep},
+			{Profile: "a", Checkpoint: "ck/a", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusQualified, AIPerf: &evidence.AIPerfRun{Runs: 3}, Timing: claim.TimingRecord(sum), Repeated: rep},
 			{Profile: "c", Checkpoint: "ck/c", Kind: evidence.KindReduced, Status: evidence.StatusFailed, Failures: []string{"gate: gold_wer 0.5\n  over 0.3"}}}}
 	t2i := evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: "t2i", Number: 6, Inventory: rows, Selection: evidence.SelectionOf(rows, "focused")}
 	for _, s := range []evidence.Stage{asr, t2i} {
@@ -139,16 +140,16 @@ func checkRow(t *testing.T, got SummaryRow, r evidence.Result) {
 	}
 }
 
-func figureOf(s *timing.Summary, name string) (timing.Figure, bool) {
+func figureOf(s *evidence.Timing, name string) (evidence.Figure, bool) {
 	if s == nil {
-		return timing.Figure{}, false
+		return evidence.Figure{}, false
 	}
 	for _, f := range s.Figures {
 		if f.Name == name {
 			return f, true
 		}
 	}
-	return timing.Figure{}, false
+	return evidence.Figure{}, false
 }
 
 // The schema is documented: every JSON field of summary.json, at every level, is named in

@@ -6,7 +6,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
-// claimsCheck derives every claim each row makes (join, timing, repeated runs, accuracy,
+// claimsCheck derives every claim each row makes (join, inputs, timing, repeated runs, accuracy,
 // no-caching) again from its published files with the suite's own derivation (harness/claim) and
 // names the claim and the first field where the stored record differs.
 func claimsCheck(r *Run) []Problem {
@@ -23,11 +23,17 @@ func claimsCheck(r *Run) []Problem {
 // pins give: the stage (reading kept artifacts where the server answered file:// URLs), the
 // thresholds its manifest's testcase declares, the pinned dataset's groups, the pins its gate is
 // derived against.
-func loadArtifacts(runDir string, p pins, runKind string, s evidence.Stage, r evidence.Result) *claim.Artifacts {
+func loadArtifacts(runDir string, p pins, runKind string, s evidence.Stage, r evidence.Result, published bool) *claim.Artifacts {
 	groups := func() (map[string]string, error) { return p.GateGroups(s, r) }
+	where := s.Stage + "/" + r.Profile
+	inputs := func(g claim.Given) claim.Given {
+		g.InputPins, g.Published = inputPins(runDir, p, where, s, r), published
+		g.RecordsMayOmitInputHash = kindOf(s.TargetKind).RecordsOmitInputFields()
+		return g
+	}
 	w, err := workload.Get(s.Stage)
 	if err != nil { // an unknown stage, which the claims name: its recorded route
-		given := claim.Given{Groups: groups}
+		given := inputs(claim.Given{Groups: groups})
 		if r.Join != nil {
 			given.Route = r.Join.Route
 		}
@@ -38,7 +44,7 @@ func loadArtifacts(runDir string, p pins, runKind string, s evidence.Stage, r ev
 			w = workload.WithArtifacts(w, workload.ScratchReader(r.Scratch.Container, dir))
 		}
 	}
-	given := claim.StageGiven(w, p.DeclaredThresholds(s, r), groups)
+	given := inputs(claim.StageGiven(w, p.DeclaredThresholds(s, r), groups))
 	given.GatePins = gatePins(p, runKind, s, r)
 	return claim.Load(runDir, r, given)
 }

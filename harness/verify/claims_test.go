@@ -11,7 +11,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
@@ -24,8 +23,8 @@ func TestAccuracyClustersComeFromThePinnedDataset(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "dataset.json"), []byte(ds), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gate := &family.GateResult{Figures: map[string]float64{"gold_wer": 0.25}, Thresholds: map[string]float64{"gold_wer": 0.35},
-		Items: []family.GateItem{{ID: "a", Gold: "one two", Output: "one two"}, {ID: "b", Gold: "three four", Output: "three for"},
+	gate := &evidence.GateResult{Figures: map[string]float64{"gold_wer": 0.25}, Thresholds: map[string]float64{"gold_wer": 0.35},
+		Items: []evidence.GateItem{{ID: "a", Gold: "one two", Output: "one two"}, {ID: "b", Gold: "three four", Output: "three for"},
 			{ID: "c", Gold: "five six", Output: "five six"}}}
 	grouped, err := accuracy.Gate(gate, map[string]string{"a": "spk1", "b": "spk1"})
 	if err != nil {
@@ -40,7 +39,7 @@ func TestAccuracyClustersComeFromThePinnedDataset(t *testing.T) {
 		want bool
 	}{{grouped, false}, {byClip, true}} {
 		r := evidence.Result{Gate: gate, Accuracy: c.acc, Dataset: evidence.Dataset{Path: "dataset.json"}}
-		problems := claim.Accuracy().Check(loadArtifacts(t.TempDir(), pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, "reference", evidence.Stage{}, r))
+		problems := claim.Accuracy().Check(loadArtifacts(t.TempDir(), pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, "reference", evidence.Stage{}, r, false))
 		if got := len(problems) > 0; got != c.want {
 			t.Errorf("clustered by %q: problems %v", c.acc[0].ClusterBy, problems)
 		}
@@ -58,7 +57,7 @@ func TestAVariantRowsGroupsComeFromItsPinnedManifest(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc := m.Testcases[0]
-	groups, err := pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}.GateGroups(evidence.Stage{}, evidence.Result{Profile: "sphinx-en-us-fast", Gate: &family.GateResult{Testcase: tc.Name}})
+	groups, err := pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}.GateGroups(evidence.Stage{}, evidence.Result{Profile: "sphinx-en-us-fast", Gate: &evidence.GateResult{Testcase: tc.Name}})
 	if err != nil || len(groups) != 8 || groups["61-70968-0000"] != "librispeech-speaker:61" ||
 		groups["sense_and_sensibility_01_austen_64kb-0870"] != groups["sense_and_sensibility_01_austen_64kb-0930"] {
 		t.Fatalf("groups of %s (%s): %v %v", tc.Name, tc.Dataset, groups, err)
@@ -78,7 +77,7 @@ func TestATRTMCRowsGroupsComeFromItsCheckoutManifest(t *testing.T) {
 	writer(trtmc)(namesake, namesakeManifest(30, "golden/asr/sphinx-tidigits/dataset.json"))
 	t.Setenv("QUAL_TRTMC_ROOT", trtmc)
 	stage := evidence.Stage{Stage: "asr", TargetKind: "trtmc", Inventory: []evidence.InventoryRow{{Profile: "sphinx-en-us", Manifest: namesake}}}
-	r := evidence.Result{Profile: "sphinx-en-us", Gate: &family.GateResult{Testcase: "sphinx-en-us-librivox"}}
+	r := evidence.Result{Profile: "sphinx-en-us", Gate: &evidence.GateResult{Testcase: "sphinx-en-us-librivox"}}
 	got, err := pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}.GateGroups(stage, r)
 	if err != nil {
 		t.Fatal(err)

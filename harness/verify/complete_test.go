@@ -9,8 +9,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/join"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
 // collect returns a reporter and the problems it gathered.
@@ -45,9 +43,9 @@ func TestStatusesNeedWhatTheyClaim(t *testing.T) {
 			"m: status aiperf-qualified without a passed gate with pinned thresholds, AIPerf artifacts, server records, a clean join, native/HTTP identity for every request, meaningful outputs, timing, a passed no-caching check"},
 		{evidence.Result{Profile: "m", Kind: evidence.KindReduced, Status: evidence.StatusQualified, NoCache: &evidence.NoCache{Passed: false}},
 			"timing, a passed no-caching check"},
-		{evidence.Result{Profile: "m", Kind: evidence.KindReduced, Status: evidence.StatusFamilyValidated, Gate: &family.GateResult{Passed: false}},
+		{evidence.Result{Profile: "m", Kind: evidence.KindReduced, Status: evidence.StatusFamilyValidated, Gate: &evidence.GateResult{Passed: false}},
 			"m: status family-validated without a passed gate with pinned thresholds"},
-		{evidence.Result{Profile: "m", Kind: evidence.KindReduced, Status: evidence.StatusPlanned, Gate: &family.GateResult{Passed: true}},
+		{evidence.Result{Profile: "m", Kind: evidence.KindReduced, Status: evidence.StatusPlanned, Gate: &evidence.GateResult{Passed: true}},
 			"m: status planned but the row claims results"},
 		{evidence.Result{Profile: "m", Kind: evidence.KindReduced, Counted: true, Status: evidence.StatusFailed},
 			"m: a reduced row is counted: only full models are"},
@@ -75,7 +73,7 @@ func TestFailedRequestsAreListed(t *testing.T) {
 	}
 	exports := aiperfexport.Exports{Raw: []aiperfexport.RawRecord{raw("a", "warmup", 200, "null"), raw("b", "profiling", 500, `{"message":"boom"}`), raw("c", "profiling", 200, "null")}}
 	records := []contract.Record{{RequestID: "a", Route: "/r", Status: 200}, {RequestID: "b", Route: "/r", Status: 500}, {RequestID: "h", Route: "/health/ready", Status: 503}}
-	r := evidence.Result{Status: evidence.StatusQualified, Join: &join.Report{Route: "/r"}, AIPerf: &evidence.AIPerfRun{Warmup: 1, Requests: 3, Command: []string{"aiperf", "--request-count", "3", "--warmup-request-count", "1"}},
+	r := evidence.Result{Status: evidence.StatusQualified, Join: &evidence.Join{Route: "/r"}, AIPerf: &evidence.AIPerfRun{Warmup: 1, Requests: 3, Command: []string{"aiperf", "--request-count", "3", "--warmup-request-count", "1"}},
 		Settings: map[string]any{"warmup": 1.0, "requests": 3.0}}
 	report, got := collect()
 	checkRequests("asr/m", r, exports, records, report)

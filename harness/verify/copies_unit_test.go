@@ -16,11 +16,8 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
-	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
-	"github.com/trtmc-qual/trtmc-qual/suites/junit"
 )
 
 // metric is one profile_export.jsonl line as AIPerf 0.13.0 writes it.
@@ -38,7 +35,7 @@ func metric(t *testing.T, id, phase string, startNS, endNS int64, latencyMS floa
 func servedRow() evidence.Result {
 	return evidence.Result{Profile: "p", Status: evidence.StatusQualified, Records: "asr/p/server-records.jsonl",
 		AIPerf: &evidence.AIPerfRun{Version: "0.13.0", Dir: "asr/p/aiperf", Requests: 2, Concurrency: 1, Command: []string{"aiperf", "profile", "--concurrency", "1"}},
-		Join:   &join.Report{}, Timing: nil, Bundle: evidence.Bundle{SHA256Served: "aa"}}
+		Join:   &evidence.Join{}, Timing: nil, Bundle: evidence.Bundle{SHA256Served: "aa"}}
 }
 
 // TestLatencyIsItsOwnWindow halves one request_latency, leaving its start and end.
@@ -102,7 +99,7 @@ func TestCoverage(t *testing.T) {
 	r := servedRow()
 	r.AIPerf.Runs, r.AIPerf.Requests = 2, 6
 	report, got := collect()
-	r.Timing = &timing.Summary{Requests: 11}
+	r.Timing = &evidence.Timing{Requests: 11}
 	checkCoverage("asr/p", r, join.Report{MissingID: []int{7}}, report)
 	if !containsAll(*got, "client_lines_without_id recomputed [7]", "evidence says []") || !containsAll(*got, "timing over 11 requests", "2 runs × N=6 = 12") {
 		t.Fatalf("%v", *got)
@@ -232,7 +229,7 @@ func TestBundleHeaderIsTheRow(t *testing.T) {
 }
 
 // TestJUnitPropertiesAreTheEvidence edits the evidence's hardware, a timing figure and a gate
-// figure, leaving the JUnit report's copies.
+// figure, leaving the JUnit report's copies; and a case carrying a figure the row has not.
 func TestJUnitPropertiesAreTheEvidence(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "junit"), 0o755)
@@ -241,8 +238,8 @@ func TestJUnitPropertiesAreTheEvidence(t *testing.T) {
 <testcase name="keeps client latency apart" classname="asr.p"><properties><property name="client_latency_p50_ms" value="812.5"></property></properties></testcase>
 <testcase name="passes the gate" classname="asr.p"><properties><property name="gate_gold_wer" value="0.04"></property></properties></testcase>
 </testsuite></testsuites>`), 0o644)
-	row := evidence.Result{Profile: "p", Timing: &timing.Summary{Figures: []timing.Figure{{Name: "client_latency_p50", Unit: "ms", Value: 812.5}}},
-		Gate: &family.GateResult{Figures: map[string]float64{"gold_wer": 0.04}}}
+	row := evidence.Result{Profile: "p", Timing: &evidence.Timing{Figures: []evidence.Figure{{Name: "client_latency_p50", Unit: "ms", Value: 812.5}}},
+		Gate: &evidence.GateResult{Figures: map[string]float64{"gold_wer": 0.04}}}
 	e := evidence.Evidence{Stages: []evidence.Stage{{Stage: "asr", Hardware: evidence.Hardware{Cores: 2}, Versions: map[string]string{"aiperf": "0.13.0"}, Results: []evidence.Result{row}}}}
 	report, got := collect()
 	checkJUnitProperties(dir, e, report)
@@ -258,8 +255,15 @@ func TestJUnitPropertiesAreTheEvidence(t *testing.T) {
 			t.Errorf("no problem contains %q: %v", want, *got)
 		}
 	}
-	if figureName("client_latency_p50", "ms") != junit.FigureName("client_latency_p50", "ms") || figureName("throughput", "requests/s") != junit.FigureName("throughput", "requests/s") {
-		t.Error("figureName differs from suites/junit.FigureName")
+	// A figure the row's rendering does not hold (one the evidence dropped, or one invented) is named.
+	os.WriteFile(filepath.Join(dir, "junit", "asr.xml"), []byte(`<testsuites><testsuite name="asr">
+<properties><property name="stage" value="asr"></property></properties>
+<testcase name="passes the gate" classname="asr.p"><properties><property name="gate_invented" value="1"></property></properties></testcase>
+</testsuite></testsuites>`), 0o644)
+	report, got = collect()
+	checkJUnitProperties(dir, e, report)
+	if !containsAll(*got, "property gate_invented=1 is no figure of evidence row asr/p") {
+		t.Errorf("an invented figure: %v", *got)
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
@@ -32,7 +31,7 @@ func TestT2IInputIDMustBeAPinnedPrompt(t *testing.T) {
 	tc := manifest.Testcase{Name: "c", Dataset: "golden/t2i/prompts.jsonl", Expected: "golden/t2i/expected"}
 	for _, id := range []string{"../../../etc/x", "p99"} {
 		r := evidence.Result{
-			Gate:    &family.GateResult{Items: []family.GateItem{{ID: id, Output: "sha"}}, Figures: map[string]float64{}},
+			Gate:    &evidence.GateResult{Items: []evidence.GateItem{{ID: id, Output: "sha"}}, Figures: map[string]float64{}},
 			Outputs: []evidence.Output{{RequestID: "r1", InputID: id, HTTPOutput: "sha"}},
 		}
 		report, got := collect()
@@ -102,7 +101,7 @@ func TestDatasetIsThePinnedManifests(t *testing.T) {
 		{"golden/t2i/easy.jsonl", sum("golden/t2i/easy.jsonl"), `dataset.path "golden/t2i/easy.jsonl" is not the dataset [golden/t2i/prompts.jsonl] of the pinned manifest native/families/procdiff/manifests/pd.json`},
 		{"golden/t2i/prompts.jsonl", sum("golden/t2i/easy.jsonl"), "pinned dataset sha256"},
 	} {
-		r := evidence.Result{Profile: "pd", Gate: &family.GateResult{Testcase: "c"}, Dataset: evidence.Dataset{Path: c.path, SHA256: c.sha}}
+		r := evidence.Result{Profile: "pd", Gate: &evidence.GateResult{Testcase: "c"}, Dataset: evidence.Dataset{Path: c.path, SHA256: c.sha}}
 		report, got := collect()
 		checkStored(t.TempDir(), p, "t2i/pd", evidence.Stage{Stage: "t2i"}, r, report)
 		if (c.want == "") != (len(*got) == 0) || (c.want != "" && !containsAll(*got, c.want)) {
@@ -130,7 +129,7 @@ func TestPinnedProfileIsAReferenceRow(t *testing.T) {
 	wd := filepath.Join(run, "t2i", "pd", "work")
 	os.MkdirAll(wd, 0o755)
 	os.WriteFile(filepath.Join(wd, "gate-junit.xml"), []byte(`<testsuites><testsuite><testcase name="test_model_e2e[c]" time="1"/></testsuite></testsuites>`), 0o644)
-	r := evidence.Result{Profile: "pd", Gate: &family.GateResult{Testcase: "c", Passed: true}}
+	r := evidence.Result{Profile: "pd", Gate: &evidence.GateResult{Testcase: "c", Passed: true}}
 	s := evidence.Stage{Stage: "t2i", TargetKind: "trtmc", Results: []evidence.Result{r},
 		Inventory: []evidence.InventoryRow{{Profile: "pd", Manifest: "native/families/procdiff/manifests/pd.json"}}}
 	for _, runKind := range []string{"trtmc", "reference"} {
@@ -178,8 +177,8 @@ func asrRoot(t *testing.T, gold string) (pins, manifest.Testcase) {
 // text) is reported and fails, not taken as 0 (A7).
 func TestASRGateBoundsNeedTheirFigures(t *testing.T) {
 	p, tc := asrRoot(t, "hello")
-	r := evidence.Result{Gate: &family.GateResult{Family: "other",
-		Items:   []family.GateItem{{ID: "c1", Output: "hello", Expected: "hello", Gold: "hello"}},
+	r := evidence.Result{Gate: &evidence.GateResult{Family: "other",
+		Items:   []evidence.GateItem{{ID: "c1", Output: "hello", Expected: "hello", Gold: "hello"}},
 		Figures: map[string]float64{"gold_wer": 0, "gold_cer": 0, "clips": 1}}}
 	report, got := collect()
 	fails := checkASRGate(p, "asr/p", tc, manifest.Thresholds{Overrides: map[string]float64{"gold_wer": 0.1, "own_wer": 0.2}}, r, report)
@@ -207,7 +206,7 @@ func TestT2IQualifiedRowNeedsServedImages(t *testing.T) {
 	root := pinnedRoot(t)
 	tc := manifest.Testcase{Name: "c", Dataset: "golden/t2i/prompts.jsonl", Expected: "golden/t2i/expected"}
 	r := evidence.Result{Status: evidence.StatusQualified,
-		Gate: &family.GateResult{Passed: true, Items: []family.GateItem{{ID: "p01", Output: "sha", Passed: true, Distance: 1}}, Figures: map[string]float64{"psnr_min_db": 99, "ssim_min": 1}}}
+		Gate: &evidence.GateResult{Passed: true, Items: []evidence.GateItem{{ID: "p01", Output: "sha", Passed: true, Distance: 1}}, Figures: map[string]float64{"psnr_min_db": 99, "ssim_min": 1}}}
 	report, got := collect()
 	fails := checkT2IGate(pins{Root: root, TRTMCRoot: envOptions().TRTMCRoot}, "t2i/p", tc, manifest.Thresholds{}, r, nil, report)
 	if !containsAll(*got, "t2i/p: gate not recomputed: no served images") || len(fails) == 0 {

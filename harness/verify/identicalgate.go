@@ -8,7 +8,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
@@ -27,7 +26,7 @@ const identicalMark = "(identical)"
 
 // claimsIdentical says whether a gate claims an image identical to its golden one anywhere: the
 // figure "identical", a worst PSNR at the JSON stand-in for +Inf, or an item's detail.
-func claimsIdentical(g *family.GateResult) bool {
+func claimsIdentical(g *evidence.GateResult) bool {
 	if g.Figures["identical"] != 0 || g.Figures["psnr_min_db"] == math.MaxFloat64 {
 		return true
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
 // TestInlineDatasetResolvesToTheManifestsTestcase: a row whose input is its TRTMC testcase's own
@@ -25,7 +24,7 @@ func TestInlineDatasetResolvesToTheManifestsTestcase(t *testing.T) {
 	t.Setenv("QUAL_TRTMC_ROOT", trtmc)
 	stage := evidence.Stage{Stage: "t2i", TargetKind: "trtmc", Inventory: []evidence.InventoryRow{{Profile: "flux-schnell", Manifest: rel}}}
 	good := func() evidence.Result {
-		return evidence.Result{Profile: "flux-schnell", Gate: &family.GateResult{Testcase: "flux-schnell"},
+		return evidence.Result{Profile: "flux-schnell", Gate: &evidence.GateResult{Testcase: "flux-schnell"},
 			Dataset: evidence.Dataset{Path: rel + "#testcases/flux-schnell/test_prompt", SHA256: sum, Items: 1},
 			Outputs: []evidence.Output{{RequestID: "r1", InputID: "flux-schnell"}}}
 	}
@@ -106,7 +105,7 @@ func TestInputAudioResolvesToTheTestcasesClip(t *testing.T) {
 	t.Setenv("QUAL_TRTMC_ROOT", trtmc)
 	stage := evidence.Stage{Stage: "asr", TargetKind: "trtmc", Inventory: []evidence.InventoryRow{{Profile: "whisper-tiny-fp16", Manifest: rel}}}
 	good := func() evidence.Result {
-		return evidence.Result{Profile: "whisper-tiny-fp16", Gate: &family.GateResult{Testcase: "whisper-tiny-fp16"},
+		return evidence.Result{Profile: "whisper-tiny-fp16", Gate: &evidence.GateResult{Testcase: "whisper-tiny-fp16"},
 			Dataset: evidence.Dataset{Path: rel + "#testcases/whisper-tiny-fp16/test_input_audio", SHA256: wavSum, Items: 1},
 			Outputs: []evidence.Output{{RequestID: "r1", InputID: "whisper-tiny-fp16"}, {RequestID: "r2", InputID: "whisper-tiny-fp16"}}}
 	}
@@ -200,7 +199,7 @@ func ownClipRun(t *testing.T) (string, evidence.Stage, evidence.Result) {
 		run(ownClipRow+"aiperf/artifacts/"+dir+"inputs.json", `{"data":[{"session_id":"whisper-tiny-fp16"}]}`)
 	}
 	stage := evidence.Stage{Stage: "asr", TargetKind: "trtmc", Inventory: []evidence.InventoryRow{{Profile: "whisper-tiny-fp16", Manifest: rel}}}
-	r := evidence.Result{Profile: "whisper-tiny-fp16", Status: evidence.StatusQualified, Gate: &family.GateResult{Testcase: "whisper-tiny-fp16"},
+	r := evidence.Result{Profile: "whisper-tiny-fp16", Status: evidence.StatusQualified, Gate: &evidence.GateResult{Testcase: "whisper-tiny-fp16"},
 		Dataset: evidence.Dataset{Path: rel + "#testcases/whisper-tiny-fp16/test_input_audio", SHA256: sum, Items: 1},
 		Records: ownClipRow + "server-records.jsonl", AIPerf: &evidence.AIPerfRun{Dir: ownClipRow + "aiperf/artifacts"},
 		Limits:  &evidence.InputLimits{MaxClipSeconds: 30, MaxClipSource: "max_seconds in whisper-tiny-fp16 build"},

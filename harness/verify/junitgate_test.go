@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
 // TestJUnitGateIsReread: a TRTMC row's gate verdict must be what the JUnit report stored in the
@@ -22,7 +21,7 @@ func TestJUnitGateIsReread(t *testing.T) {
 	report := func(where, format string, args ...any) {
 		problems = append(problems, where+": "+fmt.Sprintf(format, args...))
 	}
-	r := evidence.Result{Profile: "p", Gate: &family.GateResult{Testcase: "p-case", Passed: true}}
+	r := evidence.Result{Profile: "p", Gate: &evidence.GateResult{Testcase: "p-case", Passed: true}}
 	checkJUnitGate(run, "asr/p", "asr", r, report)
 	if len(problems) != 1 || !strings.Contains(problems[0], "JUnit report says passed=false") {
 		t.Fatalf("a passed verdict over a failed JUnit was not caught: %v", problems)

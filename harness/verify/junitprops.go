@@ -2,12 +2,12 @@ package verify
 
 import (
 	"encoding/xml"
-	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	reportpkg "github.com/trtmc-qual/trtmc-qual/harness/report"
 	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 )
 
@@ -29,14 +29,18 @@ type junitProperty struct {
 	Value string `xml:"value,attr"`
 }
 
-// junitPropertiesCheck: the reports' copies of figures, hardware and versions are the evidence's.
+// junitPropertiesCheck: the reports' suite properties and case figures are the evidence's, as
+// harness/report renders them.
 func junitPropertiesCheck(r *Run) []Problem {
 	return problemsFrom(func(report reporter) { checkJUnitProperties(r.Dir, r.Evidence, report) })
 }
 
-// checkJUnitProperties compares the JUnit reports' copies of the evidence with it: each suite's
-// target, hardware and versions with its stage's (an unsharded run's), and each case's figures (timing figures by
-// their unit-suffixed names, gate_<figure>, inputs_skipped) with its row's.
+// checkJUnitProperties renders again what the suites render into their JUnit reports from the
+// evidence (harness/report JUnitStageProperties and JUnitFigures) and compares: each suite's
+// target, hardware and versions with its stage's (an unsharded run's), and each case's numeric
+// properties with its row's figures, a property the row's rendering does not hold named too.
+// The rest of a report is Ginkgo's (cases, outcomes, times, messages; junit.go checks the
+// outcomes against the rows).
 func checkJUnitProperties(runDir string, e evidence.Evidence, report reporter) {
 	files, _ := filepath.Glob(filepath.Join(runDir, "junit", "*.xml"))
 	for _, f := range files {
@@ -58,7 +62,7 @@ func checkJUnitProperties(runDir string, e evidence.Evidence, report reporter) {
 			if !ok {
 				continue // Ginkgo's own report carries no stage property
 			}
-			for name, want := range stageProperties(s) {
+			for name, want := range reportpkg.JUnitStageProperties(s) {
 				if got, ok := props[name]; ok && got != want && !sharded(props["shard"]) {
 					report(rel, "suite property %s is %q, %s/stage.json says %q", name, got, s.Stage, want)
 				}
@@ -69,11 +73,17 @@ func checkJUnitProperties(runDir string, e evidence.Evidence, report reporter) {
 				if stage != s.Stage || !ok {
 					continue
 				}
-				figures := rowFigures(r)
+				figures := map[string]float64{}
+				for _, f := range reportpkg.JUnitFigures(r) {
+					figures[f.Name] = f.Value
+				}
 				for _, p := range c.Properties {
 					want, known := figures[p.Name]
 					got, err := strconv.ParseFloat(p.Value, 64)
-					if known && (err != nil || got != want) {
+					switch {
+					case !known:
+						report(rel, "case %q property %s=%s is no figure of evidence row %s/%s", c.Name, p.Name, p.Value, s.Stage, r.Profile)
+					case err != nil || got != want:
 						report(rel, "case %q property %s is %s, evidence row %s/%s says %v", c.Name, p.Name, p.Value, s.Stage, r.Profile, want)
 					}
 				}
@@ -88,43 +98,6 @@ func sharded(shard string) bool {
 	_, total, ok := strings.Cut(shard, "/")
 	n, err := strconv.Atoi(total)
 	return ok && err == nil && n > 1
-}
-
-// stageProperties are the suite properties the suites write from the stage's evidence
-// (suites/qualify runProperties); run_id is left out: a merged run keeps its shards' reports.
-func stageProperties(s evidence.Stage) map[string]string {
-	out := map[string]string{"target": s.Target, "target_kind": s.TargetKind,
-		"hardware.cpu": s.Hardware.CPU, "hardware.cores": fmt.Sprint(s.Hardware.Cores), "hardware.gpu": s.Hardware.GPU}
-	for k, v := range s.Versions {
-		out["version."+k] = v
-	}
-	return out
-}
-
-// rowFigures are a row's numbers as the suites report them on its cases.
-func rowFigures(r evidence.Result) map[string]float64 {
-	out := map[string]float64{"inputs_skipped": float64(len(r.Skipped))}
-	if r.Timing != nil {
-		for _, f := range r.Timing.Figures {
-			out[figureName(f.Name, f.Unit)] = f.Value
-		}
-	}
-	if r.Gate != nil {
-		for k, v := range r.Gate.Figures {
-			out["gate_"+k] = v
-		}
-	}
-	return out
-}
-
-// figureName is suites/junit.FigureName (a test keeps them equal): the verifier does not link
-// the suites' Ginkgo reporters.
-func figureName(name, unit string) string {
-	u := strings.NewReplacer("/", "_per_", " ", "_").Replace(unit)
-	if u == "" || u == "ratio" {
-		return name
-	}
-	return name + "_" + u
 }
 
 func stageNamed(e evidence.Evidence, name string) (evidence.Stage, bool) {

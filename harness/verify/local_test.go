@@ -5,9 +5,7 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
 func TestLocalRefusesPathsLeavingTheRun(t *testing.T) {
@@ -47,7 +45,7 @@ func TestForgedPathsAreVerifyFailures(t *testing.T) {
 	r := evidence.Result{Profile: "p", Status: evidence.StatusQualified,
 		Bundle:  evidence.Bundle{Path: forged, SHA256Built: "x"},
 		AIPerf:  &evidence.AIPerfRun{Dir: forged},
-		Records: "asr/p/records.jsonl", Join: &join.Report{}}
+		Records: "asr/p/records.jsonl", Join: &evidence.Join{}}
 	report, got := collect()
 	checkStored(run, pins{Root: t.TempDir(), TRTMCRoot: envOptions().TRTMCRoot}, "asr/p", evidence.Stage{Stage: "asr"}, r, report)
 	check("bundle", "bundle.path", *got)
@@ -61,7 +59,7 @@ func TestForgedPathsAreVerifyFailures(t *testing.T) {
 	r.AIPerf.Dir, r.Records = "asr/p/aiperf", forged
 	check("served", "records", claimProblems(run, r))
 
-	r.Profile, r.Gate = forged, &family.GateResult{Testcase: "c"}
+	r.Profile, r.Gate = forged, &evidence.GateResult{Testcase: "c"}
 	report, got = collect()
 	checkJUnitGate(run, "asr/x", "asr", r, report)
 	check("junit", "profile", *got)
@@ -99,7 +97,7 @@ func TestForgedStageNameIsRefused(t *testing.T) {
 // claimProblems are what claimsCheck finds in a run of one ASR row r.
 func claimProblems(runDir string, r evidence.Result) []string {
 	s := evidence.Stage{Stage: "asr"}
-	row := &Row{Where: "asr/" + r.Profile, Stage: s, Result: r, Artifacts: loadArtifacts(runDir, pins{}, "reference", s, r)}
+	row := &Row{Where: "asr/" + r.Profile, Stage: s, Result: r, Artifacts: loadArtifacts(runDir, pins{}, "reference", s, r, false)}
 	var out []string
 	for _, p := range claimsCheck(&Run{Dir: runDir, Rows: []*Row{row}}) {
 		out = append(out, p.String())

@@ -18,7 +18,7 @@ func TestNoCacheRecordsAreTheRowsServers(t *testing.T) {
 			Repeats: []evidence.NoCacheRequest{{RequestID: "r1", InputSHA256: x}},
 			Fresh:   []evidence.NoCacheRequest{{RequestID: "f1", InputSHA256: "f1"}, {RequestID: "f2", InputSHA256: "f2"}}}
 		r := &Row{Where: "asr/p", Result: evidence.Result{Profile: "p", Bundle: evidence.Bundle{SHA256Served: "b"},
-			Join: &join.Report{Route: route}, NoCache: n},
+			Join: &evidence.Join{Route: route}, NoCache: n},
 			Pairs: []join.Pair{{ID: "a", Server: contract.Record{EndUnixNS: 1000}}}}
 		var recs []contract.Record
 		for _, id := range []string{"r1", "f1", "f2"} {

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
 // qaGateFile is the gate the sphinxqa family produced for sphinxqa-an4-l0 in a real full run
@@ -26,7 +25,7 @@ func qaGateRun(t *testing.T) (string, evidence.Stage, evidence.Result) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var g family.GateResult
+	var g evidence.GateResult
 	if err := json.Unmarshal(raw, &g); err != nil {
 		t.Fatalf("%s: %v", qaGateFile, err)
 	}
@@ -95,7 +94,7 @@ func TestAudioQAGateIsRecomputed(t *testing.T) {
 		{"an item duplicated", func(r *evidence.Result) { r.Gate.Items = append(r.Gate.Items, r.Gate.Items[0]) },
 			[]string{where + "gate has 2 items for pair cards-001-word_count, one expected"}, true},
 		{"an item for no pinned pair", func(r *evidence.Result) {
-			r.Gate.Items = append(r.Gate.Items, family.GateItem{ID: "forged", Output: "yes", Expected: "yes", Passed: true})
+			r.Gate.Items = append(r.Gate.Items, evidence.GateItem{ID: "forged", Output: "yes", Expected: "yes", Passed: true})
 		}, []string{where + "gate item forged is not a pair pinned in " + pairs}, true},
 		{"an item's expected answer changed", func(r *evidence.Result) { r.Gate.Items[0].Expected = "4" },
 			[]string{where + `gate pair cards-001-word_count: stored expected answer "4" / gold "3" are not the reader's "3" on the pinned golden/asr/sphinx-an4-l0/upstream.json transcript of clip cards-001 / the pinned ` + pairs + ` gold "3"`}, true},

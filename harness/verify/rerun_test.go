@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
 // buildNative builds trtmc-native from this checkout, as `qual images` does for the host.
@@ -29,7 +28,7 @@ func buildNative(t *testing.T) string {
 
 // gatedRow builds a reference bundle into a run directory and gates it with the real binary, as
 // the suites do, and publishes evidence holding that gate with the item edit applied.
-func gatedRow(t *testing.T, native string, edit func(g *family.GateResult)) string {
+func gatedRow(t *testing.T, native string, edit func(g *evidence.GateResult)) string {
 	t.Helper()
 	root := repoRoot(t)
 	t.Setenv("QUAL_ROOT", root)
@@ -44,7 +43,7 @@ func gatedRow(t *testing.T, native string, edit func(g *family.GateResult)) stri
 	if err != nil {
 		t.Fatalf("gate: %v", err)
 	}
-	var g family.GateResult
+	var g evidence.GateResult
 	if err := json.Unmarshal(out, &g); err != nil || len(g.Items) == 0 {
 		t.Fatalf("gate output %s: %v", out, err)
 	}
@@ -63,11 +62,11 @@ func gatedRow(t *testing.T, native string, edit func(g *family.GateResult)) stri
 // regenerated from it) is named.
 func TestRerunReexecutesTheGate(t *testing.T) {
 	native := buildNative(t)
-	res, err := RerunGates(context.Background(), gatedRow(t, native, func(*family.GateResult) {}), native, nil, envOptions())
+	res, err := RerunGates(context.Background(), gatedRow(t, native, func(*evidence.GateResult) {}), native, nil, envOptions())
 	if err != nil || len(res.Problems) != 0 || len(res.Rows) != 1 {
 		t.Fatalf("the recorded gate: %+v %v", res, err)
 	}
-	res, err = RerunGates(context.Background(), gatedRow(t, native, func(g *family.GateResult) { g.Items[0].Output = "forged" }), native, nil, envOptions())
+	res, err = RerunGates(context.Background(), gatedRow(t, native, func(g *evidence.GateResult) { g.Items[0].Output = "forged" }), native, nil, envOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +78,7 @@ func TestRerunReexecutesTheGate(t *testing.T) {
 		t.Fatalf("a forged gate output: %v", got)
 	}
 	// a variant row's PSNR raised: no served image holds it, the re-executed gate does
-	res, err = RerunGates(context.Background(), gatedRow(t, native, func(g *family.GateResult) { g.Figures["ssim_min"] = 1 }), native, nil, envOptions())
+	res, err = RerunGates(context.Background(), gatedRow(t, native, func(g *evidence.GateResult) { g.Figures["ssim_min"] = 1 }), native, nil, envOptions())
 	if err != nil || len(res.Problems) != 1 || !containsAll([]string{res.Problems[0].String()}, "--rerun: gate figure ssim_min re-executed", "the evidence records 1") {
 		t.Fatalf("a forged gate figure: %+v %v", res, err)
 	}
@@ -88,7 +87,7 @@ func TestRerunReexecutesTheGate(t *testing.T) {
 // TestNotRederivedIsListedPerRow: a reference row that serves nothing has its gate outputs
 // taken as recorded (re-executed only by --rerun); a TRTMC row's gate is its stored report.
 func TestNotRederivedIsListedPerRow(t *testing.T) {
-	g := &family.GateResult{Items: []family.GateItem{{ID: "a"}, {ID: "b"}}}
+	g := &evidence.GateResult{Items: []evidence.GateItem{{ID: "a"}, {ID: "b"}}}
 	e := evidence.Evidence{Stages: []evidence.Stage{
 		{Stage: "asr", TargetKind: "reference", Results: []evidence.Result{{Profile: "variant", Gate: g}, {Profile: "served", Gate: g, Outputs: []evidence.Output{{RequestID: "x"}}}}},
 		{Stage: "t2i", TargetKind: "trtmc", Results: []evidence.Result{{Profile: "sd", Gate: g}}}}}
@@ -108,7 +107,7 @@ func TestNotRederivedIsListedPerRow(t *testing.T) {
 // without a gate (nogate). Each scope's re-executed rows and problems are exactly its rows'.
 func TestScopedRerunReexecutesOnlyTheNamedRows(t *testing.T) {
 	native := buildNative(t)
-	dir := gatedRow(t, native, func(*family.GateResult) {})
+	dir := gatedRow(t, native, func(*evidence.GateResult) {})
 	e, err := evidence.Read(dir)
 	if err != nil {
 		t.Fatal(err)

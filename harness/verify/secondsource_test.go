@@ -47,7 +47,7 @@ func (s *secondSourceRun) write(t *testing.T) *Run {
 		t.Fatal(err)
 	}
 	var raw, metrics strings.Builder
-	row := &Row{Where: "asr/p", Result: evidence.Result{Profile: "p", AIPerf: &evidence.AIPerfRun{Dir: rel}, Join: &join.Report{}}}
+	row := &Row{Where: "asr/p", Result: evidence.Result{Profile: "p", AIPerf: &evidence.AIPerfRun{Dir: rel}, Join: &evidence.Join{}}}
 	for i, ms := range s.taskMS {
 		id, phase := fmt.Sprintf("r%d", i), "profiling"
 		if i < 2 {

@@ -12,7 +12,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
 
@@ -97,7 +96,7 @@ func sentRun(t *testing.T, stage, profile string, format payloadOf) (string, evi
 	}
 	ds.Items = len(inputs)
 	s := evidence.Stage{Stage: stage, TargetKind: "reference", Inventory: []evidence.InventoryRow{{Profile: profile, Family: m.Family, Manifest: rel}}}
-	r := evidence.Result{Profile: profile, Status: evidence.StatusQualified, Gate: &family.GateResult{Testcase: tc.Name}, Dataset: ds,
+	r := evidence.Result{Profile: profile, Status: evidence.StatusQualified, Gate: &evidence.GateResult{Testcase: tc.Name}, Dataset: ds,
 		Records: row + "server-records.jsonl", AIPerf: &evidence.AIPerfRun{Dir: row + "aiperf/artifacts"}}
 	return runDir, s, r
 }
@@ -199,7 +198,7 @@ func TestInlinePromptRowsSentPromptIsTheTestcases(t *testing.T) {
 	t.Setenv("QUAL_TRTMC_ROOT", trtmc)
 	const row = "t2i/flux-schnell/"
 	stage := evidence.Stage{Stage: "t2i", TargetKind: "trtmc", Inventory: []evidence.InventoryRow{{Profile: "flux-schnell", Manifest: rel}}}
-	r := evidence.Result{Profile: "flux-schnell", Gate: &family.GateResult{Testcase: "flux-schnell"}, Records: row + "server-records.jsonl",
+	r := evidence.Result{Profile: "flux-schnell", Gate: &evidence.GateResult{Testcase: "flux-schnell"}, Records: row + "server-records.jsonl",
 		Dataset: evidence.Dataset{Path: rel + "#testcases/flux-schnell/test_prompt", SHA256: sum, Items: 1}, AIPerf: &evidence.AIPerfRun{Dir: row + "aiperf/artifacts"}}
 	sent := func(prompt string) {
 		writer(runDir)(row+"aiperf/artifacts/inputs.json", fmt.Sprintf(`{"data":[{"session_id":"flux-schnell","payloads":[{"prompt":%q,"seed":42,"size":"1024x1024"}]}]}`, prompt))

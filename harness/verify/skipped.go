@@ -7,8 +7,6 @@ package verify
 import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
-	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
-	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // pinnedLimits are the limits the row's clips must satisfy: its manifest's, read as the run read
@@ -41,18 +39,4 @@ func pinnedLimits(p pins, where string, s evidence.Stage, r evidence.Result, rep
 		report(where, "recorded input limits %+v are not the %s's %+v", recorded, named, want)
 	}
 	return want
-}
-
-// checkAdmission has a workload that admits inputs by clip limits (workload.Admitter) re-apply
-// the limits of the row's manifest to its stored inputs.
-func checkAdmission(p pins, stored workload.StoredInputs, s evidence.Stage, report reporter) {
-	w, err := workload.Get(s.Stage)
-	a, ok := w.(workload.Admitter)
-	if err != nil || !ok {
-		return
-	}
-	r := stored.Result
-	row, _ := pinned.InventoryRow(s, r.Profile) // its family names the limit, as the run's reason does
-	limits := pinnedLimits(p, stored.Where, s, r, report)
-	reportFindings(a.CheckAdmission(workload.Admission{StoredInputs: stored, Stage: s.Stage, Family: row.Family, Limits: limits}), report)
 }

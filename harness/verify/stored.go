@@ -1,51 +1,39 @@
 package verify
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
-// storedCheck re-hashes each row's stored bundle and inputs and has its workload re-check them.
-func storedCheck(r *Run) []Problem {
-	return r.eachRow(func(row *Row, report reporter) { checkStored(r.Dir, r.Pins, row.Where, row.Stage, row.Stored, report) })
-}
-
-// checkStored re-hashes the stored bundle and input files against the sha256 the evidence and
-// the pinned dataset record (a TRTMC testcase's own clip: the sha256 the evidence records for
-// it), and runs the stage's admission recheck on the same inputs.
-func checkStored(runDir string, p pins, where string, s evidence.Stage, r evidence.Result, report reporter) {
-	if r.Bundle.Path != "" && r.Bundle.SHA256Built != "" {
-		path, err := workload.InsideDir(runDir, "bundle.path", r.Bundle.Path)
-		got := ""
-		if err == nil {
-			got, err = pinned.FileSHA256(path)
+// inputPins are what the inputs claim (harness/claim) derives a row's stored inputs against: the
+// pinned inputs (a dataset file must be the pinned one and hash to what the evidence records; a
+// TRTMC testcase's own clip or prompt) and, for a stage that admits inputs by clip limits, the
+// limits of the row's manifest. What the pins themselves show wrong is the error.
+func inputPins(runDir string, p pins, where string, s evidence.Stage, r evidence.Result) func() (workload.Admission, bool, error) {
+	return func() (workload.Admission, bool, error) {
+		var errs []error
+		report := func(at, format string, args ...any) {
+			if at == where {
+				errs = append(errs, fmt.Errorf(format, args...))
+			} else {
+				errs = append(errs, fmt.Errorf("%s: %s", at, fmt.Sprintf(format, args...)))
+			}
 		}
-		if err != nil || got != r.Bundle.SHA256Built {
-			report(r.Bundle.Path, "stored bundle sha256 %s, evidence records %s (%v)", got, r.Bundle.SHA256Built, err)
+		src, ok := p.StoredSource(where, s, r, report)
+		if !ok {
+			return workload.Admission{}, false, errors.Join(errs...)
 		}
-	}
-	if r.Dataset.Path == "" {
-		return
-	}
-	src, ok := p.StoredSource(where, s, r, report)
-	if !ok {
-		return
-	}
-	w, err := workload.Get(s.Stage)
-	if err != nil {
-		return // checkServed reports an unknown stage
-	}
-	stored := workload.StoredInputs{RunDir: runDir, Root: p.Root, Where: where, Source: src, Result: r}
-	checkAdmission(p, stored, s, report)
-	if r.AIPerf != nil {
-		reportFindings(w.CheckStoredInputs(stored), report)
-	}
-}
-
-// reportFindings passes on what a workload's re-check found.
-func reportFindings(found []workload.Finding, report reporter) {
-	for _, f := range found {
-		report(f.Where, "%s", f.What)
+		in := workload.Admission{StoredInputs: workload.StoredInputs{RunDir: runDir, Root: p.Root, Where: where, Source: src, Result: r}, Stage: s.Stage}
+		if w, err := workload.Get(s.Stage); err == nil {
+			if _, admits := w.(workload.Admitter); admits {
+				row, _ := pinned.InventoryRow(s, r.Profile) // its family names the limit, as the run's reason does
+				in.Family, in.Limits = row.Family, pinnedLimits(p, where, s, r, report)
+			}
+		}
+		return in, true, errors.Join(errs...)
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/accuracy"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
-	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
 // secondSourceForgeries are the third red team's remaining kinds, each made consistent with
@@ -77,8 +76,8 @@ func secondSourceForgeries() []tamper {
 				i, _ := f.result(asr, evidence.StatusQualified, evidence.KindFull)
 				f.stage(asr, func(s *evidence.Stage) {
 					figs := s.Results[i].Timing.Figures
-					a := slices.IndexFunc(figs, func(x timing.Figure) bool { return x.Name == "rtf" })
-					b := slices.IndexFunc(figs, func(x timing.Figure) bool { return x.Name == "rtfx" })
+					a := slices.IndexFunc(figs, func(x evidence.Figure) bool { return x.Name == "rtf" })
+					b := slices.IndexFunc(figs, func(x evidence.Figure) bool { return x.Name == "rtfx" })
 					figs[a].Formula, figs[b].Formula = figs[b].Formula, figs[a].Formula
 				})
 			}},

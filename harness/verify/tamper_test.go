@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"image"
 	"image/color"
 	"image/png"
@@ -32,7 +33,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
@@ -235,7 +235,7 @@ func (f *forger) recompute(r *evidence.Result) {
 	f.t.Helper()
 	exports, records := f.served(*r)
 	rep := join.Join(exports.Raw, records, r.Join.Route)
-	r.Join = &rep
+	r.Join = claim.JoinRecord(rep)
 	runs, err := aiperfexport.ReadRuns(f.path(r.AIPerf.Dir))
 	if err != nil {
 		f.t.Fatal(err)
@@ -248,7 +248,7 @@ func (f *forger) recompute(r *evidence.Result) {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	r.Timing = &sum
+	r.Timing = claim.TimingRecord(sum)
 	if r.Repeated != nil {
 		repeated, err := stats.FromRuns(rep.Pairs, runs)
 		if err != nil {
@@ -488,7 +488,7 @@ func tampers() []tamper {
 				f.rewrite("asr/stage.json", func(b []byte) []byte { return bytes.Replace(b, []byte(`"reason"`), []byte(`"reason_x"`), 1) })
 			}},
 		{name: "stored bundle edited", forged: true,
-			want: []string{".bundle", "stored bundle sha256"},
+			want: []string{"inputs recomputed differently", ".sha256_built: recomputed"},
 			edit: func(t *testing.T, f *forger) {
 				_, r := f.result(asr, q, "")
 				f.rewrite(r.Bundle.Path, func(b []byte) []byte { b[len(b)-1] ^= 1; return b })
@@ -525,7 +525,7 @@ func tampers() []tamper {
 				f.rewrite(rel, func(b []byte) []byte { b[len(b)-1] ^= 1; return b })
 			}},
 		{name: "bundle hashes replaced consistently in the evidence", forged: true,
-			want: []string{".bundle", "stored bundle sha256"},
+			want: []string{"inputs recomputed differently", ".sha256_built: recomputed"},
 			edit: func(t *testing.T, f *forger) {
 				i, _ := f.result(asr, q, "")
 				f.stage(asr, func(s *evidence.Stage) {
@@ -1345,7 +1345,7 @@ func checkRerun(t *testing.T, f *forger, c tamper) string {
 
 // rescoreASRGate recomputes an ASR gate's figures from its items, as the family's gate does, so
 // that a forged output leaves the gate consistent with itself.
-func rescoreASRGate(g *family.GateResult) {
+func rescoreASRGate(g *evidence.GateResult) {
 	var vsRef, vsGold []metrics.Pair
 	for _, it := range g.Items {
 		vsRef = append(vsRef, metrics.Pair{ID: it.ID, Expected: it.Expected, Hyp: it.Output})

@@ -27,8 +27,8 @@ func uploadedCheck(r *Run) []Problem {
 // of the session named by the input's id (the raw export's conversation_id), the payload it sent
 // is that session's payload in an inputs.json of the row (whose sessions the stage's own check
 // ties to the pinned inputs), and a file the payload uploads is the stored input of that id
-// (<row>/inputs/<id>.*, re-hashed against the pins by storedCheck). The server's input_sha256
-// (inputHashCheck ties it to the payload) must then be one value per input id and differ between
+// (<row>/inputs/<id>.*, re-hashed against the pins by the inputs claim). The server's input_sha256
+// (the inputs claim ties it to the payload) must then be one value per input id and differ between
 // ids: an output relabelled to another input disagrees with one of these.
 func checkUploaded(runDir string, row *Row, report reporter) {
 	r := row.Result

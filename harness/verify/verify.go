@@ -97,11 +97,10 @@ func checks() []func(*Run) []Problem {
 		bundlePathCheck,      // a built or gated bundle is named in the run (bundlepath.go)
 		bundleHeaderCheck,    // the stored bundle is the row's (bundleheader.go)
 		backingCheck,         // each status is backed by what it claims (complete.go)
-		storedCheck,          // stored bundle and inputs re-hashed, clip limits (stored.go)
-		inlineDatasetCheck,   // a TRTMC testcase's own prompt or clip (stored.go)
+		inlineDatasetCheck,   // a TRTMC testcase's own prompt or clip (inline.go)
 		scratchCheck,         // kept artifacts only where the target keeps them (scratch.go)
 		servedCheck,          // outputs, meaning and copies of each request recomputed (served.go)
-		claimsCheck,          // join, timing, repeated runs, accuracy, no-caching derived again (claims.go)
+		claimsCheck,          // join, inputs, timing, repeated runs, accuracy, no-caching derived again (claims.go)
 		scrapeCheck,          // the server's /metrics Task times against the records (scrape.go)
 		exportsAgreeCheck,    // both exports' timestamps and AIPerf's benchmark_duration (exportsagree.go)
 		hardwareScrapeCheck,  // hardware and Go version against the server's own /metrics (hardwarescrape.go)
@@ -112,7 +111,6 @@ func checks() []func(*Run) []Problem {
 		copiedRecordsCheck,   // no two requests' server times agree to the nanosecond (copiedrecords.go)
 		recordTimesCheck,     // each record's queue and Task inside its handler, inside its span (recordtimes.go)
 		serverLogBundleCheck, // the served bundle is the one the server logged loading (serverlogbundle.go)
-		inputHashCheck,       // each record's input_sha256 is the payload's (inputhash.go)
 		uploadedCheck,        // each output's input_id is what AIPerf uploaded (uploaded.go)
 		noCacheRecordsCheck,  // the no-caching records are the row's server's (nocacherecords.go)
 		gateCheck,            // each gate produced the target's way: derived (a claim) or re-read (gateof.go)
@@ -147,7 +145,7 @@ func Check(runDir string, opts Options) (Report, error) {
 				row.Stored.Bundle.Path, row.Published = "", true
 				rep.Recorded = append(rep.Recorded, Recorded{Row: row.Where, What: "the bundle, published without it: its sha256 and header, and an image request's family defaults behind input_sha256"})
 			}
-			row.Artifacts = loadArtifacts(runDir, p, e.TargetKind, s, r)
+			row.Artifacts = loadArtifacts(runDir, p, e.TargetKind, s, r, row.Published)
 			if row.Artifacts.Served() && r.Join != nil {
 				row.Pairs = row.Artifacts.Join.Pairs
 			}

@@ -36,16 +36,6 @@ type Options struct {
 // (the capability audit, the blocked verdict, the refusal probe).
 const StageClass = "stage"
 
-// FigureName is a figure's property name with its unit in it: ("client_latency_p50", "ms") →
-// "client_latency_p50_ms"; a unitless ratio keeps its name.
-func FigureName(name, unit string) string {
-	u := strings.NewReplacer("/", "_per_", " ", "_").Replace(unit)
-	if u == "" || u == "ratio" {
-		return name
-	}
-	return name + "_" + u
-}
-
 // Write converts r and writes it to path.
 func Write(path string, r types.Report, o Options) error {
 	suites := Convert(r, o)

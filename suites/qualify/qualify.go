@@ -23,6 +23,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan/setup"
+	"github.com/trtmc-qual/trtmc-qual/harness/report"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/task"
@@ -164,14 +165,19 @@ func (s *Suite) sayf(format string, args ...any) {
 
 // runProperties identify the run in each JUnit file: run id, target, versions, hardware.
 func (s *Suite) runProperties() map[string]string {
-	e := s.Stage.Evidence
-	props := map[string]string{"run_id": filepath.Base(s.Env.RunDir), "stage": string(s.Plan.Stage), "target": e.Target,
-		"target_kind": string(e.TargetKind), "shard": fmt.Sprintf("%d/%d", s.Plan.Shard, s.Plan.Shards),
-		"hardware.cpu": e.Hardware.CPU, "hardware.cores": fmt.Sprint(e.Hardware.Cores), "hardware.gpu": e.Hardware.GPU}
-	for k, v := range e.Versions {
-		props["version."+k] = v
-	}
+	props := report.JUnitStageProperties(s.Stage.Evidence)
+	props["run_id"], props["stage"], props["shard"] = filepath.Base(s.Env.RunDir), string(s.Plan.Stage), fmt.Sprintf("%d/%d", s.Plan.Shard, s.Plan.Shards)
 	return props
+}
+
+// addFigures adds to the running spec's case the row's figures its claim's case carries, as
+// harness/report renders them from the row (`qual verify` renders them again from the published row).
+func addFigures(r evidence.Result, of report.JUnitClaim) {
+	for _, f := range report.JUnitFigures(r) {
+		if f.Of == of {
+			AddReportEntry(f.Name, f.Value)
+		}
+	}
 }
 
 func stageLabels() []string {
@@ -281,7 +287,7 @@ func (s *Suite) full(row evidence.InventoryRow) {
 			It(fmt.Sprintf("runs aiperf==0.13.0: %d warmup + %d measured requests", load.Warmup, load.Requests), func(ctx SpecContext) {
 				// Clips beyond the family's declared limits were not given to AIPerf (a family must not be judged on input it cannot take):
 				// their count is a JUnit property, each clip with its reason in the case's output.
-				AddReportEntry("inputs_skipped", float64(len(c.Result.Skipped)))
+				addFigures(c.Result, report.JUnitAIPerf)
 				for _, sk := range c.Result.Skipped {
 					AddReportEntry("skipped_input", junit.Record{Value: sk})
 				}
@@ -315,9 +321,7 @@ func (s *Suite) full(row evidence.InventoryRow) {
 			})
 			It("keeps client latency apart from the Task call's wall time", func() {
 				Expect(c.Timing()).To(Succeed())
-				for _, f := range c.Result.Timing.Figures { // numbers, units in the names; formulas are in the report
-					AddReportEntry(junit.FigureName(f.Name, f.Unit), f.Value)
-				}
+				addFigures(c.Result, report.JUnitTiming) // numbers, units in the names; formulas are in the report
 			})
 			// Last: an Ordered container skips what follows a failure, and the meaning and timing
 			// evidence must stand whatever this check finds.
@@ -348,9 +352,7 @@ func (s *Suite) buildAndGate(c *checkpoint.Checkpoint) {
 	It("passes the family's unchanged gate on that exact bundle, with pinned thresholds", func(ctx SpecContext) {
 		Expect(c.Gate(ctx)).To(Succeed())
 		AddReportEntry("gate", junit.Record{Value: c.Result.Gate}, ReportEntryVisibilityFailureOrVerbose)
-		for name, v := range c.Result.Gate.Figures {
-			AddReportEntry("gate_"+name, v)
-		}
+		addFigures(c.Result, report.JUnitGate)
 	}, NodeTimeout(limits.Gate))
 }
 

@@ -250,7 +250,7 @@ func served(ctx context.Context, c *checkpoint.Checkpoint) (err error) {
 // levelRuns are each AIPerf run's figures from the level's joined measured requests, with
 // AIPerf's own goodput beside ours.
 func levelRuns(c *checkpoint.Checkpoint, runDir string, o target.Objective) ([]capacity.Run, error) {
-	if c.Result.Join == nil || c.Result.AIPerf == nil || len(c.Result.Join.Pairs) == 0 {
+	if c.Result.Join == nil || c.Result.AIPerf == nil || len(c.Pairs()) == 0 {
 		return nil, nil // no join: the step's own error says why
 	}
 	artifacts := c.Result.AIPerf.Dir
@@ -263,7 +263,7 @@ func levelRuns(c *checkpoint.Checkpoint, runDir string, o target.Objective) ([]c
 	}
 	var runs []capacity.Run
 	for i, ex := range exports {
-		reqs, err := capacity.RunRequests(c.Result.Join.Pairs, ex)
+		reqs, err := capacity.RunRequests(c.Pairs(), ex)
 		if err != nil {
 			return runs, fmt.Errorf("run %d: %w", i+1, err)
 		}

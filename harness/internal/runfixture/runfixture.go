@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/timing"
-	"github.com/trtmc-qual/trtmc-qual/native/family"
 )
 
 // Golds are the gold transcripts of the fixture's six clips (clipa … clipf).
@@ -20,17 +18,17 @@ func Golds() []string {
 // ASRRow is a counted, qualified transcription row whose gate and served outputs are hyps (one
 // per gold clip) and whose Task p50 is taskP50 ms.
 func ASRRow(profile string, hyps []string, taskP50 float64) evidence.Result {
-	g := &family.GateResult{Family: "sphinx", Profile: profile, Testcase: "gold", Figures: map[string]float64{"gold_wer": 0}}
+	g := &evidence.GateResult{Family: "sphinx", Profile: profile, Testcase: "gold", Figures: map[string]float64{"gold_wer": 0}}
 	var outs []evidence.Output
 	for i, gold := range Golds() {
 		id := "clip" + string(rune('a'+i))
-		g.Items = append(g.Items, family.GateItem{ID: id, Output: hyps[i], Gold: gold})
+		g.Items = append(g.Items, evidence.GateItem{ID: id, Output: hyps[i], Gold: gold})
 		outs = append(outs, evidence.Output{RequestID: "r" + id, Phase: "profiling", InputID: id, HTTPOutput: hyps[i], Native: hyps[i], Gold: gold})
 	}
 	return evidence.Result{Profile: profile, Status: "qualified", Counted: true, Gate: g, Outputs: outs,
 		Dataset:  evidence.Dataset{SHA256: "d1", Items: len(Golds())},
 		Settings: map[string]any{"warmup": 2, "requests": 8, "concurrency": 2},
-		Timing:   &timing.Summary{Requests: 8, Figures: []timing.Figure{{Name: "task_call_p50", Value: taskP50, Unit: "ms"}}}}
+		Timing:   &evidence.Timing{Requests: 8, Figures: []evidence.Figure{{Name: "task_call_p50", Value: taskP50, Unit: "ms"}}}}
 }
 
 // WriteRun writes a run of a normal build holding rows and returns its directory.

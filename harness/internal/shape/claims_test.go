@@ -24,9 +24,9 @@ var derivations = map[string][]string{
 }
 
 // stageDerivations are the methods of a stage's workload a claim is derived with (its reading of
-// a response, its meaning rule, its gate's figures; RecheckGate, the gate's figures' former
-// name): only harness/claim calls them on a workload.
-var stageDerivations = []string{"HTTPOutput", "Meaning", "GateFigures", "RecheckGate"}
+// a response, its meaning rule, its gate's figures, its input identities and stored-input
+// rechecks; RecheckGate, the gate's figures' former name): only harness/claim calls them.
+var stageDerivations = []string{"HTTPOutput", "Meaning", "GateFigures", "RecheckGate", "InputSHA", "CheckStoredInputs", "CheckAdmission"}
 
 // claimUsers are the packages that store or check a claim: the suite's checkpoint flow and the
 // verifier (its subpackages too).

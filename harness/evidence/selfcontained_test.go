@@ -1,0 +1,140 @@
+package evidence
+
+import (
+	"bytes"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/timing"
+	"github.com/trtmc-qual/trtmc-qual/native/family"
+)
+
+// sources are the types a schema type is written from or read into: each pair must encode the
+// same JSON fields (names, options and shapes), so that converting between them at the boundary
+// loses nothing and the published bytes stay those of schema 5.
+var sources = []struct {
+	schema, source any
+}{
+	{GateResult{}, family.GateResult{}},
+	{GateItem{}, family.GateItem{}},
+	{Timing{}, timing.Summary{}},
+	{Figure{}, timing.Figure{}},
+	{OrderInterval{}, timing.OrderInterval{}},
+	{Join{}, join.Report{}},
+}
+
+func TestSchemaTypesEncodeAsTheirSources(t *testing.T) {
+	for _, s := range sources {
+		got, want := jsonShape(reflect.TypeOf(s.schema)), jsonShape(reflect.TypeOf(s.source))
+		if got != want {
+			t.Errorf("%T encodes as\n%s\n%T as\n%s", s.schema, got, s.source, want)
+		}
+	}
+}
+
+// jsonShape is what encoding/json writes of a type: each struct's fields by JSON name with their
+// options and shapes (a "-" field left out), element and key shapes of slices and maps.
+func jsonShape(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Pointer:
+		return "*" + jsonShape(t.Elem())
+	case reflect.Slice:
+		return "[]" + jsonShape(t.Elem())
+	case reflect.Map:
+		return "map[" + jsonShape(t.Key()) + "]" + jsonShape(t.Elem())
+	case reflect.Struct:
+		var fields []string
+		for f := range t.Fields() {
+			tag := f.Tag.Get("json")
+			if tag == "-" || !f.IsExported() {
+				continue
+			}
+			if f.Anonymous && tag == "" {
+				fields = append(fields, "embedded "+jsonShape(f.Type))
+				continue
+			}
+			fields = append(fields, fmt.Sprintf("%s %s", tag, jsonShape(f.Type)))
+		}
+		slices.Sort(fields)
+		return "{" + strings.Join(fields, "; ") + "}"
+	}
+	return t.Kind().String()
+}
+
+// The schema imports none of the packages that derive or produce what it records (their types
+// were embedded in it): it is read by verify and the reports alone.
+func TestEvidenceImportsNoProducer(t *testing.T) {
+	producers := []string{"harness/join", "harness/timing", "harness/stats", "harness/inventory", "native/family"}
+	files, _ := filepath.Glob("*.go")
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		parsed, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range parsed.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			for _, p := range producers {
+				if strings.HasSuffix(path, "/"+p) {
+					t.Errorf("%s imports %s", f, path)
+				}
+			}
+		}
+	}
+}
+
+// A published run's evidence.json and every stage.json, read into the schema's types and
+// encoded again, are their own bytes: the types record every field schema 5 writes, as it
+// writes it.
+func TestPublishedEvidenceReencodesByteForByte(t *testing.T) {
+	dir := os.Getenv("QUAL_TEST_RUN")
+	if dir == "" {
+		t.Skip("QUAL_TEST_RUN names no published run (make test sets it; make test-run makes one)")
+	}
+	e, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameBytes(t, filepath.Join(dir, "evidence.json"), e)
+	stages, _ := filepath.Glob(filepath.Join(dir, "*", "stage.json"))
+	if len(stages) == 0 {
+		t.Fatalf("%s holds no stage.json", dir)
+	}
+	for _, path := range stages {
+		s, err := ReadStage(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameBytes(t, path, s)
+	}
+}
+
+func sameBytes(t *testing.T, path string, v any) {
+	t.Helper()
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := EncodeJSON(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		i := 0
+		for i < min(len(got), len(want)) && got[i] == want[i] {
+			i++
+		}
+		t.Errorf("%s re-encoded differs at byte %d: %q, published %q", path, i, got[i:min(len(got), i+80)], want[i:min(len(want), i+80)])
+	}
+}

@@ -1,0 +1,62 @@
+package verify
+
+import (
+	"github.com/trtmc-qual/trtmc-qual/harness/claim"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
+	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
+)
+
+// checkStored is what verify finds of one row's bundle and stored inputs: the inputs claim
+// (harness/claim), derived from the row's files as verify loads them.
+func checkStored(runDir string, p pins, where string, s evidence.Stage, r evidence.Result, report reporter) {
+	for _, problem := range claim.Inputs().Check(loadArtifacts(runDir, p, "reference", s, r, false)) {
+		report(where, "%s", problem)
+	}
+}
+
+// checkAdmission is the inputs claim's admission rule on stored inputs given as they are, under
+// the clip limits of the row's pinned manifest (the row loaded as one that ran no AIPerf, so that
+// its stored inputs are judged by the admission rule alone).
+func checkAdmission(p pins, stored workload.StoredInputs, s evidence.Stage, report reporter) {
+	w, err := workload.Get(s.Stage)
+	if err != nil {
+		panic(err)
+	}
+	pins := func() (workload.Admission, bool, error) {
+		row, _ := pinned.InventoryRow(s, stored.Result.Profile)
+		limits := pinnedLimits(p, stored.Where, s, stored.Result, report)
+		return workload.Admission{StoredInputs: stored, Stage: s.Stage, Family: row.Family, Limits: limits}, true, nil
+	}
+	row := stored.Result
+	row.AIPerf = nil
+	a := claim.Load(stored.RunDir, row, claim.Given{Stage: w, InputPins: pins})
+	for _, problem := range claim.Inputs().Check(a) {
+		report(stored.Where, "%s", problem)
+	}
+}
+
+// reportFindings passes on what a workload's re-check found.
+func reportFindings(found []workload.Finding, report reporter) {
+	for _, f := range found {
+		report(f.Where, "%s", f.What)
+	}
+}
+
+// checkInputHashes is the inputs claim on a served row's joined requests, given as they are.
+func checkInputHashes(runDir string, s evidence.Stage, r evidence.Result, pairs []join.Pair, published bool, report reporter) {
+	w, err := workload.Get(s.Stage)
+	if err != nil {
+		panic(err)
+	}
+	if r.AIPerf == nil {
+		r.AIPerf = &evidence.AIPerfRun{}
+	}
+	given := claim.Given{Stage: w, Published: published,
+		RecordsMayOmitInputHash: kindOf(s.TargetKind).RecordsOmitInputFields()}
+	a := &claim.Artifacts{Row: r, Given: given, Join: join.Report{Pairs: pairs}}
+	for _, problem := range claim.Inputs().Check(a) {
+		report(s.Stage+"/"+r.Profile, "%s", problem)
+	}
+}
