@@ -70,10 +70,12 @@ type Comparison struct {
 	Decided int `json:"decided"`
 	// Timed counts the common rows measured on at least one side: a row neither side times (a
 	// reduced or variant row, by design) has no light to decide and is not waited for.
-	Timed        int    `json:"timed"`
-	AllowMissing bool   `json:"allow_missing"`
-	Verdict      string `json:"verdict"` // overall
-	Rules        map[string]string
+	Timed        int  `json:"timed"`
+	AllowMissing bool `json:"allow_missing"`
+	// Pairs is how many interleaved pairs of runs a paired comparison read (0: two runs).
+	Pairs   int    `json:"pairs,omitempty"`
+	Verdict string `json:"verdict"` // overall
+	Rules   map[string]string
 }
 
 // Build is one side's binaries: their Go build tags and, for a test build (e.g. -tags
@@ -263,7 +265,7 @@ func compareRuns(base, cand evidence.Evidence) Comparison {
 		if row.Performance != nil && row.Performance.Light == stats.Red {
 			c.Red++
 		}
-		if row.Performance != nil && row.Performance.Light != stats.White {
+		if row.Performance != nil && row.Performance.Decided() {
 			c.Decided++
 		}
 		if row.Accuracy != nil && row.Accuracy.Verdict != nil && row.Accuracy.Verdict.Verdict == schema.Fail {
@@ -496,6 +498,9 @@ func diffOutputs(source string, b, n map[string]string) []ChangedOutput {
 func compareMarkdown(c Comparison) string {
 	var w strings.Builder
 	fmt.Fprintf(&w, "# Comparison: %s → %s\n\n", c.Base, c.New)
+	if c.Pairs > 0 {
+		fmt.Fprintf(&w, "Paired: %d pairs of runs, each pair back to back in alternating order; each light judges the interval over the pairs.\n\n", c.Pairs)
+	}
 	fmt.Fprintf(&w, "Verdict: **%s** (%d red, %d accuracy fail, %d of %d timed common rows decided (%d common in all), %d only in base, %d only in new).\n\n",
 		c.Verdict, c.Red, c.Failed, c.Decided, c.Timed, len(c.Rows), len(c.OnlyInBase), len(c.OnlyInNew))
 	fmt.Fprintf(&w, "Builds: base %s; new %s.\n\n", buildCell(c.BaseBuild), buildCell(c.NewBuild))
@@ -638,7 +643,11 @@ func whyCell(r RowComparison) string {
 	if r.Performance == nil {
 		return "white: " + r.PerfError
 	}
-	return fmt.Sprintf("%s: %s", r.Performance.Light, r.Performance.Why)
+	why := fmt.Sprintf("%s: %s", r.Performance.Light, r.Performance.Why)
+	if p := r.Performance; p.Light != stats.White && !p.Decided() {
+		why += fmt.Sprintf(" — undecided: the interval reaches below the red bound %.3f, so a regression is neither shown nor excluded", p.RedBelow)
+	}
+	return why
 }
 
 func accuracyCell(a *Accuracy) string {
