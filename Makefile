@@ -168,14 +168,17 @@ smoke: ## one counted row per stage end to end with the fewest requests (a first
 # then `qual compare --paired AB_DIR` decides on ln(new/base) per pair. A build is its GOFLAGS (B:
 # NEW_GOFLAGS=-tags=qual_slowdown); each build's server image has its own input-hash tag, so the
 # turns reuse both images after the first pair. Only ROWS (and STAGE) run; a failed run stops.
-PAIRS ?= 5
+# PAIR_FROM=i AB_DIR=reports/ab-<id> adds pairs i…PAIRS to an earlier comparison (decide the count
+# before looking: adding pairs until it decides would raise the false-alarm rate).
+PAIRS ?= 4
+PAIR_FROM ?= 1
 BASE_GOFLAGS ?=
 NEW_GOFLAGS ?=
 AB_DIR ?= reports/ab-$(RUN_ID)
 AB_ONE_RUN := QUAL_ASR_RUNS=1 QUAL_T2I_RUNS=1 QUAL_AUDIOQA_RUNS=1
-compare-ab: bin ## paired A/B of two builds on ROWS: make compare-ab ROWS=whisper-tiny-en PAIRS=5 NEW_GOFLAGS=-tags=qual_slowdown
+compare-ab: bin ## paired A/B of two builds on ROWS: make compare-ab ROWS=whisper-tiny-en PAIRS=4 NEW_GOFLAGS=-tags=qual_slowdown
 	@test -n "$(ROWS)" || { echo "[compare-ab] set ROWS (the row(s) to compare)"; exit 2; }
-	@for i in $$(seq 1 $(PAIRS)); do \
+	@for i in $$(seq $(PAIR_FROM) $(PAIRS)); do \
 	  order="A B"; [ $$((i % 2)) -eq 1 ] || order="B A"; \
 	  for side in $$order; do \
 	    flags='$(BASE_GOFLAGS)'; [ $$side = A ] || flags='$(NEW_GOFLAGS)'; \
