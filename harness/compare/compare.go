@@ -512,6 +512,9 @@ func compareMarkdown(c Comparison) string {
 	w.WriteString("\n## Why\n\n")
 	for _, r := range c.Rows {
 		fmt.Fprintf(&w, "- **%s/%s**: %s; %s", r.Stage, r.Profile, whyCell(r), detectableCell(r))
+		if p := r.Performance; p != nil && p.Pairs > 0 {
+			fmt.Fprintf(&w, "; %s", pairsCell(*p))
+		}
 		if a := r.Accuracy; a != nil && a.Verdict != nil {
 			fmt.Fprintf(&w, "; accuracy %s: base %.4f, new %.4f, R − margin p5 %.4f, p95 %.4f over %d clusters", a.Metric, a.Base, a.New, a.Verdict.P05, a.Verdict.P95, a.Verdict.Clusters)
 		}

@@ -249,3 +249,13 @@ func uniqueChanges(in []ChangedOutput) []ChangedOutput {
 	}
 	return out
 }
+
+// pairsCell lists each pair's Task p50s and ratio new/base, in the order the pairs ran.
+func pairsCell(sp stats.Speedup) string {
+	parts := make([]string, len(sp.Runs[0]))
+	for i := range parts {
+		b, n := sp.Runs[0][i], sp.Runs[1][i]
+		parts[i] = fmt.Sprintf("%d: %.0f → %.0f ms (×%.3f)", i+1, b, n, n/b)
+	}
+	return "pairs " + strings.Join(parts, ", ")
+}

@@ -36,7 +36,8 @@ func abDir(t *testing.T, factor float64, newTags string, k int) string {
 func TestComparePairedDecidesThroughTheDrift(t *testing.T) {
 	slow := abDir(t, 1.2, "qual_slowdown", 4)
 	code, out, _ := qualRun(t, "compare", "--paired", slow)
-	if code != exitFailed || !strings.Contains(out, "Verdict: **REGRESSION") || !strings.Contains(out, "| 4/4 |") || !strings.Contains(out, "| red |") {
+	if code != exitFailed || !strings.Contains(out, "Verdict: **REGRESSION") || !strings.Contains(out, "| 4/4 |") || !strings.Contains(out, "| red |") ||
+		!strings.Contains(out, "pairs 1: 1000 → 1205 ms (×1.205), 2: 3400 → 4051 ms (×1.192)") {
 		t.Errorf("20%% slower over 4 pairs: exit %d\n%s", code, out)
 	}
 	same := abDir(t, 1, "none", 4)
