@@ -258,22 +258,26 @@ func compareRuns(base, cand evidence.Evidence) Comparison {
 	sort.Strings(c.OnlyInBase)
 	sort.Strings(c.OnlyInNew)
 	for _, k := range keys {
-		row := compareRow(k, b[k], n[k])
-		if !row.Untimed {
-			c.Timed++
-		}
-		if row.Performance != nil && row.Performance.Light == stats.Red {
-			c.Red++
-		}
-		if row.Performance != nil && row.Performance.Decided() {
-			c.Decided++
-		}
-		if row.Accuracy != nil && row.Accuracy.Verdict != nil && row.Accuracy.Verdict.Verdict == schema.Fail {
-			c.Failed++
-		}
-		c.Rows = append(c.Rows, row)
+		c.add(compareRow(k, b[k], n[k]))
 	}
 	return c
+}
+
+// add appends a compared row and counts what the verdict reads from it.
+func (c *Comparison) add(row RowComparison) {
+	if !row.Untimed {
+		c.Timed++
+	}
+	if row.Performance != nil && row.Performance.Light == stats.Red {
+		c.Red++
+	}
+	if row.Performance != nil && row.Performance.Decided() {
+		c.Decided++
+	}
+	if accuracyFailed(row.Accuracy) {
+		c.Failed++
+	}
+	c.Rows = append(c.Rows, row)
 }
 
 func compareRow(k rowKey, b, n evidence.Result) RowComparison {

@@ -67,10 +67,7 @@ func Paired(baseDirs, newDirs []string, o Options, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	c, err := comparePairs(bases, news)
-	if err != nil {
-		return err
-	}
+	c := comparePairs(bases, news)
 	c.AllowMissing = o.AllowMissing
 	if len(c.Rows) == 0 {
 		return fmt.Errorf("the paired runs have %w: nothing to compare", ErrNothingInCommon)
@@ -110,7 +107,7 @@ func readSide(side string, dirs []string) ([]evidence.Evidence, error) {
 }
 
 // comparePairs compares every row present in every run of both sides, in stage then profile order.
-func comparePairs(bases, news []evidence.Evidence) (Comparison, error) {
+func comparePairs(bases, news []evidence.Evidence) Comparison {
 	c := Comparison{Base: runIDs(bases), New: runIDs(news), BaseBuild: buildOf(bases[0]), NewBuild: buildOf(news[0]), Pairs: len(bases), Rules: map[string]string{
 		"performance": stats.PairedRule, "paired runs": pairedRule, "accuracy": stats.BootstrapRule, "detectable": detectableRule,
 		"work": "white when dataset pins, request counts, concurrency, endpoint settings (image size, steps), the gate testcase or bundle settings differ within any pair",
@@ -125,22 +122,9 @@ func comparePairs(bases, news []evidence.Evidence) (Comparison, error) {
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
 	for _, k := range keys {
-		row := comparePairedRow(k, bases, news)
-		if !row.Untimed {
-			c.Timed++
-		}
-		if row.Performance != nil && row.Performance.Light == stats.Red {
-			c.Red++
-		}
-		if row.Performance != nil && row.Performance.Decided() {
-			c.Decided++
-		}
-		if row.Accuracy != nil && row.Accuracy.Verdict != nil && row.Accuracy.Verdict.Verdict == schema.Fail {
-			c.Failed++
-		}
-		c.Rows = append(c.Rows, row)
+		c.add(comparePairedRow(k, bases, news))
 	}
-	return c, nil
+	return c
 }
 
 func comparePairedRow(k rowKey, bases, news []evidence.Evidence) RowComparison {
@@ -162,7 +146,7 @@ func comparePairedRow(k rowKey, bases, news []evidence.Evidence) RowComparison {
 		}
 		bVals, nVals = append(bVals, bv), append(nVals, nv)
 		acc := compareAccuracy(b, n)
-		if row.Accuracy == nil || (acc != nil && acc.Verdict != nil && acc.Verdict.Verdict == schema.Fail && !accuracyFailed(row.Accuracy)) {
+		if row.Accuracy == nil || (accuracyFailed(acc) && !accuracyFailed(row.Accuracy)) {
 			row.Accuracy = acc
 		}
 		row.Changed = append(row.Changed, changedOutputs(b, n)...)
