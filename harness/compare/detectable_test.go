@@ -104,3 +104,50 @@ func TestShiftDetectableIsWhereTheShiftTurnsRed(t *testing.T) {
 		}
 	}
 }
+
+// The same holds for interleaved pairs against the paired light's own red bound 0.95: over 2–12
+// pairs whose load drifts by up to a factor 3 between pairs and 0–15% within them, a slowdown 0.2
+// points above the stated figure is red and 0.2 points below is not; with no spread within the
+// pairs it is 1/0.95 − 1 = 5.3%, whatever the drift between them.
+func TestPairedDetectableSlowdownIsWhereThePairedLightTurnsRed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 300 {
+		k := 2 + trial%11
+		within := []float64{0, 0.01, 0.03, 0.08, 0.15}[trial%5]
+		base, noise := make([]float64, k), make([]float64, k)
+		for i := range k {
+			base[i] = 1000 * math.Exp(1.1*rng.Float64())
+			noise[i] = math.Exp(within * rng.NormFloat64())
+		}
+		at := func(x float64) stats.Speedup { // S over the pairs exactly 1/(1+x)
+			g := 0.0
+			for _, v := range noise {
+				g += math.Log(v)
+			}
+			c := (1 + x) / math.Exp(g/float64(k))
+			newRuns := make([]float64, k)
+			for i := range k {
+				newRuns[i] = base[i] * noise[i] * c
+			}
+			sp, err := stats.ComparePaired(base, newRuns, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sp
+		}
+		sp := at(0.2)
+		d, why := detectable(&sp)
+		if d == nil {
+			t.Fatalf("trial %d (k %d, within %v): none: %s", trial, k, within, why)
+		}
+		if within == 0 && math.Abs(d.Slowdown-(1/stats.PairedRedBelow-1)) > 1e-9 {
+			t.Errorf("no spread within the pairs: %v, want %v", d.Slowdown, 1/stats.PairedRedBelow-1)
+		}
+		if above := at(d.Slowdown + 0.002); above.Light != stats.Red {
+			t.Errorf("trial %d (k %d, within %v): %.1f%% + 0.2 points is %s, not red", trial, k, within, 100*d.Slowdown, above.Light)
+		}
+		if below := at(d.Slowdown - 0.002); below.Light == stats.Red {
+			t.Errorf("trial %d (k %d, within %v): %.1f%% − 0.2 points is already red", trial, k, within, 100*d.Slowdown)
+		}
+	}
+}
