@@ -25,6 +25,8 @@ func detectable(sp *stats.Speedup) (*Detectable, string) {
 	switch {
 	case sp == nil:
 		return nil, "no performance figure"
+	case sp.CI == nil && sp.Pairs > 0:
+		return nil, "no interval (one pair)"
 	case sp.CI == nil:
 		return nil, "no interval (one run a side)"
 	case sp.Pairs == 0 && (sp.Base.Inconclusive || sp.New.Inconclusive):

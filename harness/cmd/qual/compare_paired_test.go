@@ -54,7 +54,8 @@ func TestComparePairedDecidesThroughTheDrift(t *testing.T) {
 		t.Errorf("two comma lists of 2 pairs: exit %d\n%s", code, out)
 	}
 	one := abDir(t, 1.2, "qual_slowdown", 1)
-	if code, out, _ = qualRun(t, "compare", "--paired", one); code != exitUndecided || !strings.Contains(out, "INCONCLUSIVE (0 of 1 timed rows decided)") {
+	if code, out, _ = qualRun(t, "compare", "--paired", one); code != exitUndecided || !strings.Contains(out, "INCONCLUSIVE (0 of 1 timed rows decided)") ||
+		!strings.Contains(out, "none (no interval (one pair))") {
 		t.Errorf("one pair has no interval: exit %d\n%s", code, out)
 	}
 }
