@@ -57,12 +57,7 @@ func TestDetectableSlowdownIsWhereTheLightTurnsRed(t *testing.T) {
 		if cv == 0 && math.Abs(d.Slowdown-(1/stats.RedBelow-1)) > 1e-9 {
 			t.Errorf("no spread: %v, want the guard's floor %v", d.Slowdown, 1/stats.RedBelow-1)
 		}
-		if above := at(d.Slowdown + 0.002); above.Light != stats.Red {
-			t.Errorf("trial %d (n %d, cv %v): %.1f%% + 0.2 points is %s, not red", trial, n, cv, 100*d.Slowdown, above.Light)
-		}
-		if below := at(d.Slowdown - 0.002); below.Light == stats.Red {
-			t.Errorf("trial %d (n %d, cv %v): %.1f%% − 0.2 points is already red", trial, n, cv, 100*d.Slowdown)
-		}
+		turnsRedAt(t, fmt.Sprintf("trial %d (n %d, cv %v)", trial, n, cv), d.Slowdown, at)
 	}
 	if decided < 150 {
 		t.Errorf("only %d of 300 trials within the cap: the property was hardly tested", decided)
@@ -143,11 +138,17 @@ func TestPairedDetectableSlowdownIsWhereThePairedLightTurnsRed(t *testing.T) {
 		if within == 0 && math.Abs(d.Slowdown-(1/stats.PairedRedBelow-1)) > 1e-9 {
 			t.Errorf("no spread within the pairs: %v, want %v", d.Slowdown, 1/stats.PairedRedBelow-1)
 		}
-		if above := at(d.Slowdown + 0.002); above.Light != stats.Red {
-			t.Errorf("trial %d (k %d, within %v): %.1f%% + 0.2 points is %s, not red", trial, k, within, 100*d.Slowdown, above.Light)
-		}
-		if below := at(d.Slowdown - 0.002); below.Light == stats.Red {
-			t.Errorf("trial %d (k %d, within %v): %.1f%% − 0.2 points is already red", trial, k, within, 100*d.Slowdown)
-		}
+		turnsRedAt(t, fmt.Sprintf("trial %d (k %d, within %v)", trial, k, within), d.Slowdown, at)
+	}
+}
+
+// turnsRedAt checks that a slowdown 0.2 points above x is red and 0.2 points below is not.
+func turnsRedAt(t *testing.T, what string, x float64, at func(float64) stats.Speedup) {
+	t.Helper()
+	if above := at(x + 0.002); above.Light != stats.Red {
+		t.Errorf("%s: %.1f%% + 0.2 points is %s, not red", what, 100*x, above.Light)
+	}
+	if below := at(x - 0.002); below.Light == stats.Red {
+		t.Errorf("%s: %.1f%% − 0.2 points is already red", what, 100*x)
 	}
 }
