@@ -51,7 +51,7 @@ QUAL := $(CURDIR)/build/bin/qual
 DRY_RUN := $(findstring n,$(firstword -$(MAKEFLAGS)))
 timed = $(if $(DRY_RUN),$(2),{ mkdir -p $(dir $(TIMINGS)); t0=$$(date +%s); rc=0; $(2) || rc=$$?; echo "$(1)	$$(( $$(date +%s) - t0 ))" >> $(TIMINGS); (exit $$rc); })
 
-.PHONY: help deps engine bin FORCE images test test-run qualify capacity qualify-all smoke qualify-trtmc-double inventory inventory-check verify bench fuzz load
+.PHONY: help deps engine bin FORCE images test test-run qualify capacity qualify-all smoke qualify-trtmc-double inventory inventory-check verify bench fuzz load compare-ab
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{n[NR]=$$1; d[NR]=$$2; if (length($$1) > w) w = length($$1)} \
 	  END {for (i = 1; i <= NR; i++) printf "  %-" w "s  %s\n", n[i], d[i]}'
@@ -160,6 +160,35 @@ smoke: ## one counted row per stage end to end with the fewest requests (a first
 	  ROWS=$(SMOKE_ROWS) STAGE= RERUN= QUAL_SCOPE=smoke \
 	  QUAL_ASR_WARMUP=1 QUAL_ASR_REQUESTS=1 QUAL_ASR_RUNS=1 QUAL_T2I_WARMUP=1 QUAL_T2I_REQUESTS=1 QUAL_T2I_RUNS=1 \
 	  QUAL_AUDIOQA_WARMUP=1 QUAL_AUDIOQA_REQUESTS=1 QUAL_AUDIOQA_RUNS=1
+
+# compare-ab: an interleaved, paired A/B comparison of two builds on one row (harness/compare/README.md).
+# Separate runs cannot cancel a shared machine's load drift, so the two builds take turns: PAIRS
+# pairs of one-run qualifies, each pair run back to back in alternating order (A1 B1, B2 A2, A3 B3 …:
+# a linear drift cancels over two pairs), each a normal, signed, verified run in AB_DIR/A<i>, AB_DIR/B<i>;
+# then `qual compare --paired AB_DIR` decides on ln(new/base) per pair. A build is its GOFLAGS (B:
+# NEW_GOFLAGS=-tags=qual_slowdown); each build's server image has its own input-hash tag, so the
+# turns reuse both images after the first pair. Only ROWS (and STAGE) run; a failed run stops.
+# PAIR_FROM=i AB_DIR=reports/ab-<id> adds pairs i…PAIRS to an earlier comparison (decide the count
+# before looking: adding pairs until it decides would raise the false-alarm rate).
+PAIRS ?= 4
+PAIR_FROM ?= 1
+BASE_GOFLAGS ?=
+NEW_GOFLAGS ?=
+AB_DIR ?= reports/ab-$(RUN_ID)
+AB_ONE_RUN := QUAL_ASR_RUNS=1 QUAL_T2I_RUNS=1 QUAL_AUDIOQA_RUNS=1
+compare-ab: bin ## paired A/B of two builds on ROWS: make compare-ab ROWS=whisper-tiny-en PAIRS=4 NEW_GOFLAGS=-tags=qual_slowdown
+	@test -n "$(ROWS)" || { echo "[compare-ab] set ROWS (the row(s) to compare)"; exit 2; }
+	@for i in $$(seq $(PAIR_FROM) $(PAIRS)); do \
+	  order="A B"; [ $$((i % 2)) -eq 1 ] || order="B A"; \
+	  for side in $$order; do \
+	    flags='$(BASE_GOFLAGS)'; [ $$side = A ] || flags='$(NEW_GOFLAGS)'; \
+	    echo "[compare-ab] pair $$i/$(PAIRS), side $$side (GOFLAGS=$$flags) at $$(date -u +%H:%M:%S), load $$(cut -d' ' -f1 /proc/loadavg)"; \
+	    GOFLAGS="$$flags" $(MAKE) --no-print-directory qualify-all STAGE=$(STAGE) ROWS=$(ROWS) RERUN= FAIL_ON=failed \
+	      RUN_ID=$(notdir $(AB_DIR))-$$side$$i RUN_DIR=$(AB_DIR)/$$side$$i $(AB_ONE_RUN) || exit $$?; \
+	  done; \
+	done
+	@$(MAKE) --no-print-directory bin
+	$(QUAL) compare --paired -o $(AB_DIR) $(AB_DIR)
 
 inventory: bin ## print the inventory of TARGET (TRTMC_ROOT for a TRTMC checkout)
 	$(QUAL) inventory --target $(TARGET) $(if $(TRTMC_ROOT),--trtmc-root $(TRTMC_ROOT))

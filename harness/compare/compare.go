@@ -69,10 +69,12 @@ type Comparison struct {
 	Decided int `json:"decided"`
 	// Timed counts the common rows measured on at least one side: a row neither side times (a
 	// reduced or variant row, by design) has no light to decide and is not waited for.
-	Timed        int    `json:"timed"`
-	AllowMissing bool   `json:"allow_missing"`
-	Verdict      string `json:"verdict"` // overall
-	Rules        map[string]string
+	Timed        int  `json:"timed"`
+	AllowMissing bool `json:"allow_missing"`
+	// Pairs is how many interleaved pairs of runs a paired comparison read (0: two runs).
+	Pairs   int    `json:"pairs,omitempty"`
+	Verdict string `json:"verdict"` // overall
+	Rules   map[string]string
 }
 
 // Build is one side's binaries: their Go build tags and, for a test build (e.g. -tags
@@ -255,22 +257,26 @@ func compareRuns(base, cand evidence.Evidence) Comparison {
 	sort.Strings(c.OnlyInBase)
 	sort.Strings(c.OnlyInNew)
 	for _, k := range keys {
-		row := compareRow(k, b[k], n[k])
-		if !row.Untimed {
-			c.Timed++
-		}
-		if row.Performance != nil && row.Performance.Light == stats.Red {
-			c.Red++
-		}
-		if row.Performance != nil && row.Performance.Light != stats.White {
-			c.Decided++
-		}
-		if row.Accuracy != nil && row.Accuracy.Verdict != nil && row.Accuracy.Verdict.Verdict == schema.Fail {
-			c.Failed++
-		}
-		c.Rows = append(c.Rows, row)
+		c.add(compareRow(k, b[k], n[k]))
 	}
 	return c
+}
+
+// add appends a compared row and counts what the verdict reads from it.
+func (c *Comparison) add(row RowComparison) {
+	if !row.Untimed {
+		c.Timed++
+	}
+	if row.Performance != nil && row.Performance.Light == stats.Red {
+		c.Red++
+	}
+	if row.Performance != nil && row.Performance.Decided() {
+		c.Decided++
+	}
+	if accuracyFailed(row.Accuracy) {
+		c.Failed++
+	}
+	c.Rows = append(c.Rows, row)
 }
 
 func compareRow(k rowKey, b, n evidence.Result) RowComparison {
@@ -495,6 +501,9 @@ func diffOutputs(source string, b, n map[string]string) []ChangedOutput {
 func compareMarkdown(c Comparison) string {
 	var w strings.Builder
 	fmt.Fprintf(&w, "# Comparison: %s → %s\n\n", c.Base, c.New)
+	if c.Pairs > 0 {
+		fmt.Fprintf(&w, "Paired: %s, each pair back to back in alternating order; each light judges the interval over the pairs.\n\n", plural(c.Pairs, "pair of runs", "pairs of runs"))
+	}
 	fmt.Fprintf(&w, "Verdict: **%s** (%d red, %d accuracy fail, %d of %d timed common rows decided (%d common in all), %d only in base, %d only in new).\n\n",
 		c.Verdict, c.Red, c.Failed, c.Decided, c.Timed, len(c.Rows), len(c.OnlyInBase), len(c.OnlyInNew))
 	fmt.Fprintf(&w, "Builds: base %s; new %s.\n\n", buildCell(c.BaseBuild), buildCell(c.NewBuild))
@@ -506,6 +515,9 @@ func compareMarkdown(c Comparison) string {
 	w.WriteString("\n## Why\n\n")
 	for _, r := range c.Rows {
 		fmt.Fprintf(&w, "- **%s/%s**: %s; %s", r.Stage, r.Profile, whyCell(r), detectableCell(r))
+		if p := r.Performance; p != nil && p.Pairs > 0 {
+			fmt.Fprintf(&w, "; %s", pairsCell(*p))
+		}
 		if a := r.Accuracy; a != nil && a.Verdict != nil {
 			fmt.Fprintf(&w, "; accuracy %s: base %.4f, new %.4f, R − margin p5 %.4f, p95 %.4f over %d clusters", a.Metric, a.Base, a.New, a.Verdict.P05, a.Verdict.P95, a.Verdict.Clusters)
 		}
@@ -637,7 +649,11 @@ func whyCell(r RowComparison) string {
 	if r.Performance == nil {
 		return "white: " + r.PerfError
 	}
-	return fmt.Sprintf("%s: %s", r.Performance.Light, r.Performance.Why)
+	why := fmt.Sprintf("%s: %s", r.Performance.Light, r.Performance.Why)
+	if p := r.Performance; p.Light != stats.White && !p.Decided() {
+		why += fmt.Sprintf(" — undecided: the interval reaches below the red bound %.3f, so a regression is neither shown nor excluded", p.RedBelow)
+	}
+	return why
 }
 
 func accuracyCell(a *Accuracy) string {
@@ -656,4 +672,11 @@ func marginCell(a *Accuracy) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.4g", a.Margin)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -18,20 +18,26 @@ type Detectable struct {
 	Rule     string  `json:"rule"`
 }
 
-const detectableRule = "the smallest slowdown new/base − 1 the light calls red at this spread: e^h/0.848 − 1, h the half-width of the 90% Welch interval of ln S (it does not move with the shift); 17.9% with no spread (the guard's floor); none while a side is inconclusive"
+const detectableRule = "the smallest slowdown new/base − 1 the light calls red at this spread: e^h/r − 1, r the light's red bound (0.848 for separate runs, 0.95 for interleaved pairs), h the half-width of the 90% interval of ln S (Welch over runs, or Student t over pairs; it does not move with the shift); 1/r − 1 with no spread (17.9% for separate runs, 5.3% for pairs); none while a side of separate runs is inconclusive"
 
 // detectable is the row's detectable slowdown, or nil with why not.
 func detectable(sp *stats.Speedup) (*Detectable, string) {
 	switch {
 	case sp == nil:
 		return nil, "no performance figure"
+	case sp.CI == nil && sp.Pairs > 0:
+		return nil, "no interval (one pair)"
 	case sp.CI == nil:
 		return nil, "no interval (one run a side)"
-	case sp.Base.Inconclusive || sp.New.Inconclusive:
+	case sp.Pairs == 0 && (sp.Base.Inconclusive || sp.New.Inconclusive):
 		return nil, "a side's spread over runs exceeds the 5% cap: no shift is decided"
 	}
 	h := (math.Log(sp.CI.Upper) - math.Log(sp.CI.Lower)) / 2
-	return &Detectable{Slowdown: math.Exp(h)/stats.RedBelow - 1, HalfLog: h, Rule: detectableRule}, ""
+	red := sp.RedBelow
+	if red == 0 {
+		red = stats.RedBelow
+	}
+	return &Detectable{Slowdown: math.Exp(h)/red - 1, HalfLog: h, Rule: detectableRule}, ""
 }
 
 func detectableCell(r RowComparison) string {

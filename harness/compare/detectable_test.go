@@ -57,12 +57,7 @@ func TestDetectableSlowdownIsWhereTheLightTurnsRed(t *testing.T) {
 		if cv == 0 && math.Abs(d.Slowdown-(1/stats.RedBelow-1)) > 1e-9 {
 			t.Errorf("no spread: %v, want the guard's floor %v", d.Slowdown, 1/stats.RedBelow-1)
 		}
-		if above := at(d.Slowdown + 0.002); above.Light != stats.Red {
-			t.Errorf("trial %d (n %d, cv %v): %.1f%% + 0.2 points is %s, not red", trial, n, cv, 100*d.Slowdown, above.Light)
-		}
-		if below := at(d.Slowdown - 0.002); below.Light == stats.Red {
-			t.Errorf("trial %d (n %d, cv %v): %.1f%% − 0.2 points is already red", trial, n, cv, 100*d.Slowdown)
-		}
+		turnsRedAt(t, fmt.Sprintf("trial %d (n %d, cv %v)", trial, n, cv), d.Slowdown, at)
 	}
 	if decided < 150 {
 		t.Errorf("only %d of 300 trials within the cap: the property was hardly tested", decided)
@@ -102,5 +97,58 @@ func TestShiftDetectableIsWhereTheShiftTurnsRed(t *testing.T) {
 		if !slowerByShift(scaled((1+d)*1.002)) || slowerByShift(scaled((1+d)*0.998)) {
 			t.Fatalf("trial %d (%d inputs × %d, spread %.3f): stated %.2f%% is not where the shift turns red", trial, inputs, per, spread, 100*d)
 		}
+	}
+}
+
+// The same holds for interleaved pairs against the paired light's own red bound 0.95: over 2–12
+// pairs whose load drifts by up to a factor 3 between pairs and 0–15% within them, a slowdown 0.2
+// points above the stated figure is red and 0.2 points below is not; with no spread within the
+// pairs it is 1/0.95 − 1 = 5.3%, whatever the drift between them.
+func TestPairedDetectableSlowdownIsWhereThePairedLightTurnsRed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 300 {
+		k := 2 + trial%11
+		within := []float64{0, 0.01, 0.03, 0.08, 0.15}[trial%5]
+		base, noise := make([]float64, k), make([]float64, k)
+		for i := range k {
+			base[i] = 1000 * math.Exp(1.1*rng.Float64())
+			noise[i] = math.Exp(within * rng.NormFloat64())
+		}
+		at := func(x float64) stats.Speedup { // S over the pairs exactly 1/(1+x)
+			g := 0.0
+			for _, v := range noise {
+				g += math.Log(v)
+			}
+			c := (1 + x) / math.Exp(g/float64(k))
+			newRuns := make([]float64, k)
+			for i := range k {
+				newRuns[i] = base[i] * noise[i] * c
+			}
+			sp, err := stats.ComparePaired(base, newRuns, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sp
+		}
+		sp := at(0.2)
+		d, why := detectable(&sp)
+		if d == nil {
+			t.Fatalf("trial %d (k %d, within %v): none: %s", trial, k, within, why)
+		}
+		if within == 0 && math.Abs(d.Slowdown-(1/stats.PairedRedBelow-1)) > 1e-9 {
+			t.Errorf("no spread within the pairs: %v, want %v", d.Slowdown, 1/stats.PairedRedBelow-1)
+		}
+		turnsRedAt(t, fmt.Sprintf("trial %d (k %d, within %v)", trial, k, within), d.Slowdown, at)
+	}
+}
+
+// turnsRedAt checks that a slowdown 0.2 points above x is red and 0.2 points below is not.
+func turnsRedAt(t *testing.T, what string, x float64, at func(float64) stats.Speedup) {
+	t.Helper()
+	if above := at(x + 0.002); above.Light != stats.Red {
+		t.Errorf("%s: %.1f%% + 0.2 points is %s, not red", what, 100*x, above.Light)
+	}
+	if below := at(x - 0.002); below.Light == stats.Red {
+		t.Errorf("%s: %.1f%% − 0.2 points is already red", what, 100*x)
 	}
 }

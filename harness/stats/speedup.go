@@ -48,9 +48,15 @@ type Speedup struct {
 	Base  schema.Interval `json:"base"`
 	New   schema.Interval `json:"new"`
 	Light Light           `json:"light"`
-	Why   string          `json:"why"`
-	Rule  string          `json:"rule"`
-	Runs  [2][]float64    `json:"runs"` // base, new: the per-run values the figures came from
+	// GreenAbove and RedBelow are the bounds this light was judged against (the guarded ones for
+	// separate runs, the bare ones for interleaved pairs: paired.go).
+	GreenAbove float64 `json:"green_above,omitempty"`
+	RedBelow   float64 `json:"red_below,omitempty"`
+	// Pairs is how many interleaved pairs a paired speedup came from (0: separate runs).
+	Pairs int          `json:"pairs,omitempty"`
+	Why   string       `json:"why"`
+	Rule  string       `json:"rule"`
+	Runs  [2][]float64 `json:"runs"` // base, new: the per-run values the figures came from
 }
 
 // Compare computes S = base/new with its 90% Welch interval on log values and the light.
@@ -62,7 +68,7 @@ func Compare(base, new []float64, workDiffers string) (Speedup, error) {
 	if err := checkPositive("new runs", new); err != nil {
 		return Speedup{}, err
 	}
-	sp := Speedup{Level: SpeedupLevel, Rule: SpeedupRule, Runs: [2][]float64{base, new}}
+	sp := Speedup{Level: SpeedupLevel, Rule: SpeedupRule, Runs: [2][]float64{base, new}, GreenAbove: GreenAbove, RedBelow: RedBelow}
 	sp.Base, _ = MeanCI(base) // inputs already checked
 	sp.New, _ = MeanCI(new)
 	lb, ln := logs(base), logs(new)
@@ -120,11 +126,35 @@ func judge(sp Speedup, workDiffers string) (Light, string) {
 		return White, "new inconclusive: " + sp.New.Reason
 	case sp.CI == nil:
 		return White, "no interval"
-	case sp.CI.Lower > GreenAbove:
-		return Green, fmt.Sprintf("lower bound %.3f > %.3f", sp.CI.Lower, GreenAbove)
-	case sp.CI.Upper < RedBelow:
-		return Red, fmt.Sprintf("upper bound %.3f < %.3f", sp.CI.Upper, RedBelow)
-	default:
-		return Yellow, fmt.Sprintf("interval [%.3f, %.3f] decides neither > %.3f nor < %.3f", sp.CI.Lower, sp.CI.Upper, GreenAbove, RedBelow)
 	}
+	return lightOf(*sp.CI, sp.GreenAbove, sp.RedBelow)
+}
+
+// lightOf judges an interval of S against the green and red bounds.
+func lightOf(ci schema.Bounds, green, red float64) (Light, string) {
+	switch {
+	case ci.Lower > green:
+		return Green, fmt.Sprintf("lower bound %.3f > %.3f", ci.Lower, green)
+	case ci.Upper < red:
+		return Red, fmt.Sprintf("upper bound %.3f < %.3f", ci.Upper, red)
+	default:
+		return Yellow, fmt.Sprintf("interval [%.3f, %.3f] decides neither > %.3f nor < %.3f", ci.Lower, ci.Upper, green, red)
+	}
+}
+
+// Decided says whether the light settles a regression verdict: red, or an interval lying wholly
+// above the red bound. A yellow interval that reaches below the red bound still holds slowdowns
+// the red light exists to catch, so it decides nothing.
+func (sp Speedup) Decided() bool {
+	red := sp.RedBelow
+	if red == 0 {
+		red = RedBelow // a Speedup from before the bounds were recorded
+	}
+	switch {
+	case sp.Light == Red:
+		return true
+	case sp.Light == White || sp.CI == nil:
+		return false
+	}
+	return sp.CI.Lower > red
 }
