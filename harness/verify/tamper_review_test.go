@@ -4,6 +4,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 )
 
 // junitForgeries edit a stage's JUnit report, the suites' rendering of the evidence, where its
@@ -42,6 +45,22 @@ func junitForgeries() []tamper {
 			edit: func(t *testing.T, f *forger) {
 				f.rewrite("junit/asr.xml", func(b []byte) []byte {
 					return []byte(replaceOnce(t, string(b), `<property name="target_kind" value="reference"></property>`, ""))
+				})
+			}},
+	}
+}
+
+// strippedForgeries remove a claim's record from a row that claims its step went through,
+// where the claim was asked for only when a record was stored.
+func strippedForgeries() []tamper {
+	return []tamper{
+		{name: "RV accuracy intervals removed from every ASR row (the report's inconclusive intervals with them)", forged: true,
+			want: []string{"asr/", "accuracy intervals recomputed differently"},
+			edit: func(t *testing.T, f *forger) {
+				f.stage(string(stage.ASR), func(s *evidence.Stage) {
+					for i := range s.Results {
+						s.Results[i].Accuracy = nil
+					}
 				})
 			}},
 	}
