@@ -63,6 +63,17 @@ func strippedForgeries() []tamper {
 					}
 				})
 			}},
+		{name: "RV dataset.path emptied on every served ASR row: its stored inputs tied to no pins", forged: true,
+			want: []string{"asr/", "inputs not recomputable", "names no dataset"},
+			edit: func(t *testing.T, f *forger) {
+				f.stage(string(stage.ASR), func(s *evidence.Stage) {
+					for i := range s.Results {
+						if s.Results[i].AIPerf != nil {
+							s.Results[i].Dataset.Path = ""
+						}
+					}
+				})
+			}},
 	}
 }
 
