@@ -39,7 +39,10 @@ type StoredBundle struct {
 func deriveInputs(a *Artifacts) (StoredBundle, error) {
 	b := StoredBundle{SHA256Built: a.Row.Bundle.SHA256Built}
 	var errs []error
-	if path := a.Row.Bundle.Path; path != "" && b.SHA256Built != "" && !a.Given.Published { // published without it: taken as recorded
+	// A stored bundle is re-hashed whatever sha256 the row records (the suite records both at
+	// once): a row whose sha256_built was emptied names its stored bundle no less. Published
+	// without it: taken as recorded.
+	if path := a.Row.Bundle.Path; path != "" && !a.Given.Published {
 		got, err := a.storedSHA256(path)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("stored bundle %s: %w", path, err))

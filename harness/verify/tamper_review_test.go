@@ -74,6 +74,13 @@ func strippedForgeries() []tamper {
 					}
 				})
 			}},
+		{name: "RV a family-validated row's stored bundle edited, its sha256_built emptied", forged: true,
+			want: []string{"sphinx-an4-l0", "inputs recomputed differently", ".sha256_built: recomputed"},
+			edit: func(t *testing.T, f *forger) {
+				i, r := f.result(string(stage.ASR), evidence.StatusFamilyValidated, evidence.KindReduced)
+				f.rewrite(r.Bundle.Path, func(b []byte) []byte { b[len(b)-1] ^= 1; return b })
+				f.stage(string(stage.ASR), func(s *evidence.Stage) { s.Results[i].Bundle.SHA256Built = "" })
+			}},
 	}
 }
 
