@@ -81,6 +81,14 @@ func strippedForgeries() []tamper {
 				f.rewrite(r.Bundle.Path, func(b []byte) []byte { b[len(b)-1] ^= 1; return b })
 				f.stage(string(stage.ASR), func(s *evidence.Stage) { s.Results[i].Bundle.SHA256Built = "" })
 			}},
+		{name: "RV one stage's target renamed, in its stage.json and JUnit report", forged: true,
+			want: []string{"asr/stage.json", "target suites/targets/trtmc.yaml (reference), but the run's is suites/targets/reference.yaml"},
+			edit: func(t *testing.T, f *forger) {
+				f.rewrite("junit/asr.xml", func(b []byte) []byte {
+					return []byte(replaceOnce(t, string(b), `<property name="target" value="suites/targets/reference.yaml">`, `<property name="target" value="suites/targets/trtmc.yaml">`))
+				})
+				f.stage(string(stage.ASR), func(s *evidence.Stage) { s.Target = "suites/targets/trtmc.yaml" })
+			}},
 	}
 }
 
