@@ -9,9 +9,14 @@ import (
 )
 
 // Accuracy are the gate's corpus figures with their bootstrap intervals (harness/accuracy),
-// clustered by the given speaker/recording groups of the pinned dataset.
+// clustered by the given speaker/recording groups of the pinned dataset. A row whose status says
+// its gate step went through (the suite derives this claim with the gate's, in that step) makes
+// it whether or not it stores intervals: a row stripped of them, which would drop an inconclusive
+// interval from the report, is one whose intervals are derived again and named missing.
 func Accuracy() Claim {
-	claimed := func(r evidence.Result) bool { return len(r.Accuracy) > 0 }
+	claimed := func(r evidence.Result) bool {
+		return len(r.Accuracy) > 0 || (r.Gate != nil && (r.Status == evidence.StatusQualified || r.Status == evidence.StatusFamilyValidated))
+	}
 	return of("accuracy intervals", func(r *evidence.Result) *[]evidence.Accuracy { return &r.Accuracy }, claimed, deriveAccuracy)
 }
 

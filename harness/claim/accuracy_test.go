@@ -60,3 +60,19 @@ func TestAccuracyClustersAreTheGivenGroups(t *testing.T) {
 		t.Errorf("unreadable groups: %v", got)
 	}
 }
+
+// A row whose status says its gate step went through makes the accuracy claim even when it
+// stores no intervals: intervals stripped from it are derived again and named; a row that failed
+// before (a gate it stores, no status claimed) is not asked for them.
+func TestAccuracyIntervalsStrippedAreNamed(t *testing.T) {
+	gate := gateOf(evidence.GateItem{ID: "a", Gold: "one two", Output: "one two"}, evidence.GateItem{ID: "b", Gold: "three four", Output: "three for"})
+	for _, status := range []evidence.Status{evidence.StatusQualified, evidence.StatusFamilyValidated} {
+		got := Accuracy().Check(&Artifacts{Row: evidence.Result{Status: status, Gate: gate}})
+		if len(got) != 1 || !strings.Contains(got[0], "accuracy intervals recomputed differently") {
+			t.Errorf("%s row stripped of its intervals: %v", status, got)
+		}
+	}
+	if got := Accuracy().Check(&Artifacts{Row: evidence.Result{Status: evidence.StatusFailed, Gate: gate}}); len(got) != 0 {
+		t.Errorf("a failed row: %v", got)
+	}
+}

@@ -39,7 +39,10 @@ type StoredBundle struct {
 func deriveInputs(a *Artifacts) (StoredBundle, error) {
 	b := StoredBundle{SHA256Built: a.Row.Bundle.SHA256Built}
 	var errs []error
-	if path := a.Row.Bundle.Path; path != "" && b.SHA256Built != "" && !a.Given.Published { // published without it: taken as recorded
+	// A stored bundle is re-hashed whatever sha256 the row records (the suite records both at
+	// once): a row whose sha256_built was emptied names its stored bundle no less. Published
+	// without it: taken as recorded.
+	if path := a.Row.Bundle.Path; path != "" && !a.Given.Published {
 		got, err := a.storedSHA256(path)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("stored bundle %s: %w", path, err))
@@ -70,9 +73,17 @@ func (a *Artifacts) storedSHA256(rel string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// storedInputs are what the stage finds against the pinned inputs in the row's stored ones.
+// storedInputs are what the stage finds against the pinned inputs in the row's stored ones. A
+// row AIPerf sent inputs for names its dataset (the suite records it before anything is sent):
+// one that names none would have its stored inputs, and what was sent, tied to no pins.
 func (a *Artifacts) storedInputs() []error {
-	if a.Row.Dataset.Path == "" || a.Given.InputPins == nil {
+	if a.Given.InputPins == nil {
+		return nil
+	}
+	if a.Row.Dataset.Path == "" {
+		if a.Row.AIPerf != nil {
+			return []error{errors.New("AIPerf sent the row's inputs, but the row names no dataset (dataset.path): its stored inputs would be tied to no pins")}
+		}
 		return nil
 	}
 	in, ok, err := a.Given.InputPins()

@@ -2,13 +2,17 @@ package verify
 
 import (
 	"bytes"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/report"
+	"github.com/trtmc-qual/trtmc-qual/harness/target"
 )
 
 // plannedRun publishes a small run whose only row is planned (it claims nothing, so every
@@ -19,9 +23,10 @@ func plannedRun(t *testing.T) string {
 	t.Setenv("QUAL_ROOT", repoRoot(t))
 	dir := filepath.Join(t.TempDir(), "20260101T000000Z")
 	stage := evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: "t2i", Number: 6, Status: "planned", Reason: "fixture",
-		Results:   []evidence.Result{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned, Statement: "fixture"}},
-		Inventory: []evidence.InventoryRow{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned}},
-		Versions:  map[string]string{"trtmc-qual": gitDescribe(repoRoot(t))}}
+		TargetKind: string(target.TRTMC), // a checkout outside the repository: nothing of its inventory is pinned here
+		Results:    []evidence.Result{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned, Statement: "fixture"}},
+		Inventory:  []evidence.InventoryRow{{Profile: "p", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusPlanned}},
+		Versions:   map[string]string{"trtmc-qual": gitDescribe(repoRoot(t))}}
 	if err := evidence.WriteJSON(filepath.Join(dir, "t2i", "stage.json"), stage); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +121,7 @@ func TestReportHTMLIsTheEvidence(t *testing.T) {
 func TestJUnitSpecNeedsItsRow(t *testing.T) {
 	dir := plannedRun(t)
 	junit := `<?xml version="1.0" encoding="UTF-8"?>
-<testsuites tests="2" failures="1"><testsuite name="t2i" tests="2" failures="1">
+<testsuites tests="2" failures="1"><testsuite name="t2i" tests="2" failures="1">` + suiteProperties(t, dir, "t2i") + `
 <testcase name="is recorded as planned" classname="t2i.p" status="skipped"><skipped message="planned"></skipped></testcase>
 <testcase name="passes the family's unchanged gate" classname="t2i.procdiff-base" status="failed"><failure message="gate"></failure></testcase>
 <testcase name="refuses what it cannot serve" classname="t2i.the_serving_path_refuses_what_it_cannot_serve" status="passed"></testcase>
@@ -129,6 +134,33 @@ func TestJUnitSpecNeedsItsRow(t *testing.T) {
 	if got := problemsOf(check(t, dir)); len(got) != 1 || !containsAll(got, "junit/t2i.xml", "is failed, but the evidence has no row t2i.procdiff-base") {
 		t.Fatalf("a failed spec without its row: %v", got)
 	}
+}
+
+// suiteProperties are the <properties> suites/qualify writes into a stage's JUnit suite: the
+// stage's rendering, the run's id, the stage and the shard.
+func suiteProperties(t *testing.T, dir, stage string) string {
+	t.Helper()
+	e, err := evidence.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ok := stageNamed(e, stage)
+	if !ok {
+		t.Fatalf("the run has no stage %s", stage)
+	}
+	props := report.JUnitStageProperties(s)
+	props["run_id"], props["stage"], props["shard"] = e.RunID, stage, "1/1"
+	return propertiesXML(props)
+}
+
+// propertiesXML is a JUnit <properties> element holding props, sorted by name.
+func propertiesXML(props map[string]string) string {
+	var b strings.Builder
+	b.WriteString("<properties>")
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		fmt.Fprintf(&b, `<property name=%q value=%q></property>`, k, props[k])
+	}
+	return b.String() + "</properties>"
 }
 
 // TestPinsInsideTheRunAreRefused ships the pins inside the run directory and points QUAL_ROOT

@@ -284,9 +284,22 @@ func TestTargetKindIsTheTargetFiles(t *testing.T) {
 		{"../../elsewhere.yaml", "", `target_kind "" is not one of [reference trtmc]`},
 	} {
 		report, got := collect()
-		checkTargetKind(p, evidence.Evidence{Target: c.target, TargetKind: c.kind, Stages: []evidence.Stage{{Stage: "asr", TargetKind: c.kind}}}, report)
+		checkTargetKind(p, evidence.Evidence{Target: c.target, TargetKind: c.kind, Stages: []evidence.Stage{{Stage: "asr", Target: c.target, TargetKind: c.kind}}}, report)
 		if (c.want == "") != (len(*got) == 0) || (c.want != "" && !containsAll(*got, c.want)) {
 			t.Errorf("%s as %s: got %v, want %q", c.target, c.kind, *got, c.want)
+		}
+	}
+	// A stage naming another target or kind than the run's (which the target file ties) is named.
+	for _, s := range []evidence.Stage{
+		{Stage: "t2i", Target: "suites/targets/trtmc.yaml", TargetKind: "reference"},
+		{Stage: "t2i", Target: "suites/targets/reference.yaml", TargetKind: "trtmc"},
+	} {
+		report, got := collect()
+		e := evidence.Evidence{Target: "suites/targets/reference.yaml", TargetKind: "reference",
+			Stages: []evidence.Stage{{Stage: "asr", Target: "suites/targets/reference.yaml", TargetKind: "reference"}, s}}
+		checkTargetKind(p, e, report)
+		if !containsAll(*got, "t2i/stage.json", "target "+s.Target+" ("+s.TargetKind+"), but the run's is suites/targets/reference.yaml (reference)") {
+			t.Errorf("stage of %s (%s) in a run of reference.yaml: %v", s.Target, s.TargetKind, *got)
 		}
 	}
 }

@@ -2,7 +2,9 @@ package verify
 
 import (
 	"encoding/xml"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -38,9 +40,12 @@ func junitPropertiesCheck(r *Run) []Problem {
 // checkJUnitProperties renders again what the suites render into their JUnit reports from the
 // evidence (harness/report JUnitStageProperties and JUnitFigures) and compares: each suite's
 // target, hardware and versions with its stage's (an unsharded run's), and each case's numeric
-// properties with its row's figures, a property the row's rendering does not hold named too.
-// The rest of a report is Ginkgo's (cases, outcomes, times, messages; junit.go checks the
-// outcomes against the rows).
+// properties with its row's figures. Both ways: a property the rendering does not hold is named,
+// and so is one it holds that the report left out, so a report cannot drop what it cannot
+// change. A case is its row's by its classname ("<stage>.<profile>", suites/junit), whichever
+// suite holds it: a suite whose stage property was removed or renamed still has its cases
+// checked. The rest of a report is Ginkgo's (cases, outcomes, times, messages; junit.go checks
+// the outcomes against the rows).
 func checkJUnitProperties(runDir string, e evidence.Evidence, report reporter) {
 	files, _ := filepath.Glob(filepath.Join(runDir, "junit", "*.xml"))
 	for _, f := range files {
@@ -58,36 +63,81 @@ func checkJUnitProperties(runDir string, e evidence.Evidence, report reporter) {
 			for _, p := range suite.Properties {
 				props[p.Name] = p.Value
 			}
-			s, ok := stageNamed(e, props["stage"])
-			if !ok {
-				continue // Ginkgo's own report carries no stage property
+			if s, ok := stageNamed(e, props["stage"]); ok {
+				checkSuiteProperties(rel, s, props, report)
 			}
-			for name, want := range reportpkg.JUnitStageProperties(s) {
-				if got, ok := props[name]; ok && got != want && !sharded(props["shard"]) {
-					report(rel, "suite property %s is %q, %s/stage.json says %q", name, got, s.Stage, want)
-				}
-			}
+			foreign := map[string]bool{}
 			for _, c := range suite.Cases {
 				stage, profile, _ := strings.Cut(c.Classname, ".")
-				r, ok := resultNamed(s, profile)
-				if stage != s.Stage || !ok {
-					continue
+				s, ok := stageNamed(e, stage)
+				if !ok {
+					continue // Ginkgo's own report: its classnames are the suite's title
 				}
-				figures := map[string]float64{}
-				for _, f := range reportpkg.JUnitFigures(r) {
-					figures[f.Name] = f.Value
-				}
-				for _, p := range c.Properties {
-					want, known := figures[p.Name]
-					got, err := strconv.ParseFloat(p.Value, 64)
-					switch {
-					case !known:
-						report(rel, "case %q property %s=%s is no figure of evidence row %s/%s", c.Name, p.Name, p.Value, s.Stage, r.Profile)
-					case err != nil || got != want:
-						report(rel, "case %q property %s is %s, evidence row %s/%s says %v", c.Name, p.Name, p.Value, s.Stage, r.Profile, want)
-					}
+				foreign[stage] = stage != props["stage"]
+				if r, ok := resultNamed(s, profile); ok {
+					checkCaseFigures(rel, c.Name, c.Properties, s.Stage, r, report)
 				}
 			}
+			for _, stage := range slices.Sorted(maps.Keys(foreign)) {
+				if foreign[stage] {
+					report(rel, "suite holds the cases of stage %s, but its stage property is %q", stage, props["stage"])
+				}
+			}
+		}
+	}
+}
+
+// suiteOwnProperties are the suite properties suites/qualify adds beside the stage's rendering:
+// the run's id, the stage and the shard.
+var suiteOwnProperties = []string{"run_id", "stage", "shard"}
+
+// checkSuiteProperties compares a suite's properties with its stage's rendering, both ways. A
+// sharded report may differ from the merged stage in hardware and versions (the merged stage
+// keeps the first shard's), never in its target: qual merge refuses shards of two targets.
+func checkSuiteProperties(rel string, s evidence.Stage, props map[string]string, report reporter) {
+	want := reportpkg.JUnitStageProperties(s)
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		got, ok := props[name]
+		switch {
+		case !ok:
+			report(rel, "suite property %s is missing, %s/stage.json says %q", name, s.Stage, want[name])
+		case got != want[name] && !(sharded(props["shard"]) && name != "target" && name != "target_kind"):
+			report(rel, "suite property %s is %q, %s/stage.json says %q", name, got, s.Stage, want[name])
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(props)) {
+		if _, rendered := want[name]; !rendered && !slices.Contains(suiteOwnProperties, name) {
+			report(rel, "suite property %s=%q is not rendered from %s/stage.json", name, props[name], s.Stage)
+		}
+	}
+}
+
+// checkCaseFigures compares a case's numeric properties with its row's figures: each property
+// must be a figure of the row with its value, and a case that carries a claim's figures
+// (report.JUnitClaim) carries all of them.
+func checkCaseFigures(rel, name string, props []junitProperty, stage string, r evidence.Result, report reporter) {
+	figures := map[string]reportpkg.JUnitFigure{}
+	for _, f := range reportpkg.JUnitFigures(r) {
+		figures[f.Name] = f
+	}
+	carried, claims := map[string]bool{}, map[reportpkg.JUnitClaim]bool{}
+	for _, p := range props {
+		carried[p.Name] = true
+		want, known := figures[p.Name]
+		got, err := strconv.ParseFloat(p.Value, 64)
+		switch {
+		case !known:
+			report(rel, "case %q property %s=%s is no figure of evidence row %s/%s", name, p.Name, p.Value, stage, r.Profile)
+		case err != nil || got != want.Value:
+			report(rel, "case %q property %s is %s, evidence row %s/%s says %v", name, p.Name, p.Value, stage, r.Profile, want.Value)
+		}
+		if known {
+			claims[want.Of] = true
+		}
+	}
+	for _, f := range reportpkg.JUnitFigures(r) {
+		if claims[f.Of] && !carried[f.Name] {
+			report(rel, "case %q carries %s figures of evidence row %s/%s but not %s=%v", name, f.Of, stage, r.Profile, f.Name, f.Value)
 		}
 	}
 }

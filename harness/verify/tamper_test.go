@@ -713,7 +713,7 @@ func tampers() []tamper {
 				})
 			}},
 	}
-	return append(append(append(cases, copyForgeries()...), roundThreeForgeries()...), append(append(append(secondSourceForgeries(), roundFourForgeries()...), roundFiveForgeries()...), append(pictureForgeries(), roundSixForgeries()...)...)...)
+	return append(append(append(cases, copyForgeries()...), roundThreeForgeries()...), append(append(append(secondSourceForgeries(), roundFourForgeries()...), roundFiveForgeries()...), append(append(pictureForgeries(), roundSixForgeries()...), append(junitForgeries(), strippedForgeries()...)...)...)...)
 }
 
 // TestTamperedRunsAreCaught edits a real reduced run, produced by the suites, in each way in

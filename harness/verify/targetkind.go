@@ -14,7 +14,7 @@ func targetKindCheck(r *Run) []Problem {
 // checkTargetKind ties the run's target_kind to the target file it names when that file is in
 // the repository (suites/targets/*.yaml): a run of reference.yaml cannot call itself trtmc to
 // have its gates read from JUnit reports, nor the reverse. A target file outside the repository
-// cannot be checked here. A kind no registry entry has (the run's or a stage's) is reported: its
+// cannot be checked here. Every stage names the run's target and kind. A kind no registry entry has (the run's or a stage's) is reported: its
 // traits claim nothing, which would switch off every check a kind's trait turns on.
 func checkTargetKind(p pins, e evidence.Evidence, report reporter) {
 	if !target.Registered(e.TargetKind) {
@@ -23,6 +23,11 @@ func checkTargetKind(p pins, e evidence.Evidence, report reporter) {
 	for _, s := range e.Stages {
 		if !target.Registered(s.TargetKind) {
 			report("evidence.json", "stage %s: target_kind %q is not one of %v", s.Stage, s.TargetKind, target.Kinds())
+		}
+		// One run is of one target (qual merge refuses shards of two): a stage naming another
+		// target or kind than the run's, which is tied to its target file below, is tied to none.
+		if s.Target != e.Target || s.TargetKind != e.TargetKind {
+			report(s.Stage+"/stage.json", "target %s (%s), but the run's is %s (%s)", s.Target, s.TargetKind, e.Target, e.TargetKind)
 		}
 	}
 	path, err := workload.InsideDir(p.Root, "target", e.Target)
