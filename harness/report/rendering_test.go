@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -53,13 +55,8 @@ func renderings(t *testing.T) map[string][]byte {
 
 // junitText is a stage's JUnit properties as sorted name=value lines.
 func junitText(props map[string]string) []byte {
-	names := make([]string, 0, len(props))
-	for name := range props {
-		names = append(names, name)
-	}
-	sort.Strings(names)
 	var b strings.Builder
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(props)) {
 		fmt.Fprintf(&b, "%s=%s\n", name, props[name])
 	}
 	return []byte(b.String())
@@ -180,14 +177,9 @@ func readSums(path string) (int, map[string]string, error) {
 }
 
 func writeSums(path string, sums map[string]string) error {
-	names := make([]string, 0, len(sums))
-	for name := range sums {
-		names = append(names, name)
-	}
-	sort.Strings(names)
 	var b strings.Builder
 	fmt.Fprintf(&b, "evidence schema %d\n", evidence.SchemaVersion)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(sums)) {
 		fmt.Fprintf(&b, "%s  %s\n", sums[name], name)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
