@@ -15,8 +15,8 @@ import (
 
 // Inputs is what the row served and sent: its stored bundle, hashed again, is the one it records
 // built (the record: its bundle, sha256_built derived); its stored inputs are the pinned ones
-// (the stage's CheckStoredInputs, and an admitting stage's clip limits re-applied, against what
-// the pins give); each server record's input_sha256 is the identity the stage derives
+// (the stage's CheckStoredInputs, against what the pins give: which of them were sent is the
+// admission claim's); each server record's input_sha256 is the identity the stage derives
 // (InputSHA) from the payload AIPerf sent under its id. Given, not derived: the bundle's other
 // fields (its header, tied to the row by verify; the hashes the server and the gate reported,
 // tied to this one by verify's bundle check), and where the pinned inputs are.
@@ -91,14 +91,10 @@ func (a *Artifacts) storedInputs() []error {
 	if !ok || a.Given.Stage == nil {
 		return errs
 	}
-	var found []workload.Finding
-	if ad, admits := a.Given.Stage.(workload.Admitter); admits {
-		found = append(found, ad.CheckAdmission(in)...)
+	if a.Row.AIPerf == nil {
+		return errs
 	}
-	if a.Row.AIPerf != nil {
-		found = append(found, a.Given.Stage.CheckStoredInputs(in.StoredInputs)...)
-	}
-	for _, f := range found {
+	for _, f := range a.Given.Stage.CheckStoredInputs(in.StoredInputs) {
 		errs = append(errs, fmt.Errorf("%s: %s", f.Where, f.What))
 	}
 	return errs

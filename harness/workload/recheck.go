@@ -83,17 +83,35 @@ type StoredInputs struct {
 // Admission is a row's inputs with the clip limits that applied to it.
 type Admission struct {
 	StoredInputs
-	Stage  string               // the stage's directory in the run
+	Dir    string               // where the run stores the row's inputs (beside its server records)
 	Family string               // the row's family, which names the limit as the run's reason does
-	Limits evidence.InputLimits // the limits of the row's manifest (verify checks the recorded ones)
+	Limits evidence.InputLimits // the limits of the row's manifest
+}
+
+// StoredClip is one pinned clip of a row and where the run stores it.
+type StoredClip struct {
+	ID   string
+	Path string
 }
 
 // Admitter is a workload whose inputs are admitted by clip limits (nothing is dropped silently):
-// every pinned clip was either sent or recorded as skipped, never both, and a skipped clip
-// really breaks a limit.
+// harness/claim's admission claim applies the limits to each of the row's stored clips, and
+// the row's skipped inputs are the clips that break one.
 type Admitter interface {
 	Workload
-	CheckAdmission(in Admission) []Finding
+	// StoredClips are the row's pinned clips, in pinned order, each where the run stores it.
+	StoredClips(in Admission) ([]StoredClip, error)
+}
+
+// StoredInputsDir is where the run stores a row's inputs: the inputs/ directory beside its
+// server records, else (a row that served nothing yet) stageDir/<profile>/inputs.
+func StoredInputsDir(runDir, stageDir string, r evidence.Result) string {
+	if r.Records != "" {
+		if recordsPath, err := InsideDir(runDir, "records", r.Records); err == nil {
+			return filepath.Join(filepath.Dir(recordsPath), "inputs")
+		}
+	}
+	return filepath.Join(runDir, stageDir, r.Profile, "inputs")
 }
 
 // ImageDefaults loads the request defaults of the family that served a row (read from its
