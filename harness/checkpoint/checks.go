@@ -25,7 +25,9 @@ func (c *Checkpoint) Join() (join.Report, error) {
 	if err != nil {
 		return join.Report{}, c.fail("join", err)
 	}
-	// Checked, not stored: the bundle's recorded sha256 stays the built one it must still be.
+	// Checked, not stored: the bundle's recorded sha256 stays the built one it must still be, the
+	// stored inputs and what AIPerf was given are the pinned ones, each record's input identity
+	// is the payload's.
 	if problems := claim.Inputs().Check(a); len(problems) > 0 {
 		return join.Report{}, c.fail("join", fmt.Errorf("%s", strings.Join(problems, "; ")))
 	}

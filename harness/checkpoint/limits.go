@@ -19,10 +19,8 @@ import (
 // admit keeps the inputs the row's family can take and records the others in the result (the
 // admission claim). A row left with no input is an error: it never qualifies on zero inputs.
 func (c *Checkpoint) admit(inputs []workload.Input) ([]workload.Input, error) {
-	given := c.given()
-	given.InputPins = c.admissionPins
 	c.Result.Limits, c.Result.Skipped = nil, nil
-	if _, err := c.deriveWith(given, claim.Admission()); err != nil {
+	if _, err := c.derive(claim.Admission()); err != nil {
 		return nil, fmt.Errorf("input limits: %w", err)
 	}
 	skipped := map[string]bool{}
@@ -39,15 +37,16 @@ func (c *Checkpoint) admit(inputs []workload.Input) ([]workload.Input, error) {
 	return kept, nil
 }
 
-// admissionPins are what the row's inputs are admitted against: the clips of its testcase (its
-// pinned dataset, or the clip it carries itself), as stored in the row's directory, and the
-// limits its manifest and its family's declare.
-func (c *Checkpoint) admissionPins() (workload.Admission, bool, error) {
+// inputPins are what the row's stored inputs are derived against (the admission and inputs
+// claims): the inputs of its testcase (its pinned dataset, or the clip or prompt it carries
+// itself), as stored in the row's directory, and the limits its manifest and its family's
+// declare.
+func (c *Checkpoint) inputPins() (workload.Admission, bool, error) {
 	a, err := inventory.AdmissionOf(c.Row.Manifest)
 	if err != nil {
 		return workload.Admission{}, false, err
 	}
-	src := workload.ClipSource(c.Env.Root, c.Manifest, c.Testcase)
+	src := workload.PinnedSource(c.Env.Root, c.Manifest, c.Testcase, c.Result.Dataset.SHA256)
 	stored := workload.StoredInputs{RunDir: c.Env.RunDir, Root: c.Env.Root, Where: c.Result.Profile, Source: src, Result: c.Result}
 	return workload.Admission{StoredInputs: stored, Dir: filepath.Join(c.Dir, "inputs"), Family: a.Family, Limits: a.Limits()}, true, nil
 }

@@ -33,7 +33,7 @@ type Given struct {
 	// GatePins reads what the row's gate is derived against (the repository root, the gate's
 	// testcase in the row's pinned manifest, its pinned thresholds); nil for a gate not derived
 	// here (a TRTMC family's own test).
-	GatePins func() (workload.GateRecheck, error)
+	GatePins func() (workload.GateInputs, error)
 	// InputPins reads what the row's stored inputs must be (where the pinned inputs are, the
 	// clip limits of its manifest): ok false when the pins name nothing to check them against,
 	// err what reading the pins found wrong; nil when the stored inputs are not derived here.

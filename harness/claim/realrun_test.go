@@ -71,13 +71,13 @@ func stageGiven(t *testing.T, root, runDir, stage string, r evidence.Result) Giv
 		t.Fatal(err)
 	}
 	g := StageGiven(w, workload.DeclaredThresholds(manifests[0], m.Testcases[0].Name), DatasetGroups(filepath.Join(root, r.Dataset.Path)))
-	g.GatePins = func() (workload.GateRecheck, error) {
+	g.GatePins = func() (workload.GateInputs, error) {
 		i := slices.IndexFunc(m.Testcases, func(tc manifest.Testcase) bool { return tc.Name == r.Gate.Testcase })
 		if i < 0 {
-			return workload.GateRecheck{}, fmt.Errorf("no testcase %s", r.Gate.Testcase)
+			return workload.GateInputs{}, fmt.Errorf("no testcase %s", r.Gate.Testcase)
 		}
 		th, err := manifest.ReadThresholds(manifest.ThresholdsPath(m, r.Gate.Testcase))
-		return workload.GateRecheck{Root: root, Testcase: m.Testcases[i], Thresholds: th}, err
+		return workload.GateInputs{Root: root, Testcase: m.Testcases[i], Thresholds: th}, err
 	}
 	return g
 }

@@ -109,15 +109,18 @@ func datasetPath(m manifest.Manifest, tc manifest.Testcase) (string, error) {
 	return tc.Dataset, nil
 }
 
-// ClipSource is where a testcase's clips are pinned: its dataset (under root), or the one clip
-// it carries itself (test_input_audio), sent under its name; none for a testcase whose inputs
-// are no clips (its prompt).
-func ClipSource(root string, m manifest.Manifest, tc manifest.Testcase) InputSource {
+// PinnedSource is what a testcase's stored inputs are checked against: its pinned dataset (under
+// root), or the one clip it carries itself (test_input_audio, sent under its name, whose sha256
+// is the recorded dataset's, datasetSHA), or the one prompt it carries itself.
+func PinnedSource(root string, m manifest.Manifest, tc manifest.Testcase, datasetSHA string) InputSource {
 	if tc.Dataset != "" {
 		return InputSource{DatasetPath: filepath.Join(root, tc.Dataset)}
 	}
 	if _, own, _ := m.InputAudioPath(tc); own {
-		return InputSource{OwnClip: &dataset.ASRClip{ID: tc.Name}}
+		return InputSource{OwnClip: &dataset.ASRClip{ID: tc.Name, SHA256: datasetSHA}}
+	}
+	if p, own := tc.InlinePrompt(); own {
+		return InputSource{OwnPrompt: &p}
 	}
 	return InputSource{}
 }

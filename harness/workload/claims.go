@@ -16,31 +16,32 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-// What the offline verifier (harness/verify) re-checks of a published row, and the gate claim
-// derives (harness/claim), is in the Workload (every stage must say it: a gate's figures, its
-// stored inputs, its records' input identities) or, where only some stages have it, an optional
-// interface (the clip limits re-applied: Admitter). Each takes plain values
-// (paths, the recorded row, the pinned testcase and thresholds) and returns what differs as
-// Findings, so verify asks no stage's name. Everything here reads files only: no model runs.
+// What harness/claim derives of a row through its stage, the suite on the files it has just
+// written and `qual verify` on the published ones, is in the Workload (every stage must say it: a
+// gate's figures, its stored inputs, its records' input identities) or, where only some stages
+// have it, an optional interface (the clips admitted by limits: Admitter). Each takes plain
+// values (paths, the recorded row, the pinned testcase and thresholds) and returns what differs
+// as Findings, so neither the suite nor verify asks a stage's name. Everything here reads files
+// only: no model runs.
 
-// Finding is one thing a re-check found wrong: where (a row, a file) and what.
+// Finding is one thing a derivation found wrong: where (a row, a file) and what.
 type Finding struct {
 	Where string
 	What  string
 }
 
-// findings collects Findings through the reporter the re-checks call.
+// findings collects Findings through the reporter the derivations call.
 type findings []Finding
 
 func (f *findings) add(where, format string, args ...any) {
 	*f = append(*f, Finding{Where: where, What: fmt.Sprintf(format, args...)})
 }
 
-// reporter is how a re-check says what differs.
+// reporter is how a derivation says what differs.
 type reporter func(where, format string, args ...any)
 
-// GateRecheck is what a row's gate is recomputed from.
-type GateRecheck struct {
+// GateInputs is what a row's gate is recomputed from.
+type GateInputs struct {
 	Root       string              // the repository root, where the pinned inputs are
 	Where      string              // the row, as findings name it
 	Testcase   manifest.Testcase   // the gate's testcase in the row's pinned manifest

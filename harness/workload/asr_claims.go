@@ -27,7 +27,7 @@ func upstreamNormalizer(name string) (metrics.Normalizer, bool) {
 }
 
 // GateFigures derives the gate from its stored transcripts (checkASRGate).
-func (asr) GateFigures(in GateRecheck) (map[string]float64, []string, []Finding) {
+func (asr) GateFigures(in GateInputs) (map[string]float64, []string, []Finding) {
 	var found findings
 	figures, fails := checkASRGate(in.Root, in.Where, in.Testcase, in.Thresholds, in.Result, found.add)
 	return figures, fails, found
