@@ -228,7 +228,7 @@ func (asr) Meaning(th manifest.Thresholds, outputs []evidence.Output, _ []join.P
 		return m, err
 	}
 	m.Rule = fmt.Sprintf("every transcript non-empty; corpus WER to gold (gold-wer-v1, unit costs) over all requests <= %v (the family's gold_wer)", bound)
-	wer, empty, err := metrics.GoldCorpusWER(evidence.GoldPairs(outputs))
+	wer, empty, err := metrics.GoldCorpusWER(GoldPairs(outputs))
 	if err != nil {
 		return m, err
 	}
@@ -240,6 +240,15 @@ func (asr) Meaning(th manifest.Thresholds, outputs []evidence.Output, _ []join.P
 		m.Failures = append(m.Failures, fmt.Sprintf("gold WER %.4f > %v", wer, bound))
 	}
 	return m, nil
+}
+
+// GoldPairs are the stored transcripts with their gold text, for metrics.GoldCorpusWER.
+func GoldPairs(outputs []evidence.Output) []metrics.Pair {
+	pairs := make([]metrics.Pair, 0, len(outputs))
+	for _, o := range outputs {
+		pairs = append(pairs, metrics.Pair{ID: o.RequestID, Expected: o.Gold, Hyp: o.HTTPOutput})
+	}
+	return pairs
 }
 
 // noGold: there are outputs and none carries a gold text. A mix is not this case: the gold WER
