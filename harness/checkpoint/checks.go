@@ -20,7 +20,7 @@ func (c *Checkpoint) Join() (join.Report, error) {
 		return join.Report{}, c.fail("join", fmt.Errorf("no AIPerf run to join"))
 	}
 	given := c.given()
-	given.RecordsMayOmitInputHash = c.Env.Target.Traits().RecordsOmitInputFields()
+	given.Target = c.Env.Target.Traits() // what its records carry of the inputs sent
 	a, err := c.deriveWith(given, claim.Join())
 	if err != nil {
 		return join.Report{}, c.fail("join", err)

@@ -38,12 +38,24 @@ type Given struct {
 	// clip limits of its manifest): ok false when the pins name nothing to check them against,
 	// err what reading the pins found wrong; nil when the stored inputs are not derived here.
 	InputPins func() (in workload.Admission, ok bool, err error)
-	// RecordsMayOmitInputHash says the target's server records may carry no input_sha256 (TRTMC's).
-	RecordsMayOmitInputHash bool
+	// Target is what the row's target kind tells the claims (nil: what the reference's records
+	// carry is required).
+	Target Target
 	// Published says the run was published without its bundles: an input identity that needs the
 	// absent bundle is not derived.
 	Published bool
 }
+
+// Target is what a target kind tells the claims (harness/target's Traits): the claims decide
+// what it switches, so that neither the suite nor verify branches on a kind.
+type Target interface {
+	// RecordsOmitInputFields says whether the server's records may lack the request's input
+	// identity (input_sha256) and audio length (audio_seconds).
+	RecordsOmitInputFields() bool
+}
+
+// omitsInputFields says whether the row's target may record no input fields.
+func (g Given) omitsInputFields() bool { return g.Target != nil && g.Target.RecordsOmitInputFields() }
 
 // StageGiven is what a stage gives every row's claims: its route, its clip lengths where its
 // figures need them, its reading of responses and its meaning rule, within thresholds.

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
@@ -51,7 +53,7 @@ func deriveInputs(a *Artifacts) (StoredBundle, error) {
 		}
 	}
 	errs = append(errs, a.storedInputs()...)
-	errs = append(errs, a.inputHashes()...)
+	errs = append(errs, a.inputFields()...)
 	return b, errors.Join(errs...)
 }
 
@@ -100,20 +102,27 @@ func (a *Artifacts) storedInputs() []error {
 	return errs
 }
 
-// inputHashes ties each served record to the request AIPerf sent under its id: its input_sha256
-// is the identity the stage derives from the payload. A record of a target whose records may
-// carry no input hash is identified by the payload alone when it carries none; a refused
-// request (status not 2xx) served no input. The derivation is prepared once a record needs it
-// (an image stage reads the stored bundle for the family's defaults); a run published without
-// its bundles, one absent, is not derived here.
-func (a *Artifacts) inputHashes() []error {
+// inputFields ties each served record to the request AIPerf sent under its id: its input_sha256
+// is the identity the stage derives from the payload, and, where the stage's figures need it,
+// its audio_seconds the length of the clip uploaded (the server takes it from the decoded clip,
+// server/transcriptions.go; TRTMC's worker reports it as observation.input_audio_seconds,
+// benchmark_worker.cpp @ca938e40 run_transcribe). A record of a target whose records may carry
+// no input fields is identified by the payload alone when it carries none; a refused request
+// (status not 2xx) served no input. The derivation is prepared once a record needs it (an image
+// stage reads the stored bundle for the family's defaults); a run published without its
+// bundles, one absent, is not derived here.
+func (a *Artifacts) inputFields() []error {
 	if !a.Served() || a.Given.Stage == nil {
 		return nil // the join claim says why the served files are not loaded
 	}
 	var derive func(map[string]any) (string, error)
 	var errs []error
 	for _, p := range a.Join.Pairs {
-		if (p.Server.InputSHA256 == "" && a.Given.RecordsMayOmitInputHash) || p.Server.Status < 200 || p.Server.Status > 299 {
+		if p.Server.Status < 200 || p.Server.Status > 299 {
+			continue
+		}
+		errs = append(errs, a.audioSeconds(p)...)
+		if p.Server.InputSHA256 == "" && a.Given.omitsInputFields() {
 			continue
 		}
 		if derive == nil {
@@ -133,6 +142,22 @@ func (a *Artifacts) inputHashes() []error {
 		}
 	}
 	return errs
+}
+
+// audioSeconds: a record's audio_seconds, where the stage's figures need it, is the length of the
+// clip uploaded (a record without it of a target whose records may omit it: nothing to compare).
+func (a *Artifacts) audioSeconds(p join.Pair) []error {
+	if a.Given.ClipSeconds == nil || p.Server.Output == nil || p.Server.Output.AudioSeconds == 0 && a.Given.omitsInputFields() {
+		return nil
+	}
+	seconds, err := a.Given.ClipSeconds(p)
+	if err != nil {
+		return nil // the input identity names the undecodable payload
+	}
+	if math.Abs(p.Server.Output.AudioSeconds-seconds) > 1e-6*math.Max(1, seconds) {
+		return []error{fmt.Errorf("%s: request %s: audio_seconds %v, but the WAV AIPerf uploaded (profile_export_raw.jsonl) lasts %v s", a.Row.Records, p.ID, p.Server.Output.AudioSeconds, seconds)}
+	}
+	return nil
 }
 
 // recordedSHA is a recorded input_sha256 as messages show it.

@@ -55,8 +55,8 @@ func checkInputHashes(runDir string, s evidence.Stage, r evidence.Result, pairs 
 	if r.AIPerf == nil {
 		r.AIPerf = &evidence.AIPerfRun{}
 	}
-	given := claim.Given{Stage: w, Published: published,
-		RecordsMayOmitInputHash: kindOf(s.TargetKind).RecordsOmitInputFields()}
+	given := claim.StageGiven(w, nil, nil)
+	given.Published, given.Target = published, kindOf(s.TargetKind)
 	a := &claim.Artifacts{Row: r, Given: given, Join: join.Report{Pairs: pairs}}
 	for _, problem := range claim.Inputs().Check(a) {
 		report(s.Stage+"/"+r.Profile, "%s", problem)

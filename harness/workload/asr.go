@@ -163,13 +163,11 @@ func UploadedClipSHA(payload map[string]any) (string, error) {
 	return a.SHA256(), nil
 }
 
-// ClipSeconds is the length of the clip the request uploaded (ClipTimed).
-func (asr) ClipSeconds(p join.Pair) (float64, error) { return UploadedClipSeconds(p.Client.Payload) }
-
-// UploadedClipSeconds is the length of the clip a transcription payload uploaded (verify compares
-// a record's audio_seconds with it); an error when the payload has no decodable clip.
-func UploadedClipSeconds(payload map[string]any) (float64, error) {
-	a, err := uploadedClip(payload)
+// ClipSeconds is the length of the clip the request uploaded (ClipTimed: the timing claim fills
+// a record without one from it, the inputs claim compares a record's audio_seconds with it); an
+// error when the payload has no decodable clip.
+func (asr) ClipSeconds(p join.Pair) (float64, error) {
+	a, err := uploadedClip(p.Client.Payload)
 	if err != nil {
 		return 0, err
 	}
