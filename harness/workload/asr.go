@@ -113,8 +113,8 @@ func fileAudio(path string) (task.Audio, error) {
 	return a, nil
 }
 
-// ClipOf decodes a stored clip's length and sample rate (qual verify re-applies the recorded
-// limits to them).
+// ClipOf decodes a stored clip's length and sample rate (the admission claim applies the
+// manifest's limits to them).
 func ClipOf(path string) (seconds float64, sampleRate int, err error) {
 	a, err := fileAudio(path)
 	return a.Seconds(), a.SampleRate, err
