@@ -19,9 +19,7 @@ func (c *Checkpoint) Join() (join.Report, error) {
 	if c.serving == nil || c.serving.aiperf == nil {
 		return join.Report{}, c.fail("join", fmt.Errorf("no AIPerf run to join"))
 	}
-	given := c.given()
-	given.Target = c.Env.Target.Traits() // what its records carry of the inputs sent
-	a, err := c.deriveWith(given, claim.Join())
+	a, err := c.derive(claim.Join())
 	if err != nil {
 		return join.Report{}, c.fail("join", err)
 	}

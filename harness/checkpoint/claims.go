@@ -28,14 +28,15 @@ func (c *Checkpoint) deriveWith(given claim.Given, claims ...claim.Claim) (*clai
 
 // given are the values the claims take from the stage and the pins: the stage (its route, clip
 // lengths, reading of responses, meaning rule, input identities), the testcase's declared
-// thresholds, the pinned dataset's groups, what the stored inputs are derived against.
+// thresholds, the pinned dataset's groups, what the stored inputs are derived against, what the
+// target kind's records carry.
 func (c *Checkpoint) given() claim.Given {
 	path := ""
 	if c.Testcase.Dataset != "" {
 		path = filepath.Join(c.Env.Root, c.Testcase.Dataset)
 	}
 	g := claim.StageGiven(c.W, workload.DeclaredThresholds(c.Manifest.Path, c.Testcase.Name), claim.DatasetGroups(path))
-	g.InputPins = c.inputPins
+	g.InputPins, g.Target = c.inputPins, c.Env.Target.Traits()
 	return g
 }
 

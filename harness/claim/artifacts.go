@@ -50,12 +50,19 @@ type Given struct {
 // what it switches, so that neither the suite nor verify branches on a kind.
 type Target interface {
 	// RecordsOmitInputFields says whether the server's records may lack the request's input
-	// identity (input_sha256) and audio length (audio_seconds).
+	// identity (input_sha256) and audio length (audio_seconds), and the model and bundle that
+	// served it.
 	RecordsOmitInputFields() bool
+	// RecordsCarrySpans says whether the server records each request's own start and end.
+	RecordsCarrySpans() bool
 }
 
 // omitsInputFields says whether the row's target may record no input fields.
 func (g Given) omitsInputFields() bool { return g.Target != nil && g.Target.RecordsOmitInputFields() }
+
+// carriesSpans says whether the row's target records each request's span (nil: the reference's
+// records, which do).
+func (g Given) carriesSpans() bool { return g.Target == nil || g.Target.RecordsCarrySpans() }
 
 // StageGiven is what a stage gives every row's claims: its route, its clip lengths where its
 // figures need them, its reading of responses and its meaning rule, within thresholds.

@@ -112,7 +112,6 @@ func checks() []func(*Run) []Problem {
 		recordTimesCheck,     // each record's queue and Task inside its handler, inside its span (recordtimes.go)
 		serverLogBundleCheck, // the served bundle is the one the server logged loading (serverlogbundle.go)
 		uploadedCheck,        // each output's input_id is what AIPerf uploaded (uploaded.go)
-		noCacheRecordsCheck,  // the no-caching records are the row's server's (nocacherecords.go)
 		gateCheck,            // each gate produced the target's way: derived (a claim) or re-read (gateof.go)
 		identicalGateCheck,   // a gate said identical holds the golden images (identicalgate.go)
 	}
