@@ -10,6 +10,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/native/dataset"
 )
 
@@ -71,7 +72,7 @@ func Gate(g *evidence.GateResult, groups map[string]string) ([]evidence.Accuracy
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.name, err)
 		}
-		a := evidence.Accuracy{Figure: f.name, Value: corpusValue(units), Bound: bound, Side: side, Test: &ni,
+		a := evidence.Accuracy{Figure: f.name, Value: corpusValue(units), Bound: bound, Side: side, Test: nonInferiority(ni),
 			ClusterBy: ClusterBy(len(used), ni.Clusters, ni.Units), Groups: used}
 		// R = figure − bound (≤) or bound − figure (≥): the figure's percentiles follow from R's.
 		if f.atMost {
@@ -160,4 +161,10 @@ func PairUnits(base, new []stats.Unit) []stats.Unit {
 		}
 	}
 	return out
+}
+
+// nonInferiority is a bootstrap verdict as the evidence records it.
+func nonInferiority(ni schema.NonInferiority) *evidence.NonInferiority {
+	return &evidence.NonInferiority{Test: ni.Test, Estimate: ni.Estimate, P05: ni.P05, P95: ni.P95, Units: ni.Units,
+		Clusters: ni.Clusters, Resamples: ni.Resamples, Seed: ni.Seed, Verdict: evidence.Outcome(ni.Verdict), Rule: ni.Rule}
 }

@@ -35,7 +35,7 @@ func TestGate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(got) != 1 || got[0].Figure != "gold_wer" || got[0].Test.Verdict != c.want {
+		if len(got) != 1 || got[0].Figure != "gold_wer" || got[0].Test.Verdict != evidence.Outcome(c.want) {
 			t.Fatalf("bound %v: %+v", c.bound, got)
 		}
 		a := got[0]
@@ -49,7 +49,7 @@ func TestGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || got[0].Figure != "ssim_mean" || got[0].Side != "≥" || got[0].Test.Verdict != schema.Pass || got[0].Lower < 0.9999 {
+	if len(got) != 1 || got[0].Figure != "ssim_mean" || got[0].Side != "≥" || got[0].Test.Verdict != evidence.OutcomePass || got[0].Lower < 0.9999 {
 		t.Errorf("images at SSIM ≈ 1 against 0.9999: %+v", got)
 	}
 	none, err := Gate(&evidence.GateResult{Figures: map[string]float64{"other": 1}}, nil)
@@ -72,7 +72,7 @@ func TestClusterBootstrapByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := grouped[0]
-	if a.Value != 1.0/3 || a.Lower != 0 || a.Upper != 1 || a.Test.Clusters != 2 || a.Test.Units != 3 || a.Test.Verdict != schema.Inconclusive {
+	if a.Value != 1.0/3 || a.Lower != 0 || a.Upper != 1 || a.Test.Clusters != 2 || a.Test.Units != 3 || a.Test.Verdict != evidence.OutcomeInconclusive {
 		t.Errorf("by speaker: value %v [%v, %v], %d clusters of %d units, %s", a.Value, a.Lower, a.Upper, a.Test.Clusters, a.Test.Units, a.Test.Verdict)
 	}
 	if len(a.Groups) != 3 || a.Groups["elsewhere"] != "" || !strings.HasPrefix(a.ClusterBy, "speaker/recording groups the dataset declares: 2 clusters over 3 inputs") {

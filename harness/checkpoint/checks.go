@@ -19,13 +19,13 @@ func (c *Checkpoint) Join() (join.Report, error) {
 	if c.serving == nil || c.serving.aiperf == nil {
 		return join.Report{}, c.fail("join", fmt.Errorf("no AIPerf run to join"))
 	}
-	given := c.given()
-	given.RecordsMayOmitInputHash = c.Env.Target.Traits().RecordsOmitInputFields()
-	a, err := c.deriveWith(given, claim.Join())
+	a, err := c.derive(claim.Join())
 	if err != nil {
 		return join.Report{}, c.fail("join", err)
 	}
-	// Checked, not stored: the bundle's recorded sha256 stays the built one it must still be.
+	// Checked, not stored: the bundle's recorded sha256 stays the built one it must still be, the
+	// stored inputs and what AIPerf was given are the pinned ones, each record's input identity
+	// is the payload's.
 	if problems := claim.Inputs().Check(a); len(problems) > 0 {
 		return join.Report{}, c.fail("join", fmt.Errorf("%s", strings.Join(problems, "; ")))
 	}

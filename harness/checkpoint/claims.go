@@ -28,23 +28,25 @@ func (c *Checkpoint) deriveWith(given claim.Given, claims ...claim.Claim) (*clai
 
 // given are the values the claims take from the stage and the pins: the stage (its route, clip
 // lengths, reading of responses, meaning rule, input identities), the testcase's declared
-// thresholds, the pinned dataset's groups. The stored inputs are not derived against the pins
-// here: the suite has just written them from the pins; verify derives them.
+// thresholds, the pinned dataset's groups, what the stored inputs are derived against, what the
+// target kind's records carry.
 func (c *Checkpoint) given() claim.Given {
 	path := ""
 	if c.Testcase.Dataset != "" {
 		path = filepath.Join(c.Env.Root, c.Testcase.Dataset)
 	}
-	return claim.StageGiven(c.W, workload.DeclaredThresholds(c.Manifest.Path, c.Testcase.Name), claim.DatasetGroups(path))
+	g := claim.StageGiven(c.W, workload.DeclaredThresholds(c.Manifest.Path, c.Testcase.Name), claim.DatasetGroups(path))
+	g.InputPins, g.Target = c.inputPins, c.Env.Target.Traits()
+	return g
 }
 
 // gateGiven is what the claims are given with what a reference gate is derived against, its pinned thresholds read from
 // thresholdsPath (their pin checked by the gate step).
 func (c *Checkpoint) gateGiven(thresholdsPath string) claim.Given {
 	g := c.given()
-	g.GatePins = func() (workload.GateRecheck, error) {
+	g.GatePins = func() (workload.GateInputs, error) {
 		th, err := manifest.ReadThresholds(thresholdsPath)
-		return workload.GateRecheck{Root: c.Env.Root, Testcase: c.Testcase, Thresholds: th}, err
+		return workload.GateInputs{Root: c.Env.Root, Testcase: c.Testcase, Thresholds: th}, err
 	}
 	return g
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
@@ -20,7 +21,7 @@ func TestMeaningWithoutAThresholdsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	c := &Checkpoint{Env: &Env{Log: io.Discard}, W: w, steps: map[string]bool{"identity": true},
+	c := &Checkpoint{Env: &Env{Log: io.Discard, Target: &target.Target{Kind: "trtmc"}}, W: w, steps: map[string]bool{"identity": true},
 		Manifest: manifest.Manifest{Name: "parakeet-tdt-0.6b-v3", Path: filepath.Join(dir, "families", "parakeet_tdt", "tests", "manifests", "parakeet-tdt-0.6b-v3.json")},
 		Testcase: manifest.Testcase{Name: "parakeet-tdt-0.6b-v3"}}
 	row := evidence.Result{AIPerf: &evidence.AIPerfRun{}, Join: &evidence.Join{},

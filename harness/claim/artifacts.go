@@ -33,17 +33,36 @@ type Given struct {
 	// GatePins reads what the row's gate is derived against (the repository root, the gate's
 	// testcase in the row's pinned manifest, its pinned thresholds); nil for a gate not derived
 	// here (a TRTMC family's own test).
-	GatePins func() (workload.GateRecheck, error)
+	GatePins func() (workload.GateInputs, error)
 	// InputPins reads what the row's stored inputs must be (where the pinned inputs are, the
 	// clip limits of its manifest): ok false when the pins name nothing to check them against,
 	// err what reading the pins found wrong; nil when the stored inputs are not derived here.
 	InputPins func() (in workload.Admission, ok bool, err error)
-	// RecordsMayOmitInputHash says the target's server records may carry no input_sha256 (TRTMC's).
-	RecordsMayOmitInputHash bool
+	// Target is what the row's target kind tells the claims (nil: what the reference's records
+	// carry is required).
+	Target Target
 	// Published says the run was published without its bundles: an input identity that needs the
 	// absent bundle is not derived.
 	Published bool
 }
+
+// Target is what a target kind tells the claims (harness/target's Traits): the claims decide
+// what it switches, so that neither the suite nor verify branches on a kind.
+type Target interface {
+	// RecordsOmitInputFields says whether the server's records may lack the request's input
+	// identity (input_sha256) and audio length (audio_seconds), and the model and bundle that
+	// served it.
+	RecordsOmitInputFields() bool
+	// RecordsCarrySpans says whether the server records each request's own start and end.
+	RecordsCarrySpans() bool
+}
+
+// omitsInputFields says whether the row's target may record no input fields.
+func (g Given) omitsInputFields() bool { return g.Target != nil && g.Target.RecordsOmitInputFields() }
+
+// carriesSpans says whether the row's target records each request's span (nil: the reference's
+// records, which do).
+func (g Given) carriesSpans() bool { return g.Target == nil || g.Target.RecordsCarrySpans() }
 
 // StageGiven is what a stage gives every row's claims: its route, its clip lengths where its
 // figures need them, its reading of responses and its meaning rule, within thresholds.

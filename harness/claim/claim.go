@@ -40,7 +40,7 @@ func of[T any](name string, field func(*evidence.Result) *T, claimed func(eviden
 
 // All are the claims, each derived independently of the others from the same artifacts.
 func All() []Claim {
-	return []Claim{Gate(), Join(), Inputs(), Outputs(), Meaning(), Timing(), Repeated(), Accuracy(), NoCache()}
+	return []Claim{Gate(), Admission(), Join(), Inputs(), Outputs(), Meaning(), Timing(), Repeated(), Accuracy(), NoCache()}
 }
 
 // Derive derives the claim's record from the artifacts.

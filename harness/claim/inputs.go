@@ -7,16 +7,18 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // Inputs is what the row served and sent: its stored bundle, hashed again, is the one it records
 // built (the record: its bundle, sha256_built derived); its stored inputs are the pinned ones
-// (the stage's CheckStoredInputs, and an admitting stage's clip limits re-applied, against what
-// the pins give); each server record's input_sha256 is the identity the stage derives
+// (the stage's CheckStoredInputs, against what the pins give: which of them were sent is the
+// admission claim's); each server record's input_sha256 is the identity the stage derives
 // (InputSHA) from the payload AIPerf sent under its id. Given, not derived: the bundle's other
 // fields (its header, tied to the row by verify; the hashes the server and the gate reported,
 // tied to this one by verify's bundle check), and where the pinned inputs are.
@@ -51,7 +53,7 @@ func deriveInputs(a *Artifacts) (StoredBundle, error) {
 		}
 	}
 	errs = append(errs, a.storedInputs()...)
-	errs = append(errs, a.inputHashes()...)
+	errs = append(errs, a.inputFields()...)
 	return b, errors.Join(errs...)
 }
 
@@ -91,33 +93,36 @@ func (a *Artifacts) storedInputs() []error {
 	if !ok || a.Given.Stage == nil {
 		return errs
 	}
-	var found []workload.Finding
-	if ad, admits := a.Given.Stage.(workload.Admitter); admits {
-		found = append(found, ad.CheckAdmission(in)...)
+	if a.Row.AIPerf == nil {
+		return errs
 	}
-	if a.Row.AIPerf != nil {
-		found = append(found, a.Given.Stage.CheckStoredInputs(in.StoredInputs)...)
-	}
-	for _, f := range found {
+	for _, f := range a.Given.Stage.CheckStoredInputs(in.StoredInputs) {
 		errs = append(errs, fmt.Errorf("%s: %s", f.Where, f.What))
 	}
 	return errs
 }
 
-// inputHashes ties each served record to the request AIPerf sent under its id: its input_sha256
-// is the identity the stage derives from the payload. A record of a target whose records may
-// carry no input hash is identified by the payload alone when it carries none; a refused
-// request (status not 2xx) served no input. The derivation is prepared once a record needs it
-// (an image stage reads the stored bundle for the family's defaults); a run published without
-// its bundles, one absent, is not derived here.
-func (a *Artifacts) inputHashes() []error {
+// inputFields ties each served record to the request AIPerf sent under its id: its input_sha256
+// is the identity the stage derives from the payload, and, where the stage's figures need it,
+// its audio_seconds the length of the clip uploaded (the server takes it from the decoded clip,
+// server/transcriptions.go; TRTMC's worker reports it as observation.input_audio_seconds,
+// benchmark_worker.cpp @ca938e40 run_transcribe). A record of a target whose records may carry
+// no input fields is identified by the payload alone when it carries none; a refused request
+// (status not 2xx) served no input. The derivation is prepared once a record needs it (an image
+// stage reads the stored bundle for the family's defaults); a run published without its
+// bundles, one absent, is not derived here.
+func (a *Artifacts) inputFields() []error {
 	if !a.Served() || a.Given.Stage == nil {
 		return nil // the join claim says why the served files are not loaded
 	}
 	var derive func(map[string]any) (string, error)
 	var errs []error
 	for _, p := range a.Join.Pairs {
-		if (p.Server.InputSHA256 == "" && a.Given.RecordsMayOmitInputHash) || p.Server.Status < 200 || p.Server.Status > 299 {
+		if p.Server.Status < 200 || p.Server.Status > 299 {
+			continue
+		}
+		errs = append(errs, a.audioSeconds(p)...)
+		if p.Server.InputSHA256 == "" && a.Given.omitsInputFields() {
 			continue
 		}
 		if derive == nil {
@@ -137,6 +142,22 @@ func (a *Artifacts) inputHashes() []error {
 		}
 	}
 	return errs
+}
+
+// audioSeconds: a record's audio_seconds, where the stage's figures need it, is the length of the
+// clip uploaded (a record without it of a target whose records may omit it: nothing to compare).
+func (a *Artifacts) audioSeconds(p join.Pair) []error {
+	if a.Given.ClipSeconds == nil || p.Server.Output == nil || p.Server.Output.AudioSeconds == 0 && a.Given.omitsInputFields() {
+		return nil
+	}
+	seconds, err := a.Given.ClipSeconds(p)
+	if err != nil {
+		return nil // the input identity names the undecodable payload
+	}
+	if math.Abs(p.Server.Output.AudioSeconds-seconds) > 1e-6*math.Max(1, seconds) {
+		return []error{fmt.Errorf("%s: request %s: audio_seconds %v, but the WAV AIPerf uploaded (profile_export_raw.jsonl) lasts %v s", a.Row.Records, p.ID, p.Server.Output.AudioSeconds, seconds)}
+	}
+	return nil
 }
 
 // recordedSHA is a recorded input_sha256 as messages show it.

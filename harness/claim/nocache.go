@@ -29,9 +29,10 @@ func deriveNoCache(a *Artifacts) (*evidence.NoCache, error) {
 	if a.noCacheErr != nil {
 		return nil, a.noCacheErr
 	}
-	errs := recordsAgree(*n, a.NoCacheRecords)
+	errs := append(recordsAgree(*n, a.NoCacheRecords), freshInputs(*n)...)
 	if served(a.Row) && a.Served() {
 		errs = append(errs, repeatsTheInput(*n, a.Join.Pairs)...)
+		errs = append(errs, a.noCacheServer(*n)...)
 	}
 	again := evidence.NoCache{Input: n.Input, FirstRequestID: n.FirstRequestID, Output: n.Output, Variant: n.Variant,
 		Concurrency: n.Concurrency, Repeats: n.Repeats, Fresh: n.Fresh, NativeTaskMS: n.NativeTaskMS, Records: a.NoCacheFile}
@@ -74,6 +75,70 @@ func recordsAgree(n evidence.NoCache, records []contract.Record) []error {
 	sort.Strings(stray)
 	for _, id := range stray {
 		errs = append(errs, fmt.Errorf("no-caching record %s in %s is none of the check's requests", id, n.Records))
+	}
+	return errs
+}
+
+// noCacheServer: every record of the check is a request the row's own server answered after the
+// row's AIPerf runs (the check runs on the warm server once they are done): the row's route,
+// model and served bundle (a reference server records both; a target whose records may omit
+// them, TRTMC's, may), a Task time inside its handler time inside its own wall-clock span (where
+// the target records spans), and a start after the last joined request ended. A check fabricated
+// from another row's records, or from times no request of this server could have taken, fails
+// one of these.
+func (a *Artifacts) noCacheServer(n evidence.NoCache) []error {
+	mayOmit, spans := a.Given.omitsInputFields(), a.Given.carriesSpans()
+	var lastEnd int64
+	for _, p := range a.Join.Pairs {
+		lastEnd = max(lastEnd, p.Server.EndUnixNS)
+	}
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", n.Records, fmt.Sprintf(format, args...)))
+	}
+	for _, rec := range a.NoCacheRecords {
+		if rec.Route != a.Given.Route {
+			bad("no-caching record %s is for route %s, the row's requests for %s", rec.RequestID, rec.Route, a.Given.Route)
+		}
+		if (rec.Model != "" || !mayOmit) && rec.Model != a.Row.Profile {
+			bad("no-caching record %s names model %q, not the row's %s", rec.RequestID, rec.Model, a.Row.Profile)
+		}
+		if (rec.BundleSHA256 != "" || !mayOmit) && rec.BundleSHA256 != a.Row.Bundle.SHA256Served {
+			bad("no-caching record %s was served by bundle %s, not the row's served bundle %s", rec.RequestID, rec.BundleSHA256, a.Row.Bundle.SHA256Served)
+		}
+		if rec.Timing.ModelCallMS > rec.Timing.HandlerMS {
+			bad("no-caching record %s: Task %v ms, handler %v ms: a Task time lies within its handler's", rec.RequestID, rec.Timing.ModelCallMS, rec.Timing.HandlerMS)
+		}
+		if !spans {
+			continue
+		}
+		if wallMS := float64(rec.EndUnixNS-rec.StartUnixNS) / 1e6; rec.Timing.HandlerMS > wallMS+1e-3 {
+			bad("no-caching record %s: Task %v ms, handler %v ms, wall %v ms: a handler time lies within the request's own span", rec.RequestID, rec.Timing.ModelCallMS, rec.Timing.HandlerMS, wallMS)
+		}
+		if rec.StartUnixNS < lastEnd {
+			bad("no-caching record %s started before the row's last AIPerf request ended: the check runs on the warm server after AIPerf", rec.RequestID)
+		}
+	}
+	return errs
+}
+
+// freshInputs: the fresh variants' inputs differ from each other and from the repeated one.
+func freshInputs(n evidence.NoCache) []error {
+	seen := map[string]string{}
+	for _, q := range n.Repeats {
+		if q.InputSHA256 != "" {
+			seen[q.InputSHA256] = "the repeated input"
+		}
+	}
+	var errs []error
+	for _, q := range n.Fresh {
+		if q.InputSHA256 == "" {
+			continue
+		}
+		if prev, dup := seen[q.InputSHA256]; dup {
+			errs = append(errs, fmt.Errorf("%s: no-caching fresh variant %s reached the server as input %s, as did %s: a fresh variant is an input the server has not seen", n.Records, q.RequestID, q.InputSHA256, prev))
+		}
+		seen[q.InputSHA256] = q.RequestID
 	}
 	return errs
 }

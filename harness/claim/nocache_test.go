@@ -140,3 +140,73 @@ func TestNoCacheRepeatsAreTheNamedInput(t *testing.T) {
 		}
 	}
 }
+
+// stubTarget is a target kind's traits as the claims read them.
+type stubTarget struct{ omits, spans bool }
+
+func (s stubTarget) RecordsOmitInputFields() bool { return s.omits }
+func (s stubTarget) RecordsCarrySpans() bool      { return s.spans }
+
+// TestNoCacheRecordsAreTheRowsServers attacks each rule of noCacheServer and freshInputs with one
+// field of an honest record changed (or one fresh variant's input), and requires the honest
+// check to pass; a target whose records omit model, bundle and span (TRTMC's) is held to the rest.
+func TestNoCacheRecordsAreTheRowsServers(t *testing.T) {
+	const route, x = "/v1/audio/transcriptions", "xxxx"
+	row := func(target Target) (*Artifacts, *evidence.NoCache) {
+		n := &evidence.NoCache{Records: "asr/p/nocache-records.jsonl",
+			Repeats: []evidence.NoCacheRequest{{RequestID: "r1", InputSHA256: x}},
+			Fresh:   []evidence.NoCacheRequest{{RequestID: "f1", InputSHA256: "f1"}, {RequestID: "f2", InputSHA256: "f2"}}}
+		a := &Artifacts{Row: evidence.Result{Profile: "p", Bundle: evidence.Bundle{SHA256Served: "b"}, NoCache: n},
+			Given: Given{Route: route, Target: target},
+			Join:  join.Report{Pairs: []join.Pair{{ID: "a", Server: contract.Record{EndUnixNS: 1000}}}}}
+		for _, id := range []string{"r1", "f1", "f2"} {
+			a.NoCacheRecords = append(a.NoCacheRecords, contract.Record{RequestID: id, Route: route, Model: "p", BundleSHA256: "b",
+				StartUnixNS: 2000, EndUnixNS: 2000 + 5e6, Timing: contract.Timing{ModelCallMS: 4, HandlerMS: 4.5}})
+		}
+		return a, n
+	}
+	run := func(a *Artifacts, n *evidence.NoCache) []string {
+		var got []string
+		for _, err := range append(a.noCacheServer(*n), freshInputs(*n)...) {
+			got = append(got, err.Error())
+		}
+		return got
+	}
+	reference := stubTarget{spans: true}
+	if a, n := row(reference); len(run(a, n)) != 0 {
+		t.Fatalf("the honest check refused: %v", run(a, n))
+	}
+	for _, c := range []struct {
+		name, want string
+		edit       func(a *Artifacts, n *evidence.NoCache)
+	}{
+		{"another route", "is for route", func(a *Artifacts, _ *evidence.NoCache) { a.NoCacheRecords[0].Route = "/v1/images/generations" }},
+		{"another model", "names model", func(a *Artifacts, _ *evidence.NoCache) { a.NoCacheRecords[1].Model = "q" }},
+		{"no model on a reference record", "names model", func(a *Artifacts, _ *evidence.NoCache) { a.NoCacheRecords[1].Model = "" }},
+		{"another bundle", "served by bundle", func(a *Artifacts, _ *evidence.NoCache) { a.NoCacheRecords[2].BundleSHA256 = "c" }},
+		{"a Task longer than its handler", "a Task time lies within", func(a *Artifacts, _ *evidence.NoCache) { a.NoCacheRecords[0].Timing.ModelCallMS = 5 }},
+		{"a handler longer than its span", "a handler time lies within the request's own span", func(a *Artifacts, _ *evidence.NoCache) { a.NoCacheRecords[0].Timing.HandlerMS = 6 }},
+		{"started during the AIPerf run", "started before the row's last AIPerf request ended", func(a *Artifacts, _ *evidence.NoCache) { a.NoCacheRecords[1].StartUnixNS = 999 }},
+		{"a fresh variant that is the repeated input", "a fresh variant is an input", func(_ *Artifacts, n *evidence.NoCache) { n.Fresh[0].InputSHA256 = x }},
+		{"two fresh variants of one input", "a fresh variant is an input", func(_ *Artifacts, n *evidence.NoCache) { n.Fresh[1].InputSHA256 = "f1" }},
+	} {
+		a, n := row(reference)
+		c.edit(a, n)
+		got := run(a, n)
+		if len(got) != 1 || !strings.Contains(got[0], c.want) || !strings.HasPrefix(got[0], n.Records+": ") {
+			t.Errorf("%s: %v, want one problem in %s saying %q", c.name, got, n.Records, c.want)
+		}
+	}
+	a, n := row(stubTarget{omits: true})
+	a.NoCacheRecords[0].Model, a.NoCacheRecords[0].BundleSHA256 = "", ""
+	for i := range a.NoCacheRecords { // TRTMC's app records no span (app.py @1797a247 execute)
+		a.NoCacheRecords[i].StartUnixNS, a.NoCacheRecords[i].EndUnixNS = 0, 0
+	}
+	if got := run(a, n); len(got) != 0 {
+		t.Errorf("a TRTMC record without model, bundle and span: %v", got)
+	}
+	a.NoCacheRecords[0].Timing.ModelCallMS = 5
+	if got := run(a, n); len(got) != 1 || !strings.Contains(got[0], "a Task time lies within its handler's") {
+		t.Errorf("a TRTMC record's Task longer than its handler: %v", got)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/manifest"
 )
@@ -53,7 +54,7 @@ func servedRows(t *testing.T) map[string]*Artifacts {
 
 // stageGiven is what the reference target's stage and pins give a row's claims, as the suite
 // gives it: its workload (reading kept artifacts where the row has them), the thresholds its
-// pinned manifest's first testcase declares, its dataset's groups.
+// pinned manifest's first testcase declares, its dataset's groups, its pinned inputs and limits.
 func stageGiven(t *testing.T, root, runDir, stage string, r evidence.Result) Given {
 	w, err := workload.Get(stage)
 	if err != nil {
@@ -71,13 +72,19 @@ func stageGiven(t *testing.T, root, runDir, stage string, r evidence.Result) Giv
 		t.Fatal(err)
 	}
 	g := StageGiven(w, workload.DeclaredThresholds(manifests[0], m.Testcases[0].Name), DatasetGroups(filepath.Join(root, r.Dataset.Path)))
-	g.GatePins = func() (workload.GateRecheck, error) {
+	g.GatePins = func() (workload.GateInputs, error) {
 		i := slices.IndexFunc(m.Testcases, func(tc manifest.Testcase) bool { return tc.Name == r.Gate.Testcase })
 		if i < 0 {
-			return workload.GateRecheck{}, fmt.Errorf("no testcase %s", r.Gate.Testcase)
+			return workload.GateInputs{}, fmt.Errorf("no testcase %s", r.Gate.Testcase)
 		}
 		th, err := manifest.ReadThresholds(manifest.ThresholdsPath(m, r.Gate.Testcase))
-		return workload.GateRecheck{Root: root, Testcase: m.Testcases[i], Thresholds: th}, err
+		return workload.GateInputs{Root: root, Testcase: m.Testcases[i], Thresholds: th}, err
+	}
+	g.InputPins = func() (workload.Admission, bool, error) {
+		ad, err := inventory.AdmissionOf(manifests[0])
+		src := workload.PinnedSource(root, m, m.Testcases[0], r.Dataset.SHA256)
+		stored := workload.StoredInputs{RunDir: runDir, Root: root, Where: stage + "/" + r.Profile, Source: src, Result: r}
+		return workload.Admission{StoredInputs: stored, Dir: workload.StoredInputsDir(runDir, stage, r), Family: ad.Family, Limits: ad.Limits()}, err == nil, err
 	}
 	return g
 }

@@ -73,10 +73,10 @@ func TimingRecord(s timing.Summary) *evidence.Timing {
 
 // Repeated are the statistics over AIPerf runs (harness/stats), with one run none.
 func Repeated() Claim {
-	return of("repeated-run statistics", func(r *evidence.Result) **schema.Repeated { return &r.Repeated }, served, deriveRepeated)
+	return of("repeated-run statistics", func(r *evidence.Result) **evidence.Repeated { return &r.Repeated }, served, deriveRepeated)
 }
 
-func deriveRepeated(a *Artifacts) (*schema.Repeated, error) {
+func deriveRepeated(a *Artifacts) (*evidence.Repeated, error) {
 	if _, err := deriveJoin(a); err != nil {
 		return nil, err
 	}
@@ -90,5 +90,27 @@ func deriveRepeated(a *Artifacts) (*schema.Repeated, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rep, nil
+	return RepeatedRecord(rep), nil
+}
+
+// RepeatedRecord is harness/stats' repeated-run statistics as the evidence records them.
+func RepeatedRecord(rep schema.Repeated) *evidence.Repeated {
+	out := &evidence.Repeated{}
+	for _, r := range rep.Runs {
+		out.Runs = append(out.Runs, evidence.Run(r))
+	}
+	for _, f := range rep.Figures {
+		iv := f.Interval
+		rec := evidence.FigureInterval{Name: f.Name, Unit: f.Unit, Interval: evidence.Interval{N: iv.N, Mean: iv.Mean, SD: iv.SD,
+			Level: iv.Level, HalfWidth: iv.HalfWidth, Inconclusive: iv.Inconclusive, Reason: iv.Reason, Rule: iv.Rule}}
+		if iv.CI != nil {
+			ci := evidence.Bounds(*iv.CI)
+			rec.CI = &ci
+		}
+		out.Figures = append(out.Figures, rec)
+	}
+	for _, t := range rep.Tails {
+		out.Tails = append(out.Tails, evidence.TailFigure{Name: t.Name, Tail: evidence.Tail(t.Tail)})
+	}
+	return out
 }

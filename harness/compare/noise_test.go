@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/internal/runfixture"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
@@ -26,7 +27,7 @@ func repeatedRow(t *testing.T, p50s ...float64) evidence.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Repeated = &rep
+	r.Repeated = claim.RepeatedRecord(rep)
 	return r
 }
 

@@ -13,9 +13,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
 	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
-	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 )
 
 // SchemaVersion of evidence.json and stage.json. It changes when a recorded field's meaning
@@ -222,8 +220,8 @@ type Result struct {
 	Reproduce     string         `json:"reproduce"`
 	// Statistics (harness/stats): per-run figures with their intervals over runs and the tails
 	// under the sample rule; the gate's corpus figures with bootstrap intervals.
-	Repeated *schema.Repeated `json:"repeated,omitempty"`
-	Accuracy []Accuracy       `json:"accuracy,omitempty"`
+	Repeated *Repeated  `json:"repeated,omitempty"`
+	Accuracy []Accuracy `json:"accuracy,omitempty"`
 	// Clip limits (skipped.go): the limits the inputs were admitted under and every
 	// pinned input not sent because it breaks them.
 	Limits  *InputLimits   `json:"input_limits,omitempty"`
@@ -349,15 +347,6 @@ func recordedRunID(runDir string) string {
 		return prev.RunID
 	}
 	return filepath.Base(runDir)
-}
-
-// GoldPairs are the stored transcripts with their gold text, for metrics.GoldCorpusWER.
-func GoldPairs(outputs []Output) []metrics.Pair {
-	pairs := make([]metrics.Pair, 0, len(outputs))
-	for _, o := range outputs {
-		pairs = append(pairs, metrics.Pair{ID: o.RequestID, Expected: o.Gold, Hyp: o.HTTPOutput})
-	}
-	return pairs
 }
 
 // RelPath is path as the evidence records it: relative to root (the run directory, the

@@ -1,7 +1,5 @@
 package evidence
 
-import "github.com/trtmc-qual/trtmc-qual/native/task"
-
 // InventoryRow is one profile's line in the inventory (harness/inventory builds it).
 type InventoryRow struct {
 	Stage            string   `json:"stage"`
@@ -30,11 +28,11 @@ type InventoryRow struct {
 
 // AuditRow is one profile in a capability audit.
 type AuditRow struct {
-	Profile      string      `json:"profile"`
-	Family       string      `json:"family"`
-	TaskString   string      `json:"task_string"`
-	Capabilities []task.Name `json:"capabilities"`
-	Source       string      `json:"capability_source,omitempty"`
-	AudioInput   string      `json:"audio_input,omitempty"` // what kind of audio-input family it is, if any
-	Has          bool        `json:"has_capability"`
+	Profile      string   `json:"profile"`
+	Family       string   `json:"family"`
+	TaskString   string   `json:"task_string"`
+	Capabilities []string `json:"capabilities"`
+	Source       string   `json:"capability_source,omitempty"`
+	AudioInput   string   `json:"audio_input,omitempty"` // what kind of audio-input family it is, if any
+	Has          bool     `json:"has_capability"`
 }

@@ -1,7 +1,5 @@
 package evidence
 
-import "github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
-
 // NoCache is the evidence of a row's no-caching check (harness/nocache): k repeats of one input
 // and k fresh variants of it of the same cost, interleaved on the warm server, compared in
 // server Task time (model_call_ms).
@@ -19,18 +17,18 @@ type NoCache struct {
 	// Pairs are the (repeat i, fresh variant i) pairs both answered; ShiftFraction is the paired
 	// Hodges–Lehmann ratio repeat/fresh of model_call_ms minus 1, ShiftFractionCI its Wilcoxon
 	// signed-rank interval (computed on log-ratios), minus 1.
-	Pairs           int           `json:"pairs"`
-	ShiftFraction   float64       `json:"shift_fraction"`
-	ShiftFractionCI schema.Bounds `json:"shift_fraction_ci"`
-	Level           float64       `json:"level"`
-	Method          string        `json:"method"`         // exact or normal (harness/stats.SignedRank)
-	NativeTaskMS    *float64      `json:"native_task_ms"` // the native run's public Task call on the input; nil when the target prints none
-	Margin          float64       `json:"margin"`         // how much faster repeats may be, as a fraction of the fresh median
-	NativeFloor     float64       `json:"native_floor"`   // the fraction of the native time below which a repeat median fails
-	Rule            string        `json:"rule"`
-	Records         string        `json:"records,omitempty"` // the check's server records, relative to the run directory
-	Failures        []string      `json:"failures,omitempty"`
-	Passed          bool          `json:"passed"`
+	Pairs           int      `json:"pairs"`
+	ShiftFraction   float64  `json:"shift_fraction"`
+	ShiftFractionCI Bounds   `json:"shift_fraction_ci"`
+	Level           float64  `json:"level"`
+	Method          string   `json:"method"`         // exact or normal (harness/stats.SignedRank)
+	NativeTaskMS    *float64 `json:"native_task_ms"` // the native run's public Task call on the input; nil when the target prints none
+	Margin          float64  `json:"margin"`         // how much faster repeats may be, as a fraction of the fresh median
+	NativeFloor     float64  `json:"native_floor"`   // the fraction of the native time below which a repeat median fails
+	Rule            string   `json:"rule"`
+	Records         string   `json:"records,omitempty"` // the check's server records, relative to the run directory
+	Failures        []string `json:"failures,omitempty"`
+	Passed          bool     `json:"passed"`
 }
 
 // NoCacheRequest is one request of the check as the server recorded it.

@@ -16,7 +16,7 @@ type InputLimits struct {
 }
 
 // Violation says which recorded limit a clip of the given length and rate breaks ("" when none):
-// the one rule the checkpoint skips by and qual verify re-applies.
+// the one rule the admission claim (harness/claim) skips by, in the suite and in qual verify.
 func (l InputLimits) Violation(family string, seconds float64, rate int) string {
 	var why []string
 	if l.MaxClipSeconds > 0 && seconds > l.MaxClipSeconds {

@@ -25,10 +25,7 @@ func Audit(paths []string, want task.Name, caps Capabilities) ([]evidence.AuditR
 		if err != nil {
 			continue
 		}
-		row := evidence.AuditRow{Profile: p.Name, Family: p.Family, TaskString: p.TaskString, Capabilities: c.native, Source: c.source, Has: c.has(want)}
-		if row.Capabilities == nil { // JSON says [] as the text does, not null
-			row.Capabilities = []task.Name{}
-		}
+		row := evidence.AuditRow{Profile: p.Name, Family: p.Family, TaskString: p.TaskString, Capabilities: capabilityNames(c.native), Source: c.source, Has: c.has(want)}
 		if !c.has(task.SpeechTranscription) || nativeOf(p.TaskString) != task.SpeechTranscription {
 			row.AudioInput = audioInput(p)
 		}
@@ -90,4 +87,14 @@ func omniContract(p Profile) string {
 		return "its testcases declare no audio-input contract"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// capabilityNames are the capabilities as the evidence records them: [] for none, as the
+// text says, not null.
+func capabilityNames(caps []task.Name) []string {
+	out := make([]string, 0, len(caps))
+	for _, c := range caps {
+		out = append(out, string(c))
+	}
+	return out
 }

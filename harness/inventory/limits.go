@@ -259,6 +259,12 @@ type Admission struct {
 	SampleRateSource string
 }
 
+// Limits are the admission's limits as a row records them.
+func (a Admission) Limits() evidence.InputLimits {
+	return evidence.InputLimits{MaxClipSeconds: a.MaxClipSeconds, MaxClipSource: a.MaxClipSource,
+		SampleRate: a.SampleRate, SampleRateSource: a.SampleRateSource}
+}
+
 // AdmissionOf reads a manifest's admission from it and its family's manifests beside it.
 func AdmissionOf(path string) (Admission, error) {
 	fl, err := LimitsOfManifest(path)

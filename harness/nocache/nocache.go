@@ -18,7 +18,6 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
-	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
@@ -88,7 +87,7 @@ func Judge(n *evidence.NoCache) {
 	}
 	n.Method = sh.Method
 	n.ShiftFraction = math.Exp(sh.Estimate) - 1
-	n.ShiftFractionCI = schema.Bounds{Lower: math.Exp(sh.CI.Lower) - 1, Upper: math.Exp(sh.CI.Upper) - 1}
+	n.ShiftFractionCI = evidence.Bounds{Lower: math.Exp(sh.CI.Lower) - 1, Upper: math.Exp(sh.CI.Upper) - 1}
 	if n.ShiftFractionCI.Upper < -Margin {
 		n.Failures = append(n.Failures, fmt.Sprintf("%s: %d repeats of %s were served significantly more than %.0f%% faster than the %d fresh variants beside them: median %.3f ms against %.3f ms, paired ratio %.3f (%.0f%% interval %.3f to %.3f)",
 			Failure, len(d), n.Input, Margin*100, len(d), n.RepeatMedianMS, n.FreshMedianMS, 1+n.ShiftFraction, Level*100, 1+n.ShiftFractionCI.Lower, 1+n.ShiftFractionCI.Upper))

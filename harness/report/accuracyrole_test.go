@@ -6,7 +6,6 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/report/doc"
-	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 )
 
 // The report says how accuracy feeds the status right under every accuracy table, in both
@@ -19,7 +18,7 @@ func TestTheReportSaysHowAccuracyFeedsTheStatus(t *testing.T) {
 	for _, s := range e.Stages {
 		for _, r := range s.Results {
 			for _, a := range r.Accuracy {
-				if a.Test.Verdict != schema.Pass && r.Status == evidence.StatusQualified && r.Gate != nil && r.Gate.Passed {
+				if a.Test.Verdict != evidence.OutcomePass && r.Status == evidence.StatusQualified && r.Gate != nil && r.Gate.Passed {
 					qualifiedButUnsure++
 				}
 			}

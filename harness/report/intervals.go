@@ -7,7 +7,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/report/doc"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
-	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 )
 
 // The report's statistics: repeated-run figures with their intervals, tails under the
@@ -92,7 +91,7 @@ func orderCell(iv *evidence.OrderInterval) string {
 	return fmt.Sprintf("[%s, %s] n=%d", lower, upper, iv.N)
 }
 
-func intervalCell(rep *schema.Repeated, name string) doc.Text {
+func intervalCell(rep *evidence.Repeated, name string) doc.Text {
 	for _, f := range rep.Figures {
 		if f.Name != name {
 			continue

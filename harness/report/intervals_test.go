@@ -40,7 +40,7 @@ func repeatedRow(t *testing.T) evidence.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return evidence.Result{Profile: "p", Kind: "full", Counted: true, Status: "aiperf-qualified", Timing: claim.TimingRecord(pooled), Repeated: &rep}
+	return evidence.Result{Profile: "p", Kind: "full", Counted: true, Status: "aiperf-qualified", Timing: claim.TimingRecord(pooled), Repeated: claim.RepeatedRecord(rep)}
 }
 
 func TestIntervalsInTheReport(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 )
 
 // withTimeline gives r a run of settings (picturesOf draws its timeline), a server-metrics
@@ -16,7 +15,7 @@ func withTimeline(r *evidence.Result) {
 	r.ServerMetrics = []string{"asr/" + r.Profile + "/aiperf/artifacts/server_metrics_export.json"}
 	native := 3100.0
 	r.NoCache = &evidence.NoCache{Input: "1089-134686-0000", Concurrency: 2, K: 8, Repeats: make([]evidence.NoCacheRequest, 8), Fresh: make([]evidence.NoCacheRequest, 8),
-		RepeatMedianMS: 2712.4, FreshMedianMS: 2730.9, ShiftFraction: -0.012, ShiftFractionCI: schema.Bounds{Lower: -0.061, Upper: 0.034}, NativeTaskMS: &native, Passed: true}
+		RepeatMedianMS: 2712.4, FreshMedianMS: 2730.9, ShiftFraction: -0.012, ShiftFractionCI: evidence.Bounds{Lower: -0.061, Upper: 0.034}, NativeTaskMS: &native, Passed: true}
 }
 
 func TestReportsShowTheNoCachingFiguresAndTimelines(t *testing.T) {

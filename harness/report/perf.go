@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
@@ -82,16 +81,16 @@ func formatHalfWidth(v float64) string {
 	return strconv.FormatFloat(rounded, 'f', -1, 64)
 }
 
-func intervalOf(rep *schema.Repeated, name string) (schema.Interval, bool) {
+func intervalOf(rep *evidence.Repeated, name string) (evidence.Interval, bool) {
 	if rep == nil {
-		return schema.Interval{}, false
+		return evidence.Interval{}, false
 	}
 	for _, f := range rep.Figures {
 		if f.Name == name {
 			return f.Interval, true
 		}
 	}
-	return schema.Interval{}, false
+	return evidence.Interval{}, false
 }
 
 // StageCells are a stage's verdict-table cells, shared by both reports: counted rows qualified

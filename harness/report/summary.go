@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
@@ -106,10 +105,10 @@ type SummaryFigure struct {
 
 // SummaryInterval is a figure's mean over runs with its interval (harness/stats).
 type SummaryInterval struct {
-	N            int            `json:"n"`
-	CI           *schema.Bounds `json:"ci,omitempty"`
-	HalfWidth    float64        `json:"half_width"`
-	Inconclusive bool           `json:"inconclusive"`
+	N            int              `json:"n"`
+	CI           *evidence.Bounds `json:"ci,omitempty"`
+	HalfWidth    float64          `json:"half_width"`
+	Inconclusive bool             `json:"inconclusive"`
 }
 
 // headline are the timing figures summary.json carries per row, in this order.
@@ -174,7 +173,7 @@ func rowSummary(r evidence.Result) SummaryRow {
 }
 
 // overRuns is the figure's interval over runs, when the row ran several and recorded it.
-func overRuns(rep *schema.Repeated, name string) *SummaryInterval {
+func overRuns(rep *evidence.Repeated, name string) *SummaryInterval {
 	if rep == nil || !timing.IsRunMean(name) {
 		return nil
 	}

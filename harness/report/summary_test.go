@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
@@ -32,11 +31,11 @@ func summaryRun(t *testing.T) evidence.Evidence {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := &schema.Repeated{}
+	rep := &evidence.Repeated{}
 	for _, f := range sum.Figures {
 		if timing.IsRunMean(f.Name) {
-			rep.Figures = append(rep.Figures, schema.FigureInterval{Name: f.Name, Unit: f.Unit, Interval: schema.Interval{N: 3, Mean: f.Value,
-				CI: &schema.Bounds{Lower: f.Value * 0.9, Upper: f.Value * 1.1}, HalfWidth: f.Value * 0.1, Inconclusive: true}})
+			rep.Figures = append(rep.Figures, evidence.FigureInterval{Name: f.Name, Unit: f.Unit, Interval: evidence.Interval{N: 3, Mean: f.Value,
+				CI: &evidence.Bounds{Lower: f.Value * 0.9, Upper: f.Value * 1.1}, HalfWidth: f.Value * 0.1, Inconclusive: true}})
 		}
 	}
 	rows := []evidence.InventoryRow{{Profile: "a", Kind: evidence.KindFull, Counted: true}, {Profile: "b", Kind: evidence.KindFull, Counted: true},

@@ -28,7 +28,7 @@ func loadArtifacts(runDir string, p pins, runKind string, s evidence.Stage, r ev
 	where := s.Stage + "/" + r.Profile
 	inputs := func(g claim.Given) claim.Given {
 		g.InputPins, g.Published = inputPins(runDir, p, where, s, r), published
-		g.RecordsMayOmitInputHash = kindOf(s.TargetKind).RecordsOmitInputFields()
+		g.Target = kindOf(s.TargetKind)
 		return g
 	}
 	w, err := workload.Get(s.Stage)

@@ -30,7 +30,7 @@ const latencyTolerance = 1e-3 // ms
 
 // checkCopies compares the copies of a served row's requests (timing, identity, audio, bundle,
 // client version) with each other.
-func checkCopies(runDir, where, kind string, r evidence.Result, runs []aiperfexport.Exports, rep join.Report, report reporter) {
+func checkCopies(runDir, where string, r evidence.Result, runs []aiperfexport.Exports, rep join.Report, report reporter) {
 	checkLatencyWindows(where, r, runs, report)
 	checkSummaryLatency(runDir, where, r, runs, report)
 	checkInFlight(where, r, runs, report)
@@ -38,7 +38,6 @@ func checkCopies(runDir, where, kind string, r evidence.Result, runs []aiperfexp
 	checkCommandFile(runDir, r, report)
 	for _, p := range rep.Pairs {
 		checkBodyTiming(r.Records, p, report)
-		checkAudioSeconds(r.Records, kind, p, report)
 		checkRecordBundle(r.Records, r, p, report)
 		checkUserAgent(r.AIPerf.Dir, r, p, report)
 	}
@@ -186,26 +185,6 @@ func checkBodyTiming(records string, p join.Pair, report reporter) {
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(1, math.Abs(b)) }
-
-// checkAudioSeconds: a transcription record's audio_seconds is the duration of the clip AIPerf
-// uploaded (the server takes it from the decoded clip, server/transcriptions.go; TRTMC's worker
-// reports it as observation.input_audio_seconds, benchmark_worker.cpp @ca938e40 run_transcribe).
-// A trtmc record without it has nothing to compare.
-func checkAudioSeconds(records, kind string, p join.Pair, report reporter) {
-	if p.Server.Output == nil || p.Server.Status < 200 || p.Server.Status > 299 {
-		return
-	}
-	if kindOf(kind).RecordsOmitInputFields() && p.Server.Output.AudioSeconds == 0 {
-		return
-	}
-	seconds, err := workload.UploadedClipSeconds(p.Client.Payload)
-	if err != nil {
-		return // not a transcription, or checkInputHashes names the undecodable payload
-	}
-	if !near(p.Server.Output.AudioSeconds, seconds) {
-		report(records, "request %s: audio_seconds %v, but the WAV AIPerf uploaded (profile_export_raw.jsonl) lasts %v s", p.ID, p.Server.Output.AudioSeconds, seconds)
-	}
-}
 
 // checkRecordBundle: every record that names the bundle it was served from names the row's
 // served bundle.

@@ -16,6 +16,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
 )
@@ -107,13 +108,15 @@ func TestCoverage(t *testing.T) {
 }
 
 // TestRecordCopiesOfARequest edits the record's timing, audio seconds and bundle, and the
-// evidence's aiperf version, each against another copy.
+// evidence's aiperf version, each against another copy (the audio seconds against the clip
+// uploaded: the inputs claim).
 func TestRecordCopiesOfARequest(t *testing.T) {
 	clip := audio.EncodePCM16(make([]int16, 16000*3/2), 1, 16000) // 1.5 s
 	pair := func() join.Pair {
 		p := join.Pair{ID: "a", Server: contract.Record{RequestID: "a", Status: 200, BundleSHA256: "aa",
 			Output: &contract.RecordOutput{Text: "x", AudioSeconds: 1.5}, Timing: contract.Timing{ModelCallMS: 40, QueueMS: 1, HandlerMS: 45}}}
 		p.Client.Payload = map[string]any{"file": map[string]any{"b64_data": base64.StdEncoding.EncodeToString(clip)}}
+		p.Server.InputSHA256, _ = workload.UploadedClipSHA(p.Client.Payload)
 		p.Client.RequestHeaders = map[string]string{"User-Agent": "aiperf/0.13.0"}
 		p.Client.Responses = append(p.Client.Responses, struct {
 			Text        string `json:"text"`
@@ -124,7 +127,7 @@ func TestRecordCopiesOfARequest(t *testing.T) {
 	r := servedRow()
 	all := func(p join.Pair, report reporter) {
 		checkBodyTiming(r.Records, p, report)
-		checkAudioSeconds(r.Records, "reference", p, report)
+		checkInputHashes(t.TempDir(), evidence.Stage{Stage: "asr", TargetKind: "reference"}, r, []join.Pair{p}, false, report)
 		checkRecordBundle(r.Records, r, p, report)
 		checkUserAgent(r.AIPerf.Dir, r, p, report)
 	}

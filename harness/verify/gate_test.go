@@ -252,7 +252,7 @@ func recheckGate(stage stage.Name, p pins, where string, tc manifest.Testcase, t
 	if err != nil {
 		panic(err)
 	}
-	_, fails, found := w.GateFigures(workload.GateRecheck{Root: p.Root, Where: where, Testcase: tc, Thresholds: th, Result: r, Pairs: pairs})
+	_, fails, found := w.GateFigures(workload.GateInputs{Root: p.Root, Where: where, Testcase: tc, Thresholds: th, Result: r, Pairs: pairs})
 	reportFindings(found, report)
 	return fails
 }

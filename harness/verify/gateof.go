@@ -67,20 +67,20 @@ func checkGateOf(runDir string, p pins, where, runKind string, s evidence.Stage,
 // testcase in the profile's pinned manifest and its pinned thresholds, checked against their pin
 // and the sha256 the evidence records. Nil for a gate not derived (a TRTMC row's, or a profile
 // neither pinned nor inventoried: checkGateOf names it).
-func gatePins(p pins, runKind string, s evidence.Stage, r evidence.Result) func() (workload.GateRecheck, error) {
+func gatePins(p pins, runKind string, s evidence.Stage, r evidence.Result) func() (workload.GateInputs, error) {
 	g, err := gateRowOf(p, runKind, s, r)
 	if err != nil || !g.reference || !g.pinned || r.Gate == nil {
 		return nil
 	}
-	return func() (workload.GateRecheck, error) {
+	return func() (workload.GateInputs, error) {
 		m, tc, err := p.Testcase(g.row, r.Gate.Testcase)
 		if err != nil {
-			return workload.GateRecheck{}, fmt.Errorf("gate not recomputable: %w", err)
+			return workload.GateInputs{}, fmt.Errorf("gate not recomputable: %w", err)
 		}
 		th, thPath, err := p.Thresholds(m, tc, r.ThresholdPin)
 		if err != nil {
-			return workload.GateRecheck{}, fmt.Errorf("%s: %w", thPath, err)
+			return workload.GateInputs{}, fmt.Errorf("%s: %w", thPath, err)
 		}
-		return workload.GateRecheck{Root: p.Root, Testcase: tc, Thresholds: th}, nil
+		return workload.GateInputs{Root: p.Root, Testcase: tc, Thresholds: th}, nil
 	}
 }

@@ -263,21 +263,25 @@ func TestOwnClipRowsStoredInputsAreChecked(t *testing.T) {
 		}, []string{ownClipRow + "aiperf/artifacts/inputs.json: AIPerf was given inputs [synth-1] that are not clips of", r.Dataset.Path}},
 		{"the clip recorded as skipped on a qualified row", func(t *testing.T, runDir string, r *evidence.Result) {
 			r.Skipped = []evidence.SkippedInput{{Clip: "whisper-tiny-fp16", Seconds: 40, Reason: "too long"}}
-		}, []string{`clip whisper-tiny-fp16 (2.40 s, 8000 Hz) is recorded as skipped ("too long") but breaks none of the limits`}},
-		{"the skipped clip served", func(t *testing.T, runDir string, r *evidence.Result) {
-			r.Skipped = []evidence.SkippedInput{{Clip: "whisper-tiny-fp16", Reason: "too long"}}
-		}, []string{"request r1 served clip whisper-tiny-fp16, which is recorded as skipped"}},
+		}, []string{"admission recomputed differently: .skipped_inputs: evidence has [map[clip:whisper-tiny-fp16 reason:too long"}},
+		{"a clip the limits skip served", func(t *testing.T, runDir string, r *evidence.Result) {
+			writer(os.Getenv("QUAL_TRTMC_ROOT"))("families/whisper/tests/manifests/whisper-tiny-fp16.json", ownClipManifest(1))
+			r.Limits.MaxClipSeconds = 1
+			r.Skipped = []evidence.SkippedInput{{Clip: "whisper-tiny-fp16", Seconds: 2.4, SampleRate: 8000,
+				Reason: "clip of 2.40 s exceeds family 's maximum clip duration 1 s (max_seconds in whisper-tiny-fp16 build)"}}
+		}, []string{"request r1 served clip whisper-tiny-fp16, which breaks the limits it is admitted under"}},
 		{"its only clip skipped, the row not failed", func(t *testing.T, runDir string, r *evidence.Result) {
+			writer(os.Getenv("QUAL_TRTMC_ROOT"))("families/whisper/tests/manifests/whisper-tiny-fp16.json", ownClipManifest(1))
 			r.Limits.MaxClipSeconds, r.AIPerf, r.Outputs = 1, nil, nil
 			r.Skipped = []evidence.SkippedInput{{Clip: "whisper-tiny-fp16", Reason: "beyond 1 s"}}
-		}, []string{"every pinned clip was skipped, yet the row is aiperf-qualified"}},
+		}, []string{"admission not recomputable: all 1 pinned clips", "a row never qualifies on zero inputs (the row is aiperf-qualified)"}},
 		{"a clip over the manifest's limits sent", func(t *testing.T, runDir string, r *evidence.Result) {
 			writer(os.Getenv("QUAL_TRTMC_ROOT"))("families/whisper/tests/manifests/whisper-tiny-fp16.json", ownClipManifest(1))
 			r.Limits.MaxClipSeconds = 1
-		}, []string{"clip whisper-tiny-fp16 was not skipped but breaks the family's declared limits: clip of 2.40 s exceeds"}},
+		}, []string{"admission recomputed differently: .skipped_inputs[whisper-tiny-fp16]: recomputed map[clip:whisper-tiny-fp16 reason:clip of 2.40 s exceeds"}},
 		{"limits other than the manifest's recorded", func(t *testing.T, runDir string, r *evidence.Result) {
 			r.Limits.MaxClipSeconds = 60
-		}, []string{"recorded input limits {MaxClipSeconds:60", "are not the manifest families/whisper/tests/manifests/whisper-tiny-fp16.json in QUAL_TRTMC_ROOT's {MaxClipSeconds:30"}},
+		}, []string{"admission recomputed differently: .input_limits.max_clip_seconds: recomputed 30, evidence says 60"}},
 		{"checked without the checkout", func(t *testing.T, runDir string, r *evidence.Result) {
 			t.Setenv("QUAL_TRTMC_ROOT", "")
 		}, []string{"input limits: manifest families/whisper/tests/manifests/whisper-tiny-fp16.json is in the TRTMC checkout the run used: set QUAL_TRTMC_ROOT"}},

@@ -12,15 +12,15 @@ import (
 func servedCheck(r *Run) []Problem {
 	return r.eachRow(func(row *Row, report reporter) {
 		if row.Result.AIPerf != nil && row.Result.Join != nil && row.Artifacts.Served() {
-			checkServed(r.Dir, row.Where, row.Stage.TargetKind, row.Result, row.Artifacts, report)
+			checkServed(r.Dir, row.Where, row.Result, row.Artifacts, report)
 		}
 	})
 }
 
 // checkServed re-checks every copy of a request's data: the AIPerf records against the server
 // records, the aggregate export, and each copy kept (copies.go).
-func checkServed(runDir, where, kind string, r evidence.Result, a *claim.Artifacts, report func(string, string, ...any)) {
+func checkServed(runDir, where string, r evidence.Result, a *claim.Artifacts, report func(string, string, ...any)) {
 	checkRequests(where, r, aiperfexport.Merge(r.AIPerf.Dir, a.Runs), a.Records, report)
 	checkAggregate(runDir, where, r, report)
-	checkCopies(runDir, where, kind, r, a.Runs, a.Join, report)
+	checkCopies(runDir, where, r, a.Runs, a.Join, report)
 }

@@ -42,13 +42,30 @@ func admissionRun(t *testing.T, sent []string) (string, string, evidence.Result)
 	}
 	lim := &evidence.InputLimits{MaxClipSeconds: 3, MaxClipSource: "max_seconds in short-3s build"}
 	r := evidence.Result{Profile: "short-3s", Status: evidence.StatusQualified, Dataset: evidence.Dataset{Path: "golden/asr/sphinx-en-us/dataset.json"},
-		AIPerf: &evidence.AIPerfRun{Dir: "asr/short-3s/aiperf/artifacts"}, Limits: lim}
+		Records: "asr/short-3s/server-records.jsonl", AIPerf: &evidence.AIPerfRun{Dir: "asr/short-3s/aiperf/artifacts"}, Limits: lim}
+	skipBy(t, runDir, &r, "")
+	return runDir, datasetPath, r
+}
+
+// skipBy records as skipped the row's stored clips its limits exclude, each with the reason the
+// run gives (family names the limit).
+func skipBy(t *testing.T, runDir string, r *evidence.Result, family string) {
+	t.Helper()
+	r.Skipped = nil
+	paths, _ := filepath.Glob(filepath.Join(runDir, "asr", r.Profile, "inputs", "*.wav"))
+	set, err := dataset.ReadASR(filepath.Join(repoRootForTest(t), r.Dataset.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range set.Clips {
-		if c.Duration > 3 {
-			r.Skipped = append(r.Skipped, evidence.SkippedInput{Clip: c.ID, Seconds: c.Duration, SampleRate: 16000, Reason: "beyond 3 s"})
+		seconds, rate, err := workload.ClipOf(filepath.Join(runDir, "asr", r.Profile, "inputs", c.ID+".wav"))
+		if err != nil {
+			t.Fatalf("%v (stored: %v)", err, paths)
+		}
+		if why := r.Limits.Violation(family, seconds, rate); why != "" {
+			r.Skipped = append(r.Skipped, evidence.SkippedInput{Clip: c.ID, Seconds: seconds, SampleRate: rate, Reason: why})
 		}
 	}
-	return runDir, datasetPath, r
 }
 
 var shortClips = []string{"sense_and_sensibility_01_austen_64kb-0880", "goforward"}
@@ -72,20 +89,20 @@ func TestAdmissionCatchesDroppedAndInventedSkips(t *testing.T) {
 		"a clip neither sent nor skipped": {sent: shortClips[:1], want: "clip goforward was neither sent nor recorded as skipped"},
 		"a skipped clip that breaks no limit": {sent: shortClips[:1], edit: func(r *evidence.Result) {
 			r.Skipped = append(r.Skipped, evidence.SkippedInput{Clip: "goforward", Reason: "too long"})
-		}, want: "clip goforward (2.79 s, 16000 Hz) is recorded as skipped (\"too long\") but breaks none of the limits that apply"},
+		}, want: "admission recomputed differently: .skipped_inputs[goforward]: evidence has map[clip:goforward reason:too long"},
 		"a long clip dropped from the skipped list": {sent: shortClips, edit: func(r *evidence.Result) { r.Skipped = r.Skipped[1:] },
-			want: "was not skipped but breaks the family's declared limits: clip of 7.10 s exceeds"},
+			want: "admission recomputed differently: .skipped_inputs[sense_and_sensibility_01_austen_64kb-0870]: recomputed map[clip:sense_and_sensibility_01_austen_64kb-0870 reason:clip of 7.10 s exceeds"},
 		"a skipped clip that was sent": {sent: append([]string{"sense_and_sensibility_01_austen_64kb-0870"}, shortClips...),
 			want: "clip sense_and_sensibility_01_austen_64kb-0870 is recorded as skipped but AIPerf was given it"},
 		"skips without limits": {sent: shortClips, edit: func(r *evidence.Result) { r.Limits = nil },
-			want: "4 clips recorded as skipped, but no input limits are recorded"},
+			want: "admission recomputed differently: .skipped_inputs: evidence has [map[clip:sense_and_sensibility_01_austen_64kb-0870"},
 		"every clip skipped on a qualified row": {sent: nil, edit: func(r *evidence.Result) {
 			r.Limits.MaxClipSeconds = 1
 			r.AIPerf = nil
 			for _, id := range shortClips {
 				r.Skipped = append(r.Skipped, evidence.SkippedInput{Clip: id, Reason: "beyond 1 s"})
 			}
-		}, want: "every pinned clip was skipped, yet the row is aiperf-qualified"},
+		}, want: "admission not recomputable: all 6 pinned clips of golden/asr/sphinx-en-us/dataset.json are beyond family 's declared limits (listed as skipped inputs): nothing can be sent, and a row never qualifies on zero inputs (the row is aiperf-qualified)"},
 	}
 	for name, tc := range cases {
 		runDir, ds, r := admissionRun(t, tc.sent)
@@ -108,7 +125,7 @@ func TestAdmissionRequiresAReferenceRowsPinnedLimits(t *testing.T) {
 	report, problems := collect()
 	checkAdmission(pins{Root: repoRootForTest(t), TRTMCRoot: envOptions().TRTMCRoot}, workload.StoredInputs{RunDir: runDir, Root: repoRootForTest(t), Where: "asr/sphinx-en-us", Source: workload.InputSource{DatasetPath: ds}, Result: r}, evidence.Stage{Stage: "asr"}, report)
 	got := strings.Join(*problems, "\n")
-	for _, want := range []string{"are not the pinned manifest native/families/sphinx/manifests/sphinx-en-us.json's", "is recorded as skipped (\"beyond 3 s\") but breaks none of the limits that apply"} {
+	for _, want := range []string{"admission recomputed differently: .input_limits.max_clip_seconds: recomputed 30, evidence says 3"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("problems %v, want one containing %q", *problems, want)
 		}
@@ -142,6 +159,7 @@ func namesakeRun(t *testing.T) (string, evidence.Stage, evidence.Result) {
 	}
 	r.Records, r.Dataset.SHA256 = "asr/sphinx-en-us/server-records.jsonl", sum
 	r.Limits = &evidence.InputLimits{MaxClipSeconds: 3, MaxClipSource: "max_seconds in sphinx-en-us build", SampleRate: 16000, SampleRateSource: "sample_rate in sphinx-en-us build"}
+	skipBy(t, runDir, &r, "sphinx")
 	trtmc := t.TempDir()
 	writer(trtmc)(namesake, namesakeManifest(3, r.Dataset.Path))
 	t.Setenv("QUAL_TRTMC_ROOT", trtmc)
@@ -191,8 +209,7 @@ func TestTRTMCRowsLimitsAreItsCheckoutManifests(t *testing.T) {
 		want [][]string // for each, one problem must contain all of its parts
 	}{
 		{"the reference manifest's limits recorded, every clip sent", referenceLimits, [][]string{
-			{"recorded input limits", "are not the manifest " + namesake + " in QUAL_TRTMC_ROOT's", "MaxClipSeconds:3"},
-			{"clip sense_and_sensibility_01_austen_64kb-0870 was not skipped but breaks the family's declared limits: clip of", "exceeds family sphinx's maximum clip duration 3 s (max_seconds in sphinx-en-us build)"},
+			{"admission recomputed differently: .input_limits.max_clip_seconds: recomputed 3, evidence says 30"},
 		}},
 		{"the reference manifest's dataset recorded, the checkout's testcase names another", func(t *testing.T, runDir string, r *evidence.Result) {
 			writer(os.Getenv("QUAL_TRTMC_ROOT"))(namesake, namesakeManifest(30, "golden/asr/sphinx-tidigits/dataset.json"))

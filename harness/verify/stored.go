@@ -9,9 +9,9 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
-// inputPins are what the inputs claim (harness/claim) derives a row's stored inputs against: the
-// pinned inputs (a dataset file must be the pinned one and hash to what the evidence records; a
-// TRTMC testcase's own clip or prompt) and, for a stage that admits inputs by clip limits, the
+// inputPins are what the inputs and admission claims (harness/claim) derive a row's stored
+// inputs against: the pinned inputs (a dataset file must be the pinned one and hash to what the
+// evidence records; a TRTMC testcase's own clip or prompt), where the run stores them, and the
 // limits of the row's manifest. What the pins themselves show wrong is the error.
 func inputPins(runDir string, p pins, where string, s evidence.Stage, r evidence.Result) func() (workload.Admission, bool, error) {
 	return func() (workload.Admission, bool, error) {
@@ -27,13 +27,9 @@ func inputPins(runDir string, p pins, where string, s evidence.Stage, r evidence
 		if !ok {
 			return workload.Admission{}, false, errors.Join(errs...)
 		}
-		in := workload.Admission{StoredInputs: workload.StoredInputs{RunDir: runDir, Root: p.Root, Where: where, Source: src, Result: r}, Stage: s.Stage}
-		if w, err := workload.Get(s.Stage); err == nil {
-			if _, admits := w.(workload.Admitter); admits {
-				row, _ := pinned.InventoryRow(s, r.Profile) // its family names the limit, as the run's reason does
-				in.Family, in.Limits = row.Family, pinnedLimits(p, where, s, r, report)
-			}
-		}
+		row, _ := pinned.InventoryRow(s, r.Profile) // its family names the limit, as the run's reason does
+		in := workload.Admission{StoredInputs: workload.StoredInputs{RunDir: runDir, Root: p.Root, Where: where, Source: src, Result: r},
+			Dir: workload.StoredInputsDir(runDir, s.Stage, r), Family: row.Family, Limits: pinnedLimits(p, where, s, r, report)}
 		return in, true, errors.Join(errs...)
 	}
 }

@@ -8,17 +8,19 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
-// checkStored is what verify finds of one row's bundle and stored inputs: the inputs claim
-// (harness/claim), derived from the row's files as verify loads them.
+// checkStored is what verify finds of one row's bundle and stored inputs: the admission and
+// inputs claims (harness/claim), derived from the row's files as verify loads them.
 func checkStored(runDir string, p pins, where string, s evidence.Stage, r evidence.Result, report reporter) {
-	for _, problem := range claim.Inputs().Check(loadArtifacts(runDir, p, "reference", s, r, false)) {
-		report(where, "%s", problem)
+	a := loadArtifacts(runDir, p, "reference", s, r, false)
+	for _, c := range []claim.Claim{claim.Admission(), claim.Inputs()} {
+		for _, problem := range c.Check(a) {
+			report(where, "%s", problem)
+		}
 	}
 }
 
-// checkAdmission is the inputs claim's admission rule on stored inputs given as they are, under
-// the clip limits of the row's pinned manifest (the row loaded as one that ran no AIPerf, so that
-// its stored inputs are judged by the admission rule alone).
+// checkAdmission is the admission and inputs claims on stored inputs given as they are, under
+// the clip limits of the row's pinned manifest.
 func checkAdmission(p pins, stored workload.StoredInputs, s evidence.Stage, report reporter) {
 	w, err := workload.Get(s.Stage)
 	if err != nil {
@@ -27,13 +29,13 @@ func checkAdmission(p pins, stored workload.StoredInputs, s evidence.Stage, repo
 	pins := func() (workload.Admission, bool, error) {
 		row, _ := pinned.InventoryRow(s, stored.Result.Profile)
 		limits := pinnedLimits(p, stored.Where, s, stored.Result, report)
-		return workload.Admission{StoredInputs: stored, Stage: s.Stage, Family: row.Family, Limits: limits}, true, nil
+		return workload.Admission{StoredInputs: stored, Dir: workload.StoredInputsDir(stored.RunDir, s.Stage, stored.Result), Family: row.Family, Limits: limits}, true, nil
 	}
-	row := stored.Result
-	row.AIPerf = nil
-	a := claim.Load(stored.RunDir, row, claim.Given{Stage: w, InputPins: pins})
-	for _, problem := range claim.Inputs().Check(a) {
-		report(stored.Where, "%s", problem)
+	a := claim.Load(stored.RunDir, stored.Result, claim.Given{Stage: w, InputPins: pins})
+	for _, c := range []claim.Claim{claim.Admission(), claim.Inputs()} {
+		for _, problem := range c.Check(a) {
+			report(stored.Where, "%s", problem)
+		}
 	}
 }
 
@@ -53,8 +55,8 @@ func checkInputHashes(runDir string, s evidence.Stage, r evidence.Result, pairs 
 	if r.AIPerf == nil {
 		r.AIPerf = &evidence.AIPerfRun{}
 	}
-	given := claim.Given{Stage: w, Published: published,
-		RecordsMayOmitInputHash: kindOf(s.TargetKind).RecordsOmitInputFields()}
+	given := claim.StageGiven(w, nil, nil)
+	given.Published, given.Target = published, kindOf(s.TargetKind)
 	a := &claim.Artifacts{Row: r, Given: given, Join: join.Report{Pairs: pairs}}
 	for _, problem := range claim.Inputs().Check(a) {
 		report(s.Stage+"/"+r.Profile, "%s", problem)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/trtmc-qual/trtmc-qual/harness/claim"
+	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"image"
 	"image/color"
 	"image/png"
@@ -254,7 +255,7 @@ func (f *forger) recompute(r *evidence.Result) {
 		if err != nil {
 			f.t.Fatal(err)
 		}
-		r.Repeated = &repeated
+		r.Repeated = claim.RepeatedRecord(repeated)
 	}
 	ids := map[string]bool{}
 	for _, p := range rep.Pairs {
@@ -264,7 +265,7 @@ func (f *forger) recompute(r *evidence.Result) {
 	r.Identity.Requests, r.Identity.Equal = len(r.Outputs), len(r.Outputs)
 	if r.Meaning != nil {
 		if _, ok := r.Meaning.Checks["gold_wer"]; ok {
-			wer, _, err := metrics.GoldCorpusWER(evidence.GoldPairs(r.Outputs))
+			wer, _, err := metrics.GoldCorpusWER(workload.GoldPairs(r.Outputs))
 			if err != nil {
 				f.t.Fatal(err)
 			}
@@ -713,7 +714,7 @@ func tampers() []tamper {
 				})
 			}},
 	}
-	return append(append(append(cases, copyForgeries()...), roundThreeForgeries()...), append(append(append(secondSourceForgeries(), roundFourForgeries()...), roundFiveForgeries()...), append(append(pictureForgeries(), roundSixForgeries()...), append(junitForgeries(), strippedForgeries()...)...)...)...)
+	return append(append(append(cases, copyForgeries()...), roundThreeForgeries()...), append(append(append(secondSourceForgeries(), roundFourForgeries()...), roundFiveForgeries()...), append(append(pictureForgeries(), roundSixForgeries()...), append(append(junitForgeries(), strippedForgeries()...), admissionForgeries()...)...)...)...)
 }
 
 // TestTamperedRunsAreCaught edits a real reduced run, produced by the suites, in each way in

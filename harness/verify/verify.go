@@ -100,7 +100,7 @@ func checks() []func(*Run) []Problem {
 		inlineDatasetCheck,   // a TRTMC testcase's own prompt or clip (inline.go)
 		scratchCheck,         // kept artifacts only where the target keeps them (scratch.go)
 		servedCheck,          // outputs, meaning and copies of each request recomputed (served.go)
-		claimsCheck,          // join, inputs, timing, repeated runs, accuracy, no-caching derived again (claims.go)
+		claimsCheck,          // every claim (harness/claim.All) derived again (claims.go)
 		scrapeCheck,          // the server's /metrics Task times against the records (scrape.go)
 		exportsAgreeCheck,    // both exports' timestamps and AIPerf's benchmark_duration (exportsagree.go)
 		hardwareScrapeCheck,  // hardware and Go version against the server's own /metrics (hardwarescrape.go)
@@ -112,7 +112,6 @@ func checks() []func(*Run) []Problem {
 		recordTimesCheck,     // each record's queue and Task inside its handler, inside its span (recordtimes.go)
 		serverLogBundleCheck, // the served bundle is the one the server logged loading (serverlogbundle.go)
 		uploadedCheck,        // each output's input_id is what AIPerf uploaded (uploaded.go)
-		noCacheRecordsCheck,  // the no-caching records are the row's server's (nocacherecords.go)
 		gateCheck,            // each gate produced the target's way: derived (a claim) or re-read (gateof.go)
 		identicalGateCheck,   // a gate said identical holds the golden images (identicalgate.go)
 	}

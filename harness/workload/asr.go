@@ -113,8 +113,8 @@ func fileAudio(path string) (task.Audio, error) {
 	return a, nil
 }
 
-// ClipOf decodes a stored clip's length and sample rate (qual verify re-applies the recorded
-// limits to them).
+// ClipOf decodes a stored clip's length and sample rate (the admission claim applies the
+// manifest's limits to them).
 func ClipOf(path string) (seconds float64, sampleRate int, err error) {
 	a, err := fileAudio(path)
 	return a.Seconds(), a.SampleRate, err
@@ -163,13 +163,11 @@ func UploadedClipSHA(payload map[string]any) (string, error) {
 	return a.SHA256(), nil
 }
 
-// ClipSeconds is the length of the clip the request uploaded (ClipTimed).
-func (asr) ClipSeconds(p join.Pair) (float64, error) { return UploadedClipSeconds(p.Client.Payload) }
-
-// UploadedClipSeconds is the length of the clip a transcription payload uploaded (verify compares
-// a record's audio_seconds with it); an error when the payload has no decodable clip.
-func UploadedClipSeconds(payload map[string]any) (float64, error) {
-	a, err := uploadedClip(payload)
+// ClipSeconds is the length of the clip the request uploaded (ClipTimed: the timing claim fills
+// a record without one from it, the inputs claim compares a record's audio_seconds with it); an
+// error when the payload has no decodable clip.
+func (asr) ClipSeconds(p join.Pair) (float64, error) {
+	a, err := uploadedClip(p.Client.Payload)
 	if err != nil {
 		return 0, err
 	}
@@ -228,7 +226,7 @@ func (asr) Meaning(th manifest.Thresholds, outputs []evidence.Output, _ []join.P
 		return m, err
 	}
 	m.Rule = fmt.Sprintf("every transcript non-empty; corpus WER to gold (gold-wer-v1, unit costs) over all requests <= %v (the family's gold_wer)", bound)
-	wer, empty, err := metrics.GoldCorpusWER(evidence.GoldPairs(outputs))
+	wer, empty, err := metrics.GoldCorpusWER(GoldPairs(outputs))
 	if err != nil {
 		return m, err
 	}
@@ -240,6 +238,15 @@ func (asr) Meaning(th manifest.Thresholds, outputs []evidence.Output, _ []join.P
 		m.Failures = append(m.Failures, fmt.Sprintf("gold WER %.4f > %v", wer, bound))
 	}
 	return m, nil
+}
+
+// GoldPairs are the stored transcripts with their gold text, for metrics.GoldCorpusWER.
+func GoldPairs(outputs []evidence.Output) []metrics.Pair {
+	pairs := make([]metrics.Pair, 0, len(outputs))
+	for _, o := range outputs {
+		pairs = append(pairs, metrics.Pair{ID: o.RequestID, Expected: o.Gold, Hyp: o.HTTPOutput})
+	}
+	return pairs
 }
 
 // noGold: there are outputs and none carries a gold text. A mix is not this case: the gold WER

@@ -108,3 +108,19 @@ func datasetPath(m manifest.Manifest, tc manifest.Testcase) (string, error) {
 	}
 	return tc.Dataset, nil
 }
+
+// PinnedSource is what a testcase's stored inputs are checked against: its pinned dataset (under
+// root), or the one clip it carries itself (test_input_audio, sent under its name, whose sha256
+// is the recorded dataset's, datasetSHA), or the one prompt it carries itself.
+func PinnedSource(root string, m manifest.Manifest, tc manifest.Testcase, datasetSHA string) InputSource {
+	if tc.Dataset != "" {
+		return InputSource{DatasetPath: filepath.Join(root, tc.Dataset)}
+	}
+	if _, own, _ := m.InputAudioPath(tc); own {
+		return InputSource{OwnClip: &dataset.ASRClip{ID: tc.Name, SHA256: datasetSHA}}
+	}
+	if p, own := tc.InlinePrompt(); own {
+		return InputSource{OwnPrompt: &p}
+	}
+	return InputSource{}
+}

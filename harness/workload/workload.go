@@ -72,7 +72,7 @@ type Workload interface {
 	// outputs and the pins (harness/claim's gate claim; a stored figure the derivation agrees with
 	// within rounding kept as stored), the failures of those figures against the pinned
 	// thresholds, and every stored expected or served output that is not the pins' or the gate's.
-	GateFigures(in GateRecheck) (figures map[string]float64, fails []string, found []Finding)
+	GateFigures(in GateInputs) (figures map[string]float64, fails []string, found []Finding)
 	// CheckStoredInputs ties the row's stored inputs (beside its server records) and AIPerf's
 	// inputs.json to the pinned inputs, for a row that ran AIPerf (qual verify).
 	CheckStoredInputs(in StoredInputs) []Finding

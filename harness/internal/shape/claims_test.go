@@ -26,7 +26,7 @@ var derivations = map[string][]string{
 // stageDerivations are the methods of a stage's workload a claim is derived with (its reading of
 // a response, its meaning rule, its gate's figures, its input identities and stored-input
 // rechecks; RecheckGate, the gate's figures' former name): only harness/claim calls them.
-var stageDerivations = []string{"HTTPOutput", "Meaning", "GateFigures", "RecheckGate", "InputSHA", "CheckStoredInputs", "CheckAdmission"}
+var stageDerivations = []string{"HTTPOutput", "Meaning", "GateFigures", "RecheckGate", "InputSHA", "CheckStoredInputs", "StoredClips"}
 
 // claimUsers are the packages that store or check a claim: the suite's checkpoint flow and the
 // verifier (its subpackages too).

@@ -19,7 +19,7 @@ import (
 )
 
 // GateFigures derives PSNR and SSIM of the served images (checkT2IGate).
-func (t2i) GateFigures(in GateRecheck) (map[string]float64, []string, []Finding) {
+func (t2i) GateFigures(in GateInputs) (map[string]float64, []string, []Finding) {
 	var found findings
 	figures, fails := checkT2IGate(in.Root, in.Where, in.Testcase, in.Thresholds, in.Result, in.Pairs, found.add)
 	if g := in.Result.Gate; g != nil {

@@ -29,7 +29,7 @@ import (
 )
 
 // GateFigures derives the sphinxqa gate from its stored answers (checkAudioQAGate).
-func (audioQA) GateFigures(in GateRecheck) (map[string]float64, []string, []Finding) {
+func (audioQA) GateFigures(in GateInputs) (map[string]float64, []string, []Finding) {
 	var found findings
 	figures, fails := checkAudioQAGate(in.Root, in.Where, in.Testcase, in.Thresholds, in.Result, found.add)
 	return figures, fails, found

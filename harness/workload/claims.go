@@ -16,31 +16,32 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/native/task"
 )
 
-// What the offline verifier (harness/verify) re-checks of a published row, and the gate claim
-// derives (harness/claim), is in the Workload (every stage must say it: a gate's figures, its
-// stored inputs, its records' input identities) or, where only some stages have it, an optional
-// interface (the clip limits re-applied: Admitter). Each takes plain values
-// (paths, the recorded row, the pinned testcase and thresholds) and returns what differs as
-// Findings, so verify asks no stage's name. Everything here reads files only: no model runs.
+// What harness/claim derives of a row through its stage, the suite on the files it has just
+// written and `qual verify` on the published ones, is in the Workload (every stage must say it: a
+// gate's figures, its stored inputs, its records' input identities) or, where only some stages
+// have it, an optional interface (the clips admitted by limits: Admitter). Each takes plain
+// values (paths, the recorded row, the pinned testcase and thresholds) and returns what differs
+// as Findings, so neither the suite nor verify asks a stage's name. Everything here reads files
+// only: no model runs.
 
-// Finding is one thing a re-check found wrong: where (a row, a file) and what.
+// Finding is one thing a derivation found wrong: where (a row, a file) and what.
 type Finding struct {
 	Where string
 	What  string
 }
 
-// findings collects Findings through the reporter the re-checks call.
+// findings collects Findings through the reporter the derivations call.
 type findings []Finding
 
 func (f *findings) add(where, format string, args ...any) {
 	*f = append(*f, Finding{Where: where, What: fmt.Sprintf(format, args...)})
 }
 
-// reporter is how a re-check says what differs.
+// reporter is how a derivation says what differs.
 type reporter func(where, format string, args ...any)
 
-// GateRecheck is what a row's gate is recomputed from.
-type GateRecheck struct {
+// GateInputs is what a row's gate is recomputed from.
+type GateInputs struct {
 	Root       string              // the repository root, where the pinned inputs are
 	Where      string              // the row, as findings name it
 	Testcase   manifest.Testcase   // the gate's testcase in the row's pinned manifest
@@ -83,17 +84,35 @@ type StoredInputs struct {
 // Admission is a row's inputs with the clip limits that applied to it.
 type Admission struct {
 	StoredInputs
-	Stage  string               // the stage's directory in the run
+	Dir    string               // where the run stores the row's inputs (beside its server records)
 	Family string               // the row's family, which names the limit as the run's reason does
-	Limits evidence.InputLimits // the limits of the row's manifest (verify checks the recorded ones)
+	Limits evidence.InputLimits // the limits of the row's manifest
+}
+
+// StoredClip is one pinned clip of a row and where the run stores it.
+type StoredClip struct {
+	ID   string
+	Path string
 }
 
 // Admitter is a workload whose inputs are admitted by clip limits (nothing is dropped silently):
-// every pinned clip was either sent or recorded as skipped, never both, and a skipped clip
-// really breaks a limit.
+// harness/claim's admission claim applies the limits to each of the row's stored clips, and
+// the row's skipped inputs are the clips that break one.
 type Admitter interface {
 	Workload
-	CheckAdmission(in Admission) []Finding
+	// StoredClips are the row's pinned clips, in pinned order, each where the run stores it.
+	StoredClips(in Admission) ([]StoredClip, error)
+}
+
+// StoredInputsDir is where the run stores a row's inputs: the inputs/ directory beside its
+// server records, else (a row that served nothing yet) stageDir/<profile>/inputs.
+func StoredInputsDir(runDir, stageDir string, r evidence.Result) string {
+	if r.Records != "" {
+		if recordsPath, err := InsideDir(runDir, "records", r.Records); err == nil {
+			return filepath.Join(filepath.Dir(recordsPath), "inputs")
+		}
+	}
+	return filepath.Join(runDir, stageDir, r.Profile, "inputs")
 }
 
 // ImageDefaults loads the request defaults of the family that served a row (read from its

@@ -27,24 +27,32 @@ func upstreamNormalizer(name string) (metrics.Normalizer, bool) {
 }
 
 // GateFigures derives the gate from its stored transcripts (checkASRGate).
-func (asr) GateFigures(in GateRecheck) (map[string]float64, []string, []Finding) {
+func (asr) GateFigures(in GateInputs) (map[string]float64, []string, []Finding) {
 	var found findings
 	figures, fails := checkASRGate(in.Root, in.Where, in.Testcase, in.Thresholds, in.Result, found.add)
 	return figures, fails, found
 }
 
-// CheckStoredInputs re-hashes the stored WAVs (checkASRInputs).
+// CheckStoredInputs re-hashes the stored WAVs (checkASRInputs) and ties AIPerf's inputs.json
+// to the clips the row did not skip (checkSent).
 func (asr) CheckStoredInputs(in StoredInputs) []Finding {
 	var found findings
 	checkASRInputs(in.RunDir, in.Source, in.Where, in.Result, found.add)
+	checkSent(in, found.add)
 	return found
 }
 
-// CheckAdmission re-applies the clip limits (checkAdmission).
-func (asr) CheckAdmission(in Admission) []Finding {
-	var found findings
-	checkAdmission(in, found.add)
-	return found
+// StoredClips are the row's pinned clips as the run stores them, in pinned order (Admitter).
+func (asr) StoredClips(in Admission) ([]StoredClip, error) {
+	set, err := in.Source.asr()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]StoredClip, 0, len(set.Clips))
+	for _, c := range set.Clips {
+		out = append(out, StoredClip{ID: c.ID, Path: filepath.Join(in.Dir, c.ID+".wav")})
+	}
+	return out, nil
 }
 
 // InputSHA is an uploaded clip's identity: the payload alone says it.
@@ -167,73 +175,19 @@ func checkASRInputs(runDir string, src InputSource, where string, r evidence.Res
 	}
 }
 
-// checkAdmission holds a stage-3 row to its clip limits: nothing is dropped silently. Every
-// pinned clip was either sent (it is a row of every AIPerf input file the run stored) or recorded
-// as skipped, never both; a skipped clip really breaks a recorded limit, re-applied to the stored
-// WAV; a sent clip breaks none; a row whose every clip was skipped is failed. A row whose input
-// is its TRTMC testcase's own clip (test_input_audio) is held to the same with that one clip,
-// sent under the testcase's name.
-func checkAdmission(in Admission, report reporter) {
+// checkSent requires every AIPerf input file of the row to hold exactly the pinned clips its
+// admission did not skip (the admission claim derives the skipped ones from the stored clips).
+func checkSent(in StoredInputs, report reporter) {
 	runDir, where, r := in.RunDir, in.Where, in.Result
 	set, err := in.Source.asr()
 	if err != nil {
 		report(r.Dataset.Path, "%v", err)
 		return
 	}
-	limits := in.Limits
-	skipped := map[string]evidence.SkippedInput{}
+	skipped := map[string]bool{}
 	for _, sk := range r.Skipped {
-		if _, dup := skipped[sk.Clip]; dup {
-			report(where, "clip %s is listed as skipped twice", sk.Clip)
-		}
-		skipped[sk.Clip] = sk
+		skipped[sk.Clip] = true
 	}
-	if len(r.Skipped) > 0 && r.Limits == nil {
-		report(where, "%d clips recorded as skipped, but no input limits are recorded", len(r.Skipped))
-	}
-	dir := filepath.Join(runDir, in.Stage, r.Profile, "inputs")
-	if r.Records != "" {
-		if recordsPath, err := InsideDir(runDir, "records", r.Records); err == nil {
-			dir = filepath.Join(filepath.Dir(recordsPath), "inputs")
-		}
-	}
-	pinned := map[string]bool{}
-	for _, c := range set.Clips {
-		pinned[c.ID] = true
-		seconds, rate, err := ClipOf(filepath.Join(dir, c.ID+".wav"))
-		if err != nil {
-			report(where, "clip %s: stored input not readable, its limits cannot be re-applied: %v", c.ID, err)
-			continue
-		}
-		why := limits.Violation(in.Family, seconds, rate)
-		sk, isSkipped := skipped[c.ID]
-		switch {
-		case isSkipped && why == "":
-			report(where, "clip %s (%.2f s, %d Hz) is recorded as skipped (%q) but breaks none of the limits that apply %+v", c.ID, seconds, rate, sk.Reason, limits)
-		case !isSkipped && why != "":
-			report(where, "clip %s was not skipped but breaks the family's declared limits: %s", c.ID, why)
-		}
-	}
-	for _, sk := range r.Skipped {
-		if !pinned[sk.Clip] {
-			report(where, "skipped clip %s is not a clip of the pinned dataset %s", sk.Clip, r.Dataset.Path)
-		}
-	}
-	for _, o := range r.Outputs {
-		if _, isSkipped := skipped[o.InputID]; isSkipped {
-			report(where, "request %s served clip %s, which is recorded as skipped", o.RequestID, o.InputID)
-		}
-	}
-	if len(set.Clips) > 0 && len(skipped) >= len(set.Clips) && r.Status != evidence.StatusFailed {
-		report(where, "every pinned clip was skipped, yet the row is %s: a row never qualifies on zero inputs", r.Status)
-	}
-	if r.AIPerf != nil {
-		checkSent(runDir, where, r, set, skipped, report)
-	}
-}
-
-// checkSent requires every AIPerf input file of the row to hold exactly the clips not skipped.
-func checkSent(runDir, where string, r evidence.Result, set dataset.ASRSet, skipped map[string]evidence.SkippedInput, report reporter) {
 	for _, f := range aiperfInputsFiles(runDir, where, r, "clips", report) {
 		rel := relSlash(runDir, f)
 		sent, err := sessionIDs(f)
@@ -242,11 +196,10 @@ func checkSent(runDir, where string, r evidence.Result, set dataset.ASRSet, skip
 			continue
 		}
 		for _, c := range set.Clips {
-			_, isSkipped := skipped[c.ID]
 			switch {
-			case isSkipped && sent[c.ID]:
+			case skipped[c.ID] && sent[c.ID]:
 				report(rel, "clip %s is recorded as skipped but AIPerf was given it", c.ID)
-			case !isSkipped && !sent[c.ID]:
+			case !skipped[c.ID] && !sent[c.ID]:
 				report(rel, "clip %s was neither sent nor recorded as skipped", c.ID)
 			}
 			delete(sent, c.ID)

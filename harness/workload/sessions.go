@@ -1,7 +1,7 @@
 package workload
 
 // What AIPerf was given, for the stages whose inputs are not clip-admitted (stage 3 has
-// checkSent, asr_recheck.go): every AIPerf inputs.json of a T2I or audio-QA row must hold exactly
+// checkSent, asr_claims.go): every AIPerf inputs.json of a T2I or audio-QA row must hold exactly
 // the pinned inputs the evidence names (dataset.path, re-hashed by verify), each as its session
 // id, and each session's payloads must carry that input (a prompt's text and seed, a QA pair's
 // question and clip). An audio-QA row's stored clips, the WAVs it sent, are re-hashed against the

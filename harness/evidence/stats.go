@@ -1,0 +1,105 @@
+package evidence
+
+import "fmt"
+
+// The statistics the evidence records (intervals over runs, tail percentiles under the sample
+// rule, non-inferiority verdicts), in the schema's own types: harness/stats computes them into
+// its own (harness/stats/schema) and harness/claim, harness/nocache and harness/accuracy convert
+// them here, field for field (TestSchemaTypesEncodeAsTheirSources).
+
+// Bounds is a two-sided interval.
+type Bounds struct {
+	Lower float64 `json:"lower"`
+	Upper float64 `json:"upper"`
+}
+
+// Interval is a mean over runs with its Student-t interval. CI is nil when fewer than two runs
+// make an interval impossible; such a figure is always inconclusive.
+type Interval struct {
+	N            int     `json:"n"`
+	Mean         float64 `json:"mean"`
+	SD           float64 `json:"sd"`
+	Level        float64 `json:"level"`
+	CI           *Bounds `json:"ci,omitempty"`
+	HalfWidth    float64 `json:"half_width"`
+	Inconclusive bool    `json:"inconclusive"`
+	Reason       string  `json:"reason,omitempty"`
+	Rule         string  `json:"rule"`
+}
+
+// Tail is a tail percentile with its sample rule.
+type Tail struct {
+	Percentile float64 `json:"percentile"`
+	N          int     `json:"n"`
+	MinSamples int     `json:"min_samples"`
+	Reportable bool    `json:"reportable"`
+	Value      float64 `json:"value,omitempty"`       // linear interpolation
+	UpperBound float64 `json:"upper_bound,omitempty"` // x(k): P(true percentile ≤ x(k)) ≥ 95%
+	Order      int     `json:"order,omitempty"`       // k, 1-based
+	Label      string  `json:"label"`
+	Rule       string  `json:"rule"`
+}
+
+// Run is one AIPerf run's figures.
+type Run struct {
+	Index    int                `json:"index"`
+	Requests int                `json:"requests"`
+	Figures  map[string]float64 `json:"figures"`
+}
+
+// FigureInterval is a per-run figure's mean over runs with its interval.
+type FigureInterval struct {
+	Name string `json:"name"`
+	Unit string `json:"unit"`
+	Interval
+}
+
+// TailFigure is a tail percentile of one latency pooled over every measured request of every run.
+type TailFigure struct {
+	Name string `json:"name"`
+	Tail
+}
+
+// Repeated is a row's repeated-run statistics.
+type Repeated struct {
+	Runs    []Run            `json:"runs"`
+	Figures []FigureInterval `json:"figures"`
+	Tails   []TailFigure     `json:"tails"`
+}
+
+// PerRun is the named figure of every run, in run order, for a comparison.
+func (r Repeated) PerRun(name string) ([]float64, error) {
+	var out []float64
+	for _, run := range r.Runs {
+		v, ok := run.Figures[name]
+		if !ok {
+			return nil, fmt.Errorf("run %d has no %s", run.Index, name)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// Outcome is a non-inferiority verdict.
+type Outcome string
+
+// Outcomes.
+const (
+	OutcomePass         Outcome = "pass"
+	OutcomeFail         Outcome = "fail"
+	OutcomeInconclusive Outcome = "inconclusive"
+)
+
+// NonInferiority is a bootstrap verdict.
+type NonInferiority struct {
+	Test      string  `json:"test"`
+	Estimate  float64 `json:"estimate"` // R on the full sample
+	P05       float64 `json:"p05"`
+	P95       float64 `json:"p95"`
+	Units     int     `json:"units"`
+	Clusters  int     `json:"clusters"`
+	Resamples int     `json:"resamples"`
+	Seed      uint64  `json:"seed"`
+	Verdict   Outcome `json:"verdict"`
+	Rule      string  `json:"rule"`
+}
