@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/metrics"
 	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
@@ -79,6 +80,11 @@ type Stage struct {
 	// Selection is the target's rows of this stage and how this run narrowed them (nil in
 	// evidence written before it was recorded: the inventory stands for the target's rows).
 	Selection *Selection `json:"selection,omitempty"`
+	// Started and Finished are when the suite began the stage and when it wrote its evidence
+	// (UTC): the run's place in time, by which a paired comparison checks that its runs took
+	// turns (RunWindow).
+	Started  time.Time `json:"started,omitzero"`
+	Finished time.Time `json:"finished,omitzero"`
 }
 
 // Probe is a request that proves a refusal (stage 9: audio to a model without the capability).
