@@ -244,7 +244,7 @@ func measuredBlocks(s evidence.Stage, pics Pictures) []doc.Block {
 			}
 		}
 		p := PerfOf(r)
-		perf.Rows = append(perf.Rows, doc.Row{Cells: []doc.Text{doc.T(r.Profile), doc.T(p.ClientP50), doc.T(p.TaskP50), doc.T(p.Overhead), doc.T(p.Throughput), doc.T(p.Rate), plot}})
+		perf.Rows = append(perf.Rows, doc.Row{Cells: []doc.Text{doc.T(r.Profile), doc.T(p.ClientP50), doc.T(p.TaskP50), doc.T(p.Overhead), doc.T(p.Throughput + OneRunMark(r)), doc.T(p.Rate), plot}})
 		tails.Rows = append(tails.Rows, doc.Row{Cells: []doc.Text{doc.T(r.Profile), doc.T(TailCell(r, "client_latency", 95)), doc.T(TailCell(r, "client_latency", 99)),
 			doc.T(TailCell(r, "task_call", 95)), doc.T(TailCell(r, "task_call", 99))}})
 	}
@@ -253,7 +253,7 @@ func measuredBlocks(s evidence.Stage, pics Pictures) []doc.Block {
 	if len(plots.Items) > 0 {
 		out = append(out, plots)
 	}
-	return append(out, doc.Paragraph{Text: doc.Prose("Tails (pooled over every run: value [95% distribution-free interval] n; a side no sample can bound is *open*):")}, tails)
+	return append(out, doc.Paragraph{Text: doc.Prose("Tails (pooled over every run: value [95% distribution-free interval, widened to hold the value] n; a side no sample can bound is *open*; with neither side bounded, *n too small* for an interval):")}, tails)
 }
 
 // gateFigureBlocks is one column per figure the stage's gates report.

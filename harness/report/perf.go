@@ -13,7 +13,7 @@ import (
 // Perf are a row's performance cells, computed once for qualification.md and report.html so
 // a figure reads the same in both: the value is the row's timing figure (for a rate, the mean
 // over AIPerf runs of each run's own rate, harness/timing) and, with several runs, the
-// half-width of its interval over runs beside it.
+// half-width of its interval over runs beside it (a row of one run carries OneRunMark once).
 type Perf struct {
 	ClientP50, ClientP95, TaskP50, TaskP95, Overhead string // tails with n and their interval
 	Throughput                                       string // req/s
@@ -61,6 +61,30 @@ func FigureCell(r evidence.Result, name string) string {
 		}
 	}
 	return cell
+}
+
+// oneRunMark is what a row of a single AIPerf run carries, once, in every table that shows its
+// figures over runs (after its throughput, after its runs × requests): no ± is not a figure
+// without spread, it is a figure with no interval.
+const oneRunMark = "1 run: no interval"
+
+// OneRunMark is oneRunMark in parentheses, after a space, for a row of one run; "" otherwise.
+func OneRunMark(r evidence.Result) string {
+	if r.Timing == nil || runsOf(r) > 1 {
+		return ""
+	}
+	return " (" + oneRunMark + ")"
+}
+
+// runsOf is how many AIPerf runs a row's figures are over.
+func runsOf(r evidence.Result) int {
+	switch {
+	case r.Repeated != nil:
+		return len(r.Repeated.Runs)
+	case r.AIPerf != nil:
+		return max(r.AIPerf.Runs, 1)
+	}
+	return 1
 }
 
 // formatFigure is the one number format of the reports' timing figures: four significant
