@@ -38,7 +38,12 @@ import (
 // under the tables that mark a figure inconclusive or show accuracy). A run's renderings are part
 // of its schema because verify draws them again and compares bytes: harness/report's
 // TestRenderingsChangeOnlyWithTheSchema fails when they change while this number does not.
-const SchemaVersion = 6
+// 7: a stage records when it started and finished (a paired comparison checks its runs took
+// turns) and the AIPerf counts the run lowered below the target's (selection.reduced_load: the
+// verdict then says REDUCED LOAD — not a qualification); a tail's order-statistic interval is
+// widened to hold its estimate; the reports mark a one-run row's figures "1 run: no interval"
+// and a tail no sample bounds "n too small"; JUnit carries the scope and each tail's n and bounds.
+const SchemaVersion = 7
 
 // Evidence is one run.
 type Evidence struct {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
@@ -130,11 +131,19 @@ func StageCells(s evidence.Stage) (qualified, rows string) {
 	return fmt.Sprintf("%d / %d", q, max(counted, sc.Counted)), fmt.Sprintf("%d of %d", sc.Selected, sc.Total)
 }
 
-// ScopeLine says, under a verdict whose run left rows of the target out, what it covered.
+// ScopeLine says, under a verdict whose run is no qualification of the target, what it
+// covered: the rows it left out, the load it lowered.
 func ScopeLine(e evidence.Evidence) string {
 	sc := evidence.ScopeOf(e)
-	if !sc.Partial() {
+	var parts []string
+	if sc.Partial() {
+		parts = append(parts, fmt.Sprintf("this run selected %d of the target's %d rows; the others are *not selected* in each stage's inventory and nothing is claimed for them", sc.Selected, sc.Total))
+	}
+	if len(sc.Reduced) > 0 {
+		parts = append(parts, fmt.Sprintf("it measured at a load below the target's (%s), so its figures are not a qualification's", strings.Join(sc.Reduced, "; ")))
+	}
+	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("Scope: this run selected %d of the target's %d rows; the others are *not selected* in each stage's inventory and nothing is claimed for them. A qualification runs every row (make qualify).", sc.Selected, sc.Total)
+	return "Scope: " + strings.Join(parts, "; ") + ". A qualification runs every row at the target's load (make qualify)."
 }
