@@ -49,7 +49,8 @@ func Resulting(r InventoryRow) bool {
 type Scope struct {
 	Selected, Total, Counted int
 	Label                    string
-	// Reduced are the AIPerf counts lowered below the target's, per stage ("asr: runs 2 of 5").
+	// Reduced are the AIPerf counts lowered below the target's, one entry per stage ("asr: runs 2
+	// of 5, requests 3 of 7").
 	Reduced []string
 }
 
@@ -69,9 +70,7 @@ func ScopeOf(e Evidence) Scope {
 		if sc.Label == "" {
 			sc.Label = st.Label
 		}
-		for _, r := range st.Reduced {
-			sc.Reduced = append(sc.Reduced, s.Stage+": "+r)
-		}
+		sc.Reduced = append(sc.Reduced, st.Reduced...)
 	}
 	return sc
 }
@@ -91,8 +90,8 @@ func StageScope(s Stage) Scope {
 			sc.Selected++
 		}
 	}
-	if sc.Selected > 0 { // a stage that ran no row measured at no load
-		sc.Reduced = sel.ReducedLoad
+	if sc.Selected > 0 && len(sel.ReducedLoad) > 0 { // a stage that ran no row measured at no load
+		sc.Reduced = []string{s.Stage + ": " + strings.Join(sel.ReducedLoad, ", ")}
 	}
 	return sc
 }
