@@ -37,7 +37,8 @@ func treeDigest(t *testing.T, dir string) string {
 	return b.String()
 }
 
-// TestOutputIntoARunIsRefusedWhereverThePathLeads: qual report -o and qual compare -o refuse every
+// TestOutputIntoARunIsRefusedWhereverThePathLeads: qual report -o, qual compare -o and qual merge -o
+// (a new directory) refuse every
 // destination that is a run or lies inside one — the run being rendered, another signed run, an
 // unsigned reported run, a run the suites wrote but no report yet — however the path gets there:
 // absolute, relative to the working directory, through "..", through a link to the run or to a
@@ -93,7 +94,10 @@ func TestOutputIntoARunIsRefusedWhereverThePathLeads(t *testing.T) {
 		before[name] = treeDigest(t, r)
 	}
 	for _, out := range refused {
-		for _, args := range [][]string{{"report", "--fail-on", "failed", "-o", out, src}, {"compare", "-o", out, src, other}} {
+		for _, args := range [][]string{{"report", "--fail-on", "failed", "-o", out, src}, {"compare", "-o", out, src, other}, {"merge", "-o", out, src}} {
+			if args[0] == "merge" && !strings.Contains(out, "new") && !strings.HasSuffix(out, "/out") && !strings.HasSuffix(out, "/x") && !strings.HasSuffix(out, "/y") {
+				continue // an existing directory: merge refuses any that is not empty, run or not
+			}
 			code, stdout, errOut := qualRun(t, args...)
 			want := fmt.Sprintf("qual %s: %s cannot be an output directory: it is ", args[0], out)
 			if code != exitUsage || stdout != "" || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != 1 ||
