@@ -38,11 +38,15 @@ func runSign(ctx context.Context, args []string, stdout io.Writer) error {
 	if _, err := evidence.Read(fs.Arg(0)); err != nil {
 		return err
 	}
-	if done, err := alreadySigned(ctx, fs.Arg(0), *resign, stdout); done || err != nil {
-		return err
-	}
+	// The key is checked first: a bad key is named whatever state the run is in.
 	key, source, err := signingKey(keyFile, stdout)
 	if err != nil {
+		return err
+	}
+	if _, err := attest.PublicFromPrivate(key); err != nil {
+		return fmt.Errorf("signing key (%s): %w", source, err)
+	}
+	if done, err := alreadySigned(ctx, fs.Arg(0), *resign, stdout); done || err != nil {
 		return err
 	}
 	fp, err := attest.Sign(ctx, fs.Arg(0), key)
