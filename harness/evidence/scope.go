@@ -126,6 +126,9 @@ func scopeCoverage(sc Scope) string {
 // ScopeWords is a stage's or a run's scope in one phrase, as its JUnit report and summary carry
 // it: "qualification: 6 of 6 rows at the target's load", or the narrowed run's word and coverage.
 func ScopeWords(sc Scope) string {
+	if sc.Total == 0 { // a blocked stage, or one the target gives no row: nothing to run or narrow
+		return "no rows: nothing of the stage is run (blocked, or the target has no row for it)"
+	}
 	if !sc.Narrowed() {
 		return fmt.Sprintf("qualification: %d of %d rows at the target's load", sc.Selected, sc.Total)
 	}
