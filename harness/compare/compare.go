@@ -65,7 +65,8 @@ type Comparison struct {
 	OnlyInNew  []string        `json:"only_in_new,omitempty"`
 	Red        int             `json:"red"`
 	Failed     int             `json:"accuracy_failed"`
-	// Decided counts the common rows whose performance light decided (green, yellow or red).
+	// Decided counts the common rows whose performance decided (decide): red, or an interval
+	// wholly above the red bound.
 	Decided int `json:"decided"`
 	// Timed counts the common rows measured on at least one side: a row neither side times (a
 	// reduced or variant row, by design) has no light to decide and is not waited for.
@@ -100,6 +101,10 @@ type RowComparison struct {
 	Figure      string         `json:"figure"`
 	Performance *stats.Speedup `json:"performance,omitempty"`
 	PerfError   string         `json:"performance_error,omitempty"`
+	// Decided and Decision are what the verdict reads off the light (decide), in the words every
+	// output gives them.
+	Decided  bool   `json:"decided"`
+	Decision string `json:"decision"`
 	// TaskShift is the stratified shift of ln(per-request Task time), ln(new/base), over the
 	// measured requests of every run, each compared with requests of the same input
 	// (stats.StratifiedShift), beside the Welch interval of run medians.
@@ -270,7 +275,8 @@ func (c *Comparison) add(row RowComparison) {
 	if row.Performance != nil && row.Performance.Light == stats.Red {
 		c.Red++
 	}
-	if row.Performance != nil && row.Performance.Decided() {
+	row.Decided, row.Decision = decide(row.Performance)
+	if row.Decided {
 		c.Decided++
 	}
 	if accuracyFailed(row.Accuracy) {
@@ -649,11 +655,31 @@ func whyCell(r RowComparison) string {
 	if r.Performance == nil {
 		return "white: " + r.PerfError
 	}
-	why := fmt.Sprintf("%s: %s", r.Performance.Light, r.Performance.Why)
-	if p := r.Performance; p.Light != stats.White && !p.Decided() {
-		why += fmt.Sprintf(" — undecided: the interval reaches below the red bound %.3f, so a regression is neither shown nor excluded", p.RedBelow)
+	return fmt.Sprintf("%s: %s — %s", r.Performance.Light, r.Performance.Why, r.Decision)
+}
+
+// decide is the one definition of a decided row, and its words: a row decides only when its
+// interval lies wholly on one side of the red bound, the bound the verdict depends on: red
+// (slower), or wholly above it (no regression, whether the light is green or yellow). A yellow
+// interval reaching below the red bound holds slowdowns the red light exists to catch; a white
+// light has no interval to judge.
+func decide(sp *stats.Speedup) (bool, string) {
+	if sp == nil {
+		return false, "undecided: no speedup could be computed"
 	}
-	return why
+	red := sp.RedBelow
+	if red == 0 {
+		red = stats.RedBelow // a Speedup from before the bounds were recorded
+	}
+	switch {
+	case sp.Light == stats.Red:
+		return true, fmt.Sprintf("decided: slower (the whole interval lies below the red bound %.3f)", red)
+	case sp.Light == stats.White || sp.CI == nil:
+		return false, "undecided: a white light judges no interval"
+	case sp.CI.Lower > red:
+		return true, fmt.Sprintf("decided: no regression (the whole interval lies above the red bound %.3f)", red)
+	}
+	return false, fmt.Sprintf("undecided: the interval reaches below the red bound %.3f, so a regression is neither shown nor excluded", red)
 }
 
 func accuracyCell(a *Accuracy) string {

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
@@ -67,6 +69,12 @@ func Paired(baseDirs, newDirs []string, o Options, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := distinctRuns(append(append([]string{}, baseDirs...), newDirs...), append(append([]evidence.Evidence{}, bases...), news...)); err != nil {
+		return err
+	}
+	if err := tookTurns(baseDirs, newDirs, bases, news); err != nil {
+		return err
+	}
 	c := comparePairs(bases, news)
 	c.AllowMissing = o.AllowMissing
 	if len(c.Rows) == 0 {
@@ -85,6 +93,73 @@ func Paired(baseDirs, newDirs []string, o Options, w io.Writer) error {
 	}
 	_, err = outcome(c)
 	return err
+}
+
+// distinctRuns refuses a run given twice, under any name: the same run id, or the same evidence
+// under another id (a copy whose id was changed: everything it records but its name is one
+// run's). A run compared with itself measures nothing, and a pair whose two members are one run
+// reads as a build equal to itself.
+func distinctRuns(dirs []string, runs []evidence.Evidence) error {
+	byID, byDigest := map[string]string{}, map[string]string{}
+	for i, dir := range dirs {
+		anon := runs[i]
+		anon.RunID = ""
+		data, err := evidence.EncodeJSON(anon)
+		if err != nil {
+			return err
+		}
+		digest := fmt.Sprintf("%x", sha256.Sum256(data))
+		if first, dup := byID[runs[i].RunID]; dup {
+			return fmt.Errorf("%w: %s and %s are the same run (run id %s): a pair compares two runs, each run once", ErrUsage, first, dir, runs[i].RunID)
+		}
+		if first, dup := byDigest[digest]; dup {
+			return fmt.Errorf("%w: %s and %s are the same run under two ids (their evidence is one but for its run id, sha256 %s): a pair compares two runs, each run once", ErrUsage, first, dir, digest[:12])
+		}
+		byID[runs[i].RunID], byDigest[digest] = dir, dir
+	}
+	return nil
+}
+
+// turnOrder is the order make compare-ab runs k pairs in: A1 B1, B2 A2, A3 B3, … (a constant
+// order effect cancels over two pairs, a linear drift within each two), as indices into
+// base (side 0) and new (side 1).
+func turnOrder(k int) [][2]int {
+	var out [][2]int
+	for i := range k {
+		if i%2 == 0 {
+			out = append(out, [2]int{0, i}, [2]int{1, i})
+		} else {
+			out = append(out, [2]int{1, i}, [2]int{0, i})
+		}
+	}
+	return out
+}
+
+// timeOfDay is how a run's recorded time is named, to the millisecond (two runs back to back
+// are seconds apart).
+const timeOfDay = "2006-01-02 15:04:05.000 UTC"
+
+// tookTurns checks, by the start and end times each run recorded, that the runs ran one after
+// another in turnOrder: the interval over pairs cancels drift only if the pairs alternated.
+func tookTurns(baseDirs, newDirs []string, bases, news []evidence.Evidence) error {
+	dirs, runs := [2][]string{baseDirs, newDirs}, [2][]evidence.Evidence{bases, news}
+	names := [2]string{"A", "B"}
+	var prev string
+	var prevEnd time.Time
+	for _, t := range turnOrder(len(bases)) {
+		side, i := t[0], t[1]
+		name := fmt.Sprintf("%s%d (%s)", names[side], i+1, dirs[side][i])
+		start, end, ok := evidence.RunWindow(runs[side][i])
+		if !ok {
+			return fmt.Errorf("%w: %s records no start and end time: whether the pairs took turns (A1 B1, B2 A2, …, as make compare-ab runs them) cannot be checked", ErrUsage, name)
+		}
+		if prev != "" && start.Before(prevEnd) {
+			return fmt.Errorf("%w: the runs did not take turns as make compare-ab runs them (A1 B1, B2 A2, A3 B3, …): %s started at %s, before %s ended at %s",
+				ErrUsage, name, start.Format(timeOfDay), prev, prevEnd.Format(timeOfDay))
+		}
+		prev, prevEnd = name, end
+	}
+	return nil
 }
 
 // readSide reads every run of one side; they must be one build, or the side measures a change.

@@ -8,6 +8,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -374,6 +375,7 @@ func (c Config) Target() (*target.Target, error) {
 	if err := t.CheckLayout(); err != nil { // the checkout's layout is the target's, or the fitting one is named
 		return nil, err
 	}
+	t.Declared = maps.Clone(t.AIPerf)
 	for s, o := range c.Loads {
 		if o == (Override{}) {
 			continue

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/runfile"
 )
@@ -35,7 +36,12 @@ import (
 // under the tables that mark a figure inconclusive or show accuracy). A run's renderings are part
 // of its schema because verify draws them again and compares bytes: harness/report's
 // TestRenderingsChangeOnlyWithTheSchema fails when they change while this number does not.
-const SchemaVersion = 6
+// 7: a stage records when it started and finished (a paired comparison checks its runs took
+// turns) and the AIPerf counts the run lowered below the target's (selection.reduced_load: the
+// verdict then says REDUCED LOAD — not a qualification); a tail's order-statistic interval is
+// widened to hold its estimate; the reports mark a one-run row's figures "1 run: no interval"
+// and a tail no sample bounds "n too small"; JUnit carries the scope and each tail's n and bounds.
+const SchemaVersion = 7
 
 // Evidence is one run.
 type Evidence struct {
@@ -77,6 +83,11 @@ type Stage struct {
 	// Selection is the target's rows of this stage and how this run narrowed them (nil in
 	// evidence written before it was recorded: the inventory stands for the target's rows).
 	Selection *Selection `json:"selection,omitempty"`
+	// Started and Finished are when the suite began the stage and when it wrote its evidence
+	// (UTC): the run's place in time, by which a paired comparison checks that its runs took
+	// turns (RunWindow).
+	Started  time.Time `json:"started,omitzero"`
+	Finished time.Time `json:"finished,omitzero"`
 }
 
 // Probe is a request that proves a refusal (stage 9: audio to a model without the capability).

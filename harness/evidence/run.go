@@ -3,7 +3,29 @@ package evidence
 import (
 	"path/filepath"
 	"sync"
+	"time"
 )
+
+// RunWindow is when a run's stages ran: the earliest start and the latest finish of the stages
+// that ran (a stage the run did not select ran nowhere); ok is false when one of them recorded
+// no time, or none ran.
+func RunWindow(e Evidence) (start, end time.Time, ok bool) {
+	for _, s := range e.Stages {
+		if !ran(s) {
+			continue
+		}
+		if s.Started.IsZero() || s.Finished.IsZero() {
+			return time.Time{}, time.Time{}, false
+		}
+		if start.IsZero() || s.Started.Before(start) {
+			start = s.Started
+		}
+		if s.Finished.After(end) {
+			end = s.Finished
+		}
+	}
+	return start, end, !start.IsZero()
+}
 
 // StageRun collects one stage's results, as its checkpoints finish (concurrently safe), into
 // the stage.json the suite writes at the end.
@@ -12,8 +34,13 @@ type StageRun struct {
 	Evidence Stage
 }
 
-// NewStageRun starts a stage's evidence.
-func NewStageRun(s Stage) *StageRun { return &StageRun{Evidence: s} }
+// NewStageRun starts a stage's evidence, noting when it started unless s says.
+func NewStageRun(s Stage) *StageRun {
+	if s.Started.IsZero() {
+		s.Started = time.Now().UTC()
+	}
+	return &StageRun{Evidence: s}
+}
 
 // Add records one checkpoint's result and moves its inventory row up the ladder.
 func (s *StageRun) Add(r Result) {
@@ -78,6 +105,7 @@ func (s *StageRun) Write(runDir string, versions map[string]string, hw Hardware)
 	defer s.mu.Unlock()
 	e := &s.Evidence
 	e.Versions, e.Hardware = versions, hw
+	e.Finished = time.Now().UTC()
 	Settle(e)
 	markNotSelected(e)
 	return WriteJSON(filepath.Join(runDir, e.Stage, "stage.json"), e)

@@ -17,6 +17,10 @@ type Selection struct {
 	Label      string   `json:"label,omitempty"` // "smoke", "focused", "shard 2/3"
 	TargetRows []string `json:"target_rows"`     // every row a whole run gives a result
 	Counted    int      `json:"target_counted"`  // of which counted
+	// ReducedLoad names each AIPerf count the run lowered below the target's own for the stage
+	// ("runs 2 of 5": make test-run's fewer runs): figures measured at a reduced load are no
+	// qualification's, whichever rows ran. Empty at the target's load.
+	ReducedLoad []string `json:"reduced_load,omitempty"`
 }
 
 // SelectionOf is the selection of a stage whose target rows (before sharding) are rows.
@@ -45,10 +49,17 @@ func Resulting(r InventoryRow) bool {
 type Scope struct {
 	Selected, Total, Counted int
 	Label                    string
+	// Reduced are the AIPerf counts lowered below the target's, one entry per stage ("asr: runs 2
+	// of 5, requests 3 of 7").
+	Reduced []string
 }
 
 // Partial says whether the run left rows of the target out.
 func (s Scope) Partial() bool { return s.Selected < s.Total }
+
+// Narrowed says whether the run is less than a qualification of the target: it left rows out,
+// or measured at a load below the target's.
+func (s Scope) Narrowed() bool { return s.Partial() || len(s.Reduced) > 0 }
 
 // ScopeOf is the run's scope over its stages.
 func ScopeOf(e Evidence) Scope {
@@ -59,6 +70,7 @@ func ScopeOf(e Evidence) Scope {
 		if sc.Label == "" {
 			sc.Label = st.Label
 		}
+		sc.Reduced = append(sc.Reduced, st.Reduced...)
 	}
 	return sc
 }
@@ -78,17 +90,49 @@ func StageScope(s Stage) Scope {
 			sc.Selected++
 		}
 	}
+	if sc.Selected > 0 && len(sel.ReducedLoad) > 0 { // a stage that ran no row measured at no load
+		sc.Reduced = []string{s.Stage + ": " + strings.Join(sel.ReducedLoad, ", ")}
+	}
 	return sc
 }
 
-// scopeVerdict wraps the stages' verdict of a run that left rows out: its word, what it covered
-// and what its selected rows gave.
+// scopeVerdict wraps the stages' verdict of a run that is no qualification of the target (it
+// left rows out, or measured at a reduced load): its word, what it covered and what its
+// selected rows gave.
 func scopeVerdict(sc Scope, stages string) string {
-	label := strings.ToUpper(sc.Label)
-	if label == "" {
-		label = "PARTIAL SELECTION"
+	return fmt.Sprintf("%s — not a qualification: %s (selected rows: %s)", scopeWord(sc), scopeCoverage(sc), stages)
+}
+
+// scopeWord is the run's narrowing in one word: the selection's label, else what narrowed it.
+func scopeWord(sc Scope) string {
+	switch {
+	case sc.Label != "":
+		return strings.ToUpper(sc.Label)
+	case sc.Partial():
+		return "PARTIAL SELECTION"
 	}
-	return fmt.Sprintf("%s — not a qualification: %d of %d rows (selected rows: %s)", label, sc.Selected, sc.Total, stages)
+	return "REDUCED LOAD"
+}
+
+// scopeCoverage is what a narrowed run covered: rows of the target's, and the load it lowered.
+func scopeCoverage(sc Scope) string {
+	s := fmt.Sprintf("%d of %d rows", sc.Selected, sc.Total)
+	if len(sc.Reduced) > 0 {
+		s += fmt.Sprintf(", at a load below the target's (%s)", strings.Join(sc.Reduced, "; "))
+	}
+	return s
+}
+
+// ScopeWords is a stage's or a run's scope in one phrase, as its JUnit report and summary carry
+// it: "qualification: 6 of 6 rows at the target's load", or the narrowed run's word and coverage.
+func ScopeWords(sc Scope) string {
+	if sc.Total == 0 { // a blocked stage, or one the target gives no row: nothing to run or narrow
+		return "no rows: nothing of the stage is run (blocked, or the target has no row for it)"
+	}
+	if !sc.Narrowed() {
+		return fmt.Sprintf("qualification: %d of %d rows at the target's load", sc.Selected, sc.Total)
+	}
+	return scopeWord(sc) + " — not a qualification: " + scopeCoverage(sc)
 }
 
 // markNotSelected gives the inventory rows the run gave no result their own word.

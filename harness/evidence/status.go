@@ -87,18 +87,19 @@ func allPlanned(results []Result) bool {
 // Verdict is the run's one-word outcome, derived from the stage statuses (see the glossary). A
 // test build (a binary built with a test-only tag such as qual_slowdown) is never QUALIFIED.
 //
-// A run that did not select every row of the target (a smoke run, a focus, one shard) is never a
-// qualification: its verdict names the narrowing and the rows it covered out of the target's,
-// then what its selected rows gave.
+// A run that did not select every row of the target (a smoke run, a focus, one shard), or that
+// measured at a load below the target's (make test-run), is never a qualification: its verdict
+// names the narrowing, the rows it covered out of the target's and the load it lowered, then
+// what its selected rows gave.
 func Verdict(e Evidence) string {
 	v := stagesVerdict(e)
 	sc := ScopeOf(e)
-	if sc.Partial() {
+	if sc.Narrowed() {
 		v = scopeVerdict(sc, v)
 	}
 	if len(TestBuildTags(e.Versions)) > 0 {
 		// Never a qualification, whatever the stages say; a scope still says which rows ran.
-		if sc.Partial() {
+		if sc.Narrowed() {
 			return "TEST BUILD — " + v
 		}
 		return "TEST BUILD"

@@ -139,15 +139,17 @@ func (p *Plan) ScopeLabel(focused bool) string {
 }
 
 // NewStageRun starts the stage's evidence: its inventory (paths relative to the target's
-// root), the target's rows and how the run selects them (label: ScopeLabel), and the AIPerf and
-// server settings.
+// root), the target's rows and how the run selects them (label: ScopeLabel) and the AIPerf
+// counts it lowered below the target's, and the AIPerf and server settings.
 func (p *Plan) NewStageRun(label string) *evidence.StageRun {
 	rows := append([]evidence.InventoryRow(nil), p.Rows...)
 	inventory.Relative(rows, p.Target.Root)
+	sel := evidence.SelectionOf(p.TargetRows, label)
+	sel.ReducedLoad = p.Target.ReducedLoad(p.Stage)
 	return evidence.NewStageRun(evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: string(p.Stage),
 		Number: p.W.Stage().Number(), Inventory: rows, Target: evidence.RelPath(p.Root, p.Target.Path), TargetKind: string(p.Target.Kind),
 		Settings:  map[string]any{"aiperf": p.Target.StageLoad(p.Stage), "server": p.Target.Server},
-		Selection: evidence.SelectionOf(p.TargetRows, label)})
+		Selection: sel})
 }
 
 // Capabilities is how a target's profiles declare what they implement: the embedded target's

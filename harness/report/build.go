@@ -244,7 +244,7 @@ func measuredBlocks(s evidence.Stage, pics Pictures) []doc.Block {
 			}
 		}
 		p := PerfOf(r)
-		perf.Rows = append(perf.Rows, doc.Row{Cells: []doc.Text{doc.T(r.Profile), doc.T(p.ClientP50), doc.T(p.TaskP50), doc.T(p.Overhead), doc.T(p.Throughput), doc.T(p.Rate), plot}})
+		perf.Rows = append(perf.Rows, doc.Row{Cells: []doc.Text{doc.T(r.Profile), doc.T(p.ClientP50), doc.T(p.TaskP50), doc.T(p.Overhead), doc.T(p.Throughput + OneRunMark(r)), doc.T(p.Rate), plot}})
 		tails.Rows = append(tails.Rows, doc.Row{Cells: []doc.Text{doc.T(r.Profile), doc.T(TailCell(r, "client_latency", 95)), doc.T(TailCell(r, "client_latency", 99)),
 			doc.T(TailCell(r, "task_call", 95)), doc.T(TailCell(r, "task_call", 99))}})
 	}
@@ -253,7 +253,7 @@ func measuredBlocks(s evidence.Stage, pics Pictures) []doc.Block {
 	if len(plots.Items) > 0 {
 		out = append(out, plots)
 	}
-	return append(out, doc.Paragraph{Text: doc.Prose("Tails (pooled over every run: value [95% distribution-free interval] n; a side no sample can bound is *open*):")}, tails)
+	return append(out, doc.Paragraph{Text: doc.Prose("Tails (pooled over every run: value [95% distribution-free interval, widened to hold the value] n; a side no sample can bound is *open*; with neither side bounded, *n too small* for an interval):")}, tails)
 }
 
 // gateFigureBlocks is one column per figure the stage's gates report.
@@ -398,7 +398,7 @@ func glossary() []string {
 	return []string{
 		"**Verdict**: QUALIFIED when every stage is qualified; PARTIAL when none failed but some are blocked or planned; NOT QUALIFIED when no stage is qualified and none failed; FAILED when any stage failed; TEST BUILD, whatever the stages say, when the binaries carry a test-only build tag (versions: build_tags, e.g. qual_slowdown), followed by the scope when the run selected part of the target (TEST BUILD — SMOKE — …).",
 		"**Stage** — *qualified*: at least one counted full-model row is aiperf-qualified and no row failed; *failed*: a row failed, or no counted row was qualified; *blocked*: no profile of the target implements the stage's capability (the audit shows why; JUnit marks it skipped); *planned*: the target could not run here (e.g. no GPU stack), nothing is claimed.",
-		"**Scope** — a run that does not select every row of the target (make smoke, a focus, one shard) is never a qualification: its verdict reads e.g. *SMOKE — not a qualification: 3 of 12 rows (selected rows: QUALIFIED)*, its denominators are the target's, and each row it did not select is *not selected* in the inventory.",
+		"**Scope** — a run that does not select every row of the target (make smoke, a focus, one shard), or that measures at a load below the target's (fewer AIPerf runs, requests or warmup than the target file states: make test-run), is never a qualification: its verdict reads e.g. *SMOKE — not a qualification: 3 of 12 rows (selected rows: QUALIFIED)* or *REDUCED LOAD — not a qualification: 12 of 12 rows, at a load below the target's (asr: runs 2 of 5) (selected rows: QUALIFIED)*, its denominators are the target's, and each row it did not select is *not selected* in the inventory.",
 		"**Row** — *aiperf-qualified*: gate passed on the exact bundle, served, AIPerf ran, every request joined, native == HTTP on every request, outputs meaningful, timing derived, bundle unchanged; *family-validated*: the family gate passed on the bundle (reduced and variant rows stop here); *planned*: not run, with the reason; *not selected*: a row of the target this run did not select; *failed*: a claim failed (see failures); *excluded*: not in the stage's group, with the reason.",
 		"**Kind** — *full*: the checkpoint's normal profile; *reduced*: L0 / random-weight / smaller settings; *variant*: a precision, parallelism or decode-setting variant; *gap*: a checkpoint of the stage's group that has only reduced or variant profiles, so no row can stand for the model: it is listed (status *" + string(evidence.StatusUnsupported) + "*, never counted) rather than left out. **Counted**: only full rows count toward a stage's qualification.",
 	}

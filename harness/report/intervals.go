@@ -18,20 +18,24 @@ func intervalBlocks(s evidence.Stage) []doc.Block {
 	t := doc.Table{Class: "over-runs", Header: []string{"profile", "runs × requests", "mean of the runs' Task p50 ms", "mean of the runs' client − Task p50 ms", "throughput", "RTF or images/s"}}
 	for _, r := range s.Results {
 		rep := r.Repeated
-		if rep == nil {
-			continue
-		}
-		requests := 0
-		if len(rep.Runs) > 0 {
-			requests = rep.Runs[0].Requests
-		}
 		p := PerfOf(r)
-		t.Rows = append(t.Rows, doc.Row{Cells: []doc.Text{doc.T(r.Profile), doc.T(fmt.Sprintf("%d × %d", len(rep.Runs), requests)),
-			intervalCell(rep, "task_call_p50"), intervalCell(rep, "client_minus_task_p50"), doc.T(p.Throughput), doc.T(p.Rate)}})
+		switch {
+		case rep != nil:
+			requests := 0
+			if len(rep.Runs) > 0 {
+				requests = rep.Runs[0].Requests
+			}
+			t.Rows = append(t.Rows, doc.Row{Cells: []doc.Text{doc.T(r.Profile), doc.T(fmt.Sprintf("%d × %d", len(rep.Runs), requests)),
+				intervalCell(rep, "task_call_p50"), intervalCell(rep, "client_minus_task_p50"), doc.T(p.Throughput), doc.T(p.Rate)}})
+		case r.Timing != nil:
+			// One run: its figures are the run's own, shown with the mark, never as a bare mean.
+			t.Rows = append(t.Rows, doc.Row{Cells: []doc.Text{doc.T(r.Profile), doc.T(fmt.Sprintf("1 × %d", r.Timing.Requests) + OneRunMark(r)),
+				doc.T(FigureCell(r, "task_call_p50")), doc.T(FigureCell(r, "client_minus_task_p50")), doc.T(p.Throughput), doc.T(p.Rate)}})
+		}
 	}
 	var out []doc.Block
 	if len(t.Rows) > 0 {
-		out = append(out, doc.Paragraph{Text: doc.Prose("Over runs (mean ± 95% Student-t half-width; the tails pooled over runs are in the Tails table):")})
+		out = append(out, doc.Paragraph{Text: doc.Prose("Over runs (mean ± 95% Student-t half-width; a row of one AIPerf run shows that run's figures, marked *" + oneRunMark + "*; the tails pooled over runs are in the Tails table):")})
 		out = append(out, explained(t)...)
 	}
 	return append(out, accuracyBlocks(s)...)
@@ -81,6 +85,9 @@ func orderCell(iv *evidence.OrderInterval) string {
 	if iv == nil {
 		return "(no interval recorded)"
 	}
+	if iv.LowerOrder == 0 && iv.UpperOrder == 0 {
+		return fmt.Sprintf("(n too small for a %g%% interval: n=%d)", 100*iv.Level, iv.N)
+	}
 	lower, upper := "open", "open"
 	if iv.LowerOrder > 0 {
 		lower = formatFigure(iv.Lower)
@@ -97,6 +104,8 @@ func intervalCell(rep *evidence.Repeated, name string) doc.Text {
 			continue
 		}
 		switch {
+		case f.CI == nil && f.N < 2:
+			return doc.T(formatFigure(f.Mean) + " (" + oneRunMark + ")")
 		case f.CI == nil:
 			return doc.T(fmt.Sprintf("%s (%s)", formatFigure(f.Mean), f.Reason))
 		case f.Inconclusive:

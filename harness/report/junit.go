@@ -36,12 +36,31 @@ func JUnitFigures(r evidence.Result) []JUnitFigure {
 	if r.Timing != nil {
 		for _, f := range r.Timing.Figures {
 			out = append(out, JUnitFigure{JUnitTiming, JUnitFigureName(f.Name, f.Unit), f.Value})
+			out = append(out, intervalFigures(f)...)
 		}
 	}
 	if r.Gate != nil {
 		for _, k := range slices.Sorted(maps.Keys(r.Gate.Figures)) {
 			out = append(out, JUnitFigure{JUnitGate, "gate_" + k, r.Gate.Figures[k]})
 		}
+	}
+	return out
+}
+
+// intervalFigures are a tail's n and the sides of its order-statistic interval a sample bounds,
+// beside its value (client_latency_p95_n, client_latency_p95_lower_ms, …): a dashboard reads how
+// much a p95 rests on, as the reports show it.
+func intervalFigures(f evidence.Figure) []JUnitFigure {
+	iv := f.Interval
+	if iv == nil {
+		return nil
+	}
+	out := []JUnitFigure{{JUnitTiming, f.Name + "_n", float64(iv.N)}}
+	if iv.LowerOrder > 0 {
+		out = append(out, JUnitFigure{JUnitTiming, JUnitFigureName(f.Name+"_lower", f.Unit), iv.Lower})
+	}
+	if iv.UpperOrder > 0 {
+		out = append(out, JUnitFigure{JUnitTiming, JUnitFigureName(f.Name+"_upper", f.Unit), iv.Upper})
 	}
 	return out
 }
@@ -57,10 +76,11 @@ func JUnitFigureName(name, unit string) string {
 }
 
 // JUnitStageProperties are the suite properties a stage's JUnit report carries of its stage.json:
-// the target, its kind, the hardware and every version (the run's id, the stage and the shard are
-// the run's, beside them).
+// the target, its kind, the stage's scope in the verdict's words (a smoke or reduced-load run's
+// report says it is no qualification), the hardware and every version (the run's id, the stage and
+// the shard are the run's, beside them).
 func JUnitStageProperties(s evidence.Stage) map[string]string {
-	out := map[string]string{"target": s.Target, "target_kind": string(s.TargetKind),
+	out := map[string]string{"target": s.Target, "target_kind": string(s.TargetKind), "scope": evidence.ScopeWords(evidence.StageScope(s)),
 		"hardware.cpu": s.Hardware.CPU, "hardware.cores": fmt.Sprint(s.Hardware.Cores), "hardware.gpu": s.Hardware.GPU}
 	for k, v := range s.Versions {
 		out["version."+k] = v

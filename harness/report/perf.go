@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
@@ -12,7 +13,7 @@ import (
 // Perf are a row's performance cells, computed once for qualification.md and report.html so
 // a figure reads the same in both: the value is the row's timing figure (for a rate, the mean
 // over AIPerf runs of each run's own rate, harness/timing) and, with several runs, the
-// half-width of its interval over runs beside it.
+// half-width of its interval over runs beside it (a row of one run carries OneRunMark once).
 type Perf struct {
 	ClientP50, ClientP95, TaskP50, TaskP95, Overhead string // tails with n and their interval
 	Throughput                                       string // req/s
@@ -62,6 +63,30 @@ func FigureCell(r evidence.Result, name string) string {
 	return cell
 }
 
+// oneRunMark is what a row of a single AIPerf run carries, once, in every table that shows its
+// figures over runs (after its throughput, after its runs × requests): no ± is not a figure
+// without spread, it is a figure with no interval.
+const oneRunMark = "1 run: no interval"
+
+// OneRunMark is oneRunMark in parentheses, after a space, for a row of one run; "" otherwise.
+func OneRunMark(r evidence.Result) string {
+	if r.Timing == nil || runsOf(r) > 1 {
+		return ""
+	}
+	return " (" + oneRunMark + ")"
+}
+
+// runsOf is how many AIPerf runs a row's figures are over.
+func runsOf(r evidence.Result) int {
+	switch {
+	case r.Repeated != nil:
+		return len(r.Repeated.Runs)
+	case r.AIPerf != nil:
+		return max(r.AIPerf.Runs, 1)
+	}
+	return 1
+}
+
 // formatFigure is the one number format of the reports' timing figures: four significant
 // digits, whole numbers from 1000 up (15710 ms, not 1.571e+04).
 func formatFigure(v float64) string {
@@ -105,11 +130,19 @@ func StageCells(s evidence.Stage) (qualified, rows string) {
 	return fmt.Sprintf("%d / %d", q, max(counted, sc.Counted)), fmt.Sprintf("%d of %d", sc.Selected, sc.Total)
 }
 
-// ScopeLine says, under a verdict whose run left rows of the target out, what it covered.
+// ScopeLine says, under a verdict whose run is no qualification of the target, what it
+// covered: the rows it left out, the load it lowered.
 func ScopeLine(e evidence.Evidence) string {
 	sc := evidence.ScopeOf(e)
-	if !sc.Partial() {
+	var parts []string
+	if sc.Partial() {
+		parts = append(parts, fmt.Sprintf("this run selected %d of the target's %d rows; the others are *not selected* in each stage's inventory and nothing is claimed for them", sc.Selected, sc.Total))
+	}
+	if len(sc.Reduced) > 0 {
+		parts = append(parts, fmt.Sprintf("it measured at a load below the target's (%s), so its figures are not a qualification's", strings.Join(sc.Reduced, "; ")))
+	}
+	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("Scope: this run selected %d of the target's %d rows; the others are *not selected* in each stage's inventory and nothing is claimed for them. A qualification runs every row (make qualify).", sc.Selected, sc.Total)
+	return "Scope: " + strings.Join(parts, "; ") + ". A qualification runs every row at the target's load (make qualify)."
 }

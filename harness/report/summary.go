@@ -63,6 +63,10 @@ type SummaryScope struct {
 	SelectedRows  int    `json:"selected_rows"`
 	TargetRows    int    `json:"target_rows"`
 	TargetCounted int    `json:"target_counted"`
+	// ReducedLoad are the AIPerf counts lowered below the target's ("asr: runs 2 of 5"); Words is
+	// the scope as the verdict and the JUnit reports word it.
+	ReducedLoad []string `json:"reduced_load,omitempty"`
+	Words       string   `json:"words"`
 }
 
 // SummaryStage is one stage's outcome.
@@ -132,7 +136,8 @@ func SummaryOf(e evidence.Evidence) Summary {
 }
 
 func scopeOf(sc evidence.Scope) SummaryScope {
-	return SummaryScope{Label: sc.Label, Partial: sc.Partial(), SelectedRows: sc.Selected, TargetRows: sc.Total, TargetCounted: sc.Counted}
+	return SummaryScope{Label: sc.Label, Partial: sc.Partial(), SelectedRows: sc.Selected, TargetRows: sc.Total, TargetCounted: sc.Counted,
+		ReducedLoad: sc.Reduced, Words: evidence.ScopeWords(sc)}
 }
 
 func stageSummary(s evidence.Stage) SummaryStage {

@@ -69,7 +69,8 @@ func TestSummaryIsTheEvidencesValues(t *testing.T) {
 	if s.Verdict != evidence.Verdict(e) || !strings.HasPrefix(s.Verdict, "FOCUSED — not a qualification: 2 of 6 rows") || s.Qualification {
 		t.Errorf("verdict %q (qualification %v), evidence %q", s.Verdict, s.Qualification, evidence.Verdict(e))
 	}
-	if want := (SummaryScope{Label: "focused", Partial: true, SelectedRows: sc.Selected, TargetRows: sc.Total, TargetCounted: sc.Counted}); s.Scope != want {
+	if want := (SummaryScope{Label: "focused", Partial: true, SelectedRows: sc.Selected, TargetRows: sc.Total, TargetCounted: sc.Counted,
+		Words: "FOCUSED — not a qualification: 2 of 6 rows"}); !reflect.DeepEqual(s.Scope, want) {
 		t.Errorf("scope %+v, want %+v", s.Scope, want)
 	}
 	if s.RunID != e.RunID || s.Commit != "abc1234" || s.BuildTags != "none" || s.TestBuild || s.Schema != SummarySchema || s.SchemaVersion != SummarySchemaVersion {

@@ -17,7 +17,7 @@ type Light string
 // The lights. White is not a pass: it says the data cannot decide, or the work differs.
 const (
 	Green  Light = "green"  // faster: lower bound of S above GreenAbove
-	Yellow Light = "yellow" // no decided change either way
+	Yellow Light = "yellow" // the interval lies wholly on neither side of the bounds
 	Red    Light = "red"    // slower: upper bound of S below RedBelow
 	White  Light = "white"  // inconclusive (one run, too much spread) or not comparable
 )
@@ -138,23 +138,8 @@ func lightOf(ci schema.Bounds, green, red float64) (Light, string) {
 	case ci.Upper < red:
 		return Red, fmt.Sprintf("upper bound %.3f < %.3f", ci.Upper, red)
 	default:
-		return Yellow, fmt.Sprintf("interval [%.3f, %.3f] decides neither > %.3f nor < %.3f", ci.Lower, ci.Upper, green, red)
+		// Where the interval lies, not what it decides: harness/compare reads that off (decide),
+		// and a yellow interval clear of red decides "no regression".
+		return Yellow, fmt.Sprintf("interval [%.3f, %.3f] lies wholly neither above %.3f (green) nor below %.3f (red)", ci.Lower, ci.Upper, green, red)
 	}
-}
-
-// Decided says whether the light settles a regression verdict: red, or an interval lying wholly
-// above the red bound. A yellow interval that reaches below the red bound still holds slowdowns
-// the red light exists to catch, so it decides nothing.
-func (sp Speedup) Decided() bool {
-	red := sp.RedBelow
-	if red == 0 {
-		red = RedBelow // a Speedup from before the bounds were recorded
-	}
-	switch {
-	case sp.Light == Red:
-		return true
-	case sp.Light == White || sp.CI == nil:
-		return false
-	}
-	return sp.CI.Lower > red
 }

@@ -22,6 +22,11 @@ func TailPercentile(values []float64, p float64) (schema.Tail, error) {
 		t.Label = fmt.Sprintf("insufficient samples (%d < %d for p%g)", len(values), t.MinSamples, p)
 		return t, nil
 	}
+	// The bound holds its estimate by construction: never an order below the one the estimate is
+	// interpolated up to (a higher order bounds from above at least as surely).
+	if _, above := timing.EstimateOrders(len(values), p/100); k < above {
+		k = above
+	}
 	sorted := append([]float64(nil), values...)
 	sort.Float64s(sorted)
 	t.Reportable, t.Order = true, k

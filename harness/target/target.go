@@ -52,6 +52,9 @@ type Target struct {
 
 	Root string `yaml:"-"` // directory manifests resolve against
 	Path string `yaml:"-"`
+	// Declared is AIPerf as the target file states it, before harness/config applies the
+	// QUAL_<STAGE>_* overrides: the load a qualification of the target runs at.
+	Declared map[stage.Name]Load `yaml:"-"`
 	// Overrides replace Placeholders' defaults by name; harness/config fills them from
 	// QUAL_TRTMC_<NAME> (QUAL_TRTMC_PYTHON for {python}).
 	Overrides map[string]string `yaml:"-"`
@@ -279,4 +282,25 @@ func (t *Target) StageLoad(s stage.Name) Load {
 		l.TimeoutSeconds = 300
 	}
 	return l
+}
+
+// ReducedLoad names each AIPerf count of stage s the run lowers below the target file's own
+// ("runs 2 of 5"): its runs, measured requests or warmup requests. A raised count, or another
+// concurrency, is a different load but not a smaller one.
+func (t *Target) ReducedLoad(s stage.Name) []string {
+	declared, ok := t.Declared[s]
+	if !ok {
+		return nil
+	}
+	used := t.StageLoad(s)
+	var out []string
+	for _, c := range []struct {
+		name           string
+		used, declared int
+	}{{"runs", max(used.Runs, 1), max(declared.Runs, 1)}, {"requests", used.Requests, declared.Requests}, {"warmup", used.Warmup, declared.Warmup}} {
+		if c.used < c.declared {
+			out = append(out, fmt.Sprintf("%s %d of %d", c.name, c.used, c.declared))
+		}
+	}
+	return out
 }

@@ -22,7 +22,9 @@ type OrderInterval struct {
 const orderLevel = 0.95
 
 // OrderRule states how the interval is chosen, for the formulas.
-const OrderRule = "95% distribution-free interval [x(j), x(k)] from the order statistics: j the largest with P(B ≤ j−1) ≤ 2.5%, k the smallest with P(B ≤ k−1) ≥ 97.5%, B ~ Binomial(n, p/100); a side no sample can bound (k > n: fewer than 72 samples for p95's upper side, 368 for p99's) is open"
+const OrderRule = "95% distribution-free interval [x(j), x(k)] from the order statistics: j the largest with P(B ≤ j−1) ≤ 2.5%, k the smallest with P(B ≤ k−1) ≥ 97.5%, B ~ Binomial(n, p/100), " +
+	"then widened to hold the estimate (j at most, k at least, the orders it is interpolated between: a wider interval only covers more); " +
+	"a side no sample can bound (k > n: fewer than 72 samples for p95's upper side, 368 for p99's) is open; with neither side bounded n is too small for an interval"
 
 // PercentileInterval is the order-statistic interval of the p-th percentile of values.
 func PercentileInterval(values []float64, p float64) OrderInterval {
@@ -44,6 +46,17 @@ func PercentileInterval(values []float64, p float64) OrderInterval {
 			iv.UpperOrder = i
 		}
 	}
+	// With few samples the binomial orders can pass the estimate (p99 of 2: j = 2, the
+	// maximum, above the interpolated value): the interval is widened to the orders the estimate
+	// lies between (Percentile's), so it holds its estimate by construction and covers at least
+	// as often.
+	below, above := EstimateOrders(n, q)
+	if iv.LowerOrder > below {
+		iv.LowerOrder = below
+	}
+	if iv.UpperOrder > 0 && iv.UpperOrder < above {
+		iv.UpperOrder = above
+	}
 	if iv.LowerOrder > 0 {
 		iv.Lower = s[iv.LowerOrder-1]
 	}
@@ -52,6 +65,17 @@ func PercentileInterval(values []float64, p float64) OrderInterval {
 	}
 	return iv
 }
+
+// EstimateOrders are the 1-based orders Percentile interpolates the q-quantile of n sorted
+// values between: position q·(n−1) lies between x(⌊q(n−1)⌋+1) and x(⌈q(n−1)⌉+1).
+func EstimateOrders(n int, q float64) (below, above int) {
+	pos := q * float64(n-1)
+	return int(math.Floor(pos)) + 1, int(math.Ceil(pos)) + 1
+}
+
+// Bounded says whether any side of the interval is bounded by a sample: with neither, n is too
+// small for an interval at its level.
+func (iv OrderInterval) Bounded() bool { return iv.LowerOrder > 0 || iv.UpperOrder > 0 }
 
 // binomialPMF is P(B = i), in logs so that large n does not overflow.
 func binomialPMF(i, n int, q float64) float64 {

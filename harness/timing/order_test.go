@@ -1,6 +1,7 @@
 package timing
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -53,6 +54,48 @@ func TestPercentileIntervalCovers(t *testing.T) {
 		}
 		if cov := float64(hit) / float64(trials); cov < 0.94 {
 			t.Errorf("n=%d p%g: coverage %.3f < 0.95", tc.n, tc.p, cov)
+		}
+	}
+}
+
+// TestPercentileIntervalHoldsItsEstimate: for every n from 1 to 150, percentiles from the 1st to
+// the 99.9th and random samples (ties included), a bounded side never excludes the estimate
+// (Percentile of the same values: p99 of 2 samples once had its lower bound at the maximum,
+// above its own estimate), each bounded side keeps its confidence (P(B ≤ j−1) ≤ 2.5% below,
+// P(B ≤ k−1) ≥ 97.5% above), and an interval bounded on neither side says n is too small.
+func TestPercentileIntervalHoldsItsEstimate(t *testing.T) {
+	r := rand.New(rand.NewPCG(44, 7))
+	cdf := func(k, n int, q float64) float64 {
+		c := 0.0
+		for i := 0; i <= k; i++ {
+			c += binomialPMF(i, n, q)
+		}
+		return c
+	}
+	ps := []float64{1, 5, 25, 50, 75, 90, 95, 99, 99.9}
+	for n := 1; n <= 150; n++ {
+		for trial := range 12 {
+			p := ps[trial%len(ps)]
+			if trial >= len(ps) {
+				p = 0.1 + 99.8*r.Float64()
+			}
+			v := make([]float64, n)
+			for i := range v {
+				v[i] = math.Exp(3 * r.NormFloat64())
+				if trial%2 == 1 {
+					v[i] = math.Round(v[i]) // ties
+				}
+			}
+			est, iv, q := Percentile(v, p), PercentileInterval(v, p), p/100
+			if iv.LowerOrder > 0 && (iv.Lower > est || cdf(iv.LowerOrder-2, n, q) > 0.025+1e-12) {
+				t.Fatalf("n=%d p%g: lower x(%d) = %v, estimate %v, P(B ≤ j−1) = %v", n, p, iv.LowerOrder, iv.Lower, est, cdf(iv.LowerOrder-2, n, q))
+			}
+			if iv.UpperOrder > 0 && (iv.Upper < est || cdf(iv.UpperOrder-1, n, q) < 0.975-1e-12) {
+				t.Fatalf("n=%d p%g: upper x(%d) = %v, estimate %v, P(B ≤ k−1) = %v", n, p, iv.UpperOrder, iv.Upper, est, cdf(iv.UpperOrder-1, n, q))
+			}
+			if iv.Bounded() != (cdf(0, n, q) <= 0.025 || cdf(n-1, n, q) >= 0.975) {
+				t.Fatalf("n=%d p%g: bounded %v, but x(1) bounds below at %v and x(n) above at %v", n, p, iv.Bounded(), cdf(0, n, q), cdf(n-1, n, q))
+			}
 		}
 	}
 }

@@ -20,6 +20,12 @@ func runCompare(_ context.Context, args []string, stdout io.Writer) error {
 	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
+	if *out != "" {
+		var err error
+		if *out, err = checkOutDir(*out); err != nil {
+			return err
+		}
+	}
 	o := compare.Options{Out: *out, NoisePair: *noise, AllowMissing: *allowMissing}
 	var err error
 	if *paired {

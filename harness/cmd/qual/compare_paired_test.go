@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/internal/runfixture"
 )
@@ -17,9 +19,20 @@ func abDir(t *testing.T, factor float64, newTags string, k int) string {
 	dir := t.TempDir()
 	loads := []float64{1, 3.4, 1.7, 2.6, 1.2, 3.0}
 	noise := []float64{1.004, 0.993, 1.008, 0.997, 1.002, 0.995}
+	// The runs take turns as make compare-ab runs them: A1 B1, B2 A2, …, ten minutes each.
+	at := func(side, i int) (time.Time, time.Time) {
+		turn := 2*i + side
+		if i%2 == 1 {
+			turn = 2*i + 1 - side
+		}
+		start := time.Date(2026, 12, 3, 18, 0, 0, 0, time.UTC).Add(time.Duration(turn) * 10 * time.Minute)
+		return start, start.Add(9 * time.Minute)
+	}
 	for i := range k {
-		a := runfixture.WriteRun(t, "A", runfixture.ASRRow("whisper-tiny-en", runfixture.Golds(), 1000*loads[i]))
-		b := runfixture.WriteBuild(t, "B", newTags, runfixture.ASRRow("whisper-tiny-en", runfixture.Golds(), 1000*loads[i]*factor*noise[i]))
+		aStart, aEnd := at(0, i)
+		bStart, bEnd := at(1, i)
+		a := runfixture.WriteBuildAt(t, fmt.Sprintf("A%d", i+1), "none", aStart, aEnd, runfixture.ASRRow("whisper-tiny-en", runfixture.Golds(), 1000*loads[i]))
+		b := runfixture.WriteBuildAt(t, fmt.Sprintf("B%d", i+1), newTags, bStart, bEnd, runfixture.ASRRow("whisper-tiny-en", runfixture.Golds(), 1000*loads[i]*factor*noise[i]))
 		for side, src := range map[string]string{"A": a, "B": b} {
 			if err := os.Rename(src, filepath.Join(dir, side+string(rune('1'+i)))); err != nil {
 				t.Fatal(err)

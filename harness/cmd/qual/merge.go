@@ -30,6 +30,11 @@ func runMerge(ctx context.Context, args []string, stdout io.Writer) error {
 	if entries, err := os.ReadDir(*out); err == nil && len(entries) > 0 {
 		return usageError{fmt.Errorf("%s already holds a run (a previous merge?): remove it or choose another -o", *out)}
 	}
+	dest, err := checkOutDir(*out) // a new directory inside a run would add files to that run
+	if err != nil {
+		return err
+	}
+	*out = dest
 	shards, err := readShards(fs.Args())
 	if err != nil {
 		return err

@@ -42,6 +42,11 @@ func runReport(_ context.Context, args []string, stdout io.Writer) error {
 	if err := checkRunDir(fs.Arg(0), stageEvidence); err != nil {
 		return err
 	}
+	if *out != "" {
+		if *out, err = checkOutDir(*out); err != nil {
+			return err
+		}
+	}
 	// A file that is no run file (a link, a FIFO, a bomb) is named before anything else is said.
 	if err := runfile.CheckTree(fs.Arg(0)); err != nil {
 		return err

@@ -26,6 +26,7 @@ func runSign(ctx context.Context, args []string, stdout io.Writer) error {
 	var keyFile string
 	fs.StringVar(&keyFile, "key", "", "PKCS#8 PEM private key (ed25519 or ECDSA P-256); default $QUAL_SIGNING_KEY, then a local key under $QUAL_CACHE")
 	fs.StringVar(&keyFile, "key-file", "", "same as --key")
+	resign := fs.Bool("resign", false, "sign a signed run again, as it is now: one whose files changed after signing (named first) or to change its key")
 	if err := parseArgs(fs, args); err != nil {
 		return err
 	}
@@ -37,8 +38,15 @@ func runSign(ctx context.Context, args []string, stdout io.Writer) error {
 	if _, err := evidence.Read(fs.Arg(0)); err != nil {
 		return err
 	}
+	// The key is checked first: a bad key is named whatever state the run is in.
 	key, source, err := signingKey(keyFile, stdout)
 	if err != nil {
+		return err
+	}
+	if _, err := attest.PublicFromPrivate(key); err != nil {
+		return fmt.Errorf("signing key (%s): %w", source, err)
+	}
+	if done, err := alreadySigned(ctx, fs.Arg(0), *resign, stdout); done || err != nil {
 		return err
 	}
 	fp, err := attest.Sign(ctx, fs.Arg(0), key)
@@ -101,4 +109,48 @@ func localKeyPath() (string, error) {
 func cacheDir() (string, error) {
 	m, err := config.LoadMachine()
 	return m.Cache, err
+}
+
+// shownChanges is how many of a signed run's changes the refusal names before counting the rest.
+const shownChanges = 3
+
+// alreadySigned decides what signing a signed run means. Its signature still verifies (with the
+// key recorded beside it): nothing to sign, said so (done); --resign signs it again. It no longer
+// verifies: the run changed after it was signed, and signing it again would vouch for files
+// nobody checked, so it is refused (exit 2) naming the first changes, unless --resign, which
+// names them and signs. A run with no signature is simply signed.
+func alreadySigned(ctx context.Context, runDir string, resign bool, stdout io.Writer) (done bool, err error) {
+	if !present(filepath.Join(runDir, attest.EnvelopeFile)) {
+		return false, nil
+	}
+	rep, err := attest.Verify(ctx, runDir, nil)
+	if err != nil {
+		return false, err
+	}
+	switch {
+	case len(rep.Problems) == 0 && !resign:
+		fmt.Fprintf(stdout, "%s is already signed (key %s) and its signature verifies: nothing to sign (qual sign --resign signs it again)\n", runDir, rep.Fingerprint)
+		return true, nil
+	case len(rep.Problems) == 0:
+		fmt.Fprintf(stdout, "re-signing %s: its signature (key %s) verified; --resign signs it again\n", runDir, rep.Fingerprint)
+		return false, nil
+	case !resign:
+		return false, usageError{fmt.Errorf("%s is signed, but its signature no longer verifies: %s; signing it again would vouch for what changed after it was signed: "+
+			"copy the run again from where it was published, or sign it as it is now with `qual sign --resign %s`", runDir, changes(rep.Problems), runDir)}
+	}
+	fmt.Fprintf(stdout, "re-signing %s, changed after it was signed: %s\n", runDir, changes(rep.Problems))
+	return false, nil
+}
+
+// changes names a signed run's first changes and counts the rest.
+func changes(problems []attest.Problem) string {
+	var parts []string
+	for _, p := range problems[:min(len(problems), shownChanges)] {
+		parts = append(parts, p.String())
+	}
+	s := strings.Join(parts, "; ")
+	if n := len(problems) - shownChanges; n > 0 {
+		s += fmt.Sprintf("; and %d more", n)
+	}
+	return s
 }

@@ -6,6 +6,7 @@ package runfixture
 import (
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 )
@@ -40,9 +41,16 @@ func WriteRun(t testing.TB, id string, rows ...evidence.Result) string {
 // WriteBuild writes a run whose binaries carried the given build tags.
 func WriteBuild(t testing.TB, id, tags string, rows ...evidence.Result) string {
 	t.Helper()
+	return WriteBuildAt(t, id, tags, time.Time{}, time.Time{}, rows...)
+}
+
+// WriteBuildAt is WriteBuild of a run whose stage started and finished at the given times (zero:
+// not recorded).
+func WriteBuildAt(t testing.TB, id, tags string, started, finished time.Time, rows ...evidence.Result) string {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), id)
 	e := evidence.Evidence{SchemaVersion: evidence.SchemaVersion, RunID: id, Versions: map[string]string{evidence.BuildTagsKey: tags},
-		Stages: []evidence.Stage{{Stage: "asr", Number: 3, Results: rows}}}
+		Stages: []evidence.Stage{{Stage: "asr", Number: 3, Results: rows, Started: started, Finished: finished}}}
 	if err := evidence.WriteJSON(filepath.Join(dir, "evidence.json"), e); err != nil {
 		t.Fatal(err)
 	}
