@@ -7,7 +7,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
-	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
 // reducedLoadCheck: each stage's stated reduced load (selection.reduced_load, by which the
@@ -16,12 +15,8 @@ import (
 // tie to its artifacts — against the aiperf of the target file the run names, when that file is
 // in the repository. A run whose statement was dropped would otherwise verify as a qualification.
 func reducedLoadCheck(r *Run) []Problem {
-	path, err := workload.InsideDir(r.Pins.Root, "target", r.Evidence.Target)
-	if err != nil {
-		return nil // a target outside the repository: targetKindCheck names what it can
-	}
-	t, err := target.Read(path, r.Pins.Root)
-	if err != nil {
+	t, ok := runTarget(r)
+	if !ok {
 		return nil
 	}
 	return problemsFrom(func(report reporter) {
