@@ -292,7 +292,13 @@ func (t *Target) ReducedLoad(s stage.Name) []string {
 	if !ok {
 		return nil
 	}
-	used := t.StageLoad(s)
+	return Reduction(t.StageLoad(s), declared)
+}
+
+// Reduction names each AIPerf count of used below declared ("runs 2 of 5"), in the order runs,
+// requests, warmup: the one rule the suites record (ReducedLoad) and verify derives again from a
+// run's rows.
+func Reduction(used, declared Load) []string {
 	var out []string
 	for _, c := range []struct {
 		name           string

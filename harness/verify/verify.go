@@ -86,6 +86,7 @@ func checks() []func(*Run) []Problem {
 		lanesCheck,           // each row's server lanes are the target file's (lanes.go)
 		inventoryCheck,       // rebuilt from the pinned manifests (inventorycheck.go)
 		selectionCheck,       // the selection against the target's whole inventory (selection.go)
+		reducedLoadCheck,     // each stage's stated reduced load against what its rows ran (reducedload.go)
 		stageFilesCheck,      // each stage.json is its stage (junit.go)
 		junitCheck,           // the JUnit reports agree with the rows (junit.go)
 		specRowsCheck,        // every checkpoint's spec has its row (junitrows.go)

@@ -132,3 +132,36 @@ func TestOutputIntoARunIsRefusedWhereverThePathLeads(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputThatIsAFileIsRefusedFirst: an -o of qual report, compare or merge that is a file
+// (named, through a link, or relative) is a usage error (exit 2) before anything is printed or
+// written, not a failure after the verdict (exit 1 is a failed verdict, a regression for
+// compare).
+func TestOutputThatIsAFileIsRefusedFirst(t *testing.T) {
+	t.Setenv("QUAL_CACHE", t.TempDir())
+	t.Setenv("QUAL_SIGNING_KEY", "")
+	t.Setenv("QUAL_ROOT", repoRoot())
+	src, other := plannedRun(t), plannedRun(t)
+	files := t.TempDir()
+	file := filepath.Join(files, "a-file")
+	if err := os.WriteFile(file, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(files, "link")
+	if err := os.Symlink(file, link); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(files)
+	for _, out := range []string{file, link, "a-file", "./link"} {
+		for _, args := range [][]string{{"report", "--fail-on", "failed", "-o", out, src}, {"compare", "-o", out, src, other}, {"merge", "-o", out, src}} {
+			code, stdout, errOut := qualRun(t, args...)
+			want := fmt.Sprintf("qual %s: %s cannot be an output directory: ", args[0], out)
+			if code != exitUsage || stdout != "" || !strings.HasPrefix(errOut, want) || !strings.Contains(errOut, "is a file") {
+				t.Errorf("qual %s -o %s: exit %d, stdout %q, stderr %q; want exit 2 and %q…", args[0], out, code, stdout, errOut, want)
+			}
+		}
+	}
+	if data, _ := os.ReadFile(file); string(data) != "mine" {
+		t.Errorf("the file was written: %q", data)
+	}
+}

@@ -111,9 +111,14 @@ func mustExist(path string) error {
 
 // printSummary is the one-screen summary at the end of `make qualify`.
 func printSummary(w io.Writer, runDir string, e evidence.Evidence) {
-	fmt.Fprintf(w, "\n=== qualification %s (target %s) ===\n", e.RunID, e.Target)
+	// "run", not "qualification": a smoke or reduced-load run is none, and its stages' statuses
+	// are their selected rows' at the load they ran, which each stage's scope line says.
+	fmt.Fprintf(w, "\n=== run %s (target %s) ===\n", e.RunID, e.Target)
 	for _, s := range e.Stages {
 		fmt.Fprintf(w, "stage %d %-8s %-9s %s\n", s.Number, s.Stage, strings.ToUpper(string(s.Status)), s.Reason)
+		if sc := evidence.StageScope(s); sc.Narrowed() {
+			fmt.Fprintf(w, "    scope: %s\n", evidence.ScopeWords(sc))
+		}
 		for _, r := range s.Results {
 			counted := "recorded"
 			if r.Counted {

@@ -74,3 +74,68 @@ func TestSigningASignedRun(t *testing.T) {
 		})
 	}
 }
+
+// TestSigningASignedRunWithANamedKey: a key the caller names (--key-file, --key or
+// QUAL_SIGNING_KEY) on a run whose signature verifies: the key it was signed with changes
+// nothing (exit 0); any other key is refused (exit 2, naming both keys, the envelope left as it
+// was), since "nothing to sign" would leave a signature a verify pinned to the named key
+// refuses; with --resign the run is signed by the named key and verifies pinned to it. Without a
+// named key the local pair does not displace a verifying signature.
+func TestSigningASignedRunWithANamedKey(t *testing.T) {
+	t.Setenv("QUAL_CACHE", t.TempDir())
+	keys := t.TempDir()
+	pem := map[string][]byte{}
+	for _, name := range []string{"first", "second"} {
+		p := filepath.Join(keys, name)
+		if code, _, errOut := qualRun(t, "keygen", "-o", p); code != exitOK {
+			t.Fatalf("keygen: %s", errOut)
+		}
+		pem[name], _ = os.ReadFile(p)
+	}
+	names := map[string]func(key string) []string{
+		"--key-file": func(key string) []string { return []string{"--key-file", filepath.Join(keys, key)} },
+		"--key":      func(key string) []string { return []string{"--key", filepath.Join(keys, key)} },
+		"QUAL_SIGNING_KEY": func(key string) []string {
+			t.Setenv("QUAL_SIGNING_KEY", string(pem[key]))
+			return nil
+		},
+	}
+	for how, named := range names {
+		t.Run(how, func(t *testing.T) {
+			t.Setenv("QUAL_SIGNING_KEY", "")
+			dir := plannedRun(t)
+			sign := func(key string, extra ...string) (int, string, string) {
+				t.Helper()
+				args := append(append([]string{"sign"}, extra...), named(key)...)
+				code, out, errOut := qualRun(t, append(args, dir)...)
+				t.Setenv("QUAL_SIGNING_KEY", "")
+				return code, out, errOut
+			}
+			if code, _, errOut := sign("first"); code != exitOK {
+				t.Fatalf("first sign: exit %d %s", code, errOut)
+			}
+			envelope := filepath.Join(dir, attest.EnvelopeFile)
+			signed, _ := os.ReadFile(envelope)
+			if code, out, errOut := sign("first"); code != exitOK || !strings.Contains(out, "nothing to sign") {
+				t.Errorf("the key it was signed with: exit %d %q %q", code, out, errOut)
+			}
+			if code, out, errOut := qualRun(t, "sign", dir); code != exitOK || !strings.Contains(out, "nothing to sign") {
+				t.Errorf("no key named (the local pair): exit %d %q %q", code, out, errOut)
+			}
+			code, out, errOut := sign("second")
+			if code != exitUsage || out != "" || !strings.Contains(errOut, "not with the key given") || !strings.Contains(errOut, "--resign") {
+				t.Errorf("another key: exit %d, stdout %q, stderr %q; want exit 2 naming --resign", code, out, errOut)
+			}
+			if now, _ := os.ReadFile(envelope); !bytes.Equal(now, signed) {
+				t.Error("a refused sign rewrote the envelope")
+			}
+			if code, _, errOut := sign("second", "--resign"); code != exitOK {
+				t.Fatalf("--resign with another key: exit %d %s", code, errOut)
+			}
+			pub, _ := os.ReadFile(filepath.Join(keys, "second.pub"))
+			if rep, err := attest.Verify(context.Background(), dir, pub); err != nil || len(rep.Problems) > 0 {
+				t.Errorf("re-signed with the second key, the run does not verify pinned to it: %v %v", rep.Problems, err)
+			}
+		})
+	}
+}

@@ -70,6 +70,11 @@ func checkOutDir(out string) (string, error) {
 	if err != nil {
 		return "", usageError{fmt.Errorf("%s cannot be an output directory: %w", out, err)}
 	}
+	// Found only when writing, a file there would fail the command after its verdict was
+	// printed, with the exit status of a failed verdict.
+	if info, err := os.Stat(resolved); err == nil && !info.IsDir() {
+		return "", usageError{fmt.Errorf("%s cannot be an output directory: %s is a file; render into a directory", out, resolved)}
+	}
 	for d := resolved; ; d = filepath.Dir(d) {
 		if isRun(d) {
 			where := "it is the run " + d

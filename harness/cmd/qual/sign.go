@@ -39,18 +39,24 @@ func runSign(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	// The key is checked first: a bad key is named whatever state the run is in.
-	key, source, err := signingKey(keyFile, stdout)
+	key, source, err := givenKey(keyFile)
 	if err != nil {
 		return err
 	}
-	if _, err := attest.PublicFromPrivate(key); err != nil {
+	named := key != nil
+	if !named {
+		if key, source, err = localKey(stdout); err != nil {
+			return err
+		}
+	}
+	fp, err := keyFingerprint(key)
+	if err != nil {
 		return fmt.Errorf("signing key (%s): %w", source, err)
 	}
-	if done, err := alreadySigned(ctx, fs.Arg(0), *resign, stdout); done || err != nil {
+	if done, err := alreadySigned(ctx, fs.Arg(0), *resign, named, fp, source, stdout); done || err != nil {
 		return err
 	}
-	fp, err := attest.Sign(ctx, fs.Arg(0), key)
-	if err != nil {
+	if fp, err = attest.Sign(ctx, fs.Arg(0), key); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "signed %s with key %s (%s); envelope %s, public key %s\n", fs.Arg(0), fp, source,
@@ -58,9 +64,10 @@ func runSign(ctx context.Context, args []string, stdout io.Writer) error {
 	return nil
 }
 
-// signingKey returns the private key PEM and where it came from: --key-file, QUAL_SIGNING_KEY
-// (the PEM itself, as CI passes a secret), or the local pair, created on first use.
-func signingKey(keyFile string, stdout io.Writer) ([]byte, string, error) {
+// givenKey returns the private key PEM the caller named and where it came from: --key-file, else
+// QUAL_SIGNING_KEY (the PEM itself, as CI passes a secret); nil when neither names one, and the
+// local pair signs (localKey).
+func givenKey(keyFile string) ([]byte, string, error) {
 	if keyFile != "" {
 		key, err := os.ReadFile(keyFile)
 		if err != nil {
@@ -78,6 +85,11 @@ func signingKey(keyFile string, stdout io.Writer) ([]byte, string, error) {
 		}
 		return []byte(env), "QUAL_SIGNING_KEY", nil
 	}
+	return nil, "", nil
+}
+
+// localKey returns the local pair's private key PEM, created on first use, and where it is.
+func localKey(stdout io.Writer) ([]byte, string, error) {
 	path, err := localKeyPath()
 	if err != nil {
 		return nil, "", err
@@ -115,17 +127,24 @@ func cacheDir() (string, error) {
 const shownChanges = 3
 
 // alreadySigned decides what signing a signed run means. Its signature still verifies (with the
-// key recorded beside it): nothing to sign, said so (done); --resign signs it again. It no longer
-// verifies: the run changed after it was signed, and signing it again would vouch for files
-// nobody checked, so it is refused (exit 2) naming the first changes, unless --resign, which
-// names them and signs. A run with no signature is simply signed.
-func alreadySigned(ctx context.Context, runDir string, resign bool, stdout io.Writer) (done bool, err error) {
+// key recorded beside it): nothing to sign, said so (done); --resign signs it again. A key the
+// caller named (named: fingerprint fp, from source) that is not the one it was signed with is refused (exit 2)
+// unless --resign: the caller asked for a signature by that key, and a "nothing to sign" would
+// leave one a verify pinned to it refuses. It no longer verifies: the run changed after it was
+// signed, and signing it again would vouch for files nobody checked, so it is refused (exit 2)
+// naming the first changes, unless --resign, which names them and signs. A run with no
+// signature is simply signed.
+func alreadySigned(ctx context.Context, runDir string, resign, named bool, fp, source string, stdout io.Writer) (done bool, err error) {
 	if !present(filepath.Join(runDir, attest.EnvelopeFile)) {
 		return false, nil
 	}
 	rep, err := attest.Verify(ctx, runDir, nil)
 	if err != nil {
 		return false, err
+	}
+	if len(rep.Problems) == 0 && !resign && named && fp != rep.Fingerprint {
+		return false, usageError{fmt.Errorf("%s is signed with key %s, not with the key given (%s, key %s): "+
+			"sign it again with --resign to replace its signature by one of that key", runDir, rep.Fingerprint, source, fp)}
 	}
 	switch {
 	case len(rep.Problems) == 0 && !resign:
@@ -140,6 +159,15 @@ func alreadySigned(ctx context.Context, runDir string, resign bool, stdout io.Wr
 	}
 	fmt.Fprintf(stdout, "re-signing %s, changed after it was signed: %s\n", runDir, changes(rep.Problems))
 	return false, nil
+}
+
+// keyFingerprint is the fingerprint of a private key's public half.
+func keyFingerprint(privatePEM []byte) (string, error) {
+	pub, err := attest.PublicFromPrivate(privatePEM)
+	if err != nil {
+		return "", err
+	}
+	return attest.Fingerprint(pub)
 }
 
 // changes names a signed run's first changes and counts the rest.
