@@ -33,10 +33,16 @@ func pinnedLimits(p pins, where string, s evidence.Stage, r evidence.Result, rep
 		return recorded
 	}
 	want := a.Limits()
+	if !kindOf(s.TargetKind).InCheckout() {
+		return want // the pinned manifest the run read: its sources too
+	}
 	// Values, not sources: a TRTMC-layout copy of the manifest (the contract double's) may name a
-	// different sibling as the source of the same family limit.
-	if recorded.MaxClipSeconds == want.MaxClipSeconds && recorded.SampleRate == want.SampleRate {
-		return recorded
+	// different sibling as the source of the same family limit; a limit not declared has none.
+	if want.MaxClipSeconds != 0 && recorded.MaxClipSeconds == want.MaxClipSeconds {
+		want.MaxClipSource = recorded.MaxClipSource
+	}
+	if want.SampleRate != 0 && recorded.SampleRate == want.SampleRate {
+		want.SampleRateSource = recorded.SampleRateSource
 	}
 	return want
 }
