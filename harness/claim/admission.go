@@ -12,13 +12,14 @@ import (
 // manifest (given by the pins) applied, for a stage that admits inputs by clip limits
 // (workload.Admitter), to each of its stored clips (its length and sample rate decoded again).
 // The record is the limits and the clips that break one, each with its reason; a row that
-// serves a skipped clip, or one left with no clip that is not failed, is named. Given, not
-// derived: the limits' sources where their values are the pinned ones (a TRTMC-layout copy of a
+// serves a skipped clip, or one left with no clip that is not failed, is named; a row that names
+// no dataset admitted nothing. Given, not derived: the sources of a declared limit whose value is
+// the pinned one, for a row whose manifest is in the TRTMC checkout (a TRTMC-layout copy of a
 // manifest may name another sibling as the source of the same family limit).
 func Admission() Claim {
 	return Claim{
 		Name:    "admission",
-		Claimed: func(r evidence.Result) bool { return r.Dataset.Path != "" },
+		Claimed: func(evidence.Result) bool { return true },
 		derive:  func(a *Artifacts) (any, error) { return deriveAdmission(a) },
 		stored:  func(r *evidence.Result) any { return Admitted{Limits: r.Limits, Skipped: r.Skipped} },
 		store: func(r *evidence.Result, v any) {
@@ -37,6 +38,11 @@ type Admitted struct {
 func deriveAdmission(a *Artifacts) (Admitted, error) {
 	if a.Given.InputPins == nil {
 		return Admitted{Limits: a.Row.Limits, Skipped: a.Row.Skipped}, nil // not derived here
+	}
+	if a.Row.Dataset.Path == "" {
+		// The suite names the dataset before it admits anything: a row that names none (its
+		// gate only, say) admitted nothing, so it records no limits and skipped no input.
+		return Admitted{}, nil
 	}
 	in, ok, err := a.Given.InputPins()
 	if !ok {

@@ -236,3 +236,15 @@ func TestTRTMCRowsLimitsAreItsCheckoutManifests(t *testing.T) {
 		})
 	}
 }
+
+// The family a skipped clip's reason names is the one the row's manifest gives, as the suite
+// reads it, never the recorded inventory row's (which a forger can relabel with the reasons).
+func TestAdmissionFamilyIsTheManifests(t *testing.T) {
+	s := evidence.Stage{Stage: "asr", TargetKind: "reference", Inventory: []evidence.InventoryRow{{Profile: "sphinx-en-us", Family: "whisper"}}}
+	r := evidence.Result{Profile: "sphinx-en-us"}
+	report, problems := collect()
+	limits, family := pinnedLimits(pins{Root: repoRootForTest(t)}, "asr/sphinx-en-us", s, r, report)
+	if len(*problems) != 0 || family != "sphinx" || limits.MaxClipSeconds == 0 {
+		t.Errorf("family %q, limits %+v, problems %v; want the pinned manifest's family sphinx and its limits", family, limits, *problems)
+	}
+}

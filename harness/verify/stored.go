@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
@@ -27,9 +26,9 @@ func inputPins(runDir string, p pins, where string, s evidence.Stage, r evidence
 		if !ok {
 			return workload.Admission{}, false, errors.Join(errs...)
 		}
-		row, _ := pinned.InventoryRow(s, r.Profile) // its family names the limit, as the run's reason does
+		limits, family := pinnedLimits(p, where, s, r, report)
 		in := workload.Admission{StoredInputs: workload.StoredInputs{RunDir: runDir, Root: p.Root, Where: where, Source: src, Result: r},
-			Dir: workload.StoredInputsDir(runDir, s.Stage, r), Family: row.Family, Limits: pinnedLimits(p, where, s, r, report)}
+			Dir: workload.StoredInputsDir(runDir, s.Stage, r), Family: family, Limits: limits}
 		return in, true, errors.Join(errs...)
 	}
 }

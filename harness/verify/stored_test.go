@@ -4,7 +4,6 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
-	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
@@ -27,9 +26,8 @@ func checkAdmission(p pins, stored workload.StoredInputs, s evidence.Stage, repo
 		panic(err)
 	}
 	pins := func() (workload.Admission, bool, error) {
-		row, _ := pinned.InventoryRow(s, stored.Result.Profile)
-		limits := pinnedLimits(p, stored.Where, s, stored.Result, report)
-		return workload.Admission{StoredInputs: stored, Dir: workload.StoredInputsDir(stored.RunDir, s.Stage, stored.Result), Family: row.Family, Limits: limits}, true, nil
+		limits, family := pinnedLimits(p, stored.Where, s, stored.Result, report)
+		return workload.Admission{StoredInputs: stored, Dir: workload.StoredInputsDir(stored.RunDir, s.Stage, stored.Result), Family: family, Limits: limits}, true, nil
 	}
 	a := claim.Load(stored.RunDir, stored.Result, claim.Given{Stage: w, InputPins: pins})
 	for _, c := range []claim.Claim{claim.Admission(), claim.Inputs()} {

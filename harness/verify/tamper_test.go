@@ -714,7 +714,7 @@ func tampers() []tamper {
 				})
 			}},
 	}
-	return append(append(append(cases, copyForgeries()...), roundThreeForgeries()...), append(append(append(secondSourceForgeries(), roundFourForgeries()...), roundFiveForgeries()...), append(append(pictureForgeries(), roundSixForgeries()...), append(append(junitForgeries(), strippedForgeries()...), admissionForgeries()...)...)...)...)
+	return append(append(append(cases, copyForgeries()...), roundThreeForgeries()...), append(append(append(secondSourceForgeries(), roundFourForgeries()...), roundFiveForgeries()...), append(append(pictureForgeries(), roundSixForgeries()...), append(append(junitForgeries(), strippedForgeries()...), append(admissionForgeries(), admissionReviewForgeries()...)...)...)...)...)
 }
 
 // TestTamperedRunsAreCaught edits a real reduced run, produced by the suites, in each way in
