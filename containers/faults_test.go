@@ -2,6 +2,7 @@ package containers_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,12 +60,14 @@ func TestKilledServerFailsTheCheckpointWithEveryLostRequestNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		time.Sleep(8 * time.Second) // AIPerf's container starts and sends a few requests first
-		timeout := time.Duration(0)
-		c.Server().Stop(context.Background(), &timeout) // SIGKILL at once: a crash, not a drain
-	}()
+	watch, stopWatching := context.WithCancel(ctx)
+	killed := make(chan error, 1)
+	go func() { killed <- killOnceServing(watch, c.Server(), 3) }()
 	runErr := c.RunAIPerf(ctx)
+	stopWatching()
+	if err := <-killed; err != nil {
+		t.Fatalf("the server was not killed inside the AIPerf run (run error: %v): %v", runErr, err)
+	}
 	var joinErr error
 	if runErr == nil {
 		_, joinErr = c.Join()
@@ -84,6 +87,32 @@ func TestKilledServerFailsTheCheckpointWithEveryLostRequestNamed(t *testing.T) {
 			if !strings.Contains(failures, id) {
 				t.Errorf("lost request %s is not named in the failures", id)
 			}
+		}
+	}
+}
+
+// killOnceServing kills the server once it has recorded n transcriptions (AIPerf's warmup and
+// its first measured requests), so that the kill lands inside the AIPerf run however long
+// AIPerf's container takes to start: a fixed wait either kills the server before AIPerf sent
+// anything (on a loaded machine) or waits longer than needed.
+func killOnceServing(ctx context.Context, srv *serving.Server, n int) error {
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		recs, err := srv.Records(ctx)
+		if err != nil {
+			return fmt.Errorf("reading the server's records: %w", err)
+		}
+		if strings.Count(string(recs), `"route":"/v1/audio/transcriptions"`) >= n {
+			timeout := time.Duration(0)
+			return srv.Stop(context.Background(), &timeout) // SIGKILL at once: a crash, not a drain
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the server recorded no %d transcriptions within 5 minutes of AIPerf's start", n)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the AIPerf run ended before the server recorded %d transcriptions", n)
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
 }
