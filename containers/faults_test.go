@@ -3,6 +3,7 @@ package containers_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/containers/images"
 	"github.com/trtmc-qual/trtmc-qual/containers/spec"
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
+	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	"github.com/trtmc-qual/trtmc-qual/harness/serving"
@@ -23,12 +25,10 @@ import (
 // middle of an AIPerf run: the checkpoint must end failed, not qualified, with the requests that
 // got no server record listed by id.
 func TestKilledServerFailsTheCheckpointWithEveryLostRequestNamed(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	t.Setenv("QUAL_ROOT", st.RepoRoot())
-	t.Setenv("QUAL_ASR_REQUESTS", "30")
-	t.Setenv("QUAL_ASR_WARMUP", "1")
-	t.Setenv("QUAL_ASR_RUNS", "1") // one AIPerf run: the kill lands in it
-	pl, err := plan.FromEnv(stage.ASR)
+	pl, err := plan.New(configWith(t, map[string]string{"QUAL_ROOT": st.RepoRoot(), "QUAL_ASR_REQUESTS": "30", "QUAL_ASR_WARMUP": "1",
+		"QUAL_ASR_RUNS": "1"}), stage.ASR) // one AIPerf run: the kill lands in it
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,6 +89,32 @@ func TestKilledServerFailsTheCheckpointWithEveryLostRequestNamed(t *testing.T) {
 			}
 		}
 	}
+}
+
+// configWith is the configuration of this process's environment with vars set over it, read
+// as the suites read theirs, without changing the process's environment (which would keep the
+// test from running beside the others).
+func configWith(t *testing.T, vars map[string]string) config.Config {
+	t.Helper()
+	environ := os.Environ()
+	for k, v := range vars {
+		environ = append(environ, k+"="+v)
+	}
+	getenv := func(k string) string {
+		if v, ok := vars[k]; ok {
+			return v
+		}
+		return os.Getenv(k)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.FromEnv(getenv, environ, wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
 
 // killOnceServing kills the server once it has recorded n transcriptions (AIPerf's warmup and
