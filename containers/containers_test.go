@@ -29,7 +29,10 @@ func TestMain(m *testing.M) {
 // TestAIPerfAgainstTheServerOnAnInternalNetwork starts trtmc-server with the sphinx-en-us bundle
 // and AIPerf on a network with no route out, sends the pinned clips with warmup, and requires a
 // complete artifact directory whose every raw record's X-Request-ID is in the server's records.
+// Each container test has its own network and server, and waits mostly on containers and
+// AIPerf's own start and shutdown: they run at once.
 func TestAIPerfAgainstTheServerOnAnInternalNetwork(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	set, nw, srv := containertest.StartServer(t, "sphinx-en-us")
 	info, err := srv.ServingInfo(ctx, "")
@@ -109,6 +112,7 @@ except OSError as e:
 // TestAIPerfSendsTheAPIKey: with auth on, AIPerf's --api-key reaches the server as a bearer
 // token, every request is served and recorded; without the key the server answers 401.
 func TestAIPerfSendsTheAPIKey(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	set, nw, srv := containertest.StartServer(t, "sphinx-an4-l0", trtmcserver.WithAPIKey("qual-secret"))
 	if _, err := srv.ServingInfo(ctx, ""); err == nil || !strings.Contains(err.Error(), "401") {

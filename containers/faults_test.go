@@ -2,6 +2,8 @@ package containers_test
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/containers/images"
 	"github.com/trtmc-qual/trtmc-qual/containers/spec"
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
+	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	"github.com/trtmc-qual/trtmc-qual/harness/serving"
@@ -22,12 +25,10 @@ import (
 // middle of an AIPerf run: the checkpoint must end failed, not qualified, with the requests that
 // got no server record listed by id.
 func TestKilledServerFailsTheCheckpointWithEveryLostRequestNamed(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	t.Setenv("QUAL_ROOT", st.RepoRoot())
-	t.Setenv("QUAL_ASR_REQUESTS", "30")
-	t.Setenv("QUAL_ASR_WARMUP", "1")
-	t.Setenv("QUAL_ASR_RUNS", "1") // one AIPerf run: the kill lands in it
-	pl, err := plan.FromEnv(stage.ASR)
+	pl, err := plan.New(configWith(t, map[string]string{"QUAL_ROOT": st.RepoRoot(), "QUAL_ASR_REQUESTS": "30", "QUAL_ASR_WARMUP": "1",
+		"QUAL_ASR_RUNS": "1"}), stage.ASR) // one AIPerf run: the kill lands in it
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,12 +60,14 @@ func TestKilledServerFailsTheCheckpointWithEveryLostRequestNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		time.Sleep(8 * time.Second) // AIPerf's container starts and sends a few requests first
-		timeout := time.Duration(0)
-		c.Server().Stop(context.Background(), &timeout) // SIGKILL at once: a crash, not a drain
-	}()
+	watch, stopWatching := context.WithCancel(ctx)
+	killed := make(chan error, 1)
+	go func() { killed <- killOnceServing(watch, c.Server(), 3) }()
 	runErr := c.RunAIPerf(ctx)
+	stopWatching()
+	if err := <-killed; err != nil {
+		t.Fatalf("the server was not killed inside the AIPerf run (run error: %v): %v", runErr, err)
+	}
 	var joinErr error
 	if runErr == nil {
 		_, joinErr = c.Join()
@@ -84,6 +87,58 @@ func TestKilledServerFailsTheCheckpointWithEveryLostRequestNamed(t *testing.T) {
 			if !strings.Contains(failures, id) {
 				t.Errorf("lost request %s is not named in the failures", id)
 			}
+		}
+	}
+}
+
+// configWith is the configuration of this process's environment with vars set over it, read
+// as the suites read theirs, without changing the process's environment (which would keep the
+// test from running beside the others).
+func configWith(t *testing.T, vars map[string]string) config.Config {
+	t.Helper()
+	environ := os.Environ()
+	for k, v := range vars {
+		environ = append(environ, k+"="+v)
+	}
+	getenv := func(k string) string {
+		if v, ok := vars[k]; ok {
+			return v
+		}
+		return os.Getenv(k)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.FromEnv(getenv, environ, wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// killOnceServing kills the server once it has recorded n transcriptions (AIPerf's warmup and
+// its first measured requests), so that the kill lands inside the AIPerf run however long
+// AIPerf's container takes to start: a fixed wait either kills the server before AIPerf sent
+// anything (on a loaded machine) or waits longer than needed.
+func killOnceServing(ctx context.Context, srv *serving.Server, n int) error {
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		recs, err := srv.Records(ctx)
+		if err != nil {
+			return fmt.Errorf("reading the server's records: %w", err)
+		}
+		if strings.Count(string(recs), `"route":"/v1/audio/transcriptions"`) >= n {
+			timeout := time.Duration(0)
+			return srv.Stop(context.Background(), &timeout) // SIGKILL at once: a crash, not a drain
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the server recorded no %d transcriptions within 5 minutes of AIPerf's start", n)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the AIPerf run ended before the server recorded %d transcriptions", n)
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
 }

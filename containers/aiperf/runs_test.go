@@ -43,6 +43,7 @@ func TestRunsFromOneProcessSendWhatThePlainCLISends(t *testing.T) {
 	set, nw, srv := containertest.StartServerWith(t, []string{st.BuildBundle(t, "sphinx", "sphinx-an4-l0", bundles), st.BuildBundle(t, "procdiff", "procdiff-small-l0", bundles)})
 	for _, p := range []spec.Profile{asrProfile(srv.InternalURL()), imageProfile(srv.InternalURL())} {
 		t.Run(p.EndpointType, func(t *testing.T) {
+			t.Parallel() // one AIPerf container each against the one server: what is sent does not depend on timing
 			res, err := aiperf.Run(ctx, set.AIPerf, p, t.TempDir(), aiperf.WithNetwork(nw), aiperf.WithTimeout(15*time.Minute))
 			if err != nil || res.ExitCode != 0 {
 				stderr := ""

@@ -33,19 +33,25 @@ func (f Family) Gate(ctx context.Context, b *bundle.Bundle, m manifest.Manifest,
 	if err != nil {
 		return res, err
 	}
-	limits := in.Limits
 	res.Thresholds = in.Thresholds.Overrides
 	native, seconds, kernels, err := f.transcribeClips(ctx, b, in.Clips)
 	if err != nil {
 		return res, err
 	}
+	return f.judge(res, in, native, seconds, kernels, env.WorkDir)
+}
+
+// judge scores the native transcripts of in's clips against the upstream and gold texts: the
+// gate's decision apart from running the Task (a test judges one run's transcripts twice).
+func (f Family) judge(res family.GateResult, in asrgate.Inputs, native []string, seconds float64, kernels map[string]string, workDir string) (family.GateResult, error) {
+	limits := in.Limits
 	res.Settings = kernels
 	var vsUpstream, vsGold []metrics.Pair
 	for i, c := range in.Clips {
 		vsUpstream = append(vsUpstream, metrics.Pair{ID: c.ID, Expected: in.Upstream[i], Hyp: native[i]})
 		vsGold = append(vsGold, metrics.Pair{ID: c.ID, Expected: c.Gold, Hyp: native[i]})
 	}
-	normGold, err := f.normalizedPairs(vsGold, env.WorkDir)
+	normGold, err := f.normalizedPairs(vsGold, workDir)
 	if err != nil {
 		return res, err
 	}
