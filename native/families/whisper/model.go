@@ -174,10 +174,6 @@ func (m *model) AudioSpec() task.AudioSpec {
 	return task.AudioSpec{SampleRate: m.settings.SampleRate, Channels: 1, Format: "pcm_f32le", MaxSeconds: m.settings.MaxSeconds}
 }
 
-// slowdown is the injected extra share of the Task call in a qual_slowdown test build
-// (slowProfile: slowdown_build.go); a normal build slows nothing.
-const slowdown = 0.20
-
 // Transcribe implements task.Transcriber: validate, take a lane, one worker round trip. The
 // public Task call (model_call_ms) is therefore the validation, the framing and the round trip
 // to the warm worker (request out, faster-whisper transcribe(), reply in) and nothing else.
@@ -211,11 +207,10 @@ func (m *model) Transcribe(ctx context.Context, a task.Audio, cfg task.Transcrib
 		m.restart(sl)
 		return task.Transcript{}, err
 	}
-	if m.name == slowProfile { // only in a -tags qual_slowdown test build; the lane stays held
-		time.Sleep(time.Duration(slowdown * float64(time.Since(start))))
-	}
+	// Only a -tags qual_slowdown test build computes here (slowdown_build.go), with the lane held.
+	_, slowErr := slowDown(m.name, time.Since(start))
 	m.pool <- sl
-	if err != nil {
+	if err = errors.Join(err, slowErr); err != nil {
 		return task.Transcript{}, fmt.Errorf("transcribe with %s: %w", m.name, err)
 	}
 	return task.Transcript{Text: text}, nil
