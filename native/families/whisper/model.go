@@ -198,6 +198,8 @@ func (m *model) Transcribe(ctx context.Context, a task.Audio, cfg task.Transcrib
 			return task.Transcript{}, fmt.Errorf("transcribe with %s: %w", m.name, err)
 		}
 	}
+	// Only a -tags qual_slowdown test build measures and computes here (slowdown_build.go).
+	finishSlowdown := startSlowdown(m.name, sl.w.cmd.Process.Pid)
 	start := time.Now()
 	text, inWorker, err := sl.w.transcribe(m.name, a.Samples)
 	m.record(time.Since(start), inWorker)
@@ -207,8 +209,7 @@ func (m *model) Transcribe(ctx context.Context, a task.Audio, cfg task.Transcrib
 		m.restart(sl)
 		return task.Transcript{}, err
 	}
-	// Only a -tags qual_slowdown test build computes here (slowdown_build.go), with the lane held.
-	_, slowErr := slowDown(m.name, time.Since(start))
+	_, slowErr := finishSlowdown() // with the lane held
 	m.pool <- sl
 	if err = errors.Join(err, slowErr); err != nil {
 		return task.Transcript{}, fmt.Errorf("transcribe with %s: %w", m.name, err)

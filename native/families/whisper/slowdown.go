@@ -8,6 +8,8 @@ import "time"
 // with -tags qual_slowdown); a normal build slows nothing.
 const slowProfile = ""
 
-// slowDown is the test build's injected work (slowdown_build.go): a normal build does none and
-// spends no CPU time.
-func slowDown(string, time.Duration) (time.Duration, error) { return 0, nil }
+// startSlowdown is the test build's injected work (slowdown_build.go): a normal build measures
+// nothing and its finish spends no CPU time.
+func startSlowdown(string, int) func() (time.Duration, error) {
+	return func() (time.Duration, error) { return 0, nil }
+}

@@ -3,8 +3,13 @@
 package whisper
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -17,22 +22,39 @@ import (
 // built this way must never qualify anything.
 const slowProfile = "whisper-tiny-en"
 
-// slowShare is the extra CPU time a slowed call spends, as a share of its own worker round trip.
+// slowShare is the extra CPU time a slowed call spends, as a share of the CPU time its worker
+// spent on the call.
 const slowShare = 0.20
 
-// slowDown makes a call of slowProfile cost what a 20% heavier model would: after the round trip
-// it computes on the caller's goroutine, locked to its OS thread, until that thread has spent
-// slowShare × roundTrip of CPU time, and returns the CPU time spent. The budget is CPU time,
-// not a wall-clock deadline or a sleep: under contention the extra work waits for a core as
-// more compute would. A sleep (this build's earlier form) gave its core to the other lane's
-// worker, and at concurrency 2 on 2 cores the slowed build measured faster.
-func slowDown(profile string, roundTrip time.Duration) (time.Duration, error) {
+// startSlowdown makes a call of slowProfile cost what a 20% heavier model would. Called before
+// the round trip with the worker's pid, it returns the finish to call after it: that reads the
+// CPU time the worker consumed meanwhile and computes on the caller's goroutine for slowShare of
+// it (burnCPU), returning the CPU time spent. The share is of the worker's CPU time, not of the
+// round trip's wall time: on a loaded machine the wall time is mostly waiting for a core, and
+// 20% of it was ≈ 3× the model's own compute (measured, harness/compare/README.md). Other
+// profiles get a finish that does nothing.
+func startSlowdown(profile string, workerPID int) func() (time.Duration, error) {
 	if profile != slowProfile {
-		return 0, nil
+		return func() (time.Duration, error) { return 0, nil }
 	}
+	before, err := processCPU(workerPID)
+	return func() (time.Duration, error) {
+		after, err2 := processCPU(workerPID)
+		if err := errors.Join(err, err2); err != nil {
+			return 0, err
+		}
+		return burnCPU(time.Duration(slowShare * float64(after-before)))
+	}
+}
+
+// burnCPU computes on the calling goroutine, locked to its OS thread, until that thread has
+// consumed budget of CPU time, and returns the CPU time it consumed. CPU time, not a wall-clock
+// deadline or a sleep: under contention the extra work waits for a core as more compute would.
+// A sleep (this build's earlier form) gave its core to the other lane's worker, and at
+// concurrency 2 on 2 cores the slowed build measured faster.
+func burnCPU(budget time.Duration) (time.Duration, error) {
 	runtime.LockOSThread() // the thread's CPU clock is this goroutine's while it is locked
 	defer runtime.UnlockOSThread()
-	budget := time.Duration(slowShare * float64(roundTrip))
 	start, err := threadCPU()
 	if err != nil {
 		return 0, err
@@ -52,6 +74,31 @@ func slowDown(profile string, roundTrip time.Duration) (time.Duration, error) {
 			return now - start, nil
 		}
 	}
+}
+
+// userHZ is the unit of /proc/<pid>/stat's CPU times (USER_HZ, 100 on every Linux ABI).
+const userHZ = 100
+
+// processCPU is the user + system CPU time process pid (every thread of it) has consumed, from
+// /proc/<pid>/stat (fields 14 and 15, counted after the parenthesised command name).
+func processCPU(pid int) (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("qual_slowdown: worker CPU time: %w", err)
+	}
+	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("qual_slowdown: /proc/%d/stat has %d fields after the name", pid, len(fields))
+	}
+	var ticks int64
+	for _, f := range fields[11:13] { // utime, stime
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("qual_slowdown: /proc/%d/stat: %w", pid, err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / userHZ, nil
 }
 
 // threadCPU is the CPU time the calling OS thread has consumed.

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestSlowdownNoneInANormalBuild: a build without the test tag slows no profile.
@@ -16,7 +15,7 @@ func TestSlowdownNoneInANormalBuild(t *testing.T) {
 		t.Fatalf("a normal build slows %q", slowProfile)
 	}
 	for _, p := range manifestProfiles(t) {
-		if spent, err := slowDown(p, time.Second); spent != 0 || err != nil {
+		if spent, err := startSlowdown(p, os.Getpid())(); spent != 0 || err != nil {
 			t.Errorf("profile %q: spent %v (err %v) in a normal build", p, spent, err)
 		}
 	}
@@ -34,7 +33,8 @@ func TestSlowdownTestBuildTests(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go test -tags qual_slowdown: %v\n%s", err, out)
 	}
-	for _, name := range []string{"TestSlowdownSpendsItsShareInCPUTime", "TestSlowdownOnlyForItsProfile", "TestSlowTranscribeSpendsItsShareInTheCaller"} {
+	for _, name := range []string{"TestSlowdownSpendsItsShareInCPUTime", "TestSlowdownReadsAProcessCPUTime", "TestSlowdownFollowsTheWorkersCPUTimeNotTheWall",
+		"TestSlowdownOnlyForItsProfile", "TestSlowTranscribeSpendsItsShareInTheCaller"} {
 		if !strings.Contains(string(out), "--- PASS: "+name+" ") {
 			t.Errorf("%s did not pass in the qual_slowdown build:\n%s", name, out)
 		}
