@@ -183,8 +183,10 @@ compare-ab: bin ## paired A/B of two builds on ROWS: make compare-ab ROWS=whispe
 	  for side in $$order; do \
 	    flags='$(BASE_GOFLAGS)'; [ $$side = A ] || flags='$(NEW_GOFLAGS)'; \
 	    echo "[compare-ab] pair $$i/$(PAIRS), side $$side (GOFLAGS=$$flags) at $$(date -u +%H:%M:%S), load $$(cut -d' ' -f1 /proc/loadavg)"; \
+	    start=$$(date +%s); \
 	    GOFLAGS="$$flags" $(MAKE) --no-print-directory qualify-all STAGE=$(STAGE) ROWS=$(ROWS) RERUN= FAIL_ON=failed \
 	      RUN_ID=$(notdir $(AB_DIR))-$$side$$i RUN_DIR=$(AB_DIR)/$$side$$i $(AB_ONE_RUN) || exit $$?; \
+	    echo "[compare-ab] pair $$i/$(PAIRS), side $$side took $$(( $$(date +%s) - start ))s, load $$(cut -d' ' -f1 /proc/loadavg) at its end"; \
 	  done; \
 	done
 	@$(MAKE) --no-print-directory bin

@@ -174,10 +174,6 @@ func (m *model) AudioSpec() task.AudioSpec {
 	return task.AudioSpec{SampleRate: m.settings.SampleRate, Channels: 1, Format: "pcm_f32le", MaxSeconds: m.settings.MaxSeconds}
 }
 
-// slowdown is the injected extra share of the Task call in a qual_slowdown test build
-// (slowProfile: slowdown_build.go); a normal build slows nothing.
-const slowdown = 0.20
-
 // Transcribe implements task.Transcriber: validate, take a lane, one worker round trip. The
 // public Task call (model_call_ms) is therefore the validation, the framing and the round trip
 // to the warm worker (request out, faster-whisper transcribe(), reply in) and nothing else.
@@ -202,6 +198,8 @@ func (m *model) Transcribe(ctx context.Context, a task.Audio, cfg task.Transcrib
 			return task.Transcript{}, fmt.Errorf("transcribe with %s: %w", m.name, err)
 		}
 	}
+	// Only a -tags qual_slowdown test build measures and computes here (slowdown_build.go).
+	finishSlowdown := startSlowdown(m.name, sl.w.cmd.Process.Pid)
 	start := time.Now()
 	text, inWorker, err := sl.w.transcribe(m.name, a.Samples)
 	m.record(time.Since(start), inWorker)
@@ -211,11 +209,9 @@ func (m *model) Transcribe(ctx context.Context, a task.Audio, cfg task.Transcrib
 		m.restart(sl)
 		return task.Transcript{}, err
 	}
-	if m.name == slowProfile { // only in a -tags qual_slowdown test build; the lane stays held
-		time.Sleep(time.Duration(slowdown * float64(time.Since(start))))
-	}
+	_, slowErr := finishSlowdown() // with the lane held
 	m.pool <- sl
-	if err != nil {
+	if err = errors.Join(err, slowErr); err != nil {
 		return task.Transcript{}, fmt.Errorf("transcribe with %s: %w", m.name, err)
 	}
 	return task.Transcript{Text: text}, nil
