@@ -237,7 +237,7 @@ func TestJUnitPropertiesAreTheEvidence(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "junit"), 0o755)
 	os.WriteFile(filepath.Join(dir, "junit", "asr.xml"), []byte(`<testsuites><testsuite name="asr">
-<properties><property name="stage" value="asr"></property><property name="shard" value="0/0"></property><property name="hardware.cores" value="2"></property><property name="hardware.cpu" value=""></property><property name="hardware.gpu" value=""></property><property name="target" value=""></property><property name="target_kind" value=""></property><property name="version.aiperf" value="0.13.0"></property></properties>
+<properties><property name="stage" value="asr"></property><property name="shard" value="0/0"></property><property name="hardware.cores" value="2"></property><property name="hardware.cpu" value=""></property><property name="hardware.gpu" value=""></property><property name="target" value=""></property><property name="target_kind" value=""></property><property name="version.aiperf" value="0.13.0"></property><property name="scope" value="no rows: nothing of the stage is run (blocked, or the target has no row for it)"></property></properties>
 <testcase name="keeps client latency apart" classname="asr.p"><properties><property name="client_latency_p50_ms" value="812.5"></property></properties></testcase>
 <testcase name="passes the gate" classname="asr.p"><properties><property name="gate_gold_wer" value="0.04"></property></properties></testcase>
 </testsuite></testsuites>`), 0o644)
