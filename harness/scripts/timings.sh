@@ -37,6 +37,6 @@ for r in stage.get("results") or []:
         continue
     steps = ", ".join(f"{s['step']} {s['overhead_s']:.1f}s" for s in c["steps"] if s["overhead_s"] >= 0.05)
     print(f"[time] row {stage['stage']}/{r['profile']}: wall {c['wall_s']:.1f}s, Task {c['task_s']:.1f}s, "
-          f"harness overhead {c['overhead_s']:.1f}s ({steps})")
+          f"harness overhead {c['overhead_s']:.1f}s" + (f" ({steps})" if steps else ""))
 PY
 done
