@@ -104,7 +104,7 @@ test: deps ## run every test (after deps, as qualify): unit, parity, integration
 # to the checkout, as for qualify-all. FAIL_ON=failed: a failed spec, sign or verify or a FAILED
 # stage fails it, while the reduced counts' verdict is not a qualification to gate on.
 TEST_LOAD := QUAL_ASR_WARMUP=2 QUAL_ASR_REQUESTS=8 QUAL_ASR_RUNS=2 QUAL_T2I_WARMUP=1 QUAL_T2I_REQUESTS=4 QUAL_T2I_RUNS=2
-test-run: bin
+test-run: bin ## the stage suites once at make test's reduced load (a REDUCED LOAD run, never a qualification)
 	@$(MAKE) --no-print-directory qualify-all TARGET=suites/targets/reference.yaml TRTMC_ROOT= SHARD= RUN_ID=$(RUN_ID) RUN_DIR=$(RUN_DIR) FAIL_ON=failed $(TEST_LOAD)
 
 qualify: deps ## the main job: all stages against the reference target, evidence in reports/ (STAGE=, ROWS=, RERUN=reports/<run> run part of it)

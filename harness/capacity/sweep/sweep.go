@@ -124,9 +124,19 @@ func sweepStage(ctx context.Context, cfg config.Config, st stage.Name, s target.
 	if o.Ceiling {
 		return nil, measureCeiling(ctx, env, rows[0], s, stdout)
 	}
+	return sweepRows(ctx, st, rows, func(row evidence.InventoryRow) (*capacity.Result, error) { return Row(ctx, env, row, s) }, stdout)
+}
+
+// sweepRows measures each row in turn and prints its table. An interrupt stops it at the row it
+// was in: that row's levels failed because they were stopped, not on their figures, so neither
+// its table nor "none within the objective" is printed, and the error says interrupted.
+func sweepRows(ctx context.Context, st stage.Name, rows []evidence.InventoryRow, measure func(evidence.InventoryRow) (*capacity.Result, error), stdout io.Writer) ([]string, error) {
 	var failed []string
 	for _, row := range rows {
-		res, err := Row(ctx, env, row, s)
+		res, err := measure(row)
+		if ctx.Err() != nil {
+			return failed, fmt.Errorf("interrupted (%v) while measuring %s/%s: no capacity is claimed for it or the rows after it", context.Cause(ctx), st, row.Profile)
+		}
 		if res != nil {
 			capacity.Write(stdout, *res)
 		}

@@ -1,7 +1,14 @@
 package sweep
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
 	"testing"
+
+	"github.com/trtmc-qual/trtmc-qual/harness/capacity"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
 	stagevocab "github.com/trtmc-qual/trtmc-qual/harness/stage"
@@ -35,5 +42,33 @@ func TestNarrowKeepsWhatTheCommandLineDoesNotSet(t *testing.T) {
 	}
 	if got := narrow(s, Options{Levels: []int{2}, Runs: 2, Requests: 4}); got.Requests != 4 || got.Runs != 2 || len(got.Concurrency) != 1 || got.Warmup != 2 {
 		t.Fatalf("options: %+v", got)
+	}
+}
+
+// An interrupted sweep says so: the row it was in, whose levels failed only because they were
+// stopped, prints no table and no "none within the objective", and no later row is measured. The
+// same row uninterrupted is reported on its figures.
+func TestAnInterruptedSweepSaysInterrupted(t *testing.T) {
+	rows := []evidence.InventoryRow{{Profile: "first"}, {Profile: "second"}}
+	for _, interrupt := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var measured []string
+		measure := func(row evidence.InventoryRow) (*capacity.Result, error) {
+			measured = append(measured, row.Profile)
+			if interrupt {
+				cancel()
+			}
+			return &capacity.Result{Profile: row.Profile}, errors.New("identity: request failed")
+		}
+		var out bytes.Buffer
+		failed, err := sweepRows(ctx, "asr", rows, measure, &out)
+		cancel()
+		switch {
+		case interrupt && (err == nil || !strings.Contains(err.Error(), "interrupted (context canceled) while measuring asr/first") ||
+			len(measured) != 1 || strings.Contains(out.String(), "none within") || len(failed) != 0):
+			t.Errorf("interrupted: err %v, measured %v, failed %v, printed %q", err, measured, failed, out.String())
+		case !interrupt && (err != nil || len(measured) != 2 || len(failed) != 2 || !strings.Contains(out.String(), "none within the objective")):
+			t.Errorf("uninterrupted: err %v, measured %v, failed %v, printed %q", err, measured, failed, out.String())
+		}
 	}
 }

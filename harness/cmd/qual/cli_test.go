@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
+	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/internal/runfixture"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
@@ -32,9 +33,26 @@ func useTarget(t *testing.T, file, trtmcFixture string) {
 	t.Setenv("QUAL_ROOT", root)
 	t.Setenv("QUAL_TARGET", filepath.Join(root, "suites", "targets", file))
 	t.Setenv("QUAL_TRTMC_ROOT", "")
+	for _, name := range loadVars() {
+		t.Setenv(name, "") // make test exports its reduced load; a test's run is at the target's
+	}
 	if trtmcFixture != "" {
 		t.Setenv("QUAL_TRTMC_ROOT", filepath.Join(root, "suites", "targets", "testdata", trtmcFixture))
 	}
+}
+
+// loadVars are the stage load overrides (QUAL_ASR_REQUESTS, ...): make test exports them to every
+// package's tests, and a run made under them is a REDUCED LOAD run, not the verdict a test expects.
+func loadVars() []string {
+	var names []string
+	for _, v := range config.Vars() {
+		for _, s := range stage.Names() {
+			if strings.HasPrefix(v.Name, "QUAL_"+strings.ToUpper(string(s))+"_") {
+				names = append(names, v.Name)
+			}
+		}
+	}
+	return names
 }
 
 // plannedStageRun writes one stage of the configured target with every row planned (what a machine
@@ -201,12 +219,16 @@ func TestFailingChecksExit1(t *testing.T) {
 	}{
 		{"verify of a tampered run", []string{"verify", "--key", key + ".pub", run}, "mismatches"},
 		{"sign with a bad key", []string{"sign", "--key-file", garbage, run}, "qual sign:"},
-		{"keygen over a key", []string{"keygen", "-o", key}, "not overwriting a key"},
 	} {
 		code, _, errOut := qualRun(t, tc.args...)
 		if code != exitFailed || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%s: exit %d, stderr %q (want exit 1 and %q)", tc.name, code, errOut, tc.want)
 		}
+	}
+	// An existing key is the caller's choice of path, not a failed check: exit 2, as an -o of
+	// merge that holds a run.
+	if code, _, errOut := qualRun(t, "keygen", "-o", key); code != exitUsage || !strings.Contains(errOut, "not overwriting a key") {
+		t.Errorf("keygen over a key: exit %d, stderr %q (want exit 2)", code, errOut)
 	}
 	t.Run("compare", func(t *testing.T) {
 		base := runfixture.WriteRun(t, "base", runfixture.ASRRow("sphinx-en-us", runfixture.Golds(), 100))
@@ -302,8 +324,12 @@ func TestMergeRefusesForeignShards(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("a refused merge wrote %s", out)
 	}
-	if code, _, errOut := qualRun(t, "merge", "--key", key+".pub", "-o", out, reference); code != exitOK {
+	code, mergeOut, errOut := qualRun(t, "merge", "--key", key+".pub", "-o", out, reference)
+	if code != exitOK {
 		t.Fatalf("merge of one shard: exit %d %s", code, errOut)
+	}
+	if !strings.Contains(mergeOut, "the merged run is not signed yet: qual sign [--key-file KEY] "+out) {
+		t.Errorf("merge does not say how to sign the merged run:\n%s", mergeOut)
 	}
 	code, _, errOut = qualRun(t, "merge", "--key", key+".pub", "-o", out, reference)
 	if code != exitUsage || !strings.Contains(errOut, out+" already holds a run (a previous merge?)") {

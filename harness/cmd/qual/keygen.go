@@ -36,7 +36,7 @@ func runKeygen(_ context.Context, args []string, stdout io.Writer) error {
 func writeKeyPair(path string) (string, error) {
 	for _, p := range []string{path, path + ".pub"} {
 		if _, err := os.Stat(p); err == nil {
-			return "", fmt.Errorf("%s exists; not overwriting a key", p)
+			return "", usageError{fmt.Errorf("%s exists; not overwriting a key", p)}
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return "", err
 		}

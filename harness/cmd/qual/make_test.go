@@ -92,6 +92,9 @@ func TestQualifyAllExitFollowsTheVerdict(t *testing.T) {
 			"FAIL_ON="+tc.failOn, "QUAL_TRTMC_TRTMC_BINARY=/nonexistent/trtmc")
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "QUAL_SIGNING_KEY=")
+		for _, name := range loadVars() {
+			cmd.Env = append(cmd.Env, name+"=") // at the target's load, whatever make test exported
+		}
 		out, err := cmd.CombinedOutput()
 		os.RemoveAll(filepath.Join(root, runDir))
 		code := 0

@@ -64,6 +64,8 @@ func runMerge(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	printSummary(stdout, *out, e)
+	// The shards' signatures cover the shards, not this new run: say what makes it verifiable.
+	fmt.Fprintf(stdout, "the merged run is not signed yet: qual sign [--key-file KEY] %s, then qual verify --key PUB %s\n", *out, *out)
 	return nil
 }
 
