@@ -19,14 +19,12 @@ func inventoryCheck(r *Run) []Problem {
 // recorded one, checkpoint by checkpoint: the same rows (gap rows included, one row per
 // manifest), each with its manifest's kind, counted flag and manifest. A sharded run records
 // only its shard's checkpoints, so a checkpoint the run does not hold at all is not asked for.
-// The families' capabilities come from the recorded rows: the registry that answers them in
-// the run links the native families (cgo), which the verifier does not.
 func checkInventory(p pins, e evidence.Evidence, report reporter) {
 	t, paths, ok := referenceManifests(p, e, report)
 	if !ok {
 		return
 	}
-	rebuilt := pinned.ScanInventory(paths, e)
+	rebuilt := pinned.ScanInventory(paths)
 	for _, s := range e.Stages {
 		want := append([]evidence.InventoryRow(nil), rebuilt.Stages[stage.Name(s.Stage)]...)
 		inventory.Relative(want, t.Root)
