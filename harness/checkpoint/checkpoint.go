@@ -343,8 +343,9 @@ func (c *Checkpoint) Unchanged() error {
 	return nil
 }
 
-// Finish settles the row's status: aiperf-qualified only when every step of a full
-// qualification passed; a reduced or variant row stops at family-validated by design.
+// Finish settles the row's status by the one rule the verifier also reads
+// (evidence.CheckpointStatus): aiperf-qualified only when every step of a full qualification
+// passed; a reduced or variant row stops at family-validated by design.
 func (c *Checkpoint) Finish(full bool) evidence.Result {
 	all := []string{"build", "capability", "gate"}
 	if full {
@@ -356,16 +357,9 @@ func (c *Checkpoint) Finish(full bool) evidence.Result {
 			missing = append(missing, s)
 		}
 	}
-	switch {
-	case len(missing) == 0 && full:
-		c.Result.Status = evidence.StatusQualified
-	case len(missing) == 0:
-		c.Result.Status = evidence.StatusFamilyValidated
-	default:
-		c.Result.Status = evidence.StatusFailed
-		if len(c.Result.Failures) == 0 {
-			c.Result.Failures = append(c.Result.Failures, "steps not completed: "+strings.Join(missing, ", "))
-		}
+	c.Result.Status = evidence.CheckpointStatus(full, len(missing) == 0)
+	if len(missing) > 0 && len(c.Result.Failures) == 0 {
+		c.Result.Failures = append(c.Result.Failures, "steps not completed: "+strings.Join(missing, ", "))
 	}
 	c.settleCost()
 	return c.Result

@@ -6,7 +6,7 @@ import (
 )
 
 // Merge combines the stage evidence of shards: each stage's results, in profile order, with
-// the inventory statuses they reached, settled by the same rule as a single run.
+// the inventory as they leave it (RowAsRun), settled by the same rule as a single run.
 type Merge struct {
 	stages map[string]*Stage
 }
@@ -34,15 +34,6 @@ func (m *Merge) Add(s Stage) {
 			merged.Inventory = append(merged.Inventory, row)
 		}
 	}
-	status := map[string]Status{}
-	for _, r := range s.Results {
-		status[r.Profile] = r.Status
-	}
-	for i := range merged.Inventory {
-		if st, ok := status[merged.Inventory[i].Profile]; ok {
-			merged.Inventory[i].Status = st
-		}
-	}
 	if s.Status == StatusBlocked {
 		merged.Status, merged.Reason, merged.Audit, merged.Probe = s.Status, s.Reason, s.Audit, s.Probe
 	}
@@ -57,7 +48,7 @@ func (m *Merge) Stages() map[string]Stage {
 			s.Status = ""
 		}
 		Settle(s)
-		markNotSelected(s)
+		settleInventory(s)
 		out[name] = *s
 	}
 	return out

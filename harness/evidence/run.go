@@ -49,10 +49,7 @@ func (s *StageRun) Add(r Result) {
 	s.Evidence.Results = append(s.Evidence.Results, r)
 	for i := range s.Evidence.Inventory {
 		if s.Evidence.Inventory[i].Profile == r.Profile {
-			s.Evidence.Inventory[i].Status = r.Status
-			if len(r.Controls) > 0 {
-				s.Evidence.Inventory[i].Controls = r.Controls
-			}
+			applyResult(&s.Evidence.Inventory[i], r)
 		}
 	}
 }
@@ -107,6 +104,6 @@ func (s *StageRun) Write(runDir string, versions map[string]string, hw Hardware)
 	e.Versions, e.Hardware = versions, hw
 	e.Finished = time.Now().UTC()
 	Settle(e)
-	markNotSelected(e)
+	settleInventory(e)
 	return WriteJSON(filepath.Join(runDir, e.Stage, "stage.json"), e)
 }

@@ -135,12 +135,10 @@ func ScopeWords(sc Scope) string {
 	return scopeWord(sc) + " — not a qualification: " + scopeCoverage(sc)
 }
 
-// markNotSelected gives the inventory rows the run gave no result their own word.
-func markNotSelected(s *Stage) {
+// settleInventory leaves every inventory row as its result makes it, and gives the rows the run
+// gave no result their own word (RowAsRun).
+func settleInventory(s *Stage) {
 	for i, row := range s.Inventory {
-		if !Resulting(row) || slices.ContainsFunc(s.Results, func(r Result) bool { return r.Profile == row.Profile }) {
-			continue
-		}
-		s.Inventory[i].Status = StatusNotSelected
+		s.Inventory[i] = RowAsRun(row, s.Results)
 	}
 }

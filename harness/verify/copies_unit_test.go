@@ -12,10 +12,7 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
 	"github.com/trtmc-qual/trtmc-qual/harness/contract"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
 	"github.com/trtmc-qual/trtmc-qual/harness/join"
-	"github.com/trtmc-qual/trtmc-qual/harness/stage"
-	"github.com/trtmc-qual/trtmc-qual/harness/target"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 	"github.com/trtmc-qual/trtmc-qual/native/audio"
 	"github.com/trtmc-qual/trtmc-qual/native/bundle"
@@ -157,30 +154,18 @@ func TestRecordCopiesOfARequest(t *testing.T) {
 	}
 }
 
-// recordedInventory is the reference target's inventory as the suites record it (paths
-// relative to the root), with the task-string capabilities a test can link without cgo.
+// recordedInventory is the reference target's evidence as a run records it (runReference: the
+// suite's own transitions, one run of every stage).
 func recordedInventory(t *testing.T) evidence.Evidence {
 	t.Helper()
-	root := repoRoot(t)
-	tg, err := target.Read(filepath.Join(root, "suites", "targets", "reference.yaml"), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths, err := tg.ManifestPaths()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep := inventory.Scan(paths, inventory.Options{Capabilities: inventory.ByTaskString})
 	e := evidence.Evidence{Target: "suites/targets/reference.yaml", TargetKind: "reference"}
-	for _, name := range stage.Names() {
-		rows := rep.Stages[name]
-		inventory.Relative(rows, tg.Root)
-		e.Stages = append(e.Stages, evidence.Stage{Stage: string(name), Inventory: rows})
-	}
+	e.Stages = runReference(t, 1).stages
 	return e
 }
 
-// TestInventoryIsRebuilt relabels a reduced row full and deletes its gap row.
+// TestInventoryIsRebuilt relabels a reduced row full and deletes its gap row; and forges the
+// Task of every row of a family, as a forger would who wants the recorded rows to answer the
+// family's capabilities.
 func TestInventoryIsRebuilt(t *testing.T) {
 	e := recordedInventory(t)
 	p := pins{Root: repoRoot(t), TRTMCRoot: envOptions().TRTMCRoot}
@@ -201,9 +186,22 @@ func TestInventoryIsRebuilt(t *testing.T) {
 	asr[i].Kind, asr[i].Counted = evidence.KindFull, true
 	e.Stages[0].Inventory = slices.Delete(asr, gap, gap+1)
 	checkInventory(p, e, report)
-	if !containsAll(*got, "asr/stage.json", "inventory row "+reduced+" is kind full, counted true", "give kind reduced, counted false") ||
-		!containsAll(*got, "asr/stage.json", "inventory has no row "+gapRow) {
+	if !containsAll(*got, "asr/stage.json", "inventory row "+reduced+" is not the row", `kind is "full", the rebuilt row's "reduced"`, `counted is true, the rebuilt row's false`) ||
+		!containsAll(*got, "asr/stage.json", "inventory has no row with profile "+gapRow) {
 		t.Fatalf("relabelled inventory: %v", *got)
+	}
+
+	e = recordedInventory(t)
+	family := e.Stages[0].Inventory[0].Family
+	for i, row := range e.Stages[0].Inventory {
+		if row.Family == family {
+			e.Stages[0].Inventory[i].NativeTask = "text_to_image"
+		}
+	}
+	*got = nil
+	checkInventory(p, e, report)
+	if !containsAll(*got, "asr/stage.json", e.Stages[0].Inventory[0].Profile, `native_task is "text_to_image"`) {
+		t.Fatalf("every %s row's Task forged: %v", family, *got)
 	}
 }
 

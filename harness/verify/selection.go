@@ -5,10 +5,9 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory"
-	"github.com/trtmc-qual/trtmc-qual/harness/inventory/reference"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
+	"github.com/trtmc-qual/trtmc-qual/harness/verify/pinned"
 	"github.com/trtmc-qual/trtmc-qual/harness/workload"
 )
 
@@ -19,9 +18,7 @@ func selectionCheck(r *Run) []Problem {
 }
 
 // checkSelection rebuilds a reference run's target inventory, every stage and every row, from
-// the target file and its manifests in the repository, with the families' capabilities their
-// cgo-free descriptors state (as the suites' plan reads them: the recorded rows cannot answer
-// for a family whose rows were all removed). Each stage's selection (the rows a whole run gives
+// the target file and its manifests in the repository (pinned.ScanInventory). Each stage's selection (the rows a whole run gives
 // a result, and how many count: the denominators of the verdict) must be the rebuilt one. A run
 // that claims a qualified stage must hold every stage of the target that has rows, unless it
 // says it covers part of the target (a smoke, focused or sharded run, whose verdict then says
@@ -34,7 +31,7 @@ func checkSelection(p pins, e evidence.Evidence, report reporter) {
 	if !ok {
 		return
 	}
-	rebuilt := inventory.Scan(paths, inventory.Options{Capabilities: reference.Capabilities})
+	rebuilt := pinned.ScanInventory(paths)
 	label := evidence.ScopeOf(e).Label
 	claims := slices.ContainsFunc(e.Stages, func(s evidence.Stage) bool { return s.Status == evidence.StageQualified })
 	for _, st := range stage.All() {

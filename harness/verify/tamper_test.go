@@ -714,7 +714,7 @@ func tampers() []tamper {
 				})
 			}},
 	}
-	return append(append(append(cases, copyForgeries()...), roundThreeForgeries()...), append(append(append(secondSourceForgeries(), roundFourForgeries()...), roundFiveForgeries()...), append(append(pictureForgeries(), roundSixForgeries()...), append(append(junitForgeries(), strippedForgeries()...), append(admissionForgeries(), admissionReviewForgeries()...)...)...)...)...)
+	return append(append(append(cases, copyForgeries()...), roundThreeForgeries()...), append(append(append(secondSourceForgeries(), roundFourForgeries()...), roundFiveForgeries()...), append(append(pictureForgeries(), roundSixForgeries()...), append(append(junitForgeries(), strippedForgeries()...), append(append(admissionForgeries(), admissionReviewForgeries()...), inventoryForgeries()...)...)...)...)...)
 }
 
 // TestTamperedRunsAreCaught edits a real reduced run, produced by the suites, in each way in
@@ -1141,7 +1141,7 @@ func copyForgeries() []tamper {
 				})
 			}},
 		{name: "E11 a reduced row relabelled full, its gap row deleted", forged: true,
-			want: []string{"asr/stage.json", "inventory row sphinx-an4-l0 is kind full", "give kind reduced"},
+			want: []string{"asr/stage.json", "inventory row sphinx-an4-l0 is not the row", `kind is "full", the rebuilt row's "reduced"`},
 			edit: func(t *testing.T, f *forger) {
 				i, r := f.result(asr, fv, evidence.KindReduced)
 				f.stage(asr, func(s *evidence.Stage) {

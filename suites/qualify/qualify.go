@@ -236,7 +236,7 @@ func (s *Suite) NewCheckpoint(row evidence.InventoryRow) *checkpoint.Checkpoint 
 		Expect(err).NotTo(HaveOccurred())
 		*c = *prepared
 		c.Announce(s.position(row))
-		DeferCleanup(func() { s.Stage.Add(c.Finish(row.Kind == evidence.KindFull && row.Counted)) })
+		DeferCleanup(func() { s.Stage.Add(c.Finish(evidence.RunsWhole(row))) })
 	})
 	// A failed claim's JUnit case says how to run the row again and where its files are.
 	AfterEach(func() {
