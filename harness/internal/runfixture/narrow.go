@@ -61,6 +61,9 @@ func narrow(full evidence.Evidence, label string, reducedLoad []string, keep fun
 			}
 		}
 		s.Results = results
+		if len(results) == 0 { // a stage with no selected row runs no spec: no audit, no probe
+			s.Audit, s.Probe = nil, nil
+		}
 		s.Inventory = slices.Clone(s.Inventory)
 		for i, row := range s.Inventory {
 			if evidence.Resulting(row) && !slices.ContainsFunc(results, func(r evidence.Result) bool { return r.Profile == row.Profile }) {
