@@ -72,6 +72,10 @@ type Comparison struct {
 	// reduced or variant row, by design) has no light to decide and is not waited for.
 	Timed        int  `json:"timed"`
 	AllowMissing bool `json:"allow_missing"`
+	// SlowerWithinTolerance are the common rows cleared of regression (decided, not red) whose
+	// interval of S still lies wholly below 1: measurably slower, by less than the red bound
+	// tolerates. The verdict names them: "no regression found" would read as "no slower".
+	SlowerWithinTolerance []string `json:"slower_within_tolerance,omitempty"`
 	// Pairs is how many interleaved pairs of runs a paired comparison read (0: two runs).
 	Pairs   int    `json:"pairs,omitempty"`
 	Verdict string `json:"verdict"` // overall
@@ -278,6 +282,9 @@ func (c *Comparison) add(row RowComparison) {
 	row.Decided, row.Decision = decide(row.Performance)
 	if row.Decided {
 		c.Decided++
+	}
+	if p := row.Performance; row.Decided && p.Light != stats.Red && p.CI != nil && p.CI.Upper < 1 {
+		c.SlowerWithinTolerance = append(c.SlowerWithinTolerance, row.Stage+"/"+row.Profile)
 	}
 	if accuracyFailed(row.Accuracy) {
 		c.Failed++
@@ -571,8 +578,9 @@ func buildCell(b Build) string {
 	return "normal build (build tags: " + b.Tags + ")"
 }
 
-// overall is the comparison's verdict: "no regression found" only when every common row's
-// light decided and no row is missing.
+// overall is the comparison's verdict: no regression only when every common row's light decided
+// and no row is missing; "no regression found" only when, besides, no row is measurably slower
+// within the tolerance.
 func overall(c Comparison) string {
 	v, _ := outcome(c)
 	return v
@@ -580,7 +588,9 @@ func overall(c Comparison) string {
 
 // outcome is the verdict and the error Dirs returns with it, decided in one place: a slower row
 // or an accuracy fail is ErrRegression; else a row in one run only is ErrMissing (unless
-// allowed); else a common row whose light did not decide is ErrInconclusive.
+// allowed); else a common row whose light did not decide is ErrInconclusive; else no regression,
+// naming the rows measurably slower within the tolerance (exit 0 all the same: the red bound is
+// the gate, and they are within it).
 //
 // A row is slower when its light is red or when the Task shift it computes says so
 // (slowerByShift): a light left white by one side's wide interval of run medians must not hide a
@@ -601,6 +611,9 @@ func outcome(c Comparison) (string, error) {
 	case c.Decided < c.Timed || c.Timed == 0:
 		v := fmt.Sprintf("INCONCLUSIVE (%d of %d timed rows decided)", c.Decided, c.Timed)
 		return v, fmt.Errorf("%w: %s", ErrInconclusive, v)
+	}
+	if len(c.SlowerWithinTolerance) > 0 {
+		return "no regression beyond the tolerance; measurably slower within it: " + strings.Join(c.SlowerWithinTolerance, ", "), nil
 	}
 	return "no regression found", nil
 }

@@ -41,7 +41,10 @@ import (
 // verdict then says REDUCED LOAD — not a qualification); a tail's order-statistic interval is
 // widened to hold its estimate; the reports mark a one-run row's figures "1 run: no interval"
 // and a tail no sample bounds "n too small"; JUnit carries the scope and each tail's n and bounds.
-const SchemaVersion = 7
+// 8: the reports of a run that is no qualification (smoke, focus, shard, reduced load) give each
+// stage and row that word beside its status ("SMOKE — not a qualification (selected rows:
+// QUALIFIED)"), never a bare QUALIFIED; nothing new is stored, but verify draws them again.
+const SchemaVersion = 8
 
 // Evidence is one run.
 type Evidence struct {

@@ -103,6 +103,32 @@ func scopeVerdict(sc Scope, stages string) string {
 	return fmt.Sprintf("%s — not a qualification: %s (selected rows: %s)", scopeWord(sc), scopeCoverage(sc), stages)
 }
 
+// StageWord is a stage's status as every report and console shows it (upper case, QUALIFIED),
+// and RowWord a row's (as stored, aiperf-qualified), given the run's scope: in a run that is no
+// qualification of the target, a status that would read as one carries the run's scope word, as
+// its verdict does — "SMOKE — not a qualification (selected rows: QUALIFIED)" — so that no
+// stage table, heading, row table or console line reads as a qualification out of the verdict's
+// sight. The run's scope, not the stage's: a stage whose every row a smoke run selected is still
+// part of a smoke run. Statuses that claim nothing (failed, blocked, planned, not selected) stay
+// bare. Derived on each rendering and never stored: the evidence keeps the bare status.
+func StageWord(st Status, run Scope) string {
+	return scopedWord(strings.ToUpper(string(st)), st == StageQualified, "selected rows", run)
+}
+
+// RowWord is a row's status word in the run's scope (see StageWord).
+func RowWord(st Status, run Scope) string {
+	return scopedWord(string(st), st == StatusQualified, "selected row", run)
+}
+
+// scopedWord is the one wording of a qualifying status in a narrowed run, in the verdict's words
+// (scopeVerdict).
+func scopedWord(word string, qualifies bool, what string, run Scope) string {
+	if !qualifies || !run.Narrowed() {
+		return word
+	}
+	return fmt.Sprintf("%s — not a qualification (%s: %s)", scopeWord(run), what, word)
+}
+
 // scopeWord is the run's narrowing in one word: the selection's label, else what narrowed it.
 func scopeWord(sc Scope) string {
 	switch {

@@ -115,3 +115,39 @@ func assembleScoped(t *testing.T, label string, results []Result, versions map[s
 	}
 	return e
 }
+
+// A stage's and a row's status word: in a narrowed run a qualifying one carries the run's scope
+// word in the verdict's words, the others (which claim nothing) stay bare; a whole run at the
+// target's load reads the bare words.
+func TestStatusWordsCarryTheRunsScope(t *testing.T) {
+	whole := Scope{Selected: 3, Total: 3}
+	for _, c := range []struct {
+		run        Scope
+		stage, row string
+	}{
+		{whole, "QUALIFIED", "aiperf-qualified"},
+		{Scope{Selected: 1, Total: 3, Label: "smoke"}, "SMOKE — not a qualification (selected rows: QUALIFIED)",
+			"SMOKE — not a qualification (selected row: aiperf-qualified)"},
+		{Scope{Selected: 1, Total: 3}, "PARTIAL SELECTION — not a qualification (selected rows: QUALIFIED)",
+			"PARTIAL SELECTION — not a qualification (selected row: aiperf-qualified)"},
+		{Scope{Selected: 3, Total: 3, Reduced: []string{"asr: runs 2 of 5"}}, "REDUCED LOAD — not a qualification (selected rows: QUALIFIED)",
+			"REDUCED LOAD — not a qualification (selected row: aiperf-qualified)"},
+		{Scope{Selected: 2, Total: 6, Label: "shard 2/3", Reduced: []string{"asr: runs 2 of 5"}}, "SHARD 2/3 — not a qualification (selected rows: QUALIFIED)",
+			"SHARD 2/3 — not a qualification (selected row: aiperf-qualified)"},
+	} {
+		if got := StageWord(StageQualified, c.run); got != c.stage {
+			t.Errorf("%+v: stage word %q, want %q", c.run, got, c.stage)
+		}
+		if got := RowWord(StatusQualified, c.run); got != c.row {
+			t.Errorf("%+v: row word %q, want %q", c.run, got, c.row)
+		}
+		if got := StageWord(StatusFailed, c.run); got != "FAILED" {
+			t.Errorf("%+v: failed stage word %q", c.run, got)
+		}
+		for _, st := range []Status{StatusFailed, StatusFamilyValidated, StatusPlanned, StatusNotSelected, StatusUnsupported, StatusBlocked} {
+			if got := RowWord(st, c.run); got != string(st) {
+				t.Errorf("%+v: row word of %s is %q: a status that claims nothing stays bare", c.run, st, got)
+			}
+		}
+	}
+}

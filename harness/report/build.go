@@ -18,8 +18,9 @@ func Build(e evidence.Evidence, pics Pictures) doc.Document {
 	d := doc.Document{Title: "Qualification report — run " + e.RunID}
 	d.Blocks = append(d.Blocks, verdictBlocks(e)...)
 	d.Blocks = append(d.Blocks, runBlocks(e)...)
+	run := evidence.ScopeOf(e)
 	for _, s := range e.Stages {
-		d.Blocks = append(d.Blocks, stageSection(s, pics))
+		d.Blocks = append(d.Blocks, stageSection(s, run, pics))
 	}
 	if f, ok := formulasSection(e); ok {
 		d.Blocks = append(d.Blocks, f)
@@ -39,9 +40,10 @@ func verdictBlocks(e evidence.Evidence) []doc.Block {
 		out = append(out, doc.Paragraph{ID: "scope", Text: doc.Prose(line)})
 	}
 	t := doc.Table{ID: "stages", Header: []string{"stage", "status", "counted rows qualified (of the target's)", "rows run (of the target's)", "failures"}}
+	run := evidence.ScopeOf(e)
 	for _, s := range e.Stages {
 		qualified, rows := StageCells(s)
-		t.Rows = append(t.Rows, doc.Row{Cells: []doc.Text{doc.T(fmt.Sprintf("%d ", s.Number)).Code(s.Stage), doc.T(upper(s.Status)),
+		t.Rows = append(t.Rows, doc.Row{Cells: []doc.Text{doc.T(fmt.Sprintf("%d ", s.Number)).Code(s.Stage), doc.T(evidence.StageWord(s.Status, run)),
 			doc.T(qualified), doc.T(rows), doc.T(failedCount(s))}})
 	}
 	out = append(out, t)
@@ -73,8 +75,6 @@ func runBlocks(e evidence.Evidence) []doc.Block {
 // why: the claims it makes from the same files fail).
 const notDrawn = "not drawn: the row's exports and records do not derive it"
 
-func upper(s evidence.Status) string { return strings.ToUpper(string(s)) }
-
 // failedCount is a stage's failures cell.
 func failedCount(s evidence.Stage) string {
 	if s.Status == evidence.StatusBlocked || s.Status == evidence.StatusPlanned {
@@ -88,8 +88,10 @@ func failedCount(s evidence.Stage) string {
 
 func rowID(stage, profile string) string { return "row-" + stage + "-" + profile }
 
-func stageSection(s evidence.Stage, pics Pictures) doc.Section {
-	sec := doc.Section{ID: "stage-" + s.Stage, Title: doc.T(fmt.Sprintf("Stage %d (", s.Number)).Code(s.Stage).Plain("): " + upper(s.Status))}
+// stageSection is one stage's section; run is the run's scope, which every status word of the
+// stage carries (evidence.StageWord, RowWord).
+func stageSection(s evidence.Stage, run evidence.Scope, pics Pictures) doc.Section {
+	sec := doc.Section{ID: "stage-" + s.Stage, Title: doc.T(fmt.Sprintf("Stage %d (", s.Number)).Code(s.Stage).Plain("): " + evidence.StageWord(s.Status, run))}
 	add := func(b ...doc.Block) { sec.Blocks = append(sec.Blocks, b...) }
 	if s.Reason != "" {
 		add(doc.Paragraph{Text: doc.T(s.Reason)})
@@ -99,7 +101,7 @@ func stageSection(s evidence.Stage, pics Pictures) doc.Section {
 		for _, st := range notesInOrder(notes) {
 			add(doc.Paragraph{Role: "note", Text: doc.Text{}.Strong(fmt.Sprintf("Note [%d]:", notes[st])).Plain(" " + st + ".")})
 		}
-		add(rowsTable(s, notes))
+		add(rowsTable(s, run, notes))
 		add(skippedBlocks(s)...) // inputs not sent, by the family's clip limits (skipped.go)
 		add(measuredBlocks(s, pics)...)
 		add(noCacheBlocks(s)...)
@@ -110,7 +112,7 @@ func stageSection(s evidence.Stage, pics Pictures) doc.Section {
 	}
 	add(probeBlocks(s)...)
 	add(auditBlocks(s)...)
-	add(inventoryBlocks(s)...)
+	add(inventoryBlocks(s, run)...)
 	return sec
 }
 
@@ -135,7 +137,7 @@ func notesInOrder(notes map[string]int) []string {
 	return out
 }
 
-func rowsTable(s evidence.Stage, notes map[string]int) doc.Table {
+func rowsTable(s evidence.Stage, run evidence.Scope, notes map[string]int) doc.Table {
 	t := doc.Table{Class: "rows", Header: []string{"light", "profile", "checkpoint", "kind", "counted", "status", "gate", "join", "failures"}}
 	for _, r := range FailedFirst(s.Results) {
 		fails := strings.Join(r.Failures, "; ")
@@ -147,13 +149,13 @@ func rowsTable(s evidence.Stage, notes map[string]int) doc.Table {
 			profile = fmt.Sprintf("%s [%d]", r.Profile, n)
 		}
 		t.Rows = append(t.Rows, doc.Row{ID: rowID(s.Stage, r.Profile), Class: "row", Cells: []doc.Text{doc.Text{}.Light(string(RowLight(r))),
-			doc.T(profile), doc.T(checkpointCell(r.Checkpoint, r.Revision)), doc.T(string(r.Kind)), doc.T(yesNo(r.Counted)), doc.T(string(r.Status)),
+			doc.T(profile), doc.T(checkpointCell(r.Checkpoint, r.Revision)), doc.T(string(r.Kind)), doc.T(yesNo(r.Counted)), doc.T(evidence.RowWord(r.Status, run)),
 			doc.T(gateCell(r)), doc.T(joinCell(r)), doc.T(fails)}})
 	}
 	for _, g := range gapRows(s) {
 		// The inventory's own words (profileCell, kind, status), so that the two tables name the row alike.
 		t.Rows = append(t.Rows, doc.Row{Class: "gap", Cells: []doc.Text{doc.Text{}.Light(string(White)), doc.T(profileCell(g)), doc.T(checkpointCell(g.Checkpoint, g.Revision)),
-			doc.T(string(g.Kind)), doc.T(yesNo(g.Counted)), doc.T(string(g.Status)), doc.T("—"), doc.T("—"), doc.T(g.Reason)}})
+			doc.T(string(g.Kind)), doc.T(yesNo(g.Counted)), doc.T(evidence.RowWord(g.Status, run)), doc.T("—"), doc.T("—"), doc.T(g.Reason)}})
 	}
 	return t
 }
@@ -336,7 +338,7 @@ func auditBlocks(s evidence.Stage) []doc.Block {
 	return []doc.Block{doc.Paragraph{Text: doc.T("Capability audit (every profile of the target):")}, t}
 }
 
-func inventoryBlocks(s evidence.Stage) []doc.Block {
+func inventoryBlocks(s evidence.Stage, run evidence.Scope) []doc.Block {
 	if len(s.Inventory) == 0 {
 		return nil
 	}
@@ -349,7 +351,7 @@ func inventoryBlocks(s evidence.Stage) []doc.Block {
 			}
 		}
 		t.Rows = append(t.Rows, doc.Row{Cells: []doc.Text{doc.T(r.Checkpoint), doc.T(r.Revision), doc.T(profileCell(r)), doc.T(r.NativeTask),
-			doc.T(strings.Join(r.Controls, ", ")), doc.T(string(r.Kind)), doc.T(yesNo(r.Counted)), doc.T(string(r.Status)), doc.T(strings.Join(notes, "; "))}})
+			doc.T(strings.Join(r.Controls, ", ")), doc.T(string(r.Kind)), doc.T(yesNo(r.Counted)), doc.T(evidence.RowWord(r.Status, run)), doc.T(strings.Join(notes, "; "))}})
 	}
 	return []doc.Block{doc.Details{Summary: doc.T("Inventory"), Blocks: []doc.Block{t}}}
 }

@@ -91,7 +91,8 @@ func TestMarkdownReadsOnOneScreen(t *testing.T) {
 	}
 }
 
-// A smoke run's reports say so where the verdict is, with the target's denominators.
+// A smoke run's reports say so where the verdict is, with the target's denominators, and its
+// stage's status carries the scope as the verdict does.
 func TestReportsShowTheRunsScope(t *testing.T) {
 	rows := []evidence.InventoryRow{{Profile: "a", Kind: evidence.KindFull, Counted: true}, {Profile: "b", Kind: evidence.KindFull, Counted: true},
 		{Profile: "c", Kind: evidence.KindReduced}}
@@ -101,7 +102,7 @@ func TestReportsShowTheRunsScope(t *testing.T) {
 	md := Markdown(e, nil)
 	page := HTML(e, nil)
 	for _, want := range []string{"**Verdict: SMOKE — not a qualification: 1 of 3 rows (selected rows: QUALIFIED)**",
-		"Scope: this run selected 1 of the target's 3 rows", "| 3 `asr` | QUALIFIED | 1 / 2 | 1 of 3 | none |"} {
+		"Scope: this run selected 1 of the target's 3 rows", "| 3 `asr` | SMOKE — not a qualification (selected rows: QUALIFIED) | 1 / 2 | 1 of 3 | none |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("qualification.md lacks %q:\n%s", want, md)
 		}

@@ -42,6 +42,17 @@ func renderings(t *testing.T) map[string][]byte {
 	sd := Build(s, nil)
 	out["sample/qualification.md"] = []byte(doc.Markdown(sd))
 	out["sample/report.html"] = doc.HTML(sd)
+	// A narrowed run's reports word its stages' and rows' statuses in its scope (evidence.StageWord):
+	// a smoke run of the sample at a reduced load.
+	sm := sampleRun()
+	sm.RunID = "smoke-r1"
+	asr := &sm.Stages[0]
+	asr.Selection = evidence.SelectionOf(append(asr.Inventory, evidence.InventoryRow{Profile: "sphinx-en-us", Kind: evidence.KindFull, Counted: true},
+		evidence.InventoryRow{Profile: "other", Kind: evidence.KindFull, Counted: true}), "smoke")
+	asr.Selection.ReducedLoad = []string{"runs 2 of 5"}
+	smd := Build(sm, nil)
+	out["smoke/qualification.md"] = []byte(doc.Markdown(smd))
+	out["smoke/report.html"] = doc.HTML(smd)
 	for _, ev := range []evidence.Evidence{e, s} {
 		for _, st := range ev.Stages {
 			out["junit/"+ev.RunID+"/"+st.Stage+"/properties"] = junitText(JUnitStageProperties(st))

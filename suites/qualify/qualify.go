@@ -123,7 +123,10 @@ func (s *Suite) Lifecycle() {
 	AfterSuite(func(ctx SpecContext) {
 		if s.Stage != nil {
 			Expect(setup.WriteStage(ctx, s.Env, s.Stage)).To(Succeed())
-			fmt.Fprintf(s.console(), "stage evidence: %s/%s/stage.json (%s)\n", s.Env.RunDir, s.Plan.Stage, s.Stage.Evidence.Status)
+			// One stage's suite knows its own selection, not the run's: the stage's scope words its
+			// status (a smoke or reduced-load stage never reads a bare QUALIFIED here either).
+			ev := s.Stage.Evidence
+			fmt.Fprintf(s.console(), "stage evidence: %s/%s/stage.json (%s)\n", s.Env.RunDir, s.Plan.Stage, evidence.StageWord(ev.Status, evidence.StageScope(ev)))
 		}
 	})
 	ReportAfterEach(func(r SpecReport) {

@@ -114,8 +114,9 @@ func printSummary(w io.Writer, runDir string, e evidence.Evidence) {
 	// "run", not "qualification": a smoke or reduced-load run is none, and its stages' statuses
 	// are their selected rows' at the load they ran, which each stage's scope line says.
 	fmt.Fprintf(w, "\n=== run %s (target %s) ===\n", e.RunID, e.Target)
+	run := evidence.ScopeOf(e) // every stage's and row's status word carries it, as the reports' do
 	for _, s := range e.Stages {
-		fmt.Fprintf(w, "stage %d %-8s %-9s %s\n", s.Number, s.Stage, strings.ToUpper(string(s.Status)), s.Reason)
+		fmt.Fprintf(w, "stage %d %-8s %-9s %s\n", s.Number, s.Stage, evidence.StageWord(s.Status, run), s.Reason)
 		if sc := evidence.StageScope(s); sc.Narrowed() {
 			fmt.Fprintf(w, "    scope: %s\n", evidence.ScopeWords(sc))
 		}
@@ -124,7 +125,7 @@ func printSummary(w io.Writer, runDir string, e evidence.Evidence) {
 			if r.Counted {
 				counted = "counted"
 			}
-			fmt.Fprintf(w, "    %-22s %-8s %-9s %s\n", r.Profile, r.Kind, counted, r.Status)
+			fmt.Fprintf(w, "    %-22s %-8s %-9s %s\n", r.Profile, r.Kind, counted, evidence.RowWord(r.Status, run))
 		}
 	}
 	for _, f := range report.FailingRows(e) {
