@@ -2,10 +2,6 @@ package report
 
 import (
 	"bytes"
-	"compress/gzip"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -15,6 +11,7 @@ import (
 
 	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/internal/runfixture"
 	"github.com/trtmc-qual/trtmc-qual/harness/report/doc"
 )
 
@@ -23,19 +20,7 @@ import (
 // made up, each row's runs as many as its settings say).
 func realRun(t *testing.T) (Pictures, evidence.Evidence) {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "full-0951.evidence.json.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var e evidence.Evidence
-	if err := json.NewDecoder(z).Decode(&e); err != nil {
-		t.Fatal(err)
-	}
+	e := runfixture.PublishedRun(t)
 	pics := picturesOf(e)
 	figures := 0
 	for _, p := range pics {

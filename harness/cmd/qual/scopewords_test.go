@@ -1,10 +1,6 @@
 package main
 
 import (
-	"compress/gzip"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -19,7 +15,7 @@ import (
 // the run's scope word; the whole run at the target's load does, so that the check is seen to
 // bite. (harness/report's test of the same name covers both reports and the JUnit properties.)
 func TestNoBareQualifiedOutsideAFullRun(t *testing.T) {
-	full := publishedRun(t)
+	full := runfixture.PublishedRun(t)
 	if len(bareLines(t, full, "SMOKE")) == 0 {
 		t.Error("the whole run's console reads no bare QUALIFIED: the check cannot fail")
 	}
@@ -58,24 +54,4 @@ func bareLines(t *testing.T, e evidence.Evidence, word string) []string {
 		}
 	}
 	return bare
-}
-
-// publishedRun is the evidence of a whole published run at the target's load, the reports' own
-// fixture.
-func publishedRun(t *testing.T) evidence.Evidence {
-	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "report", "testdata", "full-0951.evidence.json.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var e evidence.Evidence
-	if err := json.NewDecoder(z).Decode(&e); err != nil {
-		t.Fatal(err)
-	}
-	return e
 }
