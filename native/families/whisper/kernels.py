@@ -41,4 +41,15 @@ def load_model(model_dir, model_options):
             found = re.search(pattern, line)
             if found and key not in kernels:
                 kernels[key] = found.group(1).strip()
+    kernels["numpy_dispatch"] = numpy_dispatch()
     return model, kernels
+
+
+def numpy_dispatch():
+    """The instruction-set targets numpy dispatches its loops to in this process ("none": its
+    baseline loops only), which NPY_DISABLE_CPU_FEATURES narrows: the log-mel features depend
+    on them."""
+    from numpy._core import _multiarray_umath as umath
+
+    enabled = [f for f in umath.__cpu_dispatch__ if umath.__cpu_features__.get(f)]
+    return ",".join(enabled) or "none"

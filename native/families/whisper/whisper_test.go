@@ -156,8 +156,9 @@ func TestGatePassesOnEveryProfileAndFailsOnAWrongUpstreamTranscript(t *testing.T
 }
 
 // forceOtherKernels makes this test process ask CTranslate2 for other kernels than the pinned
-// ones (oneDNN instead of MKL, the AVX instruction set: on an AVX-512 Intel CPU these give
-// "…ill-disposed." where the pinned upstream transcript says "…old-sposed."). The int8 gate
+// ones (oneDNN instead of MKL, the AVX instruction set, numpy's best loops: on an AVX-512 Intel
+// CPU the first two gave "…old-sposed." where today's pinned upstream transcript says
+// "…ill-disposed.", and numpy's AVX2 loops "go forward" for "Go forward" on an AMD EPYC). The int8 gate
 // runs under it, once: a whisper process's environment is the caller's with the bundle's pins
 // appended last (processEnv), and os/exec keeps the last value of a key, so the worker runs
 // with the same environment whether the caller forces kernels or not; the one run is the
@@ -166,6 +167,7 @@ func forceOtherKernels(t *testing.T) {
 	t.Setenv("CT2_USE_MKL", "0")
 	t.Setenv("CT2_FORCE_CPU_ISA", "AVX")
 	t.Setenv("ONEDNN_MAX_CPU_ISA", "ALL")
+	t.Setenv("NPY_DISABLE_CPU_FEATURES", "")
 }
 
 // checkPinnedKernelsHeld: under forced kernels the worker still ran the bundle's pinned
@@ -174,6 +176,7 @@ func forceOtherKernels(t *testing.T) {
 func checkPinnedKernelsHeld(t *testing.T, res family.GateResult) {
 	t.Helper()
 	want := map[string]string{"env.CT2_FORCE_CPU_ISA": "GENERIC", "env.CT2_USE_MKL": "0", "env.ONEDNN_MAX_CPU_ISA": "SSE41",
+		"env.NPY_DISABLE_CPU_FEATURES": "X86_V3,X86_V4,AVX512_ICL,AVX512_SPR", "numpy.dispatch": "none",
 		"ctranslate2.isa": "GENERIC", "ctranslate2.mkl": "false", "ctranslate2.gemm_s8_backend": "DNNL"}
 	for k, v := range want {
 		if res.Settings[k] != v {
@@ -187,10 +190,11 @@ func checkPinnedKernelsHeld(t *testing.T, res family.GateResult) {
 
 func TestCheckKernelsRefusesOtherKernelsThanPinned(t *testing.T) {
 	s := Settings{KernelEnv: pinnedKernelEnv()}
-	if err := checkKernels(map[string]string{"isa": "GENERIC", "mkl": "false"}, s); err != nil {
+	if err := checkKernels(map[string]string{"isa": "GENERIC", "mkl": "false", "numpy_dispatch": "none"}, s); err != nil {
 		t.Fatalf("the pinned selection was refused: %v", err)
 	}
-	for _, got := range []map[string]string{{"isa": "AVX2", "mkl": "false"}, {"isa": "GENERIC", "mkl": "true"}, {}} {
+	for _, got := range []map[string]string{{"isa": "AVX2", "mkl": "false", "numpy_dispatch": "none"}, {"isa": "GENERIC", "mkl": "true", "numpy_dispatch": "none"},
+		{"isa": "GENERIC", "mkl": "false", "numpy_dispatch": "X86_V3"}, {"isa": "GENERIC", "mkl": "false"}, {}} {
 		if err := checkKernels(got, s); err == nil {
 			t.Errorf("CTranslate2 reporting %v was accepted under pins %v", got, s.KernelEnv)
 		}
