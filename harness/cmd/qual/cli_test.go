@@ -324,19 +324,25 @@ func TestMergeRefusesForeignShards(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("a refused merge wrote %s", out)
 	}
-	code, mergeOut, errOut := qualRun(t, "merge", "--key", key+".pub", "-o", out, reference)
+	// The merges below need a shard that verifies: a reference run whose every row is planned
+	// cannot (the suite plans a reference row only when it needs more GPUs), a TRTMC run on a
+	// machine without its stack can.
+	useTarget(t, "trtmc.yaml", "trtmc-newer")
+	whole, _ := plannedStageRun(t, "asr", "")
+	publishShard(t, whole, key)
+	code, mergeOut, errOut := qualRun(t, "merge", "--key", key+".pub", "-o", out, whole)
 	if code != exitOK {
 		t.Fatalf("merge of one shard: exit %d %s", code, errOut)
 	}
 	if !strings.Contains(mergeOut, "the merged run is not signed yet: qual sign [--key-file KEY] "+out) {
 		t.Errorf("merge does not say how to sign the merged run:\n%s", mergeOut)
 	}
-	code, _, errOut = qualRun(t, "merge", "--key", key+".pub", "-o", out, reference)
+	code, _, errOut = qualRun(t, "merge", "--key", key+".pub", "-o", out, whole)
 	if code != exitUsage || !strings.Contains(errOut, out+" already holds a run (a previous merge?)") {
 		t.Errorf("merging into an existing run: exit %d %q", code, errOut)
 	}
-	code, _, errOut = qualRun(t, "merge", "--key", key+".pub", "-o", t.TempDir(), reference, reference)
-	if code != exitUsage || !strings.Contains(errOut, "is in "+reference+" and in "+reference+": each row belongs to one shard") {
+	code, _, errOut = qualRun(t, "merge", "--key", key+".pub", "-o", t.TempDir(), whole, whole)
+	if code != exitUsage || !strings.Contains(errOut, "is in "+whole+" and in "+whole+": each row belongs to one shard") {
 		t.Errorf("one shard twice: exit %d %q", code, errOut)
 	}
 }
