@@ -59,7 +59,8 @@ func TestSlowdownSpendsItsShareInCPUTime(t *testing.T) {
 }
 
 // TestSlowdownReadsAProcessCPUTime: /proc/<pid>/stat read for this process lies between
-// getrusage before and after it (less one USER_HZ tick, its resolution).
+// getrusage before and after it, less two USER_HZ ticks: utime and stime are each truncated to a
+// tick (measured: 330 ms against getrusage's 341.6 ms, 11.6 ms short, on a loaded 2-core machine).
 func TestSlowdownReadsAProcessCPUTime(t *testing.T) {
 	if _, err := burnCPU(50 * time.Millisecond); err != nil {
 		t.Fatal(err)
@@ -67,7 +68,7 @@ func TestSlowdownReadsAProcessCPUTime(t *testing.T) {
 	before := selfCPU(t)
 	got, err := processCPU(os.Getpid())
 	after := selfCPU(t)
-	if err != nil || got < before-time.Second/userHZ || got > after {
+	if err != nil || got < before-2*time.Second/userHZ || got > after {
 		t.Fatalf("processCPU = %v (err %v), getrusage %v … %v", got, err, before, after)
 	}
 	if _, err := processCPU(-1); err == nil {
