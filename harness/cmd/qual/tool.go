@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
@@ -48,6 +49,10 @@ func toolDirs(tool string) []string {
 	return dirs
 }
 
+// toolStopGrace is how long an interrupted tool may take to stop its containers (each a
+// Docker stop of up to 10 s) before it is killed.
+const toolStopGrace = 2 * time.Minute
+
 // runTool runs r with the first of its tool found in dirs and returns the exit status: the
 // tool's, or exitUsage when no dir has it.
 func runTool(ctx context.Context, dirs []string, r toolRun, stdout, stderr io.Writer) int {
@@ -64,6 +69,11 @@ func runTool(ctx context.Context, dirs []string, r toolRun, stdout, stderr io.Wr
 	}
 	cmd := exec.CommandContext(ctx, path, r.args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
+	// The tool stops its containers and keeps its records when interrupted; the default
+	// cancel (SIGKILL) would leave both behind. It is told as the user told qual, and given
+	// time to finish before it is killed.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = toolStopGrace
 	err := cmd.Run()
 	var exit *exec.ExitError
 	switch {

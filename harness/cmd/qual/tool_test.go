@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // builtQualRun is qual-run built once per test binary beside it, where qual looks first.
@@ -50,5 +54,42 @@ func TestToolCommandsKeepQualsStreamsAndExitStatus(t *testing.T) {
 	if code != exitUsage || stdout.Len() != 0 || !strings.HasPrefix(stderr.String(), "qual capacity: qual-run runs this command") ||
 		!strings.Contains(stderr.String(), dir) || !strings.Contains(stderr.String(), "make bin") {
 		t.Errorf("missing tool: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// An interrupted qual lets every command it runs through a tool stop as that tool stops when
+// interrupted (its containers stopped, its records kept): the tool gets the interrupt, qual waits
+// for it, and the tool's own exit status is qual's. Killing it would leave its containers behind.
+func TestEveryToolCommandIsInterruptedNotKilled(t *testing.T) {
+	for name, s := range commands() {
+		var r toolRun
+		if !errors.As(s.run(context.Background(), nil, io.Discard), &r) {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			started, stopped := filepath.Join(dir, "started"), filepath.Join(dir, "stopped")
+			script := fmt.Sprintf("#!/bin/sh\ntrap 'echo \"$1\" > %s; exit 130' INT\ntouch %s\nwhile :; do sleep 0.05; done\n", stopped, started)
+			if err := os.WriteFile(filepath.Join(dir, r.tool), []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go func() {
+				for {
+					if _, err := os.Stat(started); err == nil {
+						cancel()
+						return
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+			}()
+			var stderr bytes.Buffer
+			code := runTool(ctx, []string{dir}, r, io.Discard, &stderr)
+			got, err := os.ReadFile(stopped)
+			if code != 130 || err != nil || strings.TrimSpace(string(got)) != name {
+				t.Errorf("exit %d (want the tool's 130), its interrupt handler wrote %q (%v); stderr %q", code, got, err, stderr.String())
+			}
+		})
 	}
 }
