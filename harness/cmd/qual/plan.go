@@ -96,7 +96,7 @@ func printPlan(w io.Writer, rep plan.DryRun) {
 			}
 			fmt.Fprintln(w)
 			if len(c.Env) > 0 {
-				fmt.Fprintf(w, "   env %s\n", shellJoin(c.Env))
+				fmt.Fprintf(w, "   env %s\n", envArgs(c.Env))
 			}
 			if len(c.Args) > 0 {
 				fmt.Fprintf(w, "   %s\n", shellJoin(c.Args))
@@ -109,6 +109,21 @@ func printPlan(w io.Writer, rep plan.DryRun) {
 			fmt.Fprintf(w, "-- cannot render the rest: %s\n", r.Error)
 		}
 	}
+}
+
+// envArgs is env as env(1)'s arguments: KEY=VALUE sets a variable, a bare name (the target's
+// unset_env, see target.Environ) is unset with -u, so the line runs as the command would; env
+// takes its options before the first assignment.
+func envArgs(env []string) string {
+	var unset, set []string
+	for _, e := range env {
+		if strings.Contains(e, "=") {
+			set = append(set, e)
+		} else {
+			unset = append(unset, "-u", e)
+		}
+	}
+	return shellJoin(append(unset, set...))
 }
 
 // shellJoin quotes each argument for a POSIX shell when it needs it (no library in the module

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -166,5 +168,57 @@ func TestPlanRendersEveryRowOfBothLayouts(t *testing.T) {
 		if c.root == "trtmc-newer" && missing == 0 {
 			t.Errorf("%s: no row marked a missing input (the tree holds manifests only)", c.root)
 		}
+	}
+}
+
+// Every env line of a plan, pasted into a shell as `env <line> env`, gives the command exactly
+// the environment the run gives it: each set variable with its value, each unset one absent
+// (a bare name printed as is would be taken for a command).
+func TestPlanEnvLinesRunAsTheRunsEnvironment(t *testing.T) {
+	var buf bytes.Buffer
+	rep := planOf(t, "trtmc.yaml", "trtmc-newer", stage.Names()...)
+	printPlan(&buf, rep)
+	lines := map[string]bool{}
+	for _, l := range strings.Split(buf.String(), "\n") {
+		if rest, ok := strings.CutPrefix(l, "   env "); ok {
+			lines[rest] = true
+		}
+	}
+	checked, unset := 0, 0
+	for _, r := range rep.Rows {
+		for _, c := range r.Commands {
+			if len(c.Env) == 0 {
+				continue
+			}
+			line := envArgs(c.Env)
+			if !lines[line] {
+				t.Fatalf("%s %s: env line %q not printed", r.Profile, c.Step, line)
+			}
+			cmd := exec.Command("sh", "-c", "env "+line+" env")
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+			for _, e := range c.Env {
+				if !strings.Contains(e, "=") {
+					cmd.Env = append(cmd.Env, e+"=inherited")
+				}
+			}
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%s %s: sh -c %q: %v", r.Profile, c.Step, "env "+line+" env", err)
+			}
+			got := strings.Split(strings.TrimSpace(string(out)), "\n")
+			for _, e := range c.Env {
+				if strings.Contains(e, "=") {
+					if !slices.Contains(got, e) {
+						t.Errorf("%s %s: %q not set by %q", r.Profile, c.Step, e, line)
+					}
+				} else if unset++; slices.ContainsFunc(got, func(g string) bool { return strings.HasPrefix(g, e+"=") }) {
+					t.Errorf("%s %s: %s still set by %q", r.Profile, c.Step, e, line)
+				}
+			}
+			checked++
+		}
+	}
+	if checked == 0 || unset == 0 {
+		t.Fatalf("checked %d env lines, %d unset variables: the plan has none to check", checked, unset)
 	}
 }
