@@ -50,8 +50,8 @@ func runSign(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 	}
 	fp, err := keyFingerprint(key)
-	if err != nil {
-		return fmt.Errorf("signing key (%s): %w", source, err)
+	if err != nil { // a key that cannot sign is the caller's to fix, like a missing one
+		return usageError{fmt.Errorf("signing key (%s): %w", source, err)}
 	}
 	if done, err := alreadySigned(ctx, fs.Arg(0), *resign, named, fp, source, stdout); done || err != nil {
 		return err
@@ -71,7 +71,7 @@ func givenKey(keyFile string) ([]byte, string, error) {
 	if keyFile != "" {
 		key, err := os.ReadFile(keyFile)
 		if err != nil {
-			return nil, "", fmt.Errorf("signing key: %w", err)
+			return nil, "", usageError{fmt.Errorf("signing key: %w", err)}
 		}
 		return key, "key file " + keyFile, nil
 	}
@@ -81,7 +81,7 @@ func givenKey(keyFile string) ([]byte, string, error) {
 	}
 	if env := m.SigningKey; env != "" {
 		if !strings.Contains(env, "-----BEGIN") {
-			return nil, "", errors.New("QUAL_SIGNING_KEY must hold a PEM private key, not a path (use --key for a path)")
+			return nil, "", usageError{errors.New("QUAL_SIGNING_KEY must hold a PEM private key, not a path (use --key for a path)")}
 		}
 		return []byte(env), "QUAL_SIGNING_KEY", nil
 	}
@@ -104,7 +104,7 @@ func localKey(stdout io.Writer) ([]byte, string, error) {
 		key, err = os.ReadFile(path)
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("local signing key: %w", err)
+		return nil, "", usageError{fmt.Errorf("local signing key: %w", err)}
 	}
 	return key, "local key " + path, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -311,4 +312,61 @@ func TestVerifyRepeatsTheScope(t *testing.T) {
 	if want := "VERIFIED " + dir + ": verdict SMOKE — not a qualification: 1 of 2 rows (selected rows: NOT QUALIFIED); "; err != nil || !strings.HasPrefix(out, want) {
 		t.Errorf("verify of a smoke run: %v\n%s\nwant it to start %q", err, out, want)
 	}
+}
+
+// Every way of naming a key that cannot be used (a missing path, a directory, a file that is no
+// PEM key, the wrong half of the pair) is a usage error on every command that takes a key: exit
+// 2 with the key named, never 1, which says a check ran and failed.
+func TestEveryUnusableKeyExits2(t *testing.T) {
+	t.Setenv("QUAL_CACHE", t.TempDir())
+	t.Setenv("QUAL_SIGNING_KEY", "")
+	dir := plannedRun(t)
+	if _, err := run(t, runSign, dir); err != nil {
+		t.Fatal(err)
+	}
+	keys := t.TempDir()
+	priv, pub := filepath.Join(keys, "signer"), filepath.Join(keys, "signer.pub")
+	if _, err := run(t, runKeygen, "-o", priv); err != nil {
+		t.Fatal(err)
+	}
+	garbage := filepath.Join(keys, "garbage.pem")
+	os.WriteFile(garbage, []byte("-----BEGIN PUBLIC KEY-----\nbm90IGEga2V5\n-----END PUBLIC KEY-----\n"), 0o600)
+	unusable := map[string]string{"missing": filepath.Join(keys, "missing.pem"), "directory": keys, "garbage": garbage}
+	type use struct {
+		args  func(key string) []string
+		wrong string // the other half of the pair
+	}
+	uses := map[string]use{
+		"sign --key":        {func(k string) []string { return []string{"sign", "--key", k, "--resign", dir} }, pub},
+		"sign --key-file":   {func(k string) []string { return []string{"sign", "--key-file", k, "--resign", dir} }, pub},
+		"verify --key":      {func(k string) []string { return []string{"verify", "--key", k, dir} }, priv},
+		"verify --key-file": {func(k string) []string { return []string{"verify", "--key-file", k, dir} }, priv},
+		"merge --key": {func(k string) []string {
+			return []string{"merge", "--key", k, "-o", filepath.Join(t.TempDir(), "merged"), dir}
+		}, priv},
+	}
+	for name, u := range uses {
+		cases := maps.Clone(unusable)
+		cases["the other half"] = u.wrong
+		for what, key := range cases {
+			var out, errOut strings.Builder
+			if code := runQual(context.Background(), u.args(key), &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), key) {
+				t.Errorf("%s with a %s key: exit %d (want 2), stderr %q", name, what, code, errOut.String())
+			}
+		}
+	}
+	for what, env := range map[string]string{"a path": garbage, "no key": "-----BEGIN PRIVATE KEY-----\nbm8=\n-----END PRIVATE KEY-----\n", "a public key": string(must(os.ReadFile(pub)))} {
+		t.Setenv("QUAL_SIGNING_KEY", env)
+		var out, errOut strings.Builder
+		if code := runQual(context.Background(), []string{"sign", "--resign", dir}, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), "QUAL_SIGNING_KEY") {
+			t.Errorf("QUAL_SIGNING_KEY holding %s: exit %d (want 2), stderr %q", what, code, errOut.String())
+		}
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

@@ -188,12 +188,16 @@ func (o *verifyOutput) print(w io.Writer, verbose bool) {
 
 // pinnedKey is the public key to check the signature with: --key, else this machine's local key
 // when the run records it (a run signed here is pinned to the key that signed it, like ssh's
-// known hosts), else nil (unpinned).
+// known hosts), else nil (unpinned). A key that cannot be read or is no public key is a usage
+// error (exit 2): no signature was checked, so no check failed.
 func pinnedKey(keyFile, runDir string, stdout io.Writer) ([]byte, error) {
 	if keyFile != "" {
 		pub, err := os.ReadFile(keyFile)
 		if err != nil {
-			return nil, fmt.Errorf("pinned key: %w", err)
+			return nil, usageError{fmt.Errorf("pinned key: %w", err)}
+		}
+		if _, err := attest.Fingerprint(pub); err != nil {
+			return nil, usageError{fmt.Errorf("pinned key %s: %w (pin the signer's .pub file)", keyFile, err)}
 		}
 		return pub, nil
 	}
@@ -207,7 +211,7 @@ func pinnedKey(keyFile, runDir string, stdout io.Writer) ([]byte, error) {
 	}
 	local, err := attest.PublicFromPrivate(priv)
 	if err != nil {
-		return nil, fmt.Errorf("local signing key %s: %w", path, err)
+		return nil, usageError{fmt.Errorf("local signing key %s: %w", path, err)}
 	}
 	recorded, err := os.ReadFile(filepath.Join(runDir, attest.PublicKeyFile))
 	if err != nil || !sameKey(recorded, local) {
