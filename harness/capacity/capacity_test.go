@@ -1,10 +1,13 @@
 package capacity
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/stats/schema"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 )
 
@@ -199,5 +202,40 @@ func TestGoodputDisagreementIsNoted(t *testing.T) {
 	r.AIPerfGoodput = 1.5
 	if res := Analyze("p", "s", o, 1, []Level{level(t, 1, "", r)}); !strings.Contains(strings.Join(res.Notes, "\n"), "2 req/s here, 1.5 by AIPerf: AIPerf divides") {
 		t.Fatalf("goodputs 2 and 1.5 not noted: %q", res.Notes)
+	}
+}
+
+// Over random sweeps: every level that ran and missed the objective below the capacity level is
+// named in a note (the capacity then rests on a non-monotone sweep), and no other level is; every
+// interval of every level is non-negative, whatever the runs' spread (a goodput of 0 in some runs).
+func TestEveryLevelMissedBelowTheCapacityIsNotedAndNoIntervalIsNegative(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	o := target.Objective{ClientP95MS: 100}
+	for trial := range 500 {
+		var levels []Level
+		for c := 1; c <= 1<<rng.IntN(5); c *= 2 {
+			var runs []Run
+			for range rng.IntN(4) {
+				r := run(rng.Float64()*3, rng.IntN(3) > 0, rng.IntN(5) > 0)
+				if rng.IntN(3) == 0 {
+					r.Goodput = 0 // every request out of the objective
+				}
+				runs = append(runs, r)
+			}
+			levels = append(levels, level(t, c, "", runs...))
+		}
+		res := Analyze("p", "s", o, 2, levels)
+		notes := strings.Join(res.Notes, "\n")
+		for _, l := range levels {
+			noted := strings.Contains(notes, fmt.Sprintf("concurrency %d did not meet the objective, below the capacity level", l.Concurrency))
+			if want := res.Capacity > 0 && l.Concurrency < res.Capacity && !l.Meets && len(l.Runs) > 0; noted != want {
+				t.Fatalf("trial %d: level %d (meets %v, %d runs) below capacity %d: noted %v, want %v\n%s", trial, l.Concurrency, l.Meets, len(l.Runs), res.Capacity, noted, want, notes)
+			}
+			for name, iv := range map[string]schema.Interval{"throughput": l.Throughput, "goodput": l.Goodput, "client p95": l.ClientP95MS, "Task p50": l.TaskP50MS} {
+				if iv.CI != nil && iv.CI.Lower < 0 {
+					t.Fatalf("trial %d: level %d %s interval [%g, %g] reaches below 0", trial, l.Concurrency, name, iv.CI.Lower, iv.CI.Upper)
+				}
+			}
+		}
 	}
 }

@@ -49,7 +49,7 @@ func NewLevel(concurrency int, runs []Run, failure string) (Level, error) {
 		dst *schema.Interval
 		v   []float64
 	}{{&l.Throughput, tp}, {&l.Goodput, gp}, {&l.ClientP95MS, p95}, {&l.TaskP50MS, task}} {
-		iv, err := stats.MeanCI(f.v)
+		iv, err := stats.NonNegativeMeanCI(f.v)
 		if err != nil {
 			return l, fmt.Errorf("level %d: %w", concurrency, err)
 		}
@@ -135,6 +135,9 @@ func notes(res Result) []string {
 			out = append(out, fmt.Sprintf("concurrency %d: checks failed (%s): never counted", l.Concurrency, l.Failure))
 		case !l.ClientKeptUp:
 			out = append(out, fmt.Sprintf("concurrency %d: the client did not keep up (lateness p95 above its bound in some run, with the server's lanes not saturated): its figures are the client's, not the server's", l.Concurrency))
+		}
+		if res.Capacity > 0 && !l.Meets && l.Concurrency < res.Capacity && len(l.Runs) > 0 {
+			out = append(out, fmt.Sprintf("concurrency %d did not meet the objective, below the capacity level %d that did: the sweep is not monotone, so the capacity is uncertain at this run count (rerun with more --runs)", l.Concurrency, res.Capacity))
 		}
 		if res.Throughput != nil && l.Meets && l.Concurrency < res.Capacity && l.Throughput.Mean > res.Throughput.Mean {
 			out = append(out, fmt.Sprintf("concurrency %d served more (%.3g req/s) than the capacity level (%.3g req/s): beyond it, more concurrency bought latency, not throughput", l.Concurrency, l.Throughput.Mean, res.Throughput.Mean))

@@ -54,6 +54,28 @@ func MeanCI(runs []float64) (schema.Interval, error) {
 	return meanCI(runs, MeanLevel)
 }
 
+// NonNegativeMeanCI is MeanCI for a figure that cannot be negative (a rate, a latency, a real-time
+// factor): Student-t's symmetric interval reaches below 0 for a small mean with a wide spread (a
+// goodput of 0 in some runs), and such a bound reads as a figure. The interval is cut at 0, which
+// keeps its coverage, since the mean lies there anyway; the half-width and the 5% spread rule are
+// those of the uncut interval. A negative value is an error: the figure is not what it claims.
+func NonNegativeMeanCI(runs []float64) (schema.Interval, error) {
+	for i, v := range runs {
+		if v < 0 {
+			return schema.Interval{}, fmt.Errorf("runs: value %d is %v, below 0 for a figure that cannot be negative", i, v)
+		}
+	}
+	iv, err := meanCI(runs, MeanLevel)
+	if err == nil && iv.CI != nil && iv.CI.Lower < 0 {
+		iv.CI.Lower = 0
+		iv.Rule = MeanRule + NonNegativeCut
+	}
+	return iv, err
+}
+
+// NonNegativeCut is appended to an interval's rule when its lower bound was cut at 0.
+const NonNegativeCut = "; lower bound cut at 0 (the figure cannot be negative)"
+
 func meanCI(runs []float64, level float64) (schema.Interval, error) {
 	if err := checkFinite("runs", runs); err != nil {
 		return schema.Interval{}, err

@@ -16,6 +16,10 @@ func RunFigureNames() []string {
 	return []string{"task_call_p50", "client_minus_task_p50", "request_throughput", "audio_seconds_per_second", "rtf", "images_per_second"}
 }
 
+// signedRunFigure is the one run figure that may be negative (a client latency below the Task
+// call's, by clock granularity); every other is a rate, a latency or a ratio of them.
+const signedRunFigure = "client_minus_task_p50"
+
 // TailNames are the pooled per-request latencies whose tail percentiles are reported under the
 // sample rule.
 func TailNames() []string { return []string{"client_latency", "task_call"} }
@@ -52,7 +56,11 @@ func Summarize(runs []schema.Run, pooled map[string][]float64, units map[string]
 		if len(vals) != len(runs) {
 			return rep, fmt.Errorf("figure %s is in %d of %d runs", name, len(vals), len(runs))
 		}
-		iv, err := MeanCI(vals)
+		ci := NonNegativeMeanCI
+		if name == signedRunFigure {
+			ci = MeanCI
+		}
+		iv, err := ci(vals)
 		if err != nil {
 			return rep, fmt.Errorf("figure %s: %w", name, err)
 		}

@@ -212,3 +212,37 @@ func TestTailUpperBoundHoldsItsEstimate(t *testing.T) {
 		}
 	}
 }
+
+// Over random runs of a figure that cannot be negative (zeros, tiny means with wide spreads):
+// the interval never reaches below 0, and where the uncut one does not, they are the same.
+func TestNonNegativeMeanCINeverReachesBelowZero(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for trial := range 2000 {
+		runs := make([]float64, 1+rng.IntN(8))
+		for i := range runs {
+			if rng.IntN(3) > 0 {
+				runs[i] = rng.ExpFloat64() * math.Pow(10, float64(rng.IntN(6)-3))
+			}
+		}
+		cut, err := NonNegativeMeanCI(runs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, _ := MeanCI(runs)
+		switch {
+		case cut.CI == nil:
+			if plain.CI != nil {
+				t.Fatalf("trial %d %v: no interval where MeanCI has one", trial, runs)
+			}
+		case cut.CI.Lower < 0:
+			t.Fatalf("trial %d %v: lower bound %g", trial, runs, cut.CI.Lower)
+		case plain.CI.Lower >= 0 && *cut.CI != *plain.CI, cut.CI.Upper != plain.CI.Upper, cut.HalfWidth != plain.HalfWidth, cut.Inconclusive != plain.Inconclusive:
+			t.Fatalf("trial %d %v: cut %+v differs from %+v beyond the cut", trial, runs, cut, plain)
+		case (plain.CI.Lower < 0) != strings.HasSuffix(cut.Rule, NonNegativeCut):
+			t.Fatalf("trial %d %v: rule %q for an uncut lower bound %g", trial, runs, cut.Rule, plain.CI.Lower)
+		}
+	}
+	if _, err := NonNegativeMeanCI([]float64{1, -0.5}); err == nil {
+		t.Fatal("a negative value of a figure that cannot be negative was accepted")
+	}
+}
