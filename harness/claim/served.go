@@ -109,8 +109,5 @@ func RepeatedRecord(rep schema.Repeated) *evidence.Repeated {
 		}
 		out.Figures = append(out.Figures, rec)
 	}
-	for _, t := range rep.Tails {
-		out.Tails = append(out.Tails, evidence.TailFigure{Name: t.Name, Tail: evidence.Tail(t.Tail)})
-	}
 	return out
 }

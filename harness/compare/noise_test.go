@@ -23,7 +23,7 @@ func repeatedRow(t *testing.T, p50s ...float64) evidence.Result {
 	for i, v := range p50s {
 		runs = append(runs, stats.RunOf(i+1, timing.Summary{Requests: 12, Figures: []timing.Figure{{Name: perfFigure, Value: v}}}))
 	}
-	rep, err := stats.Summarize(runs, nil, nil)
+	rep, err := stats.Summarize(runs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

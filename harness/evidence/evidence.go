@@ -44,7 +44,10 @@ import (
 // 8: the reports of a run that is no qualification (smoke, focus, shard, reduced load) give each
 // stage and row that word beside its status ("SMOKE — not a qualification (selected rows:
 // QUALIFIED)"), never a bare QUALIFIED; nothing new is stored, but verify draws them again.
-const SchemaVersion = 8
+// 9: a row's repeated statistics keep no tails (repeated.tails held a second, one-sided rule for
+// p95/p99 that called the p95 the reports show "not reportable"; timing.figures' order interval
+// is the one tail); a figure over runs that cannot be negative has its interval cut at 0.
+const SchemaVersion = 9
 
 // Evidence is one run.
 type Evidence struct {

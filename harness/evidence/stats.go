@@ -27,18 +27,6 @@ type Interval struct {
 	Rule         string  `json:"rule"`
 }
 
-// Tail is a tail percentile with its sample rule.
-type Tail struct {
-	Percentile float64 `json:"percentile"`
-	N          int     `json:"n"`
-	MinSamples int     `json:"min_samples"`
-	Reportable bool    `json:"reportable"`
-	Value      float64 `json:"value,omitempty"`       // linear interpolation
-	UpperBound float64 `json:"upper_bound,omitempty"` // x(k): P(true percentile ≤ x(k)) ≥ 95%
-	Order      int     `json:"order,omitempty"`       // k, 1-based
-	Label      string  `json:"label"`
-	Rule       string  `json:"rule"`
-}
 
 // Run is one AIPerf run's figures.
 type Run struct {
@@ -54,17 +42,11 @@ type FigureInterval struct {
 	Interval
 }
 
-// TailFigure is a tail percentile of one latency pooled over every measured request of every run.
-type TailFigure struct {
-	Name string `json:"name"`
-	Tail
-}
 
 // Repeated is a row's repeated-run statistics.
 type Repeated struct {
 	Runs    []Run            `json:"runs"`
 	Figures []FigureInterval `json:"figures"`
-	Tails   []TailFigure     `json:"tails"`
 }
 
 // PerRun is the named figure of every run, in run order, for a comparison.

@@ -32,7 +32,7 @@ func repeatedRow(t *testing.T) evidence.Result {
 		}
 		runs, all = append(runs, stats.RunOf(i+1, sum)), append(all, mine...)
 	}
-	rep, err := stats.Summarize(runs, map[string][]float64{"task_call": task}, nil)
+	rep, err := stats.Summarize(runs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,18 +18,6 @@ func studentTQuantile(p, df float64) float64 {
 	return math.Sqrt(df * (1 - x) / x)
 }
 
-// binomialCDF is P(Binomial(n, p) ≤ k) = I_{1−p}(n−k, k+1) (1 from k = n on), as
-// distuv.Binomial.CDF computes it.
-func binomialCDF(k, n int, p float64) float64 {
-	switch {
-	case k < 0:
-		return 0
-	case k >= n:
-		return 1
-	}
-	return cephes.Incbet(float64(n-k), float64(k+1), 1-p)
-}
-
 // normalQuantile is the standard normal quantile Φ⁻¹(p) (0 < p < 1), as distuv.UnitNormal
 // computes it.
 func normalQuantile(p float64) float64 { return cephes.NormalQuantile(p) }

@@ -28,19 +28,6 @@ func TestTQuantileIsGonums(t *testing.T) {
 	}
 }
 
-func TestBinomialCDFIsGonums(t *testing.T) {
-	for n := 1; n <= 3000; n += 7 {
-		for _, q := range []float64{0.5, 0.9, 0.95, 0.99} {
-			b := distuv.Binomial{N: float64(n), P: q}
-			for k := -1; k <= n; k++ {
-				if got, want := binomialCDF(k, n, q), b.CDF(float64(k)); got != want {
-					t.Fatalf("P(Binomial(%d, %v) ≤ %d) = %v, gonum %v", n, q, k, got, want)
-				}
-			}
-		}
-	}
-}
-
 func TestNormalQuantileIsGonums(t *testing.T) {
 	for i := 1; i < 100_000; i++ {
 		p := float64(i) / 100_000

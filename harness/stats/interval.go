@@ -5,7 +5,7 @@
 // The rules follow TRTMC's own qualification design (apps/aiperf_qual, October 2026) and MLPerf
 // LoadGen's order-statistic bound; every result carries the rule that produced it.
 //
-// Quantiles of the t, binomial and normal distributions are gonum's algorithms, copied into
+// Quantiles of the t and normal distributions are gonum's algorithms, copied into
 // internal/cephes so that the offline verifier links no gonum (distribution.go); the figures are
 // checked against scipy.stats in parity_test.go and against gonum in distribution_test.go.
 package stats

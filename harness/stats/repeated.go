@@ -20,10 +20,6 @@ func RunFigureNames() []string {
 // call's, by clock granularity); every other is a rate, a latency or a ratio of them.
 const signedRunFigure = "client_minus_task_p50"
 
-// TailNames are the pooled per-request latencies whose tail percentiles are reported under the
-// sample rule.
-func TailNames() []string { return []string{"client_latency", "task_call"} }
-
 // RunOf keeps the per-run figures of one run's timing summary.
 func RunOf(index int, s timing.Summary) schema.Run {
 	r := schema.Run{Index: index, Requests: s.Requests, Figures: map[string]float64{}}
@@ -35,10 +31,10 @@ func RunOf(index int, s timing.Summary) schema.Run {
 	return r
 }
 
-// Summarize computes each figure's interval over runs (a figure must be in every run or in none)
-// and the tail percentiles of the pooled latencies (pooled[name] holds every measured request's
-// value, for each of TailNames present). units maps figure names to units for the report.
-func Summarize(runs []schema.Run, pooled map[string][]float64, units map[string]string) (schema.Repeated, error) {
+// Summarize computes each figure's interval over runs (a figure must be in every run or in none);
+// units maps figure names to units for the report. The tails pooled over runs are harness/timing's
+// (a percentile with its order-statistic interval), the one definition of p95/p99.
+func Summarize(runs []schema.Run, units map[string]string) (schema.Repeated, error) {
 	if len(runs) == 0 {
 		return schema.Repeated{}, fmt.Errorf("repeated runs: %w", ErrNoData)
 	}
@@ -66,19 +62,6 @@ func Summarize(runs []schema.Run, pooled map[string][]float64, units map[string]
 		}
 		rep.Figures = append(rep.Figures, schema.FigureInterval{Name: name, Unit: units[name], Interval: iv})
 	}
-	for _, name := range TailNames() {
-		vals, ok := pooled[name]
-		if !ok {
-			continue
-		}
-		for _, p := range []float64{95, 99} {
-			t, err := TailPercentile(vals, p)
-			if err != nil {
-				return rep, fmt.Errorf("%s p%g: %w", name, p, err)
-			}
-			rep.Tails = append(rep.Tails, schema.TailFigure{Name: name, Tail: t})
-		}
-	}
 	return rep, nil
 }
 
@@ -87,7 +70,7 @@ func Summarize(runs []schema.Run, pooled map[string][]float64, units map[string]
 // export names it. The checkpoint flow and qual verify both call it, so verify recomputes every
 // interval from the stored artifacts.
 func FromRuns(pairs []join.Pair, runs []aiperfexport.Exports) (schema.Repeated, error) {
-	samples, client, task, err := timing.RunSamples(pairs, runs)
+	samples, _, _, err := timing.RunSamples(pairs, runs)
 	if err != nil {
 		return schema.Repeated{}, err
 	}
@@ -103,5 +86,5 @@ func FromRuns(pairs []join.Pair, runs []aiperfexport.Exports) (schema.Repeated, 
 		}
 		out = append(out, RunOf(i+1, sum))
 	}
-	return Summarize(out, map[string][]float64{"client_latency": client, "task_call": task}, units)
+	return Summarize(out, units)
 }

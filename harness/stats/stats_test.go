@@ -158,61 +158,6 @@ func TestBootstrapClustersAndDeterminism(t *testing.T) {
 	}
 }
 
-func TestTailRule(t *testing.T) {
-	if got := schema.MinTailSamples(95); got != 59 {
-		t.Errorf("p95 needs %d samples, want 59", got)
-	}
-	if got := schema.MinTailSamples(99); got != 299 {
-		t.Errorf("p99 needs %d samples, want 299", got)
-	}
-	values := func(n int) []float64 {
-		out := make([]float64, n)
-		for i := range out {
-			out[i] = float64(n - i) // descending: the rule must sort
-		}
-		return out
-	}
-	short, err := TailPercentile(values(58), 95)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if short.Reportable || !strings.HasPrefix(short.Label, "insufficient samples") {
-		t.Errorf("58 samples for p95: %+v", short)
-	}
-	ok, _ := TailPercentile(values(59), 95)
-	if !ok.Reportable || ok.Order != 59 || ok.UpperBound != 59 {
-		t.Errorf("59 samples for p95: want x(59) = 59 as the bound, got %+v", ok)
-	}
-	many, _ := TailPercentile(values(1000), 95)
-	// Normal approximation: k ≈ 950 + 1.645·√(1000·0.95·0.05) + 1 ≈ 962.
-	if many.Order < 955 || many.Order > 970 || many.UpperBound < many.Value {
-		t.Errorf("1000 samples for p95: bound x(%d) = %v below value %v?", many.Order, many.UpperBound, many.Value)
-	}
-}
-
-// TestTailUpperBoundHoldsItsEstimate: over n from 1 to 400, percentiles from the 1st to the
-// 99.9th and random samples, a reported tail's upper bound is never below its own estimate (the
-// 1st percentile of 2 to 5 samples once bounded it by x(1), below the interpolated value) and
-// keeps its confidence, P(B ≤ k−1) ≥ 95%.
-func TestTailUpperBoundHoldsItsEstimate(t *testing.T) {
-	r := rand.New(rand.NewPCG(44, 9))
-	for n := 1; n <= 400; n++ {
-		for _, p := range []float64{1, 5, 50, 90, 95, 99, 99.9, 0.1 + 99.8*r.Float64()} {
-			v := make([]float64, n)
-			for i := range v {
-				v[i] = math.Exp(2 * r.NormFloat64())
-			}
-			tail, err := TailPercentile(v, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tail.Reportable && (tail.UpperBound < tail.Value || binomialCDF(tail.Order-1, n, p/100) < 0.95) {
-				t.Fatalf("n=%d p%g: estimate %v, bound x(%d) = %v, P(B ≤ k−1) = %v", n, p, tail.Value, tail.Order, tail.UpperBound, binomialCDF(tail.Order-1, n, p/100))
-			}
-		}
-	}
-}
-
 // Over random runs of a figure that cannot be negative (zeros, tiny means with wide spreads):
 // the interval never reaches below 0, and where the uncut one does not, they are the same.
 func TestNonNegativeMeanCINeverReachesBelowZero(t *testing.T) {

@@ -1,5 +1,5 @@
 // Package schema is the recorded shape of harness/stats' results (intervals over runs, tail
-// percentiles under the sample rule, non-inferiority verdicts) as they are written into
+// non-inferiority verdicts) as they are written into
 // evidence.json. It is apart from harness/stats so the evidence schema, the report and the
 // offline verifier's reading of a run need no statistics library: the computations (t and
 // binomial quantiles from gonum) stay in harness/stats.
@@ -7,7 +7,6 @@ package schema
 
 import (
 	"fmt"
-	"math"
 )
 
 // Bounds is a two-sided interval.
@@ -30,32 +29,6 @@ type Interval struct {
 	Rule         string  `json:"rule"`
 }
 
-// TailConfidence is the confidence of a tail percentile's upper bound.
-const TailConfidence = 0.95
-
-// TailRule states when a tail percentile is reported.
-const TailRule = "p-th percentile reported only when some order statistic x(k), k ≤ n, is a 95% upper confidence bound for it: " +
-	"P(Binomial(n, p) ≤ k−1) ≥ 0.95 (the distribution-free bound behind MLPerf LoadGen's early stopping, " +
-	"zero overshoots); so n ≥ ⌈ln 0.05 / ln p⌉: 59 samples for p95, 299 for p99; else \"insufficient samples\""
-
-// Tail is a tail percentile with its sample rule.
-type Tail struct {
-	Percentile float64 `json:"percentile"`
-	N          int     `json:"n"`
-	MinSamples int     `json:"min_samples"`
-	Reportable bool    `json:"reportable"`
-	Value      float64 `json:"value,omitempty"`       // linear interpolation, as timing.Percentile
-	UpperBound float64 `json:"upper_bound,omitempty"` // x(k): P(true percentile ≤ x(k)) ≥ 95%
-	Order      int     `json:"order,omitempty"`       // k, 1-based
-	Label      string  `json:"label"`
-	Rule       string  `json:"rule"`
-}
-
-// MinTailSamples is the smallest n for which x(n) is a 95% upper bound of the p-th percentile.
-func MinTailSamples(p float64) int {
-	return int(math.Ceil(math.Log(1-TailConfidence) / math.Log(p/100)))
-}
-
 // Run is one AIPerf run's figures.
 type Run struct {
 	Index    int                `json:"index"`
@@ -70,17 +43,10 @@ type FigureInterval struct {
 	Interval
 }
 
-// TailFigure is a tail percentile of one latency pooled over every measured request of every run.
-type TailFigure struct {
-	Name string `json:"name"`
-	Tail
-}
-
 // Repeated is a row's repeated-run statistics.
 type Repeated struct {
 	Runs    []Run            `json:"runs"`
 	Figures []FigureInterval `json:"figures"`
-	Tails   []TailFigure     `json:"tails"`
 }
 
 // Verdict is a non-inferiority outcome.
