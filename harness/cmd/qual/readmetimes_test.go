@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -22,6 +23,7 @@ func TestReadmeTimesAreOneDatedTable(t *testing.T) {
 	lines := strings.Split(string(data), "\n")
 	date := regexp.MustCompile(`^20\d\d-\d\d-\d\d$`)
 	rows, inTable, inLoaded := 0, false, false
+	var took []string // the table's "took" cells: what the loaded paragraph may quote
 	for i, line := range lines {
 		switch {
 		case strings.HasPrefix(line, "| command | situation | took | date | machine, load |"):
@@ -43,10 +45,16 @@ func TestReadmeTimesAreOneDatedTable(t *testing.T) {
 				t.Errorf("README.md:%d: a time row needs a duration, a date and a machine/load: %q", i+1, line)
 			}
 			rows++
+			took = append(took, cells[2])
 			continue
 		}
-		if inLoaded {
-			continue // what a loaded runner takes: drawn from the table's rows
+		if inLoaded { // what a loaded runner takes: only times some row of the table gives
+			for _, d := range duration.FindAllString(line, -1) {
+				if !slices.ContainsFunc(took, func(c string) bool { return regexp.MustCompile(`(^|[^\d.])` + regexp.QuoteMeta(d) + `\b`).MatchString(c) }) {
+					t.Errorf("README.md:%d: %q is in no row of the time table: %q", i+1, d, line)
+				}
+			}
+			continue
 		}
 		if duration.MatchString(line) && regexp.MustCompile(`make (qualify|smoke|test)|\bsmoke\b|warm|cold`).MatchString(line) {
 			t.Errorf("README.md:%d states a time outside the dated table: %q", i+1, line)
