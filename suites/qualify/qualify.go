@@ -380,15 +380,19 @@ func (s *Suite) planned(row evidence.InventoryRow, reason string) {
 }
 
 // excluded is a row that shares the stage's task string but not its workload (or a checkpoint
-// with no full-model profile): nothing is claimed for it, so its one case is skipped with the
-// inventory's reason, visible in JUnit and never green.
+// with no full-model profile, a gap): nothing is claimed for it, so its one case is skipped with
+// the inventory's reason, visible in JUnit and never green. It is named by the words the reports
+// give it (its kind and status), and its reason already says which it is.
 func (s *Suite) excluded(row evidence.InventoryRow) {
-	Describe(s.describe(row, "excluded"), Label(labels.Stage(s.Plan.Stage)), func() {
-		It("is not qualified here: "+string(row.Kind), func() {
+	Describe(s.describe(row, listedWords(row)), Label(labels.Stage(s.Plan.Stage)), func() {
+		It("is listed, not qualified: nothing is claimed for it", func() {
 			Skip(row.Reason)
 		})
 	})
 }
+
+// listedWords are a listed row's words in the reports: its kind, then its status.
+func listedWords(row evidence.InventoryRow) string { return string(row.Kind) + ", " + string(row.Status) }
 
 // Declare declares the stage's specs. A stage every target must implement gets one Describe
 // per inventory row (Checkpoints). A Blockable workload's stage first audits every profile for
