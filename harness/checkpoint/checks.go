@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -14,30 +15,30 @@ import (
 )
 
 // Join matches every AIPerf record (warmup included) to exactly one server record.
-func (c *Checkpoint) Join() (join.Report, error) {
+func (c *Checkpoint) Join() (*evidence.Join, error) {
 	defer c.timed("join")()
 	if c.serving == nil || c.serving.aiperf == nil {
-		return join.Report{}, c.fail("join", fmt.Errorf("no AIPerf run to join"))
+		return nil, c.fail("join", fmt.Errorf("no AIPerf run to join"))
 	}
 	a, err := c.derive(claim.Join())
 	if err != nil {
-		return join.Report{}, c.fail("join", err)
+		return nil, c.fail("join", err)
 	}
 	// Checked, not stored: the bundle's recorded sha256 stays the built one it must still be, the
 	// stored inputs and what AIPerf was given are the pinned ones, each record's input identity
 	// is the payload's.
 	if problems := claim.Inputs().Check(a); len(problems) > 0 {
-		return join.Report{}, c.fail("join", fmt.Errorf("%s", strings.Join(problems, "; ")))
+		return nil, c.fail("join", fmt.Errorf("%s", strings.Join(problems, "; ")))
 	}
-	rep := a.Join
-	c.pairs = rep.Pairs
+	c.pairs = a.Join.Pairs
+	rep := claim.JoinRecord(a.Join)
 	load := c.Env.Target.StageLoad(c.W.Stage())
 	runs := max(1, load.Runs)
 	switch {
 	case !rep.OK():
-		return rep, c.fail("join", fmt.Errorf("%s", rep))
+		return rep, c.fail("join", errors.New(rep.String()))
 	case rep.Matched != runs*(load.Warmup+load.Requests) || rep.ByPhase["warmup"] != runs*load.Warmup || rep.ByPhase["profiling"] != runs*load.Requests:
-		return rep, c.fail("join", fmt.Errorf("matched %d (%v), want %d runs × (%d warmup + %d measured)", rep.Matched, rep.ByPhase, runs, load.Warmup, load.Requests))
+		return rep, c.fail("join", fmt.Errorf("%s; want %d runs × (%d warmup + %d measured)", rep, runs, load.Warmup, load.Requests))
 	}
 	c.done("join")
 	return rep, nil

@@ -1,6 +1,11 @@
 package evidence
 
-import "fmt"
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
 
 // Join is a row's join of AIPerf's records to the server's (Result.Join), as harness/join
 // computes it: the counts, and every record that did not join exactly once.
@@ -22,9 +27,35 @@ func (j Join) OK() bool {
 	return len(j.UnmatchedClient)+len(j.UnmatchedServer)+len(j.DuplicateClient)+len(j.DuplicateServer)+len(j.MissingID) == 0
 }
 
-// String summarizes the join for failure messages.
+// String is the join in words, for JUnit and failure messages: the counts, each phase's matches,
+// and every record that did not join exactly once, by id (or line, for a line with no id).
 func (j Join) String() string {
-	return fmt.Sprintf("matched %d (by phase %v) / unmatched client %d %v / unmatched server %d %v / duplicates client %v server %v / client lines without id %v",
-		j.Matched, j.ByPhase, len(j.UnmatchedClient), j.UnmatchedClient, len(j.UnmatchedServer), j.UnmatchedServer,
-		j.DuplicateClient, j.DuplicateServer, j.MissingID)
+	phases := slices.Sorted(maps.Keys(j.ByPhase))
+	byPhase := make([]string, len(phases))
+	for i, p := range phases {
+		byPhase[i] = fmt.Sprintf("%s %d", p, j.ByPhase[p])
+	}
+	out := fmt.Sprintf("%d matched (%s) of %d AIPerf and %d server records", j.Matched, strings.Join(byPhase, ", "), j.ClientRecords, j.ServerRecords)
+	if j.OK() {
+		return out + "; every record joined exactly once"
+	}
+	lines := make([]string, len(j.MissingID))
+	for i, l := range j.MissingID {
+		lines[i] = fmt.Sprint(l)
+	}
+	for _, part := range []struct {
+		what string
+		ids  []string
+	}{
+		{"sent by AIPerf with no server record", j.UnmatchedClient},
+		{"served with no AIPerf record", j.UnmatchedServer},
+		{"in more than one AIPerf record", j.DuplicateClient},
+		{"in more than one server record", j.DuplicateServer},
+		{"AIPerf lines without a request id (line numbers)", lines},
+	} {
+		if len(part.ids) > 0 {
+			out += fmt.Sprintf("; %d %s: %s", len(part.ids), part.what, strings.Join(part.ids, ", "))
+		}
+	}
+	return out
 }

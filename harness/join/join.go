@@ -5,7 +5,6 @@
 package join
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/aiperfexport"
@@ -37,13 +36,6 @@ type Report struct {
 // OK says every record joined exactly once.
 func (r Report) OK() bool {
 	return len(r.UnmatchedClient)+len(r.UnmatchedServer)+len(r.DuplicateClient)+len(r.DuplicateServer)+len(r.MissingID) == 0
-}
-
-// String summarizes the join for logs and failure messages.
-func (r Report) String() string {
-	return fmt.Sprintf("matched %d (by phase %v) / unmatched client %d %v / unmatched server %d %v / duplicates client %v server %v / client lines without id %v",
-		r.Matched, r.ByPhase, len(r.UnmatchedClient), r.UnmatchedClient, len(r.UnmatchedServer), r.UnmatchedServer,
-		r.DuplicateClient, r.DuplicateServer, r.MissingID)
 }
 
 // Join matches client records to the server records of one route (other routes — health

@@ -43,10 +43,10 @@ func TestJoinReportsEveryKindOfMismatchByID(t *testing.T) {
 	}
 	clean := Join(clients[:3], records[:2], route)
 	if clean.OK() {
-		t.Errorf("a join with an unmatched client record reported OK: %s", clean)
+		t.Errorf("a join with an unmatched client record reported OK: %+v", clean)
 	}
 	perfect := Join(clients[:2], records[:2], route)
 	if !perfect.OK() || perfect.Matched != 2 {
-		t.Errorf("perfect join: %s", perfect)
+		t.Errorf("perfect join: %+v", perfect)
 	}
 }
