@@ -51,8 +51,12 @@ const (
 	ssimMargin        = 0.01
 )
 
-// perfFigure is the per-run statistic compared (TRTMC: the server-side model-call p50).
-const perfFigure = "task_call_p50"
+// perfFigure is the per-run statistic compared (TRTMC: the server-side model-call p50), and
+// perfWords what a reader is told it is.
+const (
+	perfFigure = "task_call_p50"
+	perfWords  = "the Task call's p50 of each run (ms)"
+)
 
 // Comparison is `qual compare`'s JSON output.
 type Comparison struct {
@@ -242,7 +246,7 @@ func rowsByKey(e evidence.Evidence) map[rowKey]evidence.Result {
 // compareRuns compares every checkpoint present in both runs, in stage then profile order.
 func compareRuns(base, cand evidence.Evidence) Comparison {
 	c := Comparison{Base: base.RunID, New: cand.RunID, BaseBuild: buildOf(base), NewBuild: buildOf(cand), Rules: map[string]string{
-		"performance": stats.SpeedupRule, "mean": stats.MeanRule, "accuracy": stats.BootstrapRule, "task shift": stats.StratifiedShiftRule,
+		"performance": "S compares " + perfWords + ": " + stats.SpeedupRule, "mean": stats.MeanRule, "accuracy": stats.BootstrapRule, "task shift": stats.StratifiedShiftRule,
 		"runs":               fmt.Sprintf("a side with fewer than %d runs is flagged (benchstat's rule): its interval is wide and a light rarely decides", minRuns),
 		"detectable":         detectableRule,
 		"task shift decides": taskShiftDecidesRule(),
@@ -293,7 +297,7 @@ func (c *Comparison) add(row RowComparison) {
 }
 
 func compareRow(k rowKey, b, n evidence.Result) RowComparison {
-	row := RowComparison{Stage: k.stage, Profile: k.profile, Figure: perfFigure + " per run (ms)"}
+	row := RowComparison{Stage: k.stage, Profile: k.profile, Figure: perfWords}
 	row.WorkDiffers = workDiffers(b, n)
 	row.Untimed = untimed(b) && untimed(n)
 	bRuns, bErr := perRun(b)
@@ -520,7 +524,7 @@ func compareMarkdown(c Comparison) string {
 	fmt.Fprintf(&w, "Verdict: **%s** (%d red, %d accuracy fail, %d of %d timed common rows decided (%d common in all), %d only in base, %d only in new).\n\n",
 		c.Verdict, c.Red, c.Failed, c.Decided, c.Timed, len(c.Rows), len(c.OnlyInBase), len(c.OnlyInNew))
 	fmt.Fprintf(&w, "Builds: base %s; new %s.\n\n", buildCell(c.BaseBuild), buildCell(c.NewBuild))
-	w.WriteString("| stage | checkpoint | runs base/new | S = base/new (90% CI) | light | A/A noise floor S (90% CI) | Task time new/base − 1, same inputs (stratified HL, 90% CI) | accuracy | margin | changed outputs |\n")
+	w.WriteString("| stage | checkpoint | runs base/new | S = base/new of each run's Task p50 (90% CI) | light | A/A noise floor S (90% CI) | Task time new/base − 1, same inputs (stratified HL, 90% CI) | accuracy | margin | changed outputs |\n")
 	w.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range c.Rows {
 		fmt.Fprintf(&w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", r.Stage, r.Profile, runsCell(r), speedupCell(r), lightCell(r), noiseCell(r), shiftCell(r), accuracyCell(r.Accuracy), marginCell(r.Accuracy), len(r.Changed))

@@ -184,7 +184,7 @@ func readSide(side string, dirs []string) ([]evidence.Evidence, error) {
 // comparePairs compares every row present in every run of both sides, in stage then profile order.
 func comparePairs(bases, news []evidence.Evidence) Comparison {
 	c := Comparison{Base: runIDs(bases), New: runIDs(news), BaseBuild: buildOf(bases[0]), NewBuild: buildOf(news[0]), Pairs: len(bases), Rules: map[string]string{
-		"performance": stats.PairedRule, "paired runs": pairedRule, "accuracy": stats.BootstrapRule, "detectable": detectableRule,
+		"performance": "S compares " + perfWords + ": " + stats.PairedRule, "paired runs": pairedRule, "accuracy": stats.BootstrapRule, "detectable": detectableRule,
 		"work": "white when dataset pins, request counts, concurrency, endpoint settings (image size, steps), the gate testcase or bundle settings differ within any pair",
 	}}
 	inBase, inNew := rowsInAll(bases), rowsInAll(news)
@@ -203,7 +203,7 @@ func comparePairs(bases, news []evidence.Evidence) Comparison {
 }
 
 func comparePairedRow(k rowKey, bases, news []evidence.Evidence) RowComparison {
-	row := RowComparison{Stage: k.stage, Profile: k.profile, Figure: perfFigure + " per run (ms), one value per run of each pair"}
+	row := RowComparison{Stage: k.stage, Profile: k.profile, Figure: perfWords + ", one run of each side a pair"}
 	var bVals, nVals []float64
 	var errs []string
 	untimedAll := true

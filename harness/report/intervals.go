@@ -49,7 +49,7 @@ const inconclusiveMark = "(inconclusive)"
 func inconclusiveNote() doc.Paragraph {
 	return doc.Paragraph{Role: "note", Text: doc.Prose(fmt.Sprintf("*%s*: the mean's 95%% half-width over runs exceeds %g%% of the mean "+
 		"(TRTMC's spread rule): the runs disagree too much for the figure to tell one build from another; it is shown, not judged, "+
-		"and qual compare calls a speedup from such a mean white (undecided). More runs narrow the interval.",
+		"and qual compare, whose speedup is of each run's Task p50, calls it white (undecided) when that mean is. More runs narrow the interval.",
 		inconclusiveMark, 100*stats.MaxRelativeHalfWidth))}
 }
 
