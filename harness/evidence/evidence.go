@@ -46,9 +46,9 @@ import (
 // QUALIFIED)"), never a bare QUALIFIED; nothing new is stored, but verify draws them again.
 // 9: a row's repeated statistics keep no tails (repeated.tails held a second, one-sided rule for
 // p95/p99 that called the p95 the reports show "not reportable"; timing.figures' order interval
-// is the one tail); a figure over runs that cannot be negative has its interval cut at 0; the
-// reports' note on an inconclusive mean says compare's speedup is of each run's Task p50.
-const SchemaVersion = 9
+// is the one tail); a figure over runs that cannot be negative has its interval cut at 0.
+// 10: the reports' note on an inconclusive mean says compare's speedup is of each run's Task p50.
+const SchemaVersion = 10
 
 // Evidence is one run.
 type Evidence struct {
