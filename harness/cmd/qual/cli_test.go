@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -409,6 +410,43 @@ func TestInventorySaysPlannedOnlyForRowsThatCannotRun(t *testing.T) {
 		}
 		for k := range tc.env {
 			t.Setenv(k, "")
+		}
+	}
+}
+
+// qual inventory's per-stage count is the report's denominator: the rows a whole run gives a
+// result (evidence.SelectionOf), with excluded rows and gaps listed apart, for every target.
+func TestInventoryCountsAreTheReportsDenominators(t *testing.T) {
+	t.Chdir(repoRoot())
+	checked := 0
+	defer func() {
+		if checked < 6 {
+			t.Errorf("checked %d stages of three targets", checked)
+		}
+	}()
+	for _, tc := range []struct{ file, fixture string }{{"reference.yaml", ""}, {"trtmc.yaml", "trtmc-newer"}, {"trtmc-older.yaml", "trtmc-older"}} {
+		useTarget(t, tc.file, tc.fixture)
+		_, text, _ := qualRun(t, "inventory")
+		_, js, _ := qualRun(t, "inventory", "--json")
+		var inv map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(js), &inv); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range stage.Names() {
+			var entry struct{ Rows []evidence.InventoryRow }
+			if raw, ok := inv[string(s)]; !ok || json.Unmarshal(raw, &entry) != nil || len(entry.Rows) == 0 {
+				continue
+			}
+			sel := evidence.SelectionOf(entry.Rows, "")
+			listed := len(entry.Rows) - len(sel.TargetRows)
+			want := fmt.Sprintf("stage %d (%s): %s a whole run gives a result, %d counted", s.Number(), s, evidence.CountRows(len(sel.TargetRows)), sel.Counted)
+			if !strings.Contains(text, want) {
+				t.Errorf("%s: no %q in\n%s", tc.file, want, text)
+			}
+			if listed > 0 && !strings.Contains(text, "listed only:") {
+				t.Errorf("%s %s: %d listed rows not said apart", tc.file, s, listed)
+			}
+			checked++
 		}
 	}
 }

@@ -145,8 +145,11 @@ func printRows(w io.Writer, name stage.Name, rows []evidence.InventoryRow, entry
 	for _, r := range rows {
 		kinds[r.Kind]++
 	}
-	fmt.Fprintf(w, "\nstage %d (%s): %d rows, %d counted (full %d, reduced %d, variant %d, excluded %d, gap %d)\n",
-		name.Number(), name, len(rows), entry["counted"], kinds[evidence.KindFull], kinds[evidence.KindReduced],
+	// The denominators a run's report gives (evidence.SelectionOf): the rows a whole run gives a
+	// result; excluded rows and gaps are listed beside them, never run.
+	sel := evidence.SelectionOf(rows, "")
+	fmt.Fprintf(w, "\nstage %d (%s): %s a whole run gives a result, %d counted (full %d, reduced %d, variant %d); listed only: excluded %d, gap %d\n",
+		name.Number(), name, evidence.CountRows(len(sel.TargetRows)), sel.Counted, kinds[evidence.KindFull], kinds[evidence.KindReduced],
 		kinds[evidence.KindVariant], kinds[evidence.KindExcluded], kinds[evidence.KindGap])
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "CHECKPOINT\tREVISION\tPROFILE\tNATIVE TASK\tKIND\tCOUNTED\tSTATUS\tCONTROLS\tNOTES")
