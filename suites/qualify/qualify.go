@@ -42,6 +42,8 @@ type Suite struct {
 	// verbose: Ginkgo streams every spec's detail; otherwise the console is the lines a user
 	// always sees, and consoleText adds failures in full.
 	verbose bool
+	// started counts the rows begun, for each row's "row i/n" line.
+	started int
 }
 
 // NewSuite is a stage's suite; call Lifecycle from init and Run from the Test function.
@@ -238,7 +240,7 @@ func (s *Suite) NewCheckpoint(row evidence.InventoryRow) *checkpoint.Checkpoint 
 		prepared, err := checkpoint.New(s.Env, row)
 		Expect(err).NotTo(HaveOccurred())
 		*c = *prepared
-		c.Announce(s.position(row))
+		c.Announce(s.nextPosition(row))
 		DeferCleanup(func() { s.Stage.Add(c.Finish(evidence.RunsWhole(row))) })
 	})
 	// A failed claim's JUnit case says how to run the row again and where its files are.
@@ -249,6 +251,15 @@ func (s *Suite) NewCheckpoint(row evidence.InventoryRow) *checkpoint.Checkpoint 
 		}
 	})
 	return c
+}
+
+// nextPosition is the place of a row starting now: i counts the rows started so far (Ginkgo runs
+// the rows' containers in a random order, so an inventory index would read "row 3/6" first), of
+// the n rows this run runs.
+func (s *Suite) nextPosition(row evidence.InventoryRow) (int, int) {
+	_, n := s.position(row)
+	s.started++
+	return s.started, n
 }
 
 // position is the row's place among the rows this run runs of the stage (of this shard): i of n.

@@ -74,3 +74,14 @@ func TestSelectionAndAUsersFocusNeverWidenTheRun(t *testing.T) {
 		}
 	}
 }
+
+// "row i/n" is progress: rows started in any order read 1/n, 2/n, … in the order they start.
+func TestRowsAreNumberedInTheOrderTheyStart(t *testing.T) {
+	rows := []evidence.InventoryRow{{Profile: "a", Kind: evidence.KindFull}, {Profile: "b", Kind: evidence.KindReduced}, {Profile: "c", Kind: evidence.KindVariant}}
+	s := &Suite{Plan: &plan.Plan{Rows: rows, Selection: plan.Selection{Rows: []string{"a", "b", "c"}}}}
+	for want, r := range []evidence.InventoryRow{rows[2], rows[0], rows[1]} {
+		if i, n := s.nextPosition(r); i != want+1 || n != 3 {
+			t.Errorf("row %s started %s: announced %d/%d", r.Profile, []string{"first", "second", "third"}[want], i, n)
+		}
+	}
+}
