@@ -48,7 +48,8 @@ import (
 // p95/p99 that called the p95 the reports show "not reportable"; timing.figures' order interval
 // is the one tail); a figure over runs that cannot be negative has its interval cut at 0.
 // 10: the reports' note on an inconclusive mean says compare's speedup is of each run's Task p50.
-const SchemaVersion = 10
+// 11: singulars: "the 1 counted checkpoint aiperf-qualified", "its one AIPerf run".
+const SchemaVersion = 11
 
 // Evidence is one run.
 type Evidence struct {

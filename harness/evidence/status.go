@@ -70,7 +70,11 @@ func Settle(s *Stage) {
 	case counted == 0:
 		s.Status, s.Reason = StatusFailed, "no full-model checkpoint in the group was qualified"
 	default:
-		s.Status, s.Reason = StageQualified, "all "+countedOf(*s, counted)+" aiperf-qualified"
+		every := "all "
+		if counted == 1 {
+			every = "the "
+		}
+		s.Status, s.Reason = StageQualified, every+countedOf(*s, counted)+" aiperf-qualified"
 	}
 }
 
@@ -163,9 +167,12 @@ func countedOf(s Stage, ran int) string {
 }
 
 // CountRows is "1 row" or "n rows".
-func CountRows(n int) string {
+func CountRows(n int) string { return CountOf(n, "row", "rows") }
+
+// CountOf is n with its noun in the singular or the plural: "1 input", "3 inputs".
+func CountOf(n int, one, many string) string {
 	if n == 1 {
-		return "1 row"
+		return "1 " + one
 	}
-	return fmt.Sprintf("%d rows", n)
+	return fmt.Sprintf("%d %s", n, many)
 }

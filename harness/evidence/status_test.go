@@ -59,15 +59,15 @@ func TestMergeSettlesLikeASingleRun(t *testing.T) {
 }
 
 // A narrowed run's stage reason counts against the target's counted checkpoints, so a smoke
-// that ran one of three never reads "all 1 counted checkpoints".
+// that ran one of three never reads "the 1 counted checkpoints".
 func TestSettleReasonCountsAgainstTheTarget(t *testing.T) {
 	for _, tc := range []struct {
 		sel  *Selection
 		want string
 	}{
-		{&Selection{Label: "smoke", Counted: 3}, "all 1 counted checkpoint this run (smoke) selected, of the stage's 3, aiperf-qualified"},
-		{&Selection{Counted: 1}, "all 1 counted checkpoint aiperf-qualified"},
-		{nil, "all 1 counted checkpoint aiperf-qualified"},
+		{&Selection{Label: "smoke", Counted: 3}, "the 1 counted checkpoint this run (smoke) selected, of the stage's 3, aiperf-qualified"},
+		{&Selection{Counted: 1}, "the 1 counted checkpoint aiperf-qualified"},
+		{nil, "the 1 counted checkpoint aiperf-qualified"},
 	} {
 		s := Stage{Selection: tc.sel, Results: []Result{row("a", KindFull, true, StatusQualified)}}
 		Settle(&s)

@@ -201,7 +201,7 @@ func planServing(t *target.Target, w workload.Workload, m manifest.Manifest, tc 
 		return out, fmt.Errorf("aiperf: %w", err)
 	}
 	out = append(out, DryRunCommand{Step: "aiperf", Where: "aiperf container", Args: append([]string{"aiperf", "profile"}, aiperfArgs...),
-		Note: fmt.Sprintf("%d inputs", len(inputs))})
+		Note: evidence.CountOf(len(inputs), "input", "inputs")})
 	return out, nil
 }
 

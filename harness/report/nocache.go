@@ -76,7 +76,11 @@ func perRunBlocks(s evidence.Stage, pics Pictures) []doc.Block {
 			out = append(out, doc.Paragraph{Text: doc.T("Timelines of " + r.Profile + ": " + notDrawn + ".")})
 			continue
 		}
-		out = append(out, doc.Details{Summary: doc.T(fmt.Sprintf("Timelines of %s: each of its %d AIPerf runs seen from the server", r.Profile, len(figs))),
+		runs := fmt.Sprintf("each of its %d AIPerf runs", len(figs))
+		if len(figs) == 1 {
+			runs = "its one AIPerf run"
+		}
+		out = append(out, doc.Details{Summary: doc.T(fmt.Sprintf("Timelines of %s: %s seen from the server", r.Profile, runs)),
 			Blocks: []doc.Block{doc.Figures{Items: figs}}})
 	}
 	return out

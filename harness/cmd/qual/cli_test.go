@@ -219,12 +219,15 @@ func TestFailingChecksExit1(t *testing.T) {
 		want string
 	}{
 		{"verify of a tampered run", []string{"verify", "--key", key + ".pub", run}, "mismatches"},
-		{"sign with a bad key", []string{"sign", "--key-file", garbage, run}, "qual sign:"},
 	} {
 		code, _, errOut := qualRun(t, tc.args...)
 		if code != exitFailed || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%s: exit %d, stderr %q (want exit 1 and %q)", tc.name, code, errOut, tc.want)
 		}
+	}
+	// A key that cannot sign is the caller's to fix, not a failed check (TestEveryUnusableKeyExits2).
+	if code, _, errOut := qualRun(t, "sign", "--key-file", garbage, run); code != exitUsage || !strings.Contains(errOut, garbage) {
+		t.Errorf("sign with a bad key: exit %d, stderr %q (want exit 2 naming the key)", code, errOut)
 	}
 	// An existing key is the caller's choice of path, not a failed check: exit 2, as an -o of
 	// merge that holds a run.
