@@ -49,7 +49,10 @@ import (
 // is the one tail); a figure over runs that cannot be negative has its interval cut at 0.
 // 10: the reports' note on an inconclusive mean says compare's speedup is of each run's Task p50.
 // 11: singulars: "the 1 counted checkpoint aiperf-qualified", "its one AIPerf run".
-const SchemaVersion = 11
+// 12: words for identifiers a reader read: accuracy figures by their names ("gold WER"), the
+// figures table's pooled p50s and per-request p50 of (client − Task) said as such, the latency
+// pictures' legends without the exports' field names.
+const SchemaVersion = 12
 
 // Evidence is one run.
 type Evidence struct {

@@ -234,7 +234,7 @@ func measuredBlocks(s evidence.Stage, pics Pictures) []doc.Block {
 	if len(rows) == 0 {
 		return nil
 	}
-	perf := doc.Table{Class: "figures", Header: []string{"profile", "client p50 ms", "Task p50 ms", "client − Task p50 ms", "throughput", "RTF or images/s", "plot"}}
+	perf := doc.Table{Class: "figures", Header: []string{"profile", "client p50 ms (pooled)", "Task p50 ms (pooled)", "p50 of (client − Task) ms, per request", "throughput", "RTF or images/s", "plot"}}
 	tails := doc.Table{Class: "tails", Header: []string{"profile", "client p95 ms", "client p99 ms", "Task p95 ms", "Task p99 ms"}}
 	var plots doc.Figures
 	for _, r := range rows {

@@ -17,6 +17,7 @@ var gateFigureNames = map[string]string{
 	"steps":               "steps",
 	"guidance":            "guidance",
 	"ssim_min":            "min SSIM",
+	"ssim_mean":           "mean SSIM",
 	"psnr_min_db":         "min PSNR (dB)",
 	"identical":           "identical to golden",
 	"pairs":               "QA pairs",

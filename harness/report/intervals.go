@@ -15,7 +15,7 @@ import (
 // intervalBlocks is one row per checkpoint measured over runs, then the gate's accuracy
 // intervals.
 func intervalBlocks(s evidence.Stage) []doc.Block {
-	t := doc.Table{Class: "over-runs", Header: []string{"profile", "runs × requests", "mean of the runs' Task p50 ms", "mean of the runs' client − Task p50 ms", "throughput", "RTF or images/s"}}
+	t := doc.Table{Class: "over-runs", Header: []string{"profile", "runs × requests", "mean of the runs' Task p50 ms", "mean of the runs' p50 of (client − Task) ms", "throughput", "RTF or images/s"}}
 	for _, r := range s.Results {
 		rep := r.Repeated
 		p := PerfOf(r)
@@ -137,10 +137,10 @@ func accuracyBlocks(s evidence.Stage) []doc.Block {
 	clusters := doc.List{}
 	for _, r := range s.Results {
 		for _, a := range r.Accuracy {
-			t.Rows = append(t.Rows, doc.Row{Cells: []doc.Text{doc.T(r.Profile), doc.T(a.Figure), doc.T(fmt.Sprintf("%.4g", a.Value)),
+			t.Rows = append(t.Rows, doc.Row{Cells: []doc.Text{doc.T(r.Profile), doc.T(gateFigureName(a.Figure)), doc.T(fmt.Sprintf("%.4g", a.Value)),
 				doc.T(fmt.Sprintf("[%.4g, %.4g]", a.Lower, a.Upper)), doc.T(fmt.Sprintf("%s %g", a.Side, a.Bound)),
 				doc.T(fmt.Sprintf("%d / %d", a.Test.Clusters, a.Test.Units)), doc.T(string(a.Test.Verdict))}})
-			clusters.Items = append(clusters.Items, doc.Item{Text: doc.T(fmt.Sprintf("%s %s: %s", r.Profile, a.Figure, a.ClusterBy))})
+			clusters.Items = append(clusters.Items, doc.Item{Text: doc.T(fmt.Sprintf("%s %s: %s", r.Profile, gateFigureName(a.Figure), a.ClusterBy))})
 		}
 	}
 	if len(t.Rows) == 0 {

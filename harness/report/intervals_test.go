@@ -62,7 +62,7 @@ func TestIntervalsInTheReport(t *testing.T) {
 		"| p | 106.5 | 105.5 | 1 | 6.96 ± 4 (inconclusive) req/s | RTF 0.1055 ± 0.00098 (6.96 ± 4 (inconclusive) audio-s/s) | not drawn: the row's exports and records do not derive it |",
 		"| p | 5 × 12 | 105.5 ± 0.98 | 1 ± 0 | 6.96 ± 4 (inconclusive) req/s | RTF 0.1055 ± 0.00098 (6.96 ± 4 (inconclusive) audio-s/s) |",
 		"| p | 112 [111, open] n=60 | 112.7 [112, open] n=60 | 111 [110, open] n=60 | 111.7 [111, open] n=60 |",
-		"| p | gold_wer | 0.25 | [0, 0.5] | ≤ 0.35 | 2 / 2 | inconclusive |",
+		"| p | gold WER | 0.25 | [0, 0.5] | ≤ 0.35 | 2 / 2 | inconclusive |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks\n%s\nin\n%s", want, md)

@@ -44,7 +44,7 @@ func (l Latency) SVG() ([]byte, error) {
 	d.open(latencyWidth, latencyHeight, l.Label)
 	d.text(latencyWidth/2, 20, "middle", l.Title, ` font-size="14"`)
 	d.text(latencyWidth/2, 38, "middle", fmt.Sprintf("empirical CDF of latency, %d measured requests", len(l.ClientMS)), "")
-	d.legend(80, 58, []legendEntry{{"client latency (AIPerf request_latency)", clientColour, ""}, {"Task call (server model_call_ms)", taskColour, "5 3"}})
+	d.legend(80, 58, []legendEntry{{"client latency (AIPerf's request latency)", clientColour, ""}, {"Task call (the server's model call time)", taskColour, "5 3"}})
 	l.cdfPanel(&d)
 	l.overheadPanel(&d)
 	return d.close(), nil
