@@ -30,7 +30,7 @@ var ErrRegression = errors.New("regression")
 // ErrInconclusive makes `qual compare` exit with its own status when no regression was found
 // but some common row's light did not decide (white): "no regression found" would be a claim
 // the data does not support.
-var ErrInconclusive = errors.New("inconclusive")
+var ErrInconclusive = errors.New("undecided (exit 3): more runs, or interleaved pairs (make compare-ab), can decide")
 
 // ErrMissing fails a comparison in which a row of either run is absent from the other (a smoke
 // run against a full one), unless the caller allows it.
@@ -614,7 +614,7 @@ func outcome(c Comparison) (string, error) {
 			fmt.Errorf("%w: %d only in base, %d only in new (--allow-missing to compare the common rows alone)", ErrMissing, len(c.OnlyInBase), len(c.OnlyInNew))
 	case c.Decided < c.Timed || c.Timed == 0:
 		v := fmt.Sprintf("INCONCLUSIVE (%d of %d timed rows decided)", c.Decided, c.Timed)
-		return v, fmt.Errorf("%w: %s", ErrInconclusive, v)
+		return v, fmt.Errorf("%s: %w", v, ErrInconclusive)
 	}
 	if len(c.SlowerWithinTolerance) > 0 {
 		return "no regression beyond the tolerance; measurably slower within it: " + strings.Join(c.SlowerWithinTolerance, ", "), nil
