@@ -30,7 +30,13 @@ type Options struct {
 	ModuleRoot  string            // package paths are written relative to it
 	Properties  map[string]string // run id, target, versions, hardware
 	StageLabels []string          // labels that name a stage: the classname's first part
+	// NotSelected is the reason a spec the run's filter skipped gives (Ginkgo records none): a
+	// smoke run, a focus, a label filter or another shard's row.
+	NotSelected string
 }
+
+// notSelected is Options.NotSelected's default.
+const notSelected = "not selected by this run's focus, label filter or shard: nothing is claimed for it"
 
 // StageClass is the classname part of specs that belong to the stage, not to one checkpoint
 // (the capability audit, the blocked verdict, the refusal probe).
@@ -144,8 +150,13 @@ func testCase(spec types.SpecReport, o Options) reporters.JUnitTestCase {
 	case types.SpecStatePassed:
 	case types.SpecStateSkipped, types.SpecStatePending:
 		reason := spec.Failure.Message
-		if spec.State == types.SpecStatePending {
+		switch {
+		case spec.State == types.SpecStatePending:
 			reason = "pending"
+		case reason == "" && o.NotSelected != "":
+			reason = o.NotSelected
+		case reason == "":
+			reason = notSelected
 		}
 		tc.Skipped = &reporters.JUnitSkipped{Message: reason}
 	case types.SpecStateFailed:

@@ -235,3 +235,27 @@ func TestFailureMessageIsPlain(t *testing.T) {
 		t.Errorf("another checkpoint's skip must not name this one's failure: %+v", cases[2].Skipped)
 	}
 }
+
+// Every skipped case carries a reason: its own (planned, blocked), else the run's word for a
+// spec its filter did not select (Ginkgo records none), never an empty message.
+func TestEverySkippedCaseHasAReason(t *testing.T) {
+	for _, o := range []Options{{StageLabels: stageLabels}, {StageLabels: stageLabels, NotSelected: "not selected by this run (smoke): nothing is claimed for it"}} {
+		r := sampleReport(t.TempDir())
+		r.SpecReports = append(r.SpecReports, spec([]string{"Stage 3", "whisper-tiny-en (checkpoint x, full model, counted)"}, []string{"asr"}, "builds the bundle", types.SpecStateSkipped, ""))
+		skipped := 0
+		for _, s := range Convert(r, o).TestSuites {
+			for _, tc := range s.TestCases {
+				if tc.Skipped == nil {
+					continue
+				}
+				skipped++
+				if tc.Skipped.Message == "" || (o.NotSelected != "" && tc.Name == "builds the bundle" && tc.Skipped.Message != o.NotSelected) {
+					t.Errorf("%s %q: skipped with %q", tc.Classname, tc.Name, tc.Skipped.Message)
+				}
+			}
+		}
+		if skipped != 3 {
+			t.Errorf("%d skipped cases, want 3", skipped)
+		}
+	}
+}

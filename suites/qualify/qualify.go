@@ -146,7 +146,7 @@ func (s *Suite) Lifecycle() {
 			return // BeforeSuite failed before the run directory existed; Ginkgo reports why
 		}
 		path := filepath.Join(s.Env.RunDir, "junit", string(s.Plan.Stage)+".xml")
-		Expect(junit.Write(path, r, junit.Options{ModuleRoot: s.Plan.Root, StageLabels: stageLabels(), Properties: s.runProperties()})).To(Succeed())
+		Expect(junit.Write(path, r, junit.Options{ModuleRoot: s.Plan.Root, StageLabels: stageLabels(), Properties: s.runProperties(), NotSelected: s.notSelected()})).To(Succeed())
 	})
 }
 
@@ -251,6 +251,14 @@ func (s *Suite) NewCheckpoint(row evidence.InventoryRow) *checkpoint.Checkpoint 
 		}
 	})
 	return c
+}
+
+// notSelected is the reason JUnit gives a spec this run's filter skipped.
+func (s *Suite) notSelected() string {
+	if l := s.Plan.Selection.Label; l != "" {
+		return "not selected by this run (" + l + "): nothing is claimed for it"
+	}
+	return ""
 }
 
 // nextPosition is the place of a row starting now: i counts the rows started so far (Ginkgo runs
