@@ -453,3 +453,21 @@ func TestInventoryCountsAreTheReportsDenominators(t *testing.T) {
 		}
 	}
 }
+
+// A blocked stage's audit lists the audio-input families under its header, and says there are
+// none rather than print the header over an empty list.
+func TestBlockedStageNeverPrintsAnEmptyList(t *testing.T) {
+	for _, tc := range []struct {
+		audit []evidence.AuditRow
+		want  string
+	}{
+		{[]evidence.AuditRow{{Profile: "p", Family: "f"}}, "No family takes audio input.\n"},
+		{[]evidence.AuditRow{{Profile: "p", Family: "f"}, {Profile: "q", Family: "whisper", AudioInput: "transcribes only"}}, "Audio-input families and why they do not count:\n  q "},
+	} {
+		var b strings.Builder
+		printRows(&b, stage.AudioQA, nil, map[string]any{"audit": tc.audit})
+		if !strings.Contains(b.String(), tc.want) || strings.HasSuffix(b.String(), "count:\n") {
+			t.Errorf("audit %+v printed\n%s", tc.audit, b.String())
+		}
+	}
+}

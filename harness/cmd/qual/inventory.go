@@ -172,12 +172,20 @@ func printRows(w io.Writer, name stage.Name, rows []evidence.InventoryRow, entry
 	}
 	tw.Flush()
 	if audit, ok := entry["audit"].([]evidence.AuditRow); ok {
-		fmt.Fprintf(w, "stage %s is BLOCKED: none of %d profiles implements %s. Audio-input families and why they do not count:\n",
-			name, len(audit), name.Capability())
+		var audio []evidence.AuditRow
 		for _, a := range audit {
 			if a.AudioInput != "" || a.Has {
-				fmt.Fprintf(w, "  %-34s %-20s %-26s %v (%s): %s\n", a.Profile, a.Family, a.TaskString, a.Capabilities, a.Source, a.AudioInput)
+				audio = append(audio, a)
 			}
+		}
+		fmt.Fprintf(w, "stage %s is BLOCKED: none of %d profiles implements %s.", name, len(audit), name.Capability())
+		if len(audio) == 0 {
+			fmt.Fprintln(w, " No family takes audio input.")
+			return
+		}
+		fmt.Fprintln(w, " Audio-input families and why they do not count:")
+		for _, a := range audio {
+			fmt.Fprintf(w, "  %-34s %-20s %-26s %v (%s): %s\n", a.Profile, a.Family, a.TaskString, a.Capabilities, a.Source, a.AudioInput)
 		}
 	}
 }
