@@ -52,7 +52,9 @@ import (
 // 12: words for identifiers a reader read: accuracy figures by their names ("gold WER"), the
 // figures table's pooled p50s and per-request p50 of (client − Task) said as such, the latency
 // pictures' legends without the exports' field names.
-const SchemaVersion = 12
+// 13: summary.json words each stage's and row's status in the run's scope ("words"), as the
+// reports do; summary.json's bytes are pinned with the renderings from now on.
+const SchemaVersion = 13
 
 // Evidence is one run.
 type Evidence struct {

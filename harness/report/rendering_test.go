@@ -24,8 +24,8 @@ var updateRendering = flag.Bool("update-rendering", false, "rewrite testdata/ren
 // was current when they made it.
 const renderingSum = "testdata/rendering.sum"
 
-// renderings is everything `qual verify` renders again from a run and compares: the reports and
-// pictures byte for byte, the JUnit properties one by one; from the published run's fixture and
+// renderings is everything `qual verify` renders again from a run and compares: the reports,
+// summary.json and pictures byte for byte, the JUnit properties one by one; from the published run's fixture and
 // from the sample run in its unusual states.
 func renderings(t *testing.T) map[string][]byte {
 	t.Helper()
@@ -53,6 +53,14 @@ func renderings(t *testing.T) map[string][]byte {
 	smd := Build(sm, nil)
 	out["smoke/qualification.md"] = []byte(doc.Markdown(smd))
 	out["smoke/report.html"] = doc.HTML(smd)
+	// summary.json: verify derives it again and compares it byte for byte too.
+	for name, ev := range map[string]evidence.Evidence{"full": e, "sample": s, "smoke": sm} {
+		b, err := SummaryJSON(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name+"/summary.json"] = b
+	}
 	for _, ev := range []evidence.Evidence{e, s} {
 		for _, st := range ev.Stages {
 			out["junit/"+ev.RunID+"/"+st.Stage+"/properties"] = junitText(JUnitStageProperties(st))

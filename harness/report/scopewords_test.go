@@ -76,6 +76,12 @@ func units(t *testing.T, e evidence.Evidence, pics Pictures) []unit {
 			out = append(out, unit{"JUnit " + s.Stage + " property " + k, v})
 		}
 	}
+	for _, s := range SummaryOf(e).Stages { // summary.json's words (its status fields are the bare enum)
+		out = append(out, unit{"summary.json " + s.Stage + " words", s.Words})
+		for _, r := range s.Rows {
+			out = append(out, unit{"summary.json " + s.Stage + "/" + r.Profile + " words", r.Words})
+		}
+	}
 	return out
 }
 

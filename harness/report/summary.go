@@ -74,6 +74,7 @@ type SummaryStage struct {
 	Stage            string       `json:"stage"`
 	Number           int          `json:"number"`
 	Status           string       `json:"status"`
+	Words            string       `json:"words"` // the status as every report words it in the run's scope
 	Reason           string       `json:"reason,omitempty"`
 	CountedQualified int          `json:"counted_qualified"`
 	Counted          int          `json:"counted"`
@@ -90,6 +91,7 @@ type SummaryRow struct {
 	Kind         string          `json:"kind"`
 	Counted      bool            `json:"counted"`
 	Status       string          `json:"status"`
+	Words        string          `json:"words"` // the status as every report words it in the run's scope
 	FirstFailure string          `json:"first_failure,omitempty"`
 	Requests     int             `json:"measured_requests,omitempty"`
 	Runs         int             `json:"aiperf_runs,omitempty"`
@@ -130,7 +132,7 @@ func SummaryOf(e evidence.Evidence) Summary {
 		TestBuild: len(evidence.TestBuildTags(e.Versions)) > 0, Verdict: evidence.Verdict(e), Scope: scopeOf(sc), Stages: []SummaryStage{}}
 	sum.Qualification = sum.Verdict == "QUALIFIED"
 	for _, s := range e.Stages {
-		sum.Stages = append(sum.Stages, stageSummary(s))
+		sum.Stages = append(sum.Stages, stageSummary(s, sc))
 	}
 	return sum
 }
@@ -140,12 +142,14 @@ func scopeOf(sc evidence.Scope) SummaryScope {
 		ReducedLoad: sc.Reduced, Words: evidence.ScopeWords(sc)}
 }
 
-func stageSummary(s evidence.Stage) SummaryStage {
+func stageSummary(s evidence.Stage, run evidence.Scope) SummaryStage {
 	q, counted, failed := evidence.StageCounts(s)
-	out := SummaryStage{Stage: s.Stage, Number: s.Number, Status: string(s.Status), Reason: s.Reason,
+	out := SummaryStage{Stage: s.Stage, Number: s.Number, Status: string(s.Status), Words: evidence.StageWord(s.Status, run), Reason: s.Reason,
 		CountedQualified: q, Counted: counted, Failed: failed, Scope: scopeOf(evidence.StageScope(s)), Rows: []SummaryRow{}}
 	for _, r := range s.Results {
-		out.Rows = append(out.Rows, rowSummary(r))
+		row := rowSummary(r)
+		row.Words = evidence.RowWord(r.Status, run)
+		out.Rows = append(out.Rows, row)
 	}
 	for _, row := range s.Inventory {
 		if row.Status == evidence.StatusNotSelected {
