@@ -222,13 +222,17 @@ func TestEveryLevelMissedBelowTheCapacityIsNotedAndNoIntervalIsNegative(t *testi
 				}
 				runs = append(runs, r)
 			}
-			levels = append(levels, level(t, c, "", runs...))
+			failure := ""
+			if rng.IntN(6) == 0 {
+				failure = "identity: 1 of 4 outputs differ"
+			}
+			levels = append(levels, level(t, c, failure, runs...))
 		}
 		res := Analyze("p", "s", o, 2, levels)
 		notes := strings.Join(res.Notes, "\n")
 		for _, l := range levels {
 			noted := strings.Contains(notes, fmt.Sprintf("concurrency %d did not meet the objective, below the capacity level", l.Concurrency))
-			if want := res.Capacity > 0 && l.Concurrency < res.Capacity && !l.Meets && len(l.Runs) > 0; noted != want {
+			if want := res.Capacity > 0 && l.Concurrency < res.Capacity && !l.Meets && len(l.Runs) > 0 && l.Checked && l.ClientKeptUp; noted != want {
 				t.Fatalf("trial %d: level %d (meets %v, %d runs) below capacity %d: noted %v, want %v\n%s", trial, l.Concurrency, l.Meets, len(l.Runs), res.Capacity, noted, want, notes)
 			}
 			for name, iv := range map[string]schema.Interval{"throughput": l.Throughput, "goodput": l.Goodput, "client p95": l.ClientP95MS, "Task p50": l.TaskP50MS} {

@@ -126,6 +126,13 @@ func knee(levels []Level) int {
 	return 0
 }
 
+// missedChecked says a level ran, passed its checks with the client keeping up, and still missed
+// the objective: below a level that met it, the sweep is not monotone. A level whose checks failed
+// or whose client fell behind has its own note and another cause.
+func missedChecked(l Level) bool {
+	return len(l.Runs) > 0 && l.Checked && l.ClientKeptUp && !l.Meets
+}
+
 // notes are what a reader of the table must know beside the figures.
 func notes(res Result) []string {
 	var out []string
@@ -136,7 +143,7 @@ func notes(res Result) []string {
 		case !l.ClientKeptUp:
 			out = append(out, fmt.Sprintf("concurrency %d: the client did not keep up (lateness p95 above its bound in some run, with the server's lanes not saturated): its figures are the client's, not the server's", l.Concurrency))
 		}
-		if res.Capacity > 0 && !l.Meets && l.Concurrency < res.Capacity && len(l.Runs) > 0 {
+		if res.Capacity > 0 && missedChecked(l) && l.Concurrency < res.Capacity {
 			out = append(out, fmt.Sprintf("concurrency %d did not meet the objective, below the capacity level %d that did: the sweep is not monotone, so the capacity is uncertain at this run count (rerun with more --runs)", l.Concurrency, res.Capacity))
 		}
 		if res.Throughput != nil && l.Meets && l.Concurrency < res.Capacity && l.Throughput.Mean > res.Throughput.Mean {

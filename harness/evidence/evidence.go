@@ -54,7 +54,9 @@ import (
 // pictures' legends without the exports' field names.
 // 13: summary.json words each stage's and row's status in the run's scope ("words"), as the
 // reports do; summary.json's bytes are pinned with the renderings from now on.
-const SchemaVersion = 13
+// 14: a mean over runs whose interval was cut at 0 reads "mean (95%: [0, u])" in the reports,
+// not "mean ± h" reaching below 0.
+const SchemaVersion = 14
 
 // Evidence is one run.
 type Evidence struct {

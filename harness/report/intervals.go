@@ -109,9 +109,9 @@ func intervalCell(rep *evidence.Repeated, name string) doc.Text {
 		case f.CI == nil:
 			return doc.T(fmt.Sprintf("%s (%s)", formatFigure(f.Mean), f.Reason))
 		case f.Inconclusive:
-			return doc.T(formatFigure(f.Mean) + " ± " + formatHalfWidth(f.HalfWidth) + " " + inconclusiveMark)
+			return doc.T(formatFigure(f.Mean) + spread(f.Interval) + " " + inconclusiveMark)
 		default:
-			return doc.T(formatFigure(f.Mean) + " ± " + formatHalfWidth(f.HalfWidth))
+			return doc.T(formatFigure(f.Mean) + spread(f.Interval))
 		}
 	}
 	return doc.T("—")

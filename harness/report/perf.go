@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
+	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 	"github.com/trtmc-qual/trtmc-qual/harness/timing"
 )
 
@@ -55,7 +56,7 @@ func FigureCell(r evidence.Result, name string) string {
 		return cell // a pooled figure: the means over runs of per-run figures are another figure
 	}
 	if iv, ok := intervalOf(r.Repeated, name); ok && iv.CI != nil {
-		cell += " ± " + formatHalfWidth(iv.HalfWidth)
+		cell += spread(iv)
 		if iv.Inconclusive {
 			cell += " " + inconclusiveMark
 		}
@@ -104,6 +105,16 @@ func formatHalfWidth(v float64) string {
 	}
 	rounded, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 2, 64), 64)
 	return strconv.FormatFloat(rounded, 'f', -1, 64)
+}
+
+// spread is how a mean's interval over runs reads beside it: ± its half-width, or, for a figure
+// that cannot be negative whose interval was cut at 0 (stats.NonNegativeMeanCI), the interval
+// itself, which ± would show reaching below 0.
+func spread(iv evidence.Interval) string {
+	if iv.CI != nil && strings.HasSuffix(iv.Rule, stats.NonNegativeCut) {
+		return fmt.Sprintf(" (95%%: [%s, %s])", formatFigure(iv.CI.Lower), formatFigure(iv.CI.Upper))
+	}
+	return " ± " + formatHalfWidth(iv.HalfWidth)
 }
 
 func intervalOf(rep *evidence.Repeated, name string) (evidence.Interval, bool) {

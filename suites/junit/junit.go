@@ -67,6 +67,11 @@ func Convert(r types.Report, o Options) reporters.JUnitTestSuites {
 		Timestamp:  r.StartTime.UTC().Format("2006-01-02T15:04:05"),
 		Properties: properties(o.Properties),
 	}
+	if len(r.SpecialSuiteFailureReasons) > 0 {
+		// Ginkgo also leaves the specs an interrupt, an abort or the suite's timeout stopped
+		// without a message: they were selected and never ran.
+		o.NotSelected = "not run: the suite stopped (" + strings.Join(r.SpecialSuiteFailureReasons, "; ") + ")"
+	}
 	var failed []failure // in report order: the skips after a failure name it
 	for _, spec := range r.SpecReports {
 		if spec.LeafNodeType != types.NodeTypeIt && !setupFailed(spec) {

@@ -258,4 +258,16 @@ func TestEverySkippedCaseHasAReason(t *testing.T) {
 			t.Errorf("%d skipped cases, want 3", skipped)
 		}
 	}
+	// A suite that stopped (an interrupt, an abort, its timeout) leaves selected specs unrun with
+	// no message: they are "not run", never "not selected".
+	r := sampleReport(t.TempDir())
+	r.SpecialSuiteFailureReasons = []string{"Interrupted by User"}
+	r.SpecReports = append(r.SpecReports, spec([]string{"Stage 3", "whisper-tiny-en (checkpoint x, full model, counted)"}, []string{"asr"}, "builds the bundle", types.SpecStateSkipped, ""))
+	for _, s := range Convert(r, Options{StageLabels: stageLabels, NotSelected: "not selected by this run (smoke): nothing is claimed for it"}).TestSuites {
+		for _, tc := range s.TestCases {
+			if tc.Name == "builds the bundle" && (tc.Skipped == nil || tc.Skipped.Message != "not run: the suite stopped (Interrupted by User)") {
+				t.Errorf("a spec an interrupt stopped: %+v", tc.Skipped)
+			}
+		}
+	}
 }

@@ -405,7 +405,11 @@ func (s *Suite) planned(row evidence.InventoryRow, reason string) {
 func (s *Suite) excluded(row evidence.InventoryRow) {
 	Describe(s.describe(row, listedWords(row)), Label(labels.Stage(s.Plan.Stage)), func() {
 		It("is listed, not qualified: nothing is claimed for it", func() {
-			Skip(row.Reason)
+			reason := row.Reason
+			if reason == "" {
+				reason = listedWords(row) + ": nothing is claimed for it"
+			}
+			Skip(reason)
 		})
 	})
 }
