@@ -8,8 +8,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
@@ -54,8 +56,18 @@ func toolDirs(tool string) []string {
 const toolStopGrace = 2 * time.Minute
 
 // runTool runs r with the first of its tool found in dirs and returns the exit status: the
-// tool's, or exitUsage when no dir has it.
+// tool's, or exitUsage when no dir has it. A second interrupt or SIGTERM kills the tool at once.
 func runTool(ctx context.Context, dirs []string, r toolRun, stdout, stderr io.Writer) int {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	return runToolUntil(ctx, dirs, r, stdout, stderr, sigs)
+}
+
+// runToolUntil is runTool with the signals it watches: ctx's end interrupts the tool and waits
+// up to toolStopGrace for it; a second signal on sigs (the first is the one that ended ctx)
+// kills it, for a user who will not wait.
+func runToolUntil(ctx context.Context, dirs []string, r toolRun, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 	path := ""
 	for _, d := range dirs {
 		if fi, err := os.Stat(filepath.Join(d, r.tool)); err == nil && !fi.IsDir() {
@@ -74,10 +86,29 @@ func runTool(ctx context.Context, dirs []string, r toolRun, stdout, stderr io.Wr
 	// time to finish before it is killed.
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = toolStopGrace
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(stderr, "qual %s: %s: %v\n", r.args[0], path, err)
+		return exitFailed
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for seen := 0; ; {
+			select {
+			case <-sigs:
+				if seen++; seen == 2 {
+					cmd.Process.Kill()
+					return
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	err := cmd.Wait()
 	var exit *exec.ExitError
 	switch {
-	case err == nil:
+	case err == nil, cmd.ProcessState != nil && cmd.ProcessState.Success(): // it finished as the interrupt came
 		return exitOK
 	case errors.As(err, &exit) && exit.ExitCode() > 0:
 		return exit.ExitCode()

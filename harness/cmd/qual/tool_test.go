@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -60,36 +61,66 @@ func TestToolCommandsKeepQualsStreamsAndExitStatus(t *testing.T) {
 // An interrupted qual lets every command it runs through a tool stop as that tool stops when
 // interrupted (its containers stopped, its records kept): the tool gets the interrupt, qual waits
 // for it, and the tool's own exit status is qual's. Killing it would leave its containers behind.
+// A second signal kills a tool that does not stop, for a user who will not wait.
 func TestEveryToolCommandIsInterruptedNotKilled(t *testing.T) {
+	var found []string
 	for name, s := range commands() {
 		var r toolRun
-		if !errors.As(s.run(context.Background(), nil, io.Discard), &r) {
+		// An unknown flag: a command qual runs itself stops in its flag parsing, with no side
+		// effect; a tool's command hands every argument to its tool unread.
+		if !errors.As(s.run(context.Background(), []string{"--no-such-flag"}, io.Discard), &r) {
 			continue
 		}
-		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			started, stopped := filepath.Join(dir, "started"), filepath.Join(dir, "stopped")
-			script := fmt.Sprintf("#!/bin/sh\ntrap 'echo \"$1\" > %s; exit 130' INT\ntouch %s\nwhile :; do sleep 0.05; done\n", stopped, started)
-			if err := os.WriteFile(filepath.Join(dir, r.tool), []byte(script), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			go func() {
-				for {
-					if _, err := os.Stat(started); err == nil {
-						cancel()
-						return
-					}
-					time.Sleep(10 * time.Millisecond)
+		found = append(found, name)
+		for _, stubborn := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s stubborn=%v", name, stubborn), func(t *testing.T) {
+				dir := t.TempDir()
+				started, stopped := filepath.Join(dir, "started"), filepath.Join(dir, "stopped")
+				handler := fmt.Sprintf("echo \"$1\" > %s; exit 130", stopped)
+				if stubborn {
+					handler = fmt.Sprintf("echo \"$1\" > %s", stopped) // heard, and goes on
 				}
-			}()
-			var stderr bytes.Buffer
-			code := runTool(ctx, []string{dir}, r, io.Discard, &stderr)
-			got, err := os.ReadFile(stopped)
-			if code != 130 || err != nil || strings.TrimSpace(string(got)) != name {
-				t.Errorf("exit %d (want the tool's 130), its interrupt handler wrote %q (%v); stderr %q", code, got, err, stderr.String())
-			}
-		})
+				script := fmt.Sprintf("#!/bin/sh\ntrap '%s' INT\ntouch %s\nwhile :; do sleep 0.05; done\n", handler, started)
+				if err := os.WriteFile(filepath.Join(dir, r.tool), []byte(script), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				sigs := make(chan os.Signal, 2)
+				go func() {
+					for ctx.Err() == nil {
+						if _, err := os.Stat(started); err == nil {
+							sigs <- os.Interrupt // the user's Ctrl-C: it ends qual's context
+							cancel()
+							for stubborn {
+								if _, err := os.Stat(stopped); err == nil {
+									sigs <- os.Interrupt // and again
+									return
+								}
+								time.Sleep(10 * time.Millisecond)
+							}
+							return
+						}
+						time.Sleep(10 * time.Millisecond)
+					}
+				}()
+				var stderr bytes.Buffer
+				code := runToolUntil(ctx, []string{dir}, r, io.Discard, &stderr, sigs)
+				got, err := os.ReadFile(stopped)
+				if err != nil || strings.TrimSpace(string(got)) != name {
+					t.Errorf("the tool's interrupt handler wrote %q (%v): it was not interrupted", got, err)
+				}
+				if want := 130; !stubborn && code != want {
+					t.Errorf("exit %d, want the tool's %d; stderr %q", code, want, stderr.String())
+				}
+				if stubborn && (code != exitFailed || !strings.Contains(stderr.String(), "killed")) {
+					t.Errorf("a second signal: exit %d, stderr %q; want it killed", code, stderr.String())
+				}
+			})
+		}
+	}
+	slices.Sort(found)
+	if !slices.Equal(found, []string{"capacity", "images"}) {
+		t.Errorf("tool commands found: %v, want capacity and images", found)
 	}
 }
