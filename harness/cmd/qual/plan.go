@@ -111,16 +111,25 @@ func printPlan(w io.Writer, rep plan.DryRun) {
 	}
 }
 
-// envArgs is env as env(1)'s arguments: KEY=VALUE sets a variable, a bare name (the target's
-// unset_env, see target.Environ) is unset with -u, so the line runs as the command would; env
-// takes its options before the first assignment.
+// envArgs is env as env(1)'s arguments, applied in order as target.Environ applies it: KEY=VALUE
+// sets a variable, a bare name (the target's unset_env) unsets it, the later entry winning; the
+// unset names go first with -u, since env takes its options before the first assignment.
 func envArgs(env []string) string {
-	var unset, set []string
+	final := map[string]string{} // name → its last entry
+	var names []string
 	for _, e := range env {
-		if strings.Contains(e, "=") {
+		name, _, _ := strings.Cut(e, "=")
+		if _, seen := final[name]; !seen {
+			names = append(names, name)
+		}
+		final[name] = e
+	}
+	var unset, set []string
+	for _, n := range names {
+		if e := final[n]; strings.Contains(e, "=") {
 			set = append(set, e)
 		} else {
-			unset = append(unset, "-u", e)
+			unset = append(unset, "-u", n)
 		}
 	}
 	return shellJoin(append(unset, set...))

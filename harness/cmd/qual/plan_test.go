@@ -222,3 +222,25 @@ func TestPlanEnvLinesRunAsTheRunsEnvironment(t *testing.T) {
 		t.Fatalf("checked %d env lines, %d unset variables: the plan has none to check", checked, unset)
 	}
 }
+
+// A name both set and unset ends as target.Environ leaves it: the later entry wins.
+func TestEnvArgsApplyInOrderAsTheRunDoes(t *testing.T) {
+	base := []string{"PATH=" + os.Getenv("PATH"), "A=inherited", "B=inherited"}
+	for _, env := range [][]string{{"A=1", "A"}, {"A", "A=1"}, {"A=1", "B", "A=2"}, {"B", "A=x y", "B=3", "B"}} {
+		cmd := exec.Command("sh", "-c", "env "+envArgs(env)+" env")
+		cmd.Env = base
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%q: %v", env, err)
+		}
+		got := slices.DeleteFunc(strings.Split(strings.TrimSpace(string(out)), "\n"), func(v string) bool {
+			return strings.HasPrefix(v, "PWD=") || strings.HasPrefix(v, "SHLVL=") || strings.HasPrefix(v, "_=") // the shell's own
+		})
+		want := target.Environ(base, env)
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: env line %q gives %q, the run %q", env, envArgs(env), got, want)
+		}
+	}
+}
