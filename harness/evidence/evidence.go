@@ -244,8 +244,9 @@ type Result struct {
 	ServerMetrics []string       `json:"server_metrics,omitempty"` // AIPerf\'s server-metrics exports (a scrape of the server\'s /metrics), one per run, relative
 	Commands      [][]string     `json:"commands"`
 	Reproduce     string         `json:"reproduce"`
-	// Statistics (harness/stats): per-run figures with their intervals over runs and the tails
-	// under the sample rule; the gate's corpus figures with bootstrap intervals.
+	// Statistics (harness/stats): per-run figures with their intervals over runs (the tails are
+	// Timing's, with their order-statistic intervals); the gate's corpus figures with bootstrap
+	// intervals.
 	Repeated *Repeated  `json:"repeated,omitempty"`
 	Accuracy []Accuracy `json:"accuracy,omitempty"`
 	// Clip limits (skipped.go): the limits the inputs were admitted under and every

@@ -27,7 +27,6 @@ type Interval struct {
 	Rule         string  `json:"rule"`
 }
 
-
 // Run is one AIPerf run's figures.
 type Run struct {
 	Index    int                `json:"index"`
@@ -41,7 +40,6 @@ type FigureInterval struct {
 	Unit string `json:"unit"`
 	Interval
 }
-
 
 // Repeated is a row's repeated-run statistics.
 type Repeated struct {

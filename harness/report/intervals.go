@@ -9,8 +9,8 @@ import (
 	"github.com/trtmc-qual/trtmc-qual/harness/stats"
 )
 
-// The report's statistics: repeated-run figures with their intervals, tails under the
-// sample rule and the gate's accuracy intervals, kept apart from the rest of the report.
+// The report's statistics: repeated-run figures with their intervals and the gate's accuracy
+// intervals, kept apart from the rest of the report.
 
 // intervalBlocks is one row per checkpoint measured over runs, then the gate's accuracy
 // intervals.

@@ -1,9 +1,9 @@
 // Package stats turns repeated measurements into verdicts a statistician would sign: a mean over
 // runs with its Student-t interval, a speedup between two builds with a Welch interval on log
 // values and a traffic light, a paired percentile bootstrap for corpus metrics (WER, mean PSNR)
-// with a non-inferiority verdict, and a rule for when a tail percentile may be reported at all.
-// The rules follow TRTMC's own qualification design (apps/aiperf_qual, October 2026) and MLPerf
-// LoadGen's order-statistic bound; every result carries the rule that produced it.
+// with a non-inferiority verdict. The rules follow TRTMC's own qualification design
+// (apps/aiperf_qual, October 2026); every result carries the rule that produced it. Tail
+// percentiles are harness/timing's (a percentile with its order-statistic interval).
 //
 // Quantiles of the t and normal distributions are gonum's algorithms, copied into
 // internal/cephes so that the offline verifier links no gonum (distribution.go); the figures are

@@ -46,7 +46,7 @@ func TestSummarizeRepeatedRuns(t *testing.T) {
 }
 
 // TestFromRuns: three runs of 12 measured requests (warmup before the first run only); each
-// run's figures come from its own requests, and the pooled tails from all 36.
+// run's figures come from its own requests.
 func TestFromRuns(t *testing.T) {
 	var pairs []join.Pair
 	var runs []aiperfexport.Exports

@@ -415,7 +415,9 @@ func (s *Suite) excluded(row evidence.InventoryRow) {
 }
 
 // listedWords are a listed row's words in the reports: its kind, then its status.
-func listedWords(row evidence.InventoryRow) string { return string(row.Kind) + ", " + string(row.Status) }
+func listedWords(row evidence.InventoryRow) string {
+	return string(row.Kind) + ", " + string(row.Status)
+}
 
 // Declare declares the stage's specs. A stage every target must implement gets one Describe
 // per inventory row (Checkpoints). A Blockable workload's stage first audits every profile for

@@ -50,7 +50,9 @@ func TestReadmeTimesAreOneDatedTable(t *testing.T) {
 		}
 		if inLoaded { // what a loaded runner takes: only times some row of the table gives
 			for _, d := range duration.FindAllString(line, -1) {
-				if !slices.ContainsFunc(took, func(c string) bool { return regexp.MustCompile(`(^|[^\d.])` + regexp.QuoteMeta(d) + `\b`).MatchString(c) }) {
+				if !slices.ContainsFunc(took, func(c string) bool {
+					return regexp.MustCompile(`(^|[^\d.])` + regexp.QuoteMeta(d) + `\b`).MatchString(c)
+				}) {
 					t.Errorf("README.md:%d: %q is in no row of the time table: %q", i+1, d, line)
 				}
 			}

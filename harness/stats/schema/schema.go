@@ -1,8 +1,7 @@
-// Package schema is the recorded shape of harness/stats' results (intervals over runs, tail
-// non-inferiority verdicts) as they are written into
-// evidence.json. It is apart from harness/stats so the evidence schema, the report and the
-// offline verifier's reading of a run need no statistics library: the computations (t and
-// binomial quantiles from gonum) stay in harness/stats.
+// Package schema is the recorded shape of harness/stats' results (intervals over runs,
+// non-inferiority verdicts) as they are written into evidence.json. It is apart from
+// harness/stats so the evidence schema, the report and the offline verifier's reading of a run
+// need no statistics library: the computations (t and normal quantiles) stay in harness/stats.
 package schema
 
 import (
