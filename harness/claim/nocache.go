@@ -30,12 +30,13 @@ func deriveNoCache(a *Artifacts) (*evidence.NoCache, error) {
 		return nil, a.noCacheErr
 	}
 	errs := append(recordsAgree(*n, a.NoCacheRecords), freshInputs(*n)...)
+	again := evidence.NoCache{Input: n.Input, FirstRequestID: n.FirstRequestID, Output: n.Output, Variant: n.Variant,
+		Concurrency: n.Concurrency, Repeats: n.Repeats, Fresh: n.Fresh, NativeTaskMS: n.NativeTaskMS, Records: a.NoCacheFile}
 	if served(a.Row) && a.Served() {
 		errs = append(errs, repeatsTheInput(*n, a.Join.Pairs)...)
 		errs = append(errs, a.noCacheServer(*n)...)
+		again.FirstSightTaskMS = firstSight(*n, a.Join.Pairs)
 	}
-	again := evidence.NoCache{Input: n.Input, FirstRequestID: n.FirstRequestID, Output: n.Output, Variant: n.Variant,
-		Concurrency: n.Concurrency, Repeats: n.Repeats, Fresh: n.Fresh, NativeTaskMS: n.NativeTaskMS, Records: a.NoCacheFile}
 	if a.Row.AIPerf != nil { // the check runs at the row's AIPerf concurrency
 		again.Concurrency = max(1, a.Row.AIPerf.Concurrency)
 	}
@@ -145,6 +146,23 @@ func freshInputs(n evidence.NoCache) []error {
 
 // repeatsTheInput: the repeated input is a measured request of the row's join, and where the
 // server records input hashes every repeat reached it as that request's bytes.
+// firstSight is the Task time of the server's earliest record of the repeated input among the
+// row's joined requests (warmup included): the one request of it no cache can have answered.
+func firstSight(n evidence.NoCache, pairs []join.Pair) *float64 {
+	i := slices.IndexFunc(pairs, func(p join.Pair) bool { return p.ID == n.FirstRequestID })
+	if i < 0 || pairs[i].Server.InputSHA256 == "" {
+		return nil
+	}
+	x, first := pairs[i].Server.InputSHA256, pairs[i].Server
+	for _, p := range pairs {
+		if p.Server.InputSHA256 == x && p.Server.StartUnixNS < first.StartUnixNS {
+			first = p.Server
+		}
+	}
+	ms := first.Timing.ModelCallMS
+	return &ms
+}
+
 func repeatsTheInput(n evidence.NoCache, pairs []join.Pair) []error {
 	i := slices.IndexFunc(pairs, func(p join.Pair) bool { return p.ID == n.FirstRequestID })
 	if i < 0 || pairs[i].Client.Metadata.Phase != "profiling" {

@@ -23,12 +23,15 @@ type NoCache struct {
 	Level           float64  `json:"level"`
 	Method          string   `json:"method"`         // exact or normal (harness/stats.SignedRank)
 	NativeTaskMS    *float64 `json:"native_task_ms"` // the native run's public Task call on the input; nil when the target prints none
-	Margin          float64  `json:"margin"`         // how much faster repeats may be, as a fraction of the fresh median
-	NativeFloor     float64  `json:"native_floor"`   // the fraction of the native time below which a repeat median fails
-	Rule            string   `json:"rule"`
-	Records         string   `json:"records,omitempty"` // the check's server records, relative to the run directory
-	Failures        []string `json:"failures,omitempty"`
-	Passed          bool     `json:"passed"`
+	// FirstSightTaskMS is the Task time of the server's first request of the input in the row's
+	// AIPerf run (warmup included): no cache can have served it. Nil for a row not served.
+	FirstSightTaskMS *float64 `json:"first_sight_task_ms,omitempty"`
+	Margin           float64  `json:"margin"`       // how much faster repeats may be, as a fraction of the fresh median
+	NativeFloor      float64  `json:"native_floor"` // the fraction of the native time below which a repeat median fails
+	Rule             string   `json:"rule"`
+	Records          string   `json:"records,omitempty"` // the check's server records, relative to the run directory
+	Failures         []string `json:"failures,omitempty"`
+	Passed           bool     `json:"passed"`
 }
 
 // NoCacheRequest is one request of the check as the server recorded it.

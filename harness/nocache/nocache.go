@@ -28,6 +28,10 @@ const Margin = 0.10
 // NativeFloor is the bound against the native run: a repeat median under this fraction of the
 // native run's Task time on X is faster than the Task can run. The native run is a cold process,
 // measured 15–25% slower than a warm lane, so half (not TEST04's 10%) is the bound that holds.
+// The native run comes minutes after the repeats, and a load that trebled in between once put
+// an honest row's repeats (4.8 s) under half its native run (14.9 s): the floor also asks the
+// repeats to be under half the server's own first sight of X in the AIPerf run (no cache can
+// have served that), so one moved baseline alone never fails a row.
 const NativeFloor = 0.5
 
 // Level is the confidence level of the paired interval. The rule fails on its upper bound
@@ -55,8 +59,8 @@ func Rule() string {
 	return fmt.Sprintf("the row %s when the %.0f%% Wilcoxon signed-rank interval of the paired Hodges–Lehmann ratio of "+
 		"model_call_ms, repeat i of one input / fresh variant i of equal cost (sent side by side, same server, same "+
 		"concurrency), lies wholly below %.2f (significantly more than %.0f%% faster: MLPerf TEST04), or when the "+
-		"repeats' median is under %.0f%% of the native run's Task time on the input (faster than the Task can run; the "+
-		"native run is a cold process)", Failure, Level*100, 1-Margin, Margin*100, NativeFloor*100)
+		"repeats' median is under %.0f%% of both the native run's Task time on the input and the server's first sight of it "+
+		"in the AIPerf run (faster than the Task can run; the native run is a cold process)", Failure, Level*100, 1-Margin, Margin*100, NativeFloor*100)
 }
 
 // Judge fills n's medians, paired ratio and verdict from its requests, the input's output and
@@ -92,9 +96,13 @@ func Judge(n *evidence.NoCache) {
 		n.Failures = append(n.Failures, fmt.Sprintf("%s: %d repeats of %s were served significantly more than %.0f%% faster than the %d fresh variants beside them: median %.3f ms against %.3f ms, paired ratio %.3f (%.0f%% interval %.3f to %.3f)",
 			Failure, len(d), n.Input, Margin*100, len(d), n.RepeatMedianMS, n.FreshMedianMS, 1+n.ShiftFraction, Level*100, 1+n.ShiftFractionCI.Lower, 1+n.ShiftFractionCI.Upper))
 	}
-	if n.NativeTaskMS != nil && n.RepeatMedianMS < NativeFloor**n.NativeTaskMS {
-		n.Failures = append(n.Failures, fmt.Sprintf("%s: the repeats of %s took a median %.3f ms, under %.0f%% of the native run's %.3f ms: faster than the Task can run",
-			Failure, n.Input, n.RepeatMedianMS, NativeFloor*100, *n.NativeTaskMS))
+	if under := func(ms *float64) bool { return ms != nil && n.RepeatMedianMS < NativeFloor**ms }; under(n.NativeTaskMS) && (n.FirstSightTaskMS == nil || under(n.FirstSightTaskMS)) {
+		first := ""
+		if n.FirstSightTaskMS != nil {
+			first = fmt.Sprintf(" and of the server's first sight of it, %.3f ms", *n.FirstSightTaskMS)
+		}
+		n.Failures = append(n.Failures, fmt.Sprintf("%s: the repeats of %s took a median %.3f ms, under %.0f%% of the native run's %.3f ms%s: faster than the Task can run",
+			Failure, n.Input, n.RepeatMedianMS, NativeFloor*100, *n.NativeTaskMS, first))
 	}
 	n.Passed = len(n.Failures) == 0
 }

@@ -159,3 +159,27 @@ func TestKGrowsWithConcurrency(t *testing.T) {
 		}
 	}
 }
+
+// The floor needs both baselines: over random loads of the native run (up to 5× slower) and of
+// the server's first sight of the input, an honest row whose first sight ran at the repeats'
+// speed never fails the floor, and a cache (repeats under half of both) always does.
+func TestTheFloorNeedsBothBaselines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 4))
+	for trial := range 400 {
+		native := 100 * (0.8 + 4.2*rng.Float64()) // the native run, under any load
+		honest := seeded(uint64(trial), MinK, 100, 0, 0.05)
+		honest.NativeTaskMS, honest.FirstSightTaskMS = ms(native), ms(100*(0.9+0.5*rng.Float64()))
+		if Judge(honest); strings.Contains(strings.Join(honest.Failures, "; "), "faster than the Task can run") {
+			t.Fatalf("trial %d: honest repeats failed the floor with native %.0f ms, first sight %.0f ms: %v", trial, native, *honest.FirstSightTaskMS, honest.Failures)
+		}
+		cached := seeded(uint64(trial), MinK, 100, 0, 0.05) // fresh variants as fast as repeats: a cache the paired rule cannot see
+		for i := range cached.Repeats {
+			cached.Repeats[i].TaskMS /= 3
+			cached.Fresh[i].TaskMS /= 3
+		}
+		cached.NativeTaskMS, cached.FirstSightTaskMS = ms(native*1.25), ms(100*(0.9+0.5*rng.Float64()))
+		if Judge(cached); !strings.Contains(strings.Join(cached.Failures, "; "), "faster than the Task can run") {
+			t.Fatalf("trial %d: repeats at a third of both baselines passed the floor: %v", trial, cached.Failures)
+		}
+	}
+}
