@@ -4,27 +4,16 @@ import (
 	"bytes"
 	"go/format"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"testing"
 )
 
 // TestEveryGoFileIsGofmted: every tracked Go file is as gofmt writes it (go/format is gofmt's
 // printer), so a review diff never carries layout.
 func TestEveryGoFileIsGofmted(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
-	cmd := exec.Command("git", "ls-files", "*.go")
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git ls-files: %v", err)
-	}
 	checked := 0
-	for _, name := range strings.Fields(string(out)) {
-		src, err := os.ReadFile(filepath.Join(root, name))
+	for _, name := range tracked(t, "*.go") {
+		src, err := os.ReadFile(filepath.Join(repoRoot(), name))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,9 +17,27 @@ var topLevel = map[string]bool{
 
 // TestTopLevelIsFixed fails on a tracked file or folder at the top level outside the fixed set.
 func TestTopLevelIsFixed(t *testing.T) {
+	seen := map[string]bool{}
+	for _, path := range tracked(t) {
+		first, _, _ := strings.Cut(path, "/")
+		if !topLevel[first] && !seen[first] {
+			seen[first] = true
+			t.Errorf("%s is tracked at the top level, which holds only the fixed set", first)
+		}
+	}
+}
+
+// repoRoot is the checkout this test file is in.
+func repoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
-	cmd := exec.Command("git", "ls-files")
-	cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..", "..")
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+}
+
+// tracked are the checkout's tracked files matching the git pathspecs (all without one).
+func tracked(t *testing.T, pathspecs ...string) []string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"ls-files"}, pathspecs...)...)
+	cmd.Dir = repoRoot()
 	out, err := cmd.Output()
 	if err != nil {
 		var stderr []byte
@@ -28,12 +46,5 @@ func TestTopLevelIsFixed(t *testing.T) {
 		}
 		t.Fatalf("git ls-files (this test reads the checkout's tracked files): %v: %s", err, stderr)
 	}
-	seen := map[string]bool{}
-	for _, path := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		first, _, _ := strings.Cut(path, "/")
-		if !topLevel[first] && !seen[first] {
-			seen[first] = true
-			t.Errorf("%s is tracked at the top level, which holds only the fixed set", first)
-		}
-	}
+	return strings.Fields(string(out))
 }
