@@ -519,7 +519,7 @@ func compareMarkdown(c Comparison) string {
 	var w strings.Builder
 	fmt.Fprintf(&w, "# Comparison: %s → %s\n\n", c.Base, c.New)
 	if c.Pairs > 0 {
-		fmt.Fprintf(&w, "Paired: %s, each pair back to back in alternating order; each light judges the interval over the pairs.\n\n", plural(c.Pairs, "pair of runs", "pairs of runs"))
+		fmt.Fprintf(&w, "Paired: %s, each pair back to back in alternating order; each light judges the interval over the pairs.\n\n", evidence.CountOf(c.Pairs, "pair of runs", "pairs of runs"))
 	}
 	fmt.Fprintf(&w, "Verdict: **%s** (%d red, %d accuracy fail, %d of %d timed common rows decided (%d common in all), %d only in base, %d only in new).\n\n",
 		c.Verdict, c.Red, c.Failed, c.Decided, c.Timed, len(c.Rows), len(c.OnlyInBase), len(c.OnlyInNew))
@@ -717,9 +717,3 @@ func marginCell(a *Accuracy) string {
 	return fmt.Sprintf("%.4g", a.Margin)
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
