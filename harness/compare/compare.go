@@ -716,4 +716,3 @@ func marginCell(a *Accuracy) string {
 	}
 	return fmt.Sprintf("%.4g", a.Margin)
 }
-
