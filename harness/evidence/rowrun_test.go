@@ -1,6 +1,8 @@
 package evidence
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -60,6 +62,67 @@ func TestRowAsRunIsWhatWriteLeaves(t *testing.T) {
 		ran := RowAsRun(row, s.Results)
 		if !slices.Equal(ran.Controls, want[i].Controls) || ran.Status != want[i].Status || s.Inventory[i].Status != ran.Status || !slices.Equal(s.Inventory[i].Controls, ran.Controls) {
 			t.Errorf("%s: RowAsRun %s %v, written %s %v; want %s %v", row.Profile, ran.Status, ran.Controls, s.Inventory[i].Status, s.Inventory[i].Controls, want[i].Status, want[i].Controls)
+		}
+	}
+}
+
+// TestEverySelectedRowEndsWithOneResult attacks every way a selected row's checkpoint can end
+// without a result (never prepared, skipped, the suite stopped), over 500 random stages: after
+// NotRun for each unfinished row, every selected row holds exactly one result the verifier
+// accepts for it, none reads "not selected", and a stage with a row not run fails.
+func TestEverySelectedRowEndsWithOneResult(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	kinds := []Kind{KindFull, KindReduced, KindVariant}
+	for draw := range 500 {
+		var rows, selected []InventoryRow
+		for i := range 1 + rng.IntN(6) {
+			k := kinds[rng.IntN(len(kinds))]
+			row := InventoryRow{Profile: fmt.Sprintf("p%d", i), Kind: k, Counted: k == KindFull, Status: StatusPlanned}
+			rows = append(rows, row)
+			if rng.IntN(4) > 0 {
+				selected = append(selected, row)
+			}
+		}
+		run := NewStageRun(Stage{SchemaVersion: SchemaVersion, Stage: "asr", Inventory: slices.Clone(rows), Selection: SelectionOf(rows, "focused")})
+		finished := 0
+		for _, row := range selected {
+			if rng.IntN(2) == 0 {
+				st := ResultStatuses(row, false)
+				run.Add(Result{Profile: row.Profile, Kind: row.Kind, Counted: row.Counted, Status: st[rng.IntN(len(st))]})
+				finished++
+			}
+		}
+		unfinished := run.Unfinished(selected)
+		if len(unfinished) != len(selected)-finished {
+			t.Fatalf("draw %d: %d unfinished of %d selected with %d results", draw, len(unfinished), len(selected), finished)
+		}
+		for _, row := range unfinished {
+			run.NotRun(row, "the suite stopped")
+		}
+		s := run.Snapshot()
+		Settle(&s)
+		for _, row := range selected {
+			var got []Result
+			for _, r := range s.Results {
+				if r.Profile == row.Profile {
+					got = append(got, r)
+				}
+			}
+			if len(got) != 1 {
+				t.Fatalf("draw %d: row %s has %d results", draw, row.Profile, len(got))
+			}
+			if !slices.Contains(ResultStatuses(row, false), got[0].Status) {
+				t.Errorf("draw %d: row %s recorded %s, not a status a run can record for it %v", draw, row.Profile, got[0].Status, ResultStatuses(row, false))
+			}
+			if st := RowAsRun(row, s.Results).Status; st == StatusNotSelected {
+				t.Errorf("draw %d: selected row %s reads %q", draw, row.Profile, st)
+			}
+		}
+		if len(unfinished) > 0 && s.Status != StatusFailed {
+			t.Errorf("draw %d: %d selected rows were not run, but the stage settled %s (%s)", draw, len(unfinished), s.Status, s.Reason)
+		}
+		if len(run.Unfinished(selected)) != 0 {
+			t.Errorf("draw %d: rows still unfinished after NotRun", draw)
 		}
 	}
 }

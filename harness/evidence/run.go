@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 )
@@ -70,6 +71,29 @@ func (s *StageRun) Result(profile string) (Result, bool) {
 func (s *StageRun) Planned(row InventoryRow, reason string) {
 	s.Add(Result{Profile: row.Profile, Checkpoint: row.Checkpoint, Revision: row.Revision, Kind: Kind(row.Kind),
 		Counted: row.Counted, Status: StatusPlanned, Statement: reason})
+}
+
+// NotRun records a row the run selected whose checkpoint ended before it left a result (it could
+// not be prepared, or the suite stopped first): the row failed, with why. Without it the row
+// would read as one the run did not select, and the run's scope would shrink instead of its
+// verdict failing.
+func (s *StageRun) NotRun(row InventoryRow, why string) {
+	s.Add(Result{Profile: row.Profile, Checkpoint: row.Checkpoint, Revision: row.Revision, Kind: Kind(row.Kind),
+		Counted: row.Counted, Status: CheckpointStatus(RunsWhole(row), false), Statement: row.Statement,
+		Failures: []string{"not run: " + why}})
+}
+
+// Unfinished are the rows of rows that have no result yet, in their order.
+func (s *StageRun) Unfinished(rows []InventoryRow) []InventoryRow {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []InventoryRow
+	for _, row := range rows {
+		if !slices.ContainsFunc(s.Evidence.Results, func(r Result) bool { return r.Profile == row.Profile }) {
+			out = append(out, row)
+		}
+	}
+	return out
 }
 
 // Block marks the stage blocked with its reason and audit.

@@ -3,10 +3,7 @@ package asr_test
 import (
 	"testing"
 
-	. "github.com/onsi/ginkgo/v2"
-
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
-	"github.com/trtmc-qual/trtmc-qual/suites/labels"
 	"github.com/trtmc-qual/trtmc-qual/suites/qualify"
 )
 
@@ -14,9 +11,7 @@ import (
 // POST /v1/audio/transcriptions (AIPerf endpoint type audio_transcription).
 var suite = qualify.NewSuite(stage.ASR)
 
-var _ = Describe("Stage 3: recorded-clip transcription", Label(labels.Stage(stage.ASR)), func() {
-	suite.Declare()
-})
+var _ = suite.Describe("Stage 3: recorded-clip transcription")
 
 func init() { suite.Lifecycle() }
 

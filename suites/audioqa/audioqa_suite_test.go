@@ -3,10 +3,7 @@ package audioqa_test
 import (
 	"testing"
 
-	. "github.com/onsi/ginkgo/v2"
-
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
-	"github.com/trtmc-qual/trtmc-qual/suites/labels"
 	"github.com/trtmc-qual/trtmc-qual/suites/qualify"
 )
 
@@ -14,9 +11,7 @@ import (
 // input_audio parts (AIPerf endpoint type chat). The fixed QA pairs are in golden/audioqa/.
 var suite = qualify.NewSuite(stage.AudioQA)
 
-var _ = Describe("Stage 9: audio question answering", Ordered, Label(labels.Stage(stage.AudioQA)), func() {
-	suite.Declare()
-})
+var _ = suite.Describe("Stage 9: audio question answering")
 
 func init() { suite.Lifecycle() }
 

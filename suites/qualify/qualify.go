@@ -124,6 +124,7 @@ func (s *Suite) Lifecycle() {
 	}, NodeTimeout(24*time.Hour))
 	AfterSuite(func(ctx SpecContext) {
 		if s.Stage != nil {
+			s.recordUnfinished()
 			Expect(setup.WriteStage(ctx, s.Env, s.Stage)).To(Succeed())
 			// One stage's suite knows its own selection, not the run's: the stage's scope words its
 			// status (a smoke or reduced-load stage never reads a bare QUALIFIED here either).
@@ -238,6 +239,9 @@ func (s *Suite) NewCheckpoint(row evidence.InventoryRow) *checkpoint.Checkpoint 
 	c := new(checkpoint.Checkpoint)
 	BeforeAll(func() {
 		prepared, err := checkpoint.New(s.Env, row)
+		if err != nil {
+			s.Stage.NotRun(row, "its checkpoint could not be prepared: "+err.Error())
+		}
 		Expect(err).NotTo(HaveOccurred())
 		*c = *prepared
 		c.Announce(s.nextPosition(row))
@@ -251,6 +255,19 @@ func (s *Suite) NewCheckpoint(row evidence.InventoryRow) *checkpoint.Checkpoint 
 		}
 	})
 	return c
+}
+
+// unfinishedWhy is the failure a selected row records when the suite ends with no result for
+// it: none of the row's own specs can record it once the suite has stopped.
+const unfinishedWhy = "the suite ended before its checkpoint left a result (interrupted, timed out, or an earlier failure skipped its specs); its JUnit cases say which"
+
+// recordUnfinished gives every row this run selected and runs a result: a row whose specs never
+// got as far as recording one failed, never "not selected" (a stopped run would otherwise read
+// as a narrower one).
+func (s *Suite) recordUnfinished() {
+	for _, row := range s.Stage.Unfinished(s.Plan.Runs()) {
+		s.Stage.NotRun(row, unfinishedWhy)
+	}
 }
 
 // notSelected is the reason JUnit gives a spec this run's filter skipped.
@@ -419,6 +436,13 @@ func listedWords(row evidence.InventoryRow) string {
 	return string(row.Kind) + ", " + string(row.Status)
 }
 
+// Describe declares the stage's container, with Declare's specs: never Ordered. Each row's own
+// Describe is Ordered, so a failed claim stops that row's later claims; an Ordered stage would
+// also skip every later row and the refusal probe, and those rows would record no result.
+func (s *Suite) Describe(title string) bool {
+	return Describe(title, Label(labels.Stage(s.stage)), s.Declare)
+}
+
 // Declare declares the stage's specs. A stage every target must implement gets one Describe
 // per inventory row (Checkpoints). A Blockable workload's stage first audits every profile for
 // its capability: capable rows are qualified like any stage's, and with none the stage is
@@ -444,10 +468,7 @@ func (s *Suite) Declare() {
 		return
 	}
 	It(fmt.Sprintf("audits every profile of the target for the %s capability", want), func() {
-		audit, err := inventory.Audit(s.Plan.Paths, want, s.Plan.Caps)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(audit).NotTo(BeEmpty(), "the target has no profiles to audit")
-		s.Stage.Evidence.Audit = audit
+		audit := s.audit(want)
 		AddReportEntry("audit", junit.Record{Value: audit}, ReportEntryVisibilityFailureOrVerbose)
 	})
 	if len(capable) > 0 {
@@ -466,14 +487,27 @@ func (s *Suite) Declare() {
 	}
 }
 
+// audit is the stage's capability audit of every profile of the target, taken once: the audit
+// claim and the blocked report read the same one, whichever of them runs first.
+func (s *Suite) audit(want task.Name) []evidence.AuditRow {
+	if audit := s.Stage.Snapshot().Audit; len(audit) > 0 {
+		return audit
+	}
+	audit, err := inventory.Audit(s.Plan.Paths, want, s.Plan.Caps)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(audit).NotTo(BeEmpty(), "the target has no profiles to audit")
+	s.Stage.Evidence.Audit = audit
+	return audit
+}
+
 // blocked reports a Blockable stage blocked with its audit when no profile implements the
 // capability.
 func (s *Suite) blocked(want task.Name) {
 	It(fmt.Sprintf("is reported blocked, visibly, because no profile implements %s", want), func() {
-		Expect(s.Stage.Evidence.Audit).NotTo(BeEmpty(), "a blocked stage needs its audit")
-		reason := fmt.Sprintf("blocked: none of the %d profiles of target %s implements %s (audit below)", len(s.Stage.Evidence.Audit), s.Plan.Target.Name, want)
-		s.Stage.Block(reason, s.Stage.Evidence.Audit)
-		for _, a := range s.Stage.Evidence.Audit {
+		audit := s.audit(want)
+		reason := fmt.Sprintf("blocked: none of the %d profiles of target %s implements %s (audit below)", len(audit), s.Plan.Target.Name, want)
+		s.Stage.Block(reason, audit)
+		for _, a := range audit {
 			Expect(a.Has).To(BeFalse(), a.Profile)
 		}
 		// Blocked is not passed: the audit above is asserted, and the claim is reported skipped

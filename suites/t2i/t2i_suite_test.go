@@ -3,10 +3,7 @@ package t2i_test
 import (
 	"testing"
 
-	. "github.com/onsi/ginkgo/v2"
-
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
-	"github.com/trtmc-qual/trtmc-qual/suites/labels"
 	"github.com/trtmc-qual/trtmc-qual/suites/qualify"
 )
 
@@ -14,9 +11,7 @@ import (
 // over POST /v1/images/generations (AIPerf endpoint type image_generation).
 var suite = qualify.NewSuite(stage.T2I)
 
-var _ = Describe("Stage 6: text-to-image", Label(labels.Stage(stage.T2I)), func() {
-	suite.Declare()
-})
+var _ = suite.Describe("Stage 6: text-to-image")
 
 func init() { suite.Lifecycle() }
 
