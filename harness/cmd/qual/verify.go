@@ -165,7 +165,7 @@ func (o *verifyOutput) print(w io.Writer, verbose bool) {
 		if verbose {
 			more = ""
 		}
-		fmt.Fprintf(w, "%s in %s%s:\n", plural(total, "caveat"), plural(len(o.groups), "group"), more)
+		fmt.Fprintf(w, "%s in %s%s:\n", evidence.CountOf(total, "caveat", "caveats"), evidence.CountOf(len(o.groups), "group", "groups"), more)
 	}
 	for _, g := range o.groups {
 		items := o.caveats[g]
@@ -343,17 +343,4 @@ func verifyOptions() (verify.Options, error) {
 		Cache: cfg.Cache, Python: cfg.WhisperPython}, nil
 }
 
-// plural is "1 caveat" or "n caveats".
-func mismatchCount(n int) string {
-	if n == 1 {
-		return "1 mismatch"
-	}
-	return fmt.Sprintf("%d mismatches", n)
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
+func mismatchCount(n int) string { return evidence.CountOf(n, "mismatch", "mismatches") }
