@@ -4,7 +4,7 @@
 // the no-caching verdict) as one function from the row's stored files and the values given to it
 // to the record the evidence stores. The suite derives every claim once, from the files it just
 // wrote, and stores the record; `qual verify` derives the same claims with the same functions
-// from the published files and names the first field where the stored record differs.
+// from the published files and names each field where the stored record differs.
 package claim
 
 import (
@@ -64,7 +64,7 @@ func (c Claim) Apply(a *Artifacts, r *evidence.Result) error {
 
 // Check derives the claim from the artifacts of a row that makes it and compares the record
 // with the stored one (verify's path): nothing when they agree, else the claim named with why it
-// is not derivable and, for what was derived, its first differing field.
+// is not derivable and, for what was derived, each differing field.
 func (c Claim) Check(a *Artifacts) []string {
 	if !c.Claimed(a.Row) {
 		return nil
@@ -77,11 +77,20 @@ func (c Claim) Check(a *Artifacts) []string {
 	if err != nil && (got == nil || reflect.ValueOf(got).IsZero()) {
 		return out
 	}
-	if diff := FirstDifference(got, c.stored(&a.Row)); diff != "" {
-		out = append(out, fmt.Sprintf("%s recomputed differently: %s", c.Name, diff))
+	diffs := Differences(got, c.stored(&a.Row))
+	for i, d := range diffs {
+		if i == maxDifferences {
+			out = append(out, fmt.Sprintf("%s recomputed differently in %d more fields", c.Name, len(diffs)-i))
+			break
+		}
+		out = append(out, fmt.Sprintf("%s recomputed differently: %s", c.Name, d))
 	}
 	return out
 }
+
+// maxDifferences is how many differing fields of one claim are named one by one, the rest
+// counted: a record whose every figure moved names its first fields, not pages of them.
+const maxDifferences = 8
 
 // each is err's joined errors one by one (each its own problem, so that none is cut off behind
 // another's long message), or err alone; none for nil.

@@ -8,15 +8,14 @@ import (
 	"slices"
 )
 
-// FirstDifference compares two records as their JSON (what the evidence stores; Go's float
-// encoding round-trips exactly) and names the first differing field, in key order (an element
-// of a list of named values by its name): "" when they agree.
-func FirstDifference(got, want any) string {
-	g, w := asJSON(got), asJSON(want)
-	if reflect.DeepEqual(g, w) {
-		return ""
-	}
-	return describe("", g, w)
+// Differences compares two records as their JSON (what the evidence stores; Go's float
+// encoding round-trips exactly) and names every differing field, in key order (an element of a
+// list of named values by its name): none when they agree. A tampered record often differs in
+// several derived fields at once; naming only the first hid the others.
+func Differences(got, want any) []string {
+	var out []string
+	describe("", asJSON(got), asJSON(want), &out)
+	return out
 }
 
 func asJSON(v any) any {
@@ -31,75 +30,71 @@ func asJSON(v any) any {
 	return out
 }
 
-func describe(path string, g, w any) string {
+func describe(path string, g, w any, out *[]string) {
+	if reflect.DeepEqual(g, w) {
+		return
+	}
 	switch gv := g.(type) {
 	case map[string]any:
 		if wv, ok := w.(map[string]any); ok {
-			return describeMap(path, gv, wv)
+			describeMap(path, gv, wv, out)
+			return
 		}
 	case nil: // a list the evidence holds and the derivation made none of
-		if wv, ok := w.([]any); ok {
-			if d := describeNamed(path, nil, wv); d != "" {
-				return d
-			}
+		if wv, ok := w.([]any); ok && describeNamed(path, nil, wv, out) {
+			return
 		}
 	case []any:
 		wv, ok := w.([]any)
 		if w == nil { // a list the evidence omits
 			ok = true
 		}
-		if ok && len(wv) == len(gv) {
+		if ok && len(gv) > 0 && len(wv) == len(gv) {
 			for i := range gv {
-				if !reflect.DeepEqual(gv[i], wv[i]) {
-					return describe(path+"["+elementName(gv[i], i)+"]", gv[i], wv[i])
-				}
+				describe(path+"["+elementName(gv[i], i)+"]", gv[i], wv[i], out)
 			}
+			return
 		}
-		if ok {
-			if d := describeNamed(path, gv, wv); d != "" {
-				return d
-			}
+		if ok && describeNamed(path, gv, wv, out) {
+			return
 		}
 	}
-	return fmt.Sprintf("%s: recomputed %v, evidence says %v", path, g, w)
+	*out = append(*out, fmt.Sprintf("%s: recomputed %v, evidence says %v", path, g, w))
 }
 
-func describeMap(path string, g, w map[string]any) string {
+func describeMap(path string, g, w map[string]any, out *[]string) {
 	for _, k := range slices.Sorted(maps.Keys(g)) {
-		if !reflect.DeepEqual(g[k], w[k]) {
-			return describe(path+"."+k, g[k], w[k])
-		}
+		describe(path+"."+k, g[k], w[k], out)
 	}
 	for _, k := range slices.Sorted(maps.Keys(w)) {
 		if _, ok := g[k]; !ok {
-			return fmt.Sprintf("%s.%s: evidence has %v, recomputed nothing", path, k, w[k])
+			*out = append(*out, fmt.Sprintf("%s.%s: evidence has %v, recomputed nothing", path, k, w[k]))
 		}
 	}
-	return fmt.Sprintf("%s: recomputed %v, evidence says %v", path, g, w)
 }
 
-// describeNamed names the first element one list of named elements holds and the other does
-// not, or the first that differs under one name; "" when the lists are not both named.
-func describeNamed(path string, g, w []any) string {
+// describeNamed names every element one list of named elements holds and the other does not,
+// and every one that differs under one name; false when the lists are not both named.
+func describeNamed(path string, g, w []any, out *[]string) bool {
 	gm, gok := byName(g)
 	wm, wok := byName(w)
 	if !gok || !wok {
-		return ""
+		return false
 	}
 	for _, v := range g {
 		name, _ := nameOf(v)
 		if other, ok := wm[name]; !ok {
-			return fmt.Sprintf("%s[%s]: recomputed %v, evidence has nothing", path, name, v)
-		} else if !reflect.DeepEqual(v, other) {
-			return describe(path+"["+name+"]", v, other)
+			*out = append(*out, fmt.Sprintf("%s[%s]: recomputed %v, evidence has nothing", path, name, v))
+		} else {
+			describe(path+"["+name+"]", v, other, out)
 		}
 	}
 	for _, v := range w {
 		if name, _ := nameOf(v); gm[name] == nil {
-			return fmt.Sprintf("%s[%s]: evidence has %v, recomputed nothing", path, name, v)
+			*out = append(*out, fmt.Sprintf("%s[%s]: evidence has %v, recomputed nothing", path, name, v))
 		}
 	}
-	return ""
+	return true
 }
 
 // byName is a list's elements by their names; false when one has none or two share one.

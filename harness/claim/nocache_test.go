@@ -57,7 +57,7 @@ func TestApplyStoresWhatCheckDerives(t *testing.T) {
 	if err := NoCache().Apply(a, &r); err != nil {
 		t.Fatal(err)
 	}
-	if diff := FirstDifference(r.NoCache, n); diff != "" {
+	if diff := Differences(r.NoCache, n); len(diff) > 0 {
 		t.Fatalf("stored record differs from the judged check: %s", diff)
 	}
 	if got := NoCache().Check(&Artifacts{Row: r, NoCacheRecords: recs, NoCacheFile: n.Records}); len(got) != 0 {

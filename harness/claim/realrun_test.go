@@ -123,7 +123,7 @@ var (
 )
 
 // Every field of every stored record of a real run, perturbed alone, is named by the claim's
-// check: the first differing field, or for a field the derivation reads, why it cannot derive.
+// check: its differing field, or for a field the derivation reads, why it cannot derive.
 func TestEveryPerturbedRecordFieldIsNamed(t *testing.T) {
 	for where, a := range servedRows(t) {
 		perturbEach(t, where, a)
@@ -202,7 +202,7 @@ func hasSuffix(path string, fields []string) bool {
 	return false
 }
 
-// leaf is one scalar of a record's JSON: its path as FirstDifference names it, and how to reach it.
+// leaf is one scalar of a record's JSON: its path as Differences names it, and how to reach it.
 type leaf struct {
 	path string
 	keys []any // string keys and int indexes
