@@ -58,7 +58,9 @@ import (
 // not "mean ± h" reaching below 0.
 // 15: no_caching records first_sight_task_ms (the server's first request of the input) and its
 // native floor fails a row only under half of both that and the native run.
-const SchemaVersion = 15
+// 16: summary.json (its schema 2) carries each row's p99s and accuracy figures with their
+// intervals; a selected row that left no result records failed "not run: …", never "not selected".
+const SchemaVersion = 16
 
 // Evidence is one run.
 type Evidence struct {

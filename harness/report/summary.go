@@ -17,7 +17,7 @@ const SummaryFile = "summary.json"
 // does (the schema is documented in harness/evidence/README.md, "summary.json").
 const (
 	SummarySchema        = "trtmc-qual/summary"
-	SummarySchemaVersion = 1
+	SummarySchemaVersion = 2
 )
 
 // Summary is summary.json: the verdict with its scope, and per stage and per row the status and
@@ -96,6 +96,21 @@ type SummaryRow struct {
 	Requests     int             `json:"measured_requests,omitempty"`
 	Runs         int             `json:"aiperf_runs,omitempty"`
 	Figures      []SummaryFigure `json:"figures,omitempty"`
+	// Accuracy are the row's accuracy figures as the evidence records them: the corpus figure
+	// with its bootstrap interval and the bound the gate holds it to.
+	Accuracy []SummaryAccuracy `json:"accuracy,omitempty"`
+}
+
+// SummaryAccuracy is one accuracy figure: its value, its bootstrap 5th and 95th percentiles
+// (over what ClusterBy says was resampled) and the gate's bound on it (Side: "≤" or "≥").
+type SummaryAccuracy struct {
+	Figure    string  `json:"figure"`
+	Value     float64 `json:"value"`
+	P05       float64 `json:"p05"`
+	P95       float64 `json:"p95"`
+	Bound     float64 `json:"bound"`
+	Side      string  `json:"side"`
+	ClusterBy string  `json:"cluster_by"`
 }
 
 // SummaryFigure is one headline figure as the evidence records it: the value (a rate is the mean
@@ -119,7 +134,7 @@ type SummaryInterval struct {
 
 // headline are the timing figures summary.json carries per row, in this order.
 func headline() []string {
-	return []string{"request_throughput", "client_latency_p50", "client_latency_p95", "task_call_p50", "task_call_p95",
+	return []string{"request_throughput", "client_latency_p50", "client_latency_p95", "client_latency_p99", "task_call_p50", "task_call_p95", "task_call_p99",
 		"audio_seconds_per_second", "rtf", "images_per_second"}
 }
 
@@ -166,6 +181,9 @@ func rowSummary(r evidence.Result) SummaryRow {
 	}
 	if r.AIPerf != nil {
 		out.Runs = max(r.AIPerf.Runs, 1)
+	}
+	for _, a := range r.Accuracy {
+		out.Accuracy = append(out.Accuracy, SummaryAccuracy{Figure: a.Figure, Value: a.Value, P05: a.Lower, P95: a.Upper, Bound: a.Bound, Side: a.Side, ClusterBy: a.ClusterBy})
 	}
 	if r.Timing == nil {
 		return out

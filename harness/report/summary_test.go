@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"github.com/trtmc-qual/trtmc-qual/harness/claim"
 	"os"
 	"path/filepath"
@@ -44,7 +45,8 @@ func summaryRun(t *testing.T) evidence.Evidence {
 	asr := evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: "asr", Number: 3, Inventory: rows, Selection: evidence.SelectionOf(rows, "focused"),
 		Target: "suites/targets/reference.yaml", TargetKind: "reference", Versions: map[string]string{"trtmc-qual": "abc1234", evidence.BuildTagsKey: "none"},
 		Results: []evidence.Result{
-			{Profile: "a", Checkpoint: "ck/a", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusQualified, AIPerf: &evidence.AIPerfRun{Runs: 3}, Timing: claim.TimingRecord(sum), Repeated: rep},
+			{Profile: "a", Checkpoint: "ck/a", Kind: evidence.KindFull, Counted: true, Status: evidence.StatusQualified, AIPerf: &evidence.AIPerfRun{Runs: 3}, Timing: claim.TimingRecord(sum), Repeated: rep,
+				Accuracy: []evidence.Accuracy{{Figure: "gold WER", Value: 0.1, Bound: 0.3, Side: "≤", Lower: 0.08, Upper: 0.125, ClusterBy: "speaker"}}},
 			{Profile: "c", Checkpoint: "ck/c", Kind: evidence.KindReduced, Status: evidence.StatusFailed, Failures: []string{"gate: gold_wer 0.5\n  over 0.3"}}}}
 	t2i := evidence.Stage{SchemaVersion: evidence.SchemaVersion, Stage: "t2i", Number: 6, Inventory: rows, Selection: evidence.SelectionOf(rows, "focused")}
 	for _, s := range []evidence.Stage{asr, t2i} {
@@ -135,7 +137,15 @@ func checkRow(t *testing.T, got SummaryRow, r evidence.Result) {
 	if !slices.Equal(names, want) {
 		t.Errorf("row %s: figures %v, want the headline figures the evidence holds %v", r.Profile, names, want)
 	}
-	if r.Timing != nil && len(want) < 7 {
+	if len(got.Accuracy) != len(r.Accuracy) {
+		t.Errorf("row %s: %d accuracy figures, evidence %d", r.Profile, len(got.Accuracy), len(r.Accuracy))
+	}
+	for i, a := range r.Accuracy {
+		if i < len(got.Accuracy) && got.Accuracy[i] != (SummaryAccuracy{Figure: a.Figure, Value: a.Value, P05: a.Lower, P95: a.Upper, Bound: a.Bound, Side: a.Side, ClusterBy: a.ClusterBy}) {
+			t.Errorf("row %s accuracy %+v, evidence %+v", r.Profile, got.Accuracy[i], a)
+		}
+	}
+	if r.Timing != nil && len(want) < 9 {
 		t.Errorf("row %s: only %v of the headline figures: the fixture proves little", r.Profile, want)
 	}
 }
@@ -175,8 +185,8 @@ func TestSummarySchemaIsDocumentedAndVersioned(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, section, ok := strings.Cut(string(readme), "## summary.json")
-	if !ok || !strings.Contains(section, "schema_version` "+"1") {
-		t.Fatalf("harness/evidence/README.md has no summary.json section stating schema_version 1")
+	if stated := fmt.Sprintf("schema_version` %d", SummarySchemaVersion); !ok || !strings.Contains(section, stated) {
+		t.Fatalf("harness/evidence/README.md has no summary.json section stating %s", stated)
 	}
 	for _, name := range jsonFields(reflect.TypeOf(Summary{})) {
 		if !regexp.MustCompile("`" + regexp.QuoteMeta(name) + "`").MatchString(section) {
