@@ -3,10 +3,12 @@ package evidence
 import (
 	"slices"
 	"sort"
+	"time"
 )
 
 // Merge combines the stage evidence of shards: each stage's results, in profile order, with
-// the inventory as they leave it (RowAsRun), settled by the same rule as a single run.
+// the inventory as they leave it (RowAsRun), settled by the same rule as a single run; the stage
+// ran from its first shard's start to its last shard's finish, in whatever order they are added.
 type Merge struct {
 	stages map[string]*Stage
 }
@@ -29,6 +31,13 @@ func (m *Merge) Add(s Stage) {
 		merged.Selection = &sel
 	}
 	merged.Results = append(merged.Results, s.Results...)
+	merged.Started, merged.Finished = earliest(merged.Started, s.Started), latest(merged.Finished, s.Finished)
+	if merged.Probe == nil { // the refusal probe and the audit are one shard's (shard 1), whichever is added first
+		merged.Probe = s.Probe
+	}
+	if len(merged.Audit) == 0 {
+		merged.Audit = s.Audit
+	}
 	for _, row := range s.Inventory { // each shard lists only its own rows
 		if !slices.ContainsFunc(merged.Inventory, func(r InventoryRow) bool { return r.Profile == row.Profile }) {
 			merged.Inventory = append(merged.Inventory, row)
@@ -37,6 +46,22 @@ func (m *Merge) Add(s Stage) {
 	if s.Status == StatusBlocked {
 		merged.Status, merged.Reason, merged.Audit, merged.Probe = s.Status, s.Reason, s.Audit, s.Probe
 	}
+}
+
+// earliest is the earlier of two times, a zero time (not recorded) giving way to the other.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
+}
+
+// latest is the later of two times.
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // Stages are the merged stages by name, each settled.

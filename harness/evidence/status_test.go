@@ -1,6 +1,13 @@
 package evidence
 
-import "testing"
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+)
 
 func row(profile string, kind Kind, counted bool, status Status) Result {
 	return Result{Profile: profile, Kind: kind, Counted: counted, Status: status}
@@ -73,6 +80,61 @@ func TestSettleReasonCountsAgainstTheTarget(t *testing.T) {
 		Settle(&s)
 		if s.Reason != tc.want {
 			t.Errorf("selection %+v: %q, want %q", tc.sel, s.Reason, tc.want)
+		}
+	}
+}
+
+// TestMergeIsTheSameInAnyShardOrder: over 300 random shard sets merged in every order, the
+// merged stage ran from the earliest recorded start to the latest finish, keeps the refusal
+// probe and the audit whichever shard holds them, and settles alike (it once kept the first
+// added shard's times, probe and audit).
+func TestMergeIsTheSameInAnyShardOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 4))
+	base := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
+	for draw := range 300 {
+		n := 2 + rng.IntN(3)
+		shards := make([]Stage, n)
+		var start, end time.Time
+		for i := range shards {
+			s := Stage{Stage: "audioqa", Status: StageQualified, Results: []Result{row(fmt.Sprintf("p%d", i), KindFull, true, StatusQualified)}}
+			if rng.IntN(5) > 0 {
+				s.Started = base.Add(time.Duration(rng.IntN(600)) * time.Second)
+				s.Finished = s.Started.Add(time.Duration(1+rng.IntN(600)) * time.Second)
+				if start.IsZero() || s.Started.Before(start) {
+					start = s.Started
+				}
+				if s.Finished.After(end) {
+					end = s.Finished
+				}
+			}
+			shards[i] = s
+		}
+		holder := rng.IntN(n)
+		shards[holder].Probe = &Probe{Route: "/v1/chat/completions", Passed: true}
+		shards[holder].Audit = []AuditRow{{Profile: "p0"}}
+		var first Stage
+		for k := range 6 {
+			order := rng.Perm(n)
+			if k == 0 {
+				slices.Sort(order)
+			}
+			m := NewMerge()
+			for _, i := range order {
+				m.Add(shards[i])
+			}
+			got := m.Stages()["audioqa"]
+			if !got.Started.Equal(start) || !got.Finished.Equal(end) {
+				t.Fatalf("draw %d order %v: ran %s–%s, want %s–%s", draw, order, got.Started, got.Finished, start, end)
+			}
+			if got.Probe == nil || len(got.Audit) != 1 {
+				t.Fatalf("draw %d order %v: probe %v, audit %v (held by shard %d)", draw, order, got.Probe, got.Audit, holder)
+			}
+			got.Inventory = nil
+			if k == 0 {
+				first = got
+			} else if !reflect.DeepEqual(got, first) {
+				t.Fatalf("draw %d: merged in order %v differs from in shard order:\n%+v\n%+v", draw, order, got, first)
+			}
 		}
 	}
 }
