@@ -388,6 +388,14 @@ func figureList(figures map[string]float64) string {
 	return strings.Join(parts, ", ")
 }
 
+// NotRun is the failed result of a selected row whose checkpoint left none (evidence.NotRunResult),
+// with the command that runs it again.
+func NotRun(env *Env, row evidence.InventoryRow, why string) evidence.Result {
+	r := evidence.NotRunResult(row, why)
+	r.Reproduce = reproduce(env, row.Profile)
+	return r
+}
+
 // reproduce is the command that runs this row alone with this run's AIPerf settings (a reduced
 // or smoke run's load included, so the command measures what this row measured).
 func reproduce(env *Env, profile string) string {

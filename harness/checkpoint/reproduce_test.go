@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/trtmc-qual/trtmc-qual/harness/config"
+	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
 	"github.com/trtmc-qual/trtmc-qual/harness/target"
 )
@@ -32,6 +33,23 @@ func TestReproduceCarriesTheRunsLoad(t *testing.T) {
 	for suffix, want := range map[string]string{"WARMUP": "1", "REQUESTS": "1", "CONCURRENCY": "2", "RUNS": "1"} {
 		if got := vars[config.LoadVar("asr", suffix)]; got != want {
 			t.Errorf("%s = %q in %q, want %s", config.LoadVar("asr", suffix), got, cmd, want)
+		}
+	}
+}
+
+// A selected row that left no result records failed with why, and says how to run it again.
+func TestNotRunSaysHowToRunTheRowAgain(t *testing.T) {
+	root := t.TempDir()
+	env := &Env{Root: root, Stage: stage.Name("asr"),
+		Target: &target.Target{Path: filepath.Join(root, "suites", "targets", "reference.yaml"), AIPerf: map[stage.Name]target.Load{"asr": {Warmup: 2, Requests: 7, Concurrency: 2, Runs: 5}}}}
+	for _, row := range []evidence.InventoryRow{
+		{Profile: "whisper-tiny-en", Kind: evidence.KindFull, Counted: true},
+		{Profile: "sphinx-an4-l0", Kind: evidence.KindReduced},
+	} {
+		r := NotRun(env, row, "the suite stopped")
+		if r.Status != evidence.StatusFailed || r.Profile != row.Profile || r.Counted != row.Counted || len(r.Failures) != 1 ||
+			r.Failures[0] != "not run: the suite stopped" || r.Reproduce != reproduce(env, row.Profile) {
+			t.Errorf("%s: %+v", row.Profile, r)
 		}
 	}
 }

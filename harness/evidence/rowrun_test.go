@@ -68,7 +68,7 @@ func TestRowAsRunIsWhatWriteLeaves(t *testing.T) {
 
 // TestEverySelectedRowEndsWithOneResult attacks every way a selected row's checkpoint can end
 // without a result (never prepared, skipped, the suite stopped), over 500 random stages: after
-// NotRun for each unfinished row, every selected row holds exactly one result the verifier
+// NotRunResult for each unfinished row, every selected row holds exactly one result the verifier
 // accepts for it, none reads "not selected", and a stage with a row not run fails.
 func TestEverySelectedRowEndsWithOneResult(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 9))
@@ -97,7 +97,7 @@ func TestEverySelectedRowEndsWithOneResult(t *testing.T) {
 			t.Fatalf("draw %d: %d unfinished of %d selected with %d results", draw, len(unfinished), len(selected), finished)
 		}
 		for _, row := range unfinished {
-			run.NotRun(row, "the suite stopped")
+			run.Add(NotRunResult(row, "the suite stopped"))
 		}
 		s := run.Snapshot()
 		Settle(&s)
@@ -122,7 +122,7 @@ func TestEverySelectedRowEndsWithOneResult(t *testing.T) {
 			t.Errorf("draw %d: %d selected rows were not run, but the stage settled %s (%s)", draw, len(unfinished), s.Status, s.Reason)
 		}
 		if len(run.Unfinished(selected)) != 0 {
-			t.Errorf("draw %d: rows still unfinished after NotRun", draw)
+			t.Errorf("draw %d: rows still unfinished after NotRunResult", draw)
 		}
 	}
 }

@@ -73,14 +73,14 @@ func (s *StageRun) Planned(row InventoryRow, reason string) {
 		Counted: row.Counted, Status: StatusPlanned, Statement: reason})
 }
 
-// NotRun records a row the run selected whose checkpoint ended before it left a result (it could
-// not be prepared, or the suite stopped first): the row failed, with why. Without it the row
-// would read as one the run did not select, and the run's scope would shrink instead of its
-// verdict failing.
-func (s *StageRun) NotRun(row InventoryRow, why string) {
-	s.Add(Result{Profile: row.Profile, Checkpoint: row.Checkpoint, Revision: row.Revision, Kind: Kind(row.Kind),
+// NotRunResult is the result of a row the run selected whose checkpoint ended before it left
+// one (it could not be prepared, or the suite stopped first): the row failed, with why. Without
+// it the row would read as one the run did not select, and the run's scope would shrink instead
+// of its verdict failing.
+func NotRunResult(row InventoryRow, why string) Result {
+	return Result{Profile: row.Profile, Checkpoint: row.Checkpoint, Revision: row.Revision, Kind: Kind(row.Kind),
 		Counted: row.Counted, Status: CheckpointStatus(RunsWhole(row), false), Statement: row.Statement,
-		Failures: []string{"not run: " + why}})
+		Failures: []string{"not run: " + why}}
 }
 
 // Unfinished are the rows of rows that have no result yet, in their order.

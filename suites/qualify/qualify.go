@@ -240,7 +240,7 @@ func (s *Suite) NewCheckpoint(row evidence.InventoryRow) *checkpoint.Checkpoint 
 	BeforeAll(func() {
 		prepared, err := checkpoint.New(s.Env, row)
 		if err != nil {
-			s.Stage.NotRun(row, "its checkpoint could not be prepared: "+err.Error())
+			s.Stage.Add(checkpoint.NotRun(s.Env, row, "its checkpoint could not be prepared: "+err.Error()))
 		}
 		Expect(err).NotTo(HaveOccurred())
 		*c = *prepared
@@ -266,7 +266,7 @@ const unfinishedWhy = "the suite ended before its checkpoint left a result (inte
 // as a narrower one).
 func (s *Suite) recordUnfinished() {
 	for _, row := range s.Stage.Unfinished(s.Plan.Runs()) {
-		s.Stage.NotRun(row, unfinishedWhy)
+		s.Stage.Add(checkpoint.NotRun(s.Env, row, unfinishedWhy))
 	}
 }
 
