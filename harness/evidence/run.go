@@ -80,8 +80,12 @@ func (s *StageRun) Planned(row InventoryRow, reason string) {
 func NotRunResult(row InventoryRow, why string) Result {
 	return Result{Profile: row.Profile, Checkpoint: row.Checkpoint, Revision: row.Revision, Kind: Kind(row.Kind),
 		Counted: row.Counted, Status: CheckpointStatus(RunsWhole(row), false), Statement: row.Statement,
-		Failures: []string{"not run: " + why}}
+		Failures: []string{NotRunStep + ": " + why}}
 }
+
+// NotRunStep names the failure of a selected row that left no result, as a failed step is named
+// ("gate: …"), so that the reports give it its own hint.
+const NotRunStep = "not run"
 
 // Unfinished are the rows of rows that have no result yet, in their order.
 func (s *StageRun) Unfinished(rows []InventoryRow) []InventoryRow {

@@ -50,8 +50,12 @@ func verdictBlocks(e evidence.Evidence) []doc.Block {
 	if failing := FailingRows(e); len(failing) > 0 {
 		l := doc.List{}
 		for _, f := range failing {
+			todo := doc.T("what to do: " + f.Hint)
+			if f.Folder != "" {
+				todo = todo.Plain(" (").Link("folder", f.Folder).Plain(")")
+			}
 			l.Items = append(l.Items, doc.Item{Text: doc.Text{}.CodeLink(f.Stage+"/"+f.Profile, "#"+rowID(f.Stage, f.Profile)).Plain(": " + f.First),
-				Sub: []doc.Text{doc.T("what to do: "+f.Hint+" (").Link("folder", f.Folder).Plain(")")}})
+				Sub: []doc.Text{todo}})
 		}
 		out = append(out, doc.Paragraph{ID: "failing", Text: doc.Prose("**Failing rows** (the first failure of each; what to do; the row's folder):")}, l)
 	}

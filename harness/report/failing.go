@@ -21,16 +21,17 @@ type FailingRow struct {
 // first screen of a report. A step without an entry gets the general hint.
 func failureHints() map[string]string {
 	return map[string]string{
-		"build":            "the build command's output is in the failure; run the row's reproduce command to see it whole",
-		"capability":       "the built bundle does not implement the stage's Task: check the manifest's task against the family",
-		"gate":             "the family's own test or a pinned threshold failed: read gate.stdout.txt and gate.stderr.txt in the row's folder (a TRTMC gate: its gate-junit.xml); a changed threshold file needs its pin in golden/thresholds.sha256 updated on purpose",
-		"serve":            "the server did not start or serve the bundle: read server.log in the row's folder",
-		"aiperf":           "AIPerf did not complete: read its stdout/stderr under aiperf/ in the row's folder",
-		"join":             "requests and server records do not pair by X-Request-ID: a server that crashed or restarted loses records; read server.log",
-		"identity":         "the HTTP output differs from the native run on the same input: both must run the same bundle and settings; the row lists the differing inputs",
-		"meaning":          "outputs are empty or beyond the family's gold bound: compare them with the gold text in the row's evidence",
-		"timing":           "the timing figures could not be derived: check AIPerf's per-request exports in the row's folder",
-		"bundle unchanged": "the served bundle changed after the gate: something wrote to it while serving",
+		"build":             "the build command's output is in the failure; run the row's reproduce command to see it whole",
+		"capability":        "the built bundle does not implement the stage's Task: check the manifest's task against the family",
+		"gate":              "the family's own test or a pinned threshold failed: read gate.stdout.txt and gate.stderr.txt in the row's folder (a TRTMC gate: its gate-junit.xml); a changed threshold file needs its pin in golden/thresholds.sha256 updated on purpose",
+		"serve":             "the server did not start or serve the bundle: read server.log in the row's folder",
+		"aiperf":            "AIPerf did not complete: read its stdout/stderr under aiperf/ in the row's folder",
+		"join":              "requests and server records do not pair by X-Request-ID: a server that crashed or restarted loses records; read server.log",
+		"identity":          "the HTTP output differs from the native run on the same input: both must run the same bundle and settings; the row lists the differing inputs",
+		"meaning":           "outputs are empty or beyond the family's gold bound: compare them with the gold text in the row's evidence",
+		"timing":            "the timing figures could not be derived: check AIPerf's per-request exports in the row's folder",
+		"bundle unchanged":  "the served bundle changed after the gate: something wrote to it while serving",
+		evidence.NotRunStep: "the run selected this row but stopped before it left a result (interrupted, timed out, or its checkpoint could not be prepared): its JUnit cases say which; its reproduce command runs it alone",
 	}
 }
 
@@ -51,6 +52,9 @@ func FailingRows(e evidence.Evidence) []FailingRow {
 				step, _, _ := strings.Cut(r.Failures[0], ": ")
 				if h, ok := hints[step]; ok {
 					f.Hint = h
+				}
+				if step == evidence.NotRunStep { // its checkpoint may have made no folder: no link that leads nowhere
+					f.Folder = ""
 				}
 			}
 			out = append(out, f)

@@ -68,3 +68,19 @@ func TestNoTrailingAtNorEmptyReproduce(t *testing.T) {
 		t.Error("report.html: trailing @ present")
 	}
 }
+
+// A selected row the run stopped before gets its own hint and no folder link (its checkpoint may
+// have made none); every other failed row keeps its link.
+func TestNotRunRowHasItsHintAndNoDeadLink(t *testing.T) {
+	e := sampleRun()
+	nr := evidence.NotRunResult(evidence.InventoryRow{Profile: "sphinx-tidigits", Kind: evidence.KindFull, Counted: true}, "the suite stopped")
+	e.Stages[0].Results = append(e.Stages[0].Results, nr)
+	f := FailingRows(e)
+	if len(f) != 1 || f[0].Hint != failureHints()[evidence.NotRunStep] || f[0].Folder != "" || f[0].First != "not run: the suite stopped" {
+		t.Fatalf("%+v", f)
+	}
+	md := Markdown(e, nil)
+	if !strings.Contains(md, "  - what to do: "+failureHints()[evidence.NotRunStep]+"\n") || strings.Contains(md, "(asr/sphinx-tidigits/)") {
+		t.Errorf("not-run row's line:\n%s", md)
+	}
+}
