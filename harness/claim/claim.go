@@ -77,13 +77,18 @@ func (c Claim) Check(a *Artifacts) []string {
 	if err != nil && (got == nil || reflect.ValueOf(got).IsZero()) {
 		return out
 	}
-	diffs := Differences(got, c.stored(&a.Row))
+	return append(out, differenceLines(c.Name, Differences(got, c.stored(&a.Row)))...)
+}
+
+// differenceLines are a claim's differing fields as verify reports them: the first
+// maxDifferences one by one, the rest counted.
+func differenceLines(claim string, diffs []string) []string {
+	var out []string
 	for i, d := range diffs {
 		if i == maxDifferences {
-			out = append(out, fmt.Sprintf("%s recomputed differently in %d more fields", c.Name, len(diffs)-i))
-			break
+			return append(out, fmt.Sprintf("%s recomputed differently in %s", claim, evidence.CountOf(len(diffs)-i, "more field", "more fields")))
 		}
-		out = append(out, fmt.Sprintf("%s recomputed differently: %s", c.Name, d))
+		out = append(out, fmt.Sprintf("%s recomputed differently: %s", claim, d))
 	}
 	return out
 }

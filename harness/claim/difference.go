@@ -34,6 +34,16 @@ func describe(path string, g, w any, out *[]string) {
 	if reflect.DeepEqual(g, w) {
 		return
 	}
+	before := len(*out)
+	describeParts(path, g, w, out)
+	if len(*out) == before { // differing as a whole, not in any named part ([] against null)
+		*out = append(*out, fmt.Sprintf("%s: recomputed %v, evidence says %v", path, g, w))
+	}
+}
+
+// describeParts names the differing parts of two values that differ: fields of objects, elements
+// of lists, else the values themselves.
+func describeParts(path string, g, w any, out *[]string) {
 	switch gv := g.(type) {
 	case map[string]any:
 		if wv, ok := w.(map[string]any); ok {

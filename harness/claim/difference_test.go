@@ -3,6 +3,7 @@ package claim
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -91,4 +92,46 @@ func perturb(rng *rand.Rand, v any, path string, changed map[string]bool) any {
 		}
 	}
 	return v
+}
+
+// Differences is empty exactly when the two records' JSON is equal, whatever changed: a value,
+// an added or removed key, a list's length, an empty list against none (300 random records,
+// each changed in one random way).
+func TestDifferencesIsEmptyExactlyWhenTheRecordsAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 2))
+	changes := []func(map[string]any){
+		func(m map[string]any) { m["added"] = 1.0 },
+		func(m map[string]any) { delete(m, "k0") },
+		func(m map[string]any) { m["k0"] = []any{} },
+		func(m map[string]any) { m["k0"] = nil },
+		func(m map[string]any) { m["k0"] = []any{1.0, 2.0, 3.0} },
+		func(m map[string]any) { m["k0"] = map[string]any{} },
+		func(map[string]any) {},
+	}
+	for draw := range 300 {
+		rec := randomRecord(rng, 2)
+		changed := asJSON(rec).(map[string]any)
+		changes[rng.IntN(len(changes))](changed)
+		equal := reflect.DeepEqual(asJSON(rec), asJSON(changed))
+		if d := Differences(changed, rec); (len(d) == 0) != equal {
+			t.Fatalf("draw %d: equal %v, differences %v\n%v\n%v", draw, equal, d, changed, rec)
+		}
+	}
+	if d := Differences(map[string]any{"l": []any{}}, map[string]any{"l": nil}); len(d) != 1 {
+		t.Errorf("[] against null: %v", d)
+	}
+}
+
+// verify names the first 8 differing fields of a claim and counts the rest, in the singular for one.
+func TestDifferenceLinesNameEightAndCountTheRest(t *testing.T) {
+	for n, last := range map[int]string{8: "timing recomputed differently: .f7", 9: "timing recomputed differently in 1 more field", 12: "timing recomputed differently in 4 more fields"} {
+		var diffs []string
+		for i := range n {
+			diffs = append(diffs, fmt.Sprintf(".f%d", i))
+		}
+		lines := differenceLines("timing", diffs)
+		if len(lines) != min(n, maxDifferences+1) || lines[len(lines)-1] != last {
+			t.Errorf("%d differences: %q", n, lines)
+		}
+	}
 }

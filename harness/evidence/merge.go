@@ -22,6 +22,7 @@ func (m *Merge) Add(s Stage) {
 	if !ok {
 		first := s
 		first.Results = nil
+		first.Started, first.Finished = time.Time{}, time.Time{}
 		m.stages[s.Stage] = &first
 		merged = &first
 	}
@@ -31,7 +32,9 @@ func (m *Merge) Add(s Stage) {
 		merged.Selection = &sel
 	}
 	merged.Results = append(merged.Results, s.Results...)
-	merged.Started, merged.Finished = earliest(merged.Started, s.Started), latest(merged.Finished, s.Finished)
+	if ran(s) { // a shard that selected none of the stage's rows stamped times where nothing ran
+		merged.Started, merged.Finished = earliest(merged.Started, s.Started), latest(merged.Finished, s.Finished)
+	}
 	if merged.Probe == nil { // the refusal probe and the audit are one shard's (shard 1), whichever is added first
 		merged.Probe = s.Probe
 	}

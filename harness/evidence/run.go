@@ -100,6 +100,13 @@ func (s *StageRun) Unfinished(rows []InventoryRow) []InventoryRow {
 	return out
 }
 
+// SetAudit records the stage's capability audit.
+func (s *StageRun) SetAudit(audit []AuditRow) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Evidence.Audit = audit
+}
+
 // Block marks the stage blocked with its reason and audit.
 func (s *StageRun) Block(reason string, audit []AuditRow) {
 	s.mu.Lock()

@@ -138,3 +138,22 @@ func TestMergeIsTheSameInAnyShardOrder(t *testing.T) {
 		}
 	}
 }
+
+// A shard that selected none of a stage's rows stamped times where nothing ran: the merged
+// stage's window is the shards' that ran it.
+func TestMergeTimesAreOfShardsThatRanTheStage(t *testing.T) {
+	at := func(h int) time.Time { return time.Date(2026, 12, 4, h, 0, 0, 0, time.UTC) }
+	for _, order := range [][]int{{0, 1}, {1, 0}} {
+		shards := []Stage{
+			{Stage: "asr", Status: StatusNotSelected, Started: at(1), Finished: at(9)},
+			{Stage: "asr", Status: StageQualified, Started: at(3), Finished: at(4), Results: []Result{row("a", KindFull, true, StatusQualified)}},
+		}
+		m := NewMerge()
+		for _, i := range order {
+			m.Add(shards[i])
+		}
+		if got := m.Stages()["asr"]; !got.Started.Equal(at(3)) || !got.Finished.Equal(at(4)) {
+			t.Errorf("order %v: ran %s–%s, want 03:00–04:00", order, got.Started, got.Finished)
+		}
+	}
+}

@@ -8,7 +8,7 @@ import (
 
 // claimsCheck derives every claim each row makes (join, inputs, timing, repeated runs, accuracy,
 // no-caching) again from its published files with the suite's own derivation (harness/claim) and
-// names the claim and the first field where the stored record differs.
+// names the claim and every field where the stored record differs (the first 8, the rest counted).
 func claimsCheck(r *Run) []Problem {
 	return r.eachRow(func(row *Row, report reporter) {
 		for _, c := range claim.All() {

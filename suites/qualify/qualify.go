@@ -1,7 +1,8 @@
 // Package qualify declares the specs that qualify a stage's checkpoints: one ordered Describe
 // per inventory row, one It per claim, in the order a claim depends on the one before (bundle,
 // capability, gate, serving, AIPerf, join, identity, meaning, timing, bundle unchanged), so a
-// failed claim stops the row's later ones. Each stage suite calls Declare with its plan.
+// failed claim stops the row's later ones, never another row's. Each stage suite declares its
+// container with Suite.Describe.
 package qualify
 
 import (
@@ -44,6 +45,11 @@ type Suite struct {
 	verbose bool
 	// started counts the rows begun, for each row's "row i/n" line.
 	started int
+	// title is the stage container's text and description the suite's, the start of every
+	// spec's text Ginkgo's focus and skip match; filter says whether Ginkgo's filters (a
+	// user's label filter, focus or skip, and the run's selection) select a row's specs.
+	title, description string
+	filter             func(row evidence.InventoryRow) bool
 }
 
 // NewSuite is a stage's suite; call Lifecycle from init and Run from the Test function.
@@ -82,6 +88,12 @@ func Run(t *testing.T, s *Suite, description string) {
 		}
 		suiteConfig.SkipStrings = append(suiteConfig.SkipStrings, ".")
 	}
+	if s.filter, err = rowFilter(suiteConfig, func(row evidence.InventoryRow) (string, []string) {
+		return description + " " + s.title + " " + s.describe(row, s.rowWords(row)), s.rowLabels(row)
+	}); err != nil {
+		t.Fatalf("stage %s: %v", s.stage, err)
+	}
+	s.description = description
 	reporterConfig = consoleReporter(reporterConfig, p.Config.Verbose)
 	s.verbose = reporterConfig.Verbosity().GTE(types.VerbosityLevelVerbose)
 	if !s.verbose { // the containers' own lines are detail too; they are not the spec's log
@@ -263,11 +275,30 @@ const unfinishedWhy = "the suite ended before its checkpoint left a result (inte
 
 // recordUnfinished gives every row this run selected and runs a result: a row whose specs never
 // got as far as recording one failed, never "not selected" (a stopped run would otherwise read
-// as a narrower one).
+// as a narrower one). A row Ginkgo's own filters left out (a user's --label-filter, --focus,
+// --skip) was not selected, and keeps that word.
 func (s *Suite) recordUnfinished() {
 	for _, row := range s.Stage.Unfinished(s.Plan.Runs()) {
-		s.Stage.Add(checkpoint.NotRun(s.Env, row, unfinishedWhy))
+		if s.filter == nil || s.filter(row) {
+			s.Stage.Add(checkpoint.NotRun(s.Env, row, unfinishedWhy))
+		}
 	}
+}
+
+// rowWords are the words a run row's Describe gives its kind.
+func (s *Suite) rowWords(row evidence.InventoryRow) string {
+	if row.Kind == evidence.KindFull {
+		return "full model, counted"
+	}
+	return string(row.Kind) + ": recorded, not counted"
+}
+
+// rowLabels are the labels a run row's Describe carries (its specs carry none of their own).
+func (s *Suite) rowLabels(row evidence.InventoryRow) []string {
+	if row.Kind == evidence.KindFull {
+		return []string{labels.Stage(s.Plan.Stage), labels.Containers, labels.Slow}
+	}
+	return []string{labels.Stage(s.Plan.Stage)}
 }
 
 // notSelected is the reason JUnit gives a spec this run's filter skipped.
@@ -305,7 +336,7 @@ func (s *Suite) position(row evidence.InventoryRow) (int, int) {
 func (s *Suite) full(row evidence.InventoryRow) {
 	load := s.Plan.Target.StageLoad(s.Plan.Stage)
 	limits := s.Plan.Target.Limits(s.Plan.Stage)
-	Describe(s.describe(row, "full model, counted"), Ordered, Label(labels.Stage(s.Plan.Stage), labels.Containers, labels.Slow), func() {
+	Describe(s.describe(row, s.rowWords(row)), Ordered, Label(s.rowLabels(row)...), func() {
 		c := s.NewCheckpoint(row)
 		s.buildAndGate(c)
 		Context("served in a container and measured by a real AIPerf", Ordered, func() {
@@ -398,7 +429,7 @@ func (s *Suite) buildAndGate(c *checkpoint.Checkpoint) {
 // recorded is a reduced or variant row: built and gated, recorded, never counted (the
 // inventory marks it so; its result row carries the kind and Counted false into the report).
 func (s *Suite) recorded(row evidence.InventoryRow) {
-	Describe(s.describe(row, string(row.Kind)+": recorded, not counted"), Ordered, Label(labels.Stage(s.Plan.Stage)), func() {
+	Describe(s.describe(row, s.rowWords(row)), Ordered, Label(s.rowLabels(row)...), func() {
 		c := s.NewCheckpoint(row)
 		s.buildAndGate(c)
 	})
@@ -440,6 +471,7 @@ func listedWords(row evidence.InventoryRow) string {
 // Describe is Ordered, so a failed claim stops that row's later claims; an Ordered stage would
 // also skip every later row and the refusal probe, and those rows would record no result.
 func (s *Suite) Describe(title string) bool {
+	s.title = title
 	return Describe(title, Label(labels.Stage(s.stage)), s.Declare)
 }
 
@@ -496,7 +528,7 @@ func (s *Suite) audit(want task.Name) []evidence.AuditRow {
 	audit, err := inventory.Audit(s.Plan.Paths, want, s.Plan.Caps)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(audit).NotTo(BeEmpty(), "the target has no profiles to audit")
-	s.Stage.Evidence.Audit = audit
+	s.Stage.SetAudit(audit)
 	return audit
 }
 
