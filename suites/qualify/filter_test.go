@@ -1,13 +1,17 @@
 package qualify
 
 import (
+	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/trtmc-qual/trtmc-qual/harness/checkpoint"
 	"github.com/trtmc-qual/trtmc-qual/harness/evidence"
 	"github.com/trtmc-qual/trtmc-qual/harness/plan"
 	"github.com/trtmc-qual/trtmc-qual/harness/stage"
+	"github.com/trtmc-qual/trtmc-qual/harness/target"
 )
 
 // A row a user's Ginkgo filter leaves out (the READMEs' `--label-filter='asr && !slow'`,
@@ -53,5 +57,35 @@ func TestRowFilterFollowsGinkgosFilters(t *testing.T) {
 	}
 	if _, err := rowFilter(types.SuiteConfig{LabelFilter: "asr &&"}, of); err == nil {
 		t.Error("a malformed label filter was read")
+	}
+}
+
+// recordUnfinished records failed "not run" only for a row the tree declared specs for, the
+// filters select and that left no result: a blocked stage's rows (no specs), a row a user's
+// filter left out and a row with a result are left as they are.
+func TestRecordUnfinishedOnlyForDeclaredSelectedRows(t *testing.T) {
+	rows := []evidence.InventoryRow{
+		{Profile: "ran", Kind: evidence.KindFull, Counted: true},
+		{Profile: "stopped", Kind: evidence.KindFull, Counted: true},
+		{Profile: "filtered", Kind: evidence.KindReduced},
+		{Profile: "undeclared", Kind: evidence.KindVariant},
+	}
+	root := t.TempDir()
+	s := &Suite{stage: stage.ASR, Plan: &plan.Plan{Stage: stage.ASR, Rows: rows, Selection: plan.Selection{Rows: []string{"ran", "stopped", "filtered", "undeclared"}}},
+		Env: &checkpoint.Env{Root: root, Stage: stage.ASR, Target: &target.Target{Path: filepath.Join(root, "t.yaml"), AIPerf: map[stage.Name]target.Load{stage.ASR: {Runs: 1}}}},
+		Stage: evidence.NewStageRun(evidence.Stage{Stage: "asr"}), declared: map[string]bool{"ran": true, "stopped": true, "filtered": true},
+		filter: func(row evidence.InventoryRow) bool { return row.Profile != "filtered" }}
+	s.Stage.Add(evidence.Result{Profile: "ran", Status: evidence.StatusQualified})
+	s.recordUnfinished()
+	got := map[string]evidence.Status{}
+	for _, r := range s.Stage.Snapshot().Results {
+		if _, dup := got[r.Profile]; dup {
+			t.Errorf("%s has two results", r.Profile)
+		}
+		got[r.Profile] = r.Status
+	}
+	want := map[string]evidence.Status{"ran": evidence.StatusQualified, "stopped": evidence.StatusFailed}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("results %v, want %v", got, want)
 	}
 }

@@ -50,6 +50,8 @@ type Suite struct {
 	// user's label filter, focus or skip, and the run's selection) select a row's specs.
 	title, description string
 	filter             func(row evidence.InventoryRow) bool
+	// declared are the rows whose checkpoint specs the tree holds (a blocked stage declares none).
+	declared map[string]bool
 }
 
 // NewSuite is a stage's suite; call Lifecycle from init and Run from the Test function.
@@ -248,6 +250,10 @@ func (s *Suite) describe(row evidence.InventoryRow, what string) string {
 // filled before the first spec runs. When the container is done the row's result is recorded
 // (aiperf-qualified only for a counted full row whose every claim passed).
 func (s *Suite) NewCheckpoint(row evidence.InventoryRow) *checkpoint.Checkpoint {
+	if s.declared == nil {
+		s.declared = map[string]bool{}
+	}
+	s.declared[row.Profile] = true
 	c := new(checkpoint.Checkpoint)
 	BeforeAll(func() {
 		prepared, err := checkpoint.New(s.Env, row)
@@ -273,13 +279,13 @@ func (s *Suite) NewCheckpoint(row evidence.InventoryRow) *checkpoint.Checkpoint 
 // it: none of the row's own specs can record it once the suite has stopped.
 const unfinishedWhy = "the suite ended before its checkpoint left a result (interrupted, timed out, or an earlier failure skipped its specs); its JUnit cases say which"
 
-// recordUnfinished gives every row this run selected and runs a result: a row whose specs never
+// recordUnfinished gives every row this run selected, runs and declared specs for a result: a row whose specs never
 // got as far as recording one failed, never "not selected" (a stopped run would otherwise read
 // as a narrower one). A row Ginkgo's own filters left out (a user's --label-filter, --focus,
 // --skip) was not selected, and keeps that word.
 func (s *Suite) recordUnfinished() {
 	for _, row := range s.Stage.Unfinished(s.Plan.Runs()) {
-		if s.filter == nil || s.filter(row) {
+		if s.declared[row.Profile] && (s.filter == nil || s.filter(row)) {
 			s.Stage.Add(checkpoint.NotRun(s.Env, row, unfinishedWhy))
 		}
 	}
