@@ -72,7 +72,7 @@ func TestRecordUnfinishedOnlyForDeclaredSelectedRows(t *testing.T) {
 	}
 	root := t.TempDir()
 	s := &Suite{stage: stage.ASR, Plan: &plan.Plan{Stage: stage.ASR, Rows: rows, Selection: plan.Selection{Rows: []string{"ran", "stopped", "filtered", "undeclared"}}},
-		Env: &checkpoint.Env{Root: root, Stage: stage.ASR, Target: &target.Target{Path: filepath.Join(root, "t.yaml"), AIPerf: map[stage.Name]target.Load{stage.ASR: {Runs: 1}}}},
+		Env:   &checkpoint.Env{Root: root, Stage: stage.ASR, Target: &target.Target{Path: filepath.Join(root, "t.yaml"), AIPerf: map[stage.Name]target.Load{stage.ASR: {Runs: 1}}}},
 		Stage: evidence.NewStageRun(evidence.Stage{Stage: "asr"}), declared: map[string]bool{"ran": true, "stopped": true, "filtered": true},
 		filter: func(row evidence.InventoryRow) bool { return row.Profile != "filtered" }}
 	s.Stage.Add(evidence.Result{Profile: "ran", Status: evidence.StatusQualified})
