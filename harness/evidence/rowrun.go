@@ -48,18 +48,47 @@ func CheckpointStatus(whole, passed bool) Status {
 	return StatusFailed
 }
 
-// ResultStatuses are the statuses a run can record for a row's result. A row that no run gives a
-// result (excluded, a gap) has none. A row this machine cannot run is recorded planned: a
-// distributed profile (more than one GPU) always, and every row when the target's stack is
-// missing here (cannotRun: plan.PlannedReason, never for the reference target). Any other row is
-// what its checkpoint settles to, passed or not.
-func ResultStatuses(row InventoryRow, cannotRun bool) []Status {
+// Treatment is what a run does with an inventory row: the one definition the suite declares a
+// row's specs by and the verifier checks a recorded status against.
+type Treatment int
+
+// The treatments, from nothing run to a whole qualification.
+const (
+	// Listed: excluded, or a gap: no run gives it a result.
+	Listed Treatment = iota
+	// PlannedHere: this machine cannot run it, recorded planned with the reason: a distributed
+	// profile (more than one GPU) always, and every row when the target's stack is missing here.
+	PlannedHere
+	// BuiltAndGated: a reduced or variant row, recorded and never counted.
+	BuiltAndGated
+	// Whole: a counted full row, served, measured and run natively (RunsWhole).
+	Whole
+)
+
+// TreatmentOf is the row's treatment; cannotRun says this machine cannot run the target
+// (plan.PlannedReason, never for the reference target).
+func TreatmentOf(row InventoryRow, cannotRun bool) Treatment {
 	switch {
 	case !Resulting(row):
-		return nil
+		return Listed
 	case cannotRun || row.GPUs > 1:
-		return []Status{StatusPlanned}
+		return PlannedHere
+	case RunsWhole(row):
+		return Whole
 	}
-	whole := RunsWhole(row)
-	return []Status{CheckpointStatus(whole, true), CheckpointStatus(whole, false)}
+	return BuiltAndGated
+}
+
+// ResultStatuses are the statuses a run can record for a row's result, by its treatment: none
+// for a listed row, planned for one this machine cannot run, else what its checkpoint settles
+// to, passed or not.
+func ResultStatuses(row InventoryRow, cannotRun bool) []Status {
+	switch t := TreatmentOf(row, cannotRun); t {
+	case Listed:
+		return nil
+	case PlannedHere:
+		return []Status{StatusPlanned}
+	default:
+		return []Status{CheckpointStatus(t == Whole, true), CheckpointStatus(t == Whole, false)}
+	}
 }

@@ -208,33 +208,30 @@ func stageLabels() []string {
 	return out
 }
 
-// Checkpoints declares a Describe per inventory row.
+// Checkpoints declares a Describe per inventory row, by its treatment (evidence.TreatmentOf,
+// the definition the verifier checks recorded statuses against).
 func (s *Suite) Checkpoints() {
-	if reason := s.Plan.PlannedReason; reason != "" {
-		for _, row := range s.Plan.Rows {
-			switch {
-			case row.Kind == evidence.KindExcluded || row.Kind == evidence.KindGap:
-				s.excluded(row)
-			case row.GPUs > 1:
-				s.planned(row, row.Reason)
-			default:
-				s.planned(row, reason)
-			}
-		}
-		return
-	}
 	for _, row := range s.Plan.Rows {
-		switch {
-		case row.GPUs > 1: // distributed (TP/CP > 1): planned with "needs N GPUs", never attempted here
-			s.planned(row, row.Reason)
-		case row.Kind == evidence.KindFull: // the inventory counts exactly one full profile per checkpoint
-			s.full(row)
-		case row.Kind == evidence.KindReduced || row.Kind == evidence.KindVariant:
-			s.recorded(row)
-		default:
+		switch evidence.TreatmentOf(row, s.Plan.PlannedReason != "") {
+		case evidence.Listed:
 			s.excluded(row)
+		case evidence.PlannedHere:
+			s.planned(row, s.plannedReason(row))
+		case evidence.Whole:
+			s.full(row)
+		case evidence.BuiltAndGated:
+			s.recorded(row)
 		}
 	}
+}
+
+// plannedReason is why a row this machine cannot run is planned: a distributed profile's own
+// reason ("needs N GPUs"), else the target's.
+func (s *Suite) plannedReason(row evidence.InventoryRow) string {
+	if row.GPUs > 1 {
+		return row.Reason
+	}
+	return s.Plan.PlannedReason
 }
 
 func (s *Suite) describe(row evidence.InventoryRow, what string) string {
@@ -263,7 +260,7 @@ func (s *Suite) NewCheckpoint(row evidence.InventoryRow) *checkpoint.Checkpoint 
 		Expect(err).NotTo(HaveOccurred())
 		*c = *prepared
 		c.Announce(s.nextPosition(row))
-		DeferCleanup(func() { s.Stage.Add(c.Finish(evidence.RunsWhole(row))) })
+		DeferCleanup(func() { s.Stage.Add(c.Finish(evidence.TreatmentOf(row, false) == evidence.Whole)) })
 	})
 	// A failed claim's JUnit case says how to run the row again and where its files are.
 	AfterEach(func() {
