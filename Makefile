@@ -170,13 +170,15 @@ smoke: ## one counted row per stage end to end with the fewest requests (a first
 # turns reuse both images after the first pair. Only ROWS (and STAGE) run; a failed run stops.
 # PAIR_FROM=i AB_DIR=reports/ab-<id> adds pairs i…PAIRS to an earlier comparison (decide the count
 # before looking: adding pairs until it decides would raise the false-alarm rate).
-PAIRS ?= 4
+# 8 pairs: on a quiet 2-core machine they decided a 20% slowdown of one row's Task red, and 4 did
+# not (harness/compare/README.md, "Measured at k = 8").
+PAIRS ?= 8
 PAIR_FROM ?= 1
 BASE_GOFLAGS ?=
 NEW_GOFLAGS ?=
 AB_DIR ?= reports/ab-$(RUN_ID)
 AB_ONE_RUN := QUAL_ASR_RUNS=1 QUAL_T2I_RUNS=1 QUAL_AUDIOQA_RUNS=1
-compare-ab: bin ## paired A/B of two builds on ROWS: make compare-ab ROWS=whisper-tiny-en PAIRS=4 NEW_GOFLAGS=-tags=qual_slowdown
+compare-ab: bin ## paired A/B of two builds on ROWS: make compare-ab ROWS=whisper-tiny-en NEW_GOFLAGS=-tags=qual_slowdown (PAIRS=8)
 	@test -n "$(ROWS)" || { echo "[compare-ab] set ROWS (the row(s) to compare)"; exit 2; }
 	@for i in $$(seq $(PAIR_FROM) $(PAIRS)); do \
 	  order="A B"; [ $$((i % 2)) -eq 1 ] || order="B A"; \
