@@ -170,8 +170,8 @@ smoke: ## one counted row per stage end to end with the fewest requests (a first
 # turns reuse both images after the first pair. Only ROWS (and STAGE) run; a failed run stops.
 # PAIR_FROM=i AB_DIR=reports/ab-<id> adds pairs i…PAIRS to an earlier comparison (decide the count
 # before looking: adding pairs until it decides would raise the false-alarm rate).
-# 8 pairs: on a quiet 2-core machine they decided a 20% slowdown of one row's Task red, and 4 did
-# not (harness/compare/README.md, "Measured at k = 8").
+# 8 pairs: at the spreads measured between pairs on a 2-core machine (14–17%) they detect a
+# slowdown of ≈ 16–18%, 4 pairs ≈ 24–28% (harness/compare/README.md, "Measured at k = 8").
 PAIRS ?= 8
 PAIR_FROM ?= 1
 BASE_GOFLAGS ?=
