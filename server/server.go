@@ -696,7 +696,10 @@ func (s *Server) render(x *exchange, rep *reply, err error) response {
 
 // writeRecord completes the record with the answer's status and writes it.
 func (s *Server) writeRecord(x *exchange, status int) error {
-	x.rec.Status, x.rec.EndUnixNS, x.rec.Timing = status, time.Now().UnixNano(), x.timing
+	// The span's end is its wall start plus the monotonic time since, as AIPerf stamps a
+	// request: a wall-clock step or slew while it ran (a VM's clock being corrected) must not
+	// stretch the record past the client's own span of the same request.
+	x.rec.Status, x.rec.EndUnixNS, x.rec.Timing = status, x.rec.StartUnixNS+time.Since(x.start).Nanoseconds(), x.timing
 	if x.model != nil {
 		x.rec.Model, x.rec.BundleSHA256 = x.model.name, x.model.bundle.SHA256
 	}
