@@ -45,11 +45,11 @@ type Suite struct {
 	verbose bool
 	// started counts the rows begun, for each row's "row i/n" line.
 	started int
-	// title is the stage container's text and description the suite's, the start of every
-	// spec's text Ginkgo's focus and skip match; filter says whether Ginkgo's filters (a
-	// user's label filter, focus or skip, and the run's selection) select a row's specs.
-	title, description string
-	filter             func(row evidence.InventoryRow) bool
+	// title is the stage container's text, which every spec's text (the one Ginkgo's focus and
+	// skip match) starts with after the suite's description; filter says whether Ginkgo's
+	// filters (a user's label filter, focus or skip, and the run's selection) select a row's specs.
+	title  string
+	filter func(row evidence.InventoryRow) bool
 	// declared are the rows whose checkpoint specs the tree holds (a blocked stage declares none).
 	declared map[string]bool
 }
@@ -95,7 +95,6 @@ func Run(t *testing.T, s *Suite, description string) {
 	}); err != nil {
 		t.Fatalf("stage %s: %v", s.stage, err)
 	}
-	s.description = description
 	reporterConfig = consoleReporter(reporterConfig, p.Config.Verbose)
 	s.verbose = reporterConfig.Verbosity().GTE(types.VerbosityLevelVerbose)
 	if !s.verbose { // the containers' own lines are detail too; they are not the spec's log
@@ -260,7 +259,7 @@ func (s *Suite) NewCheckpoint(row evidence.InventoryRow) *checkpoint.Checkpoint 
 		Expect(err).NotTo(HaveOccurred())
 		*c = *prepared
 		c.Announce(s.nextPosition(row))
-		DeferCleanup(func() { s.Stage.Add(c.Finish(evidence.TreatmentOf(row, false) == evidence.Whole)) })
+		DeferCleanup(func() { s.Stage.Add(c.Finish(evidence.RunsWhole(row))) })
 	})
 	// A failed claim's JUnit case says how to run the row again and where its files are.
 	AfterEach(func() {
@@ -274,11 +273,11 @@ func (s *Suite) NewCheckpoint(row evidence.InventoryRow) *checkpoint.Checkpoint 
 
 // unfinishedWhy is the failure a selected row records when the suite ends with no result for
 // it: none of the row's own specs can record it once the suite has stopped.
-const unfinishedWhy = "the suite ended before its checkpoint left a result (interrupted, timed out, or an earlier failure skipped its specs); its JUnit cases say which"
+const unfinishedWhy = "the suite ended before its checkpoint left a result (interrupted or timed out); its JUnit cases say which"
 
-// recordUnfinished gives every row this run selected, runs and declared specs for a result: a row whose specs never
-// got as far as recording one failed, never "not selected" (a stopped run would otherwise read
-// as a narrower one). A row Ginkgo's own filters left out (a user's --label-filter, --focus,
+// recordUnfinished gives a result to every row this run selected, runs and declared specs for:
+// a row whose specs never got as far as recording one failed, never "not selected" (a stopped
+// run would otherwise read as a narrower one). A row Ginkgo's own filters left out (a user's --label-filter, --focus,
 // --skip) was not selected, and keeps that word.
 func (s *Suite) recordUnfinished() {
 	for _, row := range s.Stage.Unfinished(s.Plan.Runs()) {
