@@ -170,8 +170,9 @@ smoke: ## one counted row per stage end to end with the fewest requests (a first
 # turns reuse both images after the first pair. Only ROWS (and STAGE) run; a failed run stops.
 # PAIR_FROM=i AB_DIR=reports/ab-<id> adds pairs i…PAIRS to an earlier comparison (decide the count
 # before looking: adding pairs until it decides would raise the false-alarm rate).
-# 8 pairs: at the spreads measured between pairs on a 2-core machine (14–17%) they detect a
-# slowdown of ≈ 16–18%, 4 pairs ≈ 24–28% (harness/compare/README.md, "Measured at k = 8").
+# 8 pairs: on an idle 2-core machine (pairs' spread 10%) they decided whisper-tiny-en's injected
+# slowdown red and detect ≈ 12.5%; with other work beside them (spread 14–17%) ≈ 16–18%, 4 pairs
+# ≈ 24–28% (harness/compare/README.md, "Measured at k = 8 on an idle machine").
 PAIRS ?= 8
 PAIR_FROM ?= 1
 BASE_GOFLAGS ?=
